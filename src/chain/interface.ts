@@ -1,0 +1,45 @@
+/**
+ * Chain port: the few chain reads and writes the service needs. Adapters: rpc.ts (Solana JSON-RPC via
+ * @solana/web3.js, several send endpoints) and local.ts (LiteSVM, the embedded default and test bed).
+ *
+ * Expected failures (timeouts, a dropped transaction) are values, not exceptions (house style 7).
+ */
+import type { PublicKey, VersionedTransaction } from "@solana/web3.js";
+
+export interface AccountSnapshot {
+  owner: PublicKey;
+  lamports: bigint;
+  data: Uint8Array;
+  executable: boolean;
+}
+
+export type SendResult = { ok: true; signature: string } | { ok: false; error: string };
+
+export type SignatureStatus =
+  | { state: "pending" }
+  | { state: "confirmed"; slot: bigint }
+  | { state: "failed"; error: string; slot?: bigint }
+  /** The blockhash expired without the transaction landing. */
+  | { state: "expired" }
+  | { state: "unknown"; error: string };
+
+export interface Blockhash {
+  blockhash: string;
+  lastValidBlockHeight: bigint;
+}
+
+export interface Chain {
+  /** Human name for logs and the banner ("local LiteSVM", "rpc https://..."). */
+  readonly description: string;
+  getLatestBlockhash(): Promise<Blockhash>;
+  /** Accounts in the order asked; null where an account does not exist. */
+  getAccounts(keys: PublicKey[]): Promise<(AccountSnapshot | null)[]>;
+  getMinimumBalanceForRentExemption(dataLength: number): Promise<bigint>;
+  /** Chain time (unix seconds) as the on-chain program sees it for `expire_at`. */
+  getUnixTimestamp(): Promise<bigint>;
+  /** Sends a fully signed transaction; resolves once handed to the chain (not confirmed). */
+  send(tx: VersionedTransaction): Promise<SendResult>;
+  getSignatureStatus(signature: string): Promise<SignatureStatus>;
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,22 @@
+/** Wire-level building blocks shared by every V1 body. */
+import { z } from "zod";
+import { base58Pubkey } from "../../config/schema.ts";
+
+export { base58Pubkey };
+
+export const U64_MAX = (1n << 64n) - 1n;
+
+/** A u64 amount in smallest units, strictly positive, carried as a decimal string on the wire. */
+export const positiveU64 = z
+  .string({ error: "must be a string of digits" })
+  .regex(/^\d+$/, "must be a positive integer in smallest units, as a string of digits")
+  .refine((s) => s.length <= 20 && BigInt(s) <= U64_MAX, "must fit in u64")
+  .refine((s) => BigInt(s) > 0n, "must be greater than zero");
+
+/** Identifiers the operator generates (UUIDs today); bounded so a log line stays a log line. */
+export const wireId = z.string({ error: "must be a string" }).min(1, "must not be empty").max(128);
+
+/** The contract's error body, used for every non-200 answer. */
+export interface ErrorBody {
+  message: string;
+}

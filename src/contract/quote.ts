@@ -1,0 +1,70 @@
+/** POST /quote: the operator's request and our answer (CONTRACT.md, "POST /quote"). */
+import { z } from "zod";
+import { base58Pubkey, positiveU64, wireId } from "./common.ts";
+
+/** The toolkit accepts several spellings; we normalise to the camelCase form we echo back. */
+const QUOTE_TYPE_ALIASES: Record<string, QuoteType> = {
+  exactIn: "exactIn",
+  ExactIn: "exactIn",
+  exact_in: "exactIn",
+  EXACT_IN: "exactIn",
+  exactOut: "exactOut",
+  ExactOut: "exactOut",
+  exact_out: "exactOut",
+  EXACT_OUT: "exactOut",
+};
+export type QuoteType = "exactIn" | "exactOut";
+
+export const quoteTypeSchema = z
+  .string({ error: "must be a string" })
+  .refine((s) => s in QUOTE_TYPE_ALIASES, "must be exactIn or exactOut")
+  .transform((s) => QUOTE_TYPE_ALIASES[s] as QuoteType);
+
+const optionalPubkey = base58Pubkey.nullish().transform((v) => v ?? undefined);
+
+export const quoteRequestSchema = z
+  .object({
+    requestId: wireId,
+    quoteId: wireId,
+    tokenIn: base58Pubkey,
+    tokenOut: base58Pubkey,
+    amount: positiveU64,
+    quoteType: quoteTypeSchema,
+    protocol: z.literal("v1", { error: 'must be "v1"' }),
+    feeBps: z.number({ error: "must be an integer" }).int("must be an integer").min(0).max(10_000),
+    taker: optionalPubkey,
+    suggestedPrioritizationFees: z
+      .number({ error: "must be an integer" })
+      .int("must be an integer")
+      .min(0)
+      .max(Number.MAX_SAFE_INTEGER)
+      .nullish()
+      .transform((v) => v ?? undefined),
+    isWsol: z
+      .boolean({ error: "must be a boolean" })
+      .nullish()
+      .transform((v) => v ?? undefined),
+    receiver: optionalPubkey,
+  })
+  .superRefine((q, ctx) => {
+    if (q.tokenIn === q.tokenOut) {
+      ctx.addIssue({ code: "custom", path: ["tokenOut"], message: "must differ from tokenIn" });
+    }
+  });
+
+export type QuoteRequest = z.output<typeof quoteRequestSchema>;
+
+export interface QuoteResponse {
+  requestId: string;
+  quoteId: string;
+  tokenIn: string;
+  tokenOut: string;
+  quoteType: QuoteType;
+  protocol: "v1";
+  amountIn: string;
+  amountOut: string;
+  maker: string;
+  taker?: string;
+  receiver?: string;
+  prioritizationFeeToUse?: number;
+}

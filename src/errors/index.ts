@@ -1,0 +1,80 @@
+/**
+ * One error type with a code, one handler (house style 3, 7, 8). Codes are named MALFORMED_, INVALID_,
+ * _NOT_FOUND, _EXCEEDED and are never renumbered or renamed: logs and dashboards key on them.
+ */
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { z } from "zod";
+
+export const ErrorCode = {
+  MALFORMED_JSON: "MALFORMED_JSON",
+  INVALID_REQUEST: "INVALID_REQUEST",
+  UNAUTHORIZED: "UNAUTHORIZED",
+  ROUTE_NOT_FOUND: "ROUTE_NOT_FOUND",
+  /** No quote for this request: pair, size, inventory, stale price, pause, deadline. Never penalised. */
+  QUOTE_NOT_AVAILABLE: "QUOTE_NOT_AVAILABLE",
+  BODY_SIZE_EXCEEDED: "BODY_SIZE_EXCEEDED",
+  SERVICE_UNAVAILABLE: "SERVICE_UNAVAILABLE",
+  INTERNAL: "INTERNAL",
+} as const;
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+export function statusOf(code: ErrorCode): ContentfulStatusCode {
+  switch (code) {
+    case ErrorCode.MALFORMED_JSON:
+    case ErrorCode.INVALID_REQUEST:
+      return 400;
+    case ErrorCode.UNAUTHORIZED:
+      return 401;
+    case ErrorCode.ROUTE_NOT_FOUND:
+    case ErrorCode.QUOTE_NOT_AVAILABLE:
+      return 404;
+    case ErrorCode.BODY_SIZE_EXCEEDED:
+      return 413;
+    case ErrorCode.SERVICE_UNAVAILABLE:
+      return 503;
+    case ErrorCode.INTERNAL:
+      return 500;
+  }
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message: string) {
+    super(message);
+    this.name = "AppError";
+    this.code = code;
+  }
+  get status(): ContentfulStatusCode {
+    return statusOf(this.code);
+  }
+}
+
+/** `path: message` for each zod issue, joined; the field is always named (house style 4). */
+export function formatZodError(error: z.ZodError): string {
+  return error.issues
+    .map((i) => {
+      const path = i.path.join(".");
+      // zod reports a missing required key as "expected string, received undefined": say it plainly.
+      const missing = i.code === "invalid_type" && /received undefined/.test(i.message);
+      return `${path || "body"}: ${missing ? "is required" : i.message}`;
+    })
+    .join("; ");
+}
+
+/** The single error handler: every error leaves as `{"message": ...}` with its code's status. */
+export function errorHandler(err: Error, c: Context): Response {
+  if (err instanceof AppError) {
+    c.set("errorCode", err.code);
+    return c.json({ message: err.message }, err.status);
+  }
+  if (err instanceof HTTPException) {
+    const status = err.status as ContentfulStatusCode;
+    return c.json({ message: err.message || "request failed" }, status);
+  }
+  const log = c.get("log");
+  log?.error({ err }, "unhandled error");
+  c.set("errorCode", ErrorCode.INTERNAL);
+  return c.json({ message: "internal error" }, 500);
+}

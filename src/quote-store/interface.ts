@@ -1,0 +1,60 @@
+/**
+ * QuoteStore port: every quote we answered, kept until its expiry (plus a grace period so a late
+ * `/swap` learns "expired" rather than "unknown"), and the once-only claim a swap takes on it.
+ *
+ * Adapters: memory.ts (embedded default, one process) and redis.ts (production, shared by every
+ * instance). Both pass test/quote-store.contract.ts.
+ */
+import type { QuoteRequest, QuoteResponse } from "../contract/quote.ts";
+import type { SwapResponse } from "../contract/swap.ts";
+
+export interface StoredQuote {
+  quoteId: string;
+  requestId: string;
+  /** The request as parsed (quoteType normalised). */
+  request: QuoteRequest;
+  /** Exactly what we answered; amounts are the signed-over truth for the swap. */
+  response: QuoteResponse;
+  feeBps: number;
+  taker?: string;
+  permissioned: boolean;
+  createdAtMs: number;
+  /** After this instant the quote may not be filled (creation + quote TTL). */
+  expiresAtMs: number;
+}
+
+/** What a swap left on its quote: the message it signed over and, once decided, the answer it gave. */
+export interface ClaimRecord {
+  /** sha256 (hex) of the fill transaction's message bytes. */
+  messageHash: string;
+  claimedAtMs: number;
+  /** Present once the swap has an answer; a duplicate with the same message receives this again. */
+  outcome?: SwapResponse;
+}
+
+export type ClaimResult =
+  /** This caller holds the quote now and alone may sign for it. */
+  | { kind: "claimed" }
+  /** Someone claimed first; compare `existing.messageHash` to decide what to answer. */
+  | { kind: "taken"; existing: ClaimRecord };
+
+export interface QuoteStore {
+  /** Stores a quote; `retainMs` is how long past `expiresAtMs` the record stays readable. */
+  put(quote: StoredQuote): Promise<void>;
+  get(quoteId: string): Promise<StoredQuote | undefined>;
+  /** QuoteIds answered for one requestId (identical requests repeat the requestId). */
+  quoteIdsForRequest(requestId: string): Promise<string[]>;
+  /**
+   * The exactly-once step: atomically records the claim if none exists. Across every instance
+   * sharing the store, at most one caller ever gets `claimed` for a quoteId.
+   */
+  claim(quoteId: string, messageHash: string, nowMs: number): Promise<ClaimResult>;
+  /** Attaches the final answer to an existing claim (idempotent retries read it back). */
+  recordOutcome(quoteId: string, outcome: SwapResponse): Promise<void>;
+  /** Reachability for /ready. */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** How long a quote (and its claim) stays readable after its expiry. */
+export const QUOTE_RETAIN_AFTER_EXPIRY_MS = 10 * 60_000;

@@ -1,0 +1,51 @@
+/**
+ * Signer port: the maker key. Loaded from a Solana keypair JSON file (64-byte array, as written by
+ * `solana-keygen`); in the embedded default, generated once into the data folder. Nothing else in the
+ * service holds the secret: callers get `publicKey` and `sign`.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { Keypair, type PublicKey, type VersionedTransaction } from "@solana/web3.js";
+
+export interface Signer {
+  readonly publicKey: PublicKey;
+  /** Adds the maker's signature to the transaction in place. */
+  sign(tx: VersionedTransaction): void;
+}
+
+export class KeypairSigner implements Signer {
+  readonly publicKey: PublicKey;
+  readonly #keypair: Keypair;
+
+  constructor(keypair: Keypair) {
+    this.#keypair = keypair;
+    this.publicKey = keypair.publicKey;
+  }
+
+  sign(tx: VersionedTransaction): void {
+    tx.sign([this.#keypair]);
+  }
+}
+
+/** Reads a keypair file; throws naming the file when it is missing or malformed. */
+export function readKeypairFile(path: string): Keypair {
+  let bytes: unknown;
+  try {
+    bytes = JSON.parse(readFileSync(path, "utf8"));
+  } catch (e) {
+    throw new Error(`MAKER_KEYPAIR: cannot read ${path}: ${(e as Error).message}`);
+  }
+  if (!Array.isArray(bytes) || bytes.length !== 64 || !bytes.every((b) => Number.isInteger(b) && b >= 0 && b < 256)) {
+    throw new Error(`MAKER_KEYPAIR: ${path} is not a 64-byte Solana keypair JSON array`);
+  }
+  return Keypair.fromSecretKey(Uint8Array.from(bytes as number[]));
+}
+
+/** Loads the keypair at `path`, creating it (mode 0600) first if it does not exist. */
+export function loadOrCreateKeypair(path: string): { keypair: Keypair; created: boolean } {
+  if (existsSync(path)) return { keypair: readKeypairFile(path), created: false };
+  const keypair = Keypair.generate();
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, JSON.stringify(Array.from(keypair.secretKey)), { mode: 0o600 });
+  return { keypair, created: true };
+}
