@@ -98,6 +98,10 @@ export const limitsSchema = z.object({
   quoteTtlMs: z.number().int().min(1_000).max(600_000).default(55_000),
   /** Quote path: answer 404 when less than this much of the operator's budget remains. */
   minQuoteBudgetMs: z.number().int().min(0).max(250).default(15),
+  /** Compute-unit price we answer when the operator suggests none (micro-lamports per CU). */
+  defaultComputeUnitPriceMicroLamports: z.number().int().min(0).default(10_000),
+  /** Cap on the compute-unit price we agree to pay as fee payer (micro-lamports per CU). */
+  maxComputeUnitPriceMicroLamports: z.number().int().min(0).default(1_000_000),
   /** The most lamports the maker pays for one fill: compute limit x price + signature fees. */
   maxFeeLamports: u64String.default("2000000"),
   /** Bound on the in-memory quote store. */

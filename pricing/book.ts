@@ -161,7 +161,15 @@ export class QuotingBook {
     if (baseAmount > pair.maxBase) {
       return no("SIZE_ABOVE_MAX", `${pair.key} size ${baseAmount} above ${pair.maxBase}`);
     }
-    return { ok: true, amountIn, amountOut, pairKey: pair.key, takerSide, baseAmount, spreadBps: level.spreadBps };
+    return {
+      ok: true,
+      amountIn,
+      amountOut,
+      pairKey: pair.key,
+      takerSide,
+      baseAmount,
+      spreadBps: level.spreadBps,
+    };
   }
 }
 

@@ -39,7 +39,7 @@ export type ClaimResult =
   | { kind: "taken"; existing: ClaimRecord };
 
 export interface QuoteStore {
-  /** Stores a quote; `retainMs` is how long past `expiresAtMs` the record stays readable. */
+  /** Stores a quote; it stays readable until QUOTE_RETAIN_AFTER_EXPIRY_MS past `expiresAtMs`. */
   put(quote: StoredQuote): Promise<void>;
   get(quoteId: string): Promise<StoredQuote | undefined>;
   /** QuoteIds answered for one requestId (identical requests repeat the requestId). */
@@ -58,3 +58,6 @@ export interface QuoteStore {
 
 /** How long a quote (and its claim) stays readable after its expiry. */
 export const QUOTE_RETAIN_AFTER_EXPIRY_MS = 10 * 60_000;
+
+/** How long a claim (and the answer it produced) is remembered: well past any quote's life. */
+export const CLAIM_RETAIN_MS = 60 * 60_000;

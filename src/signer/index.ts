@@ -35,7 +35,11 @@ export function readKeypairFile(path: string): Keypair {
   } catch (e) {
     throw new Error(`MAKER_KEYPAIR: cannot read ${path}: ${(e as Error).message}`);
   }
-  if (!Array.isArray(bytes) || bytes.length !== 64 || !bytes.every((b) => Number.isInteger(b) && b >= 0 && b < 256)) {
+  if (
+    !Array.isArray(bytes) ||
+    bytes.length !== 64 ||
+    !bytes.every((b) => Number.isInteger(b) && b >= 0 && b < 256)
+  ) {
     throw new Error(`MAKER_KEYPAIR: ${path} is not a 64-byte Solana keypair JSON array`);
   }
   return Keypair.fromSecretKey(Uint8Array.from(bytes as number[]));

@@ -1,0 +1,83 @@
+/**
+ * The Hono app. Ports come in ready-made (composition happens once, in main.ts or a test harness);
+ * nothing here constructs an adapter.
+ *
+ * Operator routes live under the configured base path (e.g. /jupiter/rfq/quote); /health, /ready and
+ * /metrics are for the maker's own infrastructure and stay at the root.
+ */
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { Config } from "../config/load.ts";
+import { AppError, ErrorCode, errorHandler } from "./errors/index.ts";
+import { apiKeyAuth } from "./http/auth.ts";
+import type { AppEnv } from "./http/env.ts";
+import type { Logger } from "./observability/logger.ts";
+import type { Metrics } from "./observability/metrics.ts";
+import type { QuoteService } from "./quote/service.ts";
+import type { QuoteStore } from "./quote-store/interface.ts";
+import { type ReadinessProbe, registerHealthRoutes } from "./routes/health.ts";
+import { registerMetricsRoute } from "./routes/metrics.ts";
+import { registerQuoteRoute } from "./routes/quote.ts";
+import { registerSwapRoute } from "./routes/swap.ts";
+import { registerTokenRoutes } from "./routes/tokens.ts";
+import type { SwapHandler } from "./swap/handler.ts";
+import type { TokenLists } from "./tokens/lists.ts";
+
+export interface AppDeps {
+  config: Config;
+  log: Logger;
+  metrics: Metrics;
+  store: QuoteStore;
+  quotes: QuoteService;
+  swap: SwapHandler;
+  tokenLists: TokenLists;
+  probes: readonly ReadinessProbe[];
+  /** Extra routes mounted under the base path after auth (e.g. the admin API, with its own key). */
+  extraRoutes?: (app: Hono<AppEnv>) => void;
+  now?: () => number;
+}
+
+export function createApp(deps: AppDeps): Hono<AppEnv> {
+  const { config, log, metrics } = deps;
+  const now = deps.now ?? Date.now;
+  const app = new Hono<AppEnv>();
+
+  app.use("*", async (c, next) => {
+    c.set("log", log);
+    await next();
+    // Route label is the matched pattern, not the raw path, so the label set stays bounded.
+    metrics.responses.inc({ route: c.req.routePath, status: String(c.res.status) });
+  });
+  app.onError(errorHandler);
+  app.notFound((c) => c.json({ message: `no route ${c.req.method} ${c.req.path}` }, 404));
+
+  registerHealthRoutes(app, deps.probes);
+  registerMetricsRoute(app, metrics);
+
+  const api = new Hono<AppEnv>();
+  api.use(
+    "*",
+    bodyLimit({
+      maxSize: config.file.limits.maxBodyBytes,
+      onError: () => {
+        throw new AppError(
+          ErrorCode.BODY_SIZE_EXCEEDED,
+          `body: larger than ${config.file.limits.maxBodyBytes} bytes`,
+        );
+      },
+    }),
+  );
+  api.use("*", apiKeyAuth(config.env.API_KEY));
+  registerTokenRoutes(api, deps.tokenLists);
+  registerQuoteRoute(api, {
+    service: deps.quotes,
+    store: deps.store,
+    metrics,
+    minBudgetMs: config.file.limits.minQuoteBudgetMs,
+    now,
+  });
+  registerSwapRoute(api, deps.swap, metrics);
+  deps.extraRoutes?.(api);
+  app.route(config.file.basePath || "/", api);
+  return app;
+}

@@ -1,0 +1,126 @@
+/**
+ * In-memory QuoteStore: the embedded default for a single instance. Bounded (oldest quotes evicted
+ * first) and self-expiring. Claims are atomic because the event loop runs one callback at a time.
+ * Not shared between processes: production uses redis.ts.
+ */
+import type { SwapResponse } from "../contract/swap.ts";
+import {
+  CLAIM_RETAIN_MS,
+  type ClaimRecord,
+  type ClaimResult,
+  QUOTE_RETAIN_AFTER_EXPIRY_MS,
+  type QuoteStore,
+  type StoredQuote,
+} from "./interface.ts";
+
+interface Entry {
+  quote: StoredQuote;
+  dropAtMs: number;
+}
+
+interface ClaimEntry {
+  record: ClaimRecord;
+  dropAtMs: number;
+}
+
+export class MemoryQuoteStore implements QuoteStore {
+  /** Insertion order is creation order, so the head is always the oldest quote. */
+  private readonly quotes = new Map<string, Entry>();
+  private readonly byRequest = new Map<string, Set<string>>();
+  /** Claims outlive their quotes (CLAIM_RETAIN_MS) so a late duplicate still finds the first answer. */
+  private readonly claims = new Map<string, ClaimEntry>();
+
+  constructor(
+    private readonly maxQuotes = 200_000,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async put(quote: StoredQuote): Promise<void> {
+    this.sweep();
+    while (this.quotes.size >= this.maxQuotes) this.dropOldest();
+    this.quotes.set(quote.quoteId, { quote, dropAtMs: quote.expiresAtMs + QUOTE_RETAIN_AFTER_EXPIRY_MS });
+    let ids = this.byRequest.get(quote.requestId);
+    if (!ids) {
+      ids = new Set();
+      this.byRequest.set(quote.requestId, ids);
+    }
+    ids.add(quote.quoteId);
+  }
+
+  async get(quoteId: string): Promise<StoredQuote | undefined> {
+    return this.live(quoteId)?.quote;
+  }
+
+  async quoteIdsForRequest(requestId: string): Promise<string[]> {
+    const ids = this.byRequest.get(requestId);
+    return ids ? [...ids].filter((id) => this.live(id)) : [];
+  }
+
+  async claim(quoteId: string, messageHash: string, nowMs: number): Promise<ClaimResult> {
+    this.sweepClaims();
+    const existing = this.claims.get(quoteId);
+    if (existing) return { kind: "taken", existing: { ...existing.record } };
+    this.claims.set(quoteId, {
+      record: { messageHash, claimedAtMs: nowMs },
+      dropAtMs: nowMs + CLAIM_RETAIN_MS,
+    });
+    return { kind: "claimed" };
+  }
+
+  async recordOutcome(quoteId: string, outcome: SwapResponse): Promise<void> {
+    const entry = this.claims.get(quoteId);
+    if (entry) entry.record.outcome = outcome;
+  }
+
+  async ping(): Promise<boolean> {
+    return true;
+  }
+
+  async close(): Promise<void> {
+    this.quotes.clear();
+    this.byRequest.clear();
+    this.claims.clear();
+  }
+
+  get size(): number {
+    return this.quotes.size;
+  }
+
+  private live(quoteId: string): Entry | undefined {
+    const e = this.quotes.get(quoteId);
+    if (e && e.dropAtMs <= this.now()) {
+      this.remove(quoteId, e);
+      return undefined;
+    }
+    return e;
+  }
+
+  /** Drops expired quotes from the head; amortised O(1) per put since the map is in creation order. */
+  private sweep(): void {
+    const now = this.now();
+    for (const [id, e] of this.quotes) {
+      if (e.dropAtMs > now) break;
+      this.remove(id, e);
+    }
+  }
+
+  private sweepClaims(): void {
+    const now = this.now();
+    for (const [id, c] of this.claims) {
+      if (c.dropAtMs > now) break;
+      this.claims.delete(id);
+    }
+  }
+
+  private dropOldest(): void {
+    const first = this.quotes.entries().next();
+    if (!first.done) this.remove(first.value[0], first.value[1]);
+  }
+
+  private remove(quoteId: string, e: Entry): void {
+    this.quotes.delete(quoteId);
+    const ids = this.byRequest.get(e.quote.requestId);
+    ids?.delete(quoteId);
+    if (ids && ids.size === 0) this.byRequest.delete(e.quote.requestId);
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * Redis QuoteStore: production, shared by every instance.
+ *
+ * Keys carry the quoteId (or requestId) as a hash tag so that everything one operation touches lives in
+ * one slot and the same commands run unchanged on Redis Cluster:
+ *   <prefix>{<quoteId>}:q        the StoredQuote as JSON, expiring with the quote (+ retention)
+ *   <prefix>{<quoteId>}:claim    the claim record (SET NX: the exactly-once step)
+ *   <prefix>{<quoteId>}:outcome  the answer the claimed swap gave
+ *   <prefix>{<requestId>}:req    set of quoteIds answered for one requestId
+ */
+import type { Redis } from "ioredis";
+import type { SwapResponse } from "../contract/swap.ts";
+import {
+  CLAIM_RETAIN_MS,
+  type ClaimRecord,
+  type ClaimResult,
+  QUOTE_RETAIN_AFTER_EXPIRY_MS,
+  type QuoteStore,
+  type StoredQuote,
+} from "./interface.ts";
+
+export class RedisQuoteStore implements QuoteStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix = "rfq:",
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  private quoteKey(quoteId: string) {
+    return `${this.prefix}{${quoteId}}:q`;
+  }
+  private claimKey(quoteId: string) {
+    return `${this.prefix}{${quoteId}}:claim`;
+  }
+  private outcomeKey(quoteId: string) {
+    return `${this.prefix}{${quoteId}}:outcome`;
+  }
+  private requestKey(requestId: string) {
+    return `${this.prefix}{${requestId}}:req`;
+  }
+
+  async put(quote: StoredQuote): Promise<void> {
+    const ttl = Math.max(1, quote.expiresAtMs + QUOTE_RETAIN_AFTER_EXPIRY_MS - this.now());
+    const reqKey = this.requestKey(quote.requestId);
+    // One round trip on the quote path; the request index is a convenience, not a source of truth, so
+    // it need not be atomic with the quote itself.
+    const results = await this.redis
+      .pipeline()
+      .set(this.quoteKey(quote.quoteId), JSON.stringify(quote), "PX", ttl)
+      .sadd(reqKey, quote.quoteId)
+      .pexpire(reqKey, ttl)
+      .exec();
+    const failed = results?.find(([err]) => err);
+    if (failed) throw failed[0];
+  }
+
+  async get(quoteId: string): Promise<StoredQuote | undefined> {
+    const raw = await this.redis.get(this.quoteKey(quoteId));
+    return raw ? (JSON.parse(raw) as StoredQuote) : undefined;
+  }
+
+  async quoteIdsForRequest(requestId: string): Promise<string[]> {
+    const ids = await this.redis.smembers(this.requestKey(requestId));
+    if (ids.length === 0) return [];
+    const present = await this.redis.mget(ids.map((id) => this.quoteKey(id)));
+    return ids.filter((_, i) => present[i] !== null);
+  }
+
+  async claim(quoteId: string, messageHash: string, nowMs: number): Promise<ClaimResult> {
+    const record: ClaimRecord = { messageHash, claimedAtMs: nowMs };
+    const key = this.claimKey(quoteId);
+    // Two tries: the second covers a claim that expired between our failed SET NX and the GET.
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const set = await this.redis.set(key, JSON.stringify(record), "PX", CLAIM_RETAIN_MS, "NX");
+      if (set === "OK") return { kind: "claimed" };
+      const [claimRaw, outcomeRaw] = await this.redis.mget(key, this.outcomeKey(quoteId));
+      if (claimRaw) {
+        const existing = JSON.parse(claimRaw) as ClaimRecord;
+        if (outcomeRaw) existing.outcome = JSON.parse(outcomeRaw) as SwapResponse;
+        return { kind: "taken", existing };
+      }
+    }
+    throw new Error(`claim on ${quoteId} neither set nor readable`);
+  }
+
+  async recordOutcome(quoteId: string, outcome: SwapResponse): Promise<void> {
+    await this.redis.set(this.outcomeKey(quoteId), JSON.stringify(outcome), "PX", CLAIM_RETAIN_MS);
+  }
+
+  async ping(): Promise<boolean> {
+    try {
+      return (await this.redis.ping()) === "PONG";
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    // The connection belongs to whoever created it (main.ts shares it between ports).
+  }
+}

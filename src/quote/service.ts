@@ -1,0 +1,92 @@
+/**
+ * From a parsed quote request to an answer we are prepared to fill, or the reason we decline.
+ * In-memory only (pricing and inventory hold their state in memory); the caller stores and answers.
+ */
+import type { Config } from "../../config/load.ts";
+import type { Inventory } from "../../inventory/interface.ts";
+import type { NoQuoteReason, QuotingBook } from "../../pricing/book.ts";
+import type { QuoteRequest, QuoteResponse } from "../contract/quote.ts";
+import type { StoredQuote } from "../quote-store/interface.ts";
+
+export type DeclineReason = NoQuoteReason | "TOKEN_NOT_SUPPORTED" | "INVENTORY_INSUFFICIENT";
+
+export type QuoteDecision =
+  | { ok: true; stored: StoredQuote }
+  | { ok: false; reason: DeclineReason; detail: string };
+
+export interface QuoteServiceDeps {
+  config: Config;
+  book: QuotingBook;
+  inventory: Inventory;
+  maker: string;
+}
+
+export class QuoteService {
+  private readonly ttlMs: number;
+  private readonly defaultCuPrice: number;
+  private readonly maxCuPrice: number;
+
+  constructor(private readonly deps: QuoteServiceDeps) {
+    const limits = deps.config.file.limits;
+    this.ttlMs = limits.quoteTtlMs;
+    this.defaultCuPrice = limits.defaultComputeUnitPriceMicroLamports;
+    this.maxCuPrice = limits.maxComputeUnitPriceMicroLamports;
+  }
+
+  decide(req: QuoteRequest, nowMs: number): QuoteDecision {
+    const { config, book, inventory } = this.deps;
+    const tokenIn = config.tokensByMint.get(req.tokenIn);
+    const tokenOut = config.tokensByMint.get(req.tokenOut);
+    if (!tokenIn)
+      return { ok: false, reason: "TOKEN_NOT_SUPPORTED", detail: `tokenIn ${req.tokenIn} is not traded` };
+    if (!tokenOut) {
+      return { ok: false, reason: "TOKEN_NOT_SUPPORTED", detail: `tokenOut ${req.tokenOut} is not traded` };
+    }
+    const priced = book.price({
+      tokenIn: req.tokenIn,
+      tokenOut: req.tokenOut,
+      amount: BigInt(req.amount),
+      quoteType: req.quoteType,
+    });
+    if (!priced.ok) return priced;
+    // The maker pays out amountOut (the taker gets it less the operator fee, which the maker then owes
+    // the operator), so the whole quoted amount must be covered.
+    if (!inventory.canCover(req.tokenOut, priced.amountOut)) {
+      return {
+        ok: false,
+        reason: "INVENTORY_INSUFFICIENT",
+        detail: `cannot cover ${priced.amountOut} of ${tokenOut.symbol}`,
+      };
+    }
+    // The maker pays the priority fee as fee payer: take the operator's suggestion, within our cap.
+    const cuPrice = Math.min(req.suggestedPrioritizationFees ?? this.defaultCuPrice, this.maxCuPrice);
+    const response: QuoteResponse = {
+      requestId: req.requestId,
+      quoteId: req.quoteId,
+      tokenIn: req.tokenIn,
+      tokenOut: req.tokenOut,
+      quoteType: req.quoteType,
+      protocol: "v1",
+      amountIn: priced.amountIn.toString(),
+      amountOut: priced.amountOut.toString(),
+      maker: this.deps.maker,
+      prioritizationFeeToUse: cuPrice,
+      ...(req.taker ? { taker: req.taker } : {}),
+      ...(req.receiver ? { receiver: req.receiver } : {}),
+    };
+    return {
+      ok: true,
+      stored: {
+        quoteId: req.quoteId,
+        requestId: req.requestId,
+        request: req,
+        response,
+        feeBps: req.feeBps,
+        ...(req.taker ? { taker: req.taker } : {}),
+        permissioned: tokenIn.permissioned || tokenOut.permissioned,
+        createdAtMs: nowMs,
+        expiresAtMs: nowMs + this.ttlMs,
+      },
+    };
+  }
+}

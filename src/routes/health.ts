@@ -1,0 +1,30 @@
+/** GET /health (the process is alive) and GET /ready (every port answers). */
+import type { Hono } from "hono";
+import type { AppEnv } from "../http/env.ts";
+
+/** A named reachability probe; false or a throw means not ready. */
+export type ReadinessProbe = [name: string, probe: () => Promise<boolean>];
+
+const PROBE_TIMEOUT_MS = 2_000;
+
+async function runProbe(probe: () => Promise<boolean>): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), PROBE_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([probe().catch(() => false), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function registerHealthRoutes(app: Hono<AppEnv>, probes: readonly ReadinessProbe[]): void {
+  app.get("/health", (c) => c.json({ status: "ok" }));
+  app.get("/ready", async (c) => {
+    const results = await Promise.all(probes.map(async ([name, p]) => [name, await runProbe(p)] as const));
+    const checks = Object.fromEntries(results);
+    const ready = results.every(([, ok]) => ok);
+    return c.json({ status: ready ? "ready" : "not ready", checks }, ready ? 200 : 503);
+  });
+}

@@ -1,0 +1,83 @@
+/**
+ * POST /quote: the hot path. Parse, check the operator's deadline, price from memory, store, answer.
+ * Anything that cannot be answered in time or safely is a 404, never a late 200.
+ */
+import type { Hono } from "hono";
+import { quoteRequestSchema } from "../contract/quote.ts";
+import { AppError, ErrorCode } from "../errors/index.ts";
+import { parseJsonBody } from "../http/body.ts";
+import { quoteDeadline } from "../http/deadline.ts";
+import type { AppEnv } from "../http/env.ts";
+import type { Metrics } from "../observability/metrics.ts";
+import type { QuoteService } from "../quote/service.ts";
+import type { QuoteStore } from "../quote-store/interface.ts";
+
+export interface QuoteRouteDeps {
+  service: QuoteService;
+  store: QuoteStore;
+  metrics: Metrics;
+  /** Answer 404 when less than this much budget remains (time to write the answer). */
+  minBudgetMs: number;
+  now: () => number;
+}
+
+export function registerQuoteRoute(app: Hono<AppEnv>, deps: QuoteRouteDeps): void {
+  const { service, store, metrics, minBudgetMs, now } = deps;
+
+  const decline = (reason: string, message: string): never => {
+    metrics.noQuotes.inc({ reason });
+    throw new AppError(ErrorCode.QUOTE_NOT_AVAILABLE, message);
+  };
+
+  app.post("/quote", async (c) => {
+    const arrival = now();
+    const started = performance.now();
+    let outcome = "error";
+    try {
+      const deadline = quoteDeadline(
+        c.req.header("x-request-start"),
+        c.req.header("x-request-timeout"),
+        arrival,
+      );
+      const req = await parseJsonBody(c, quoteRequestSchema).catch((e) => {
+        outcome = "bad_request";
+        throw e;
+      });
+      const log = c.get("log").child({ requestId: req.requestId, quoteId: req.quoteId });
+      c.set("log", log);
+      if (deadline.atMs - now() < minBudgetMs) {
+        outcome = "deadline";
+        decline("DEADLINE", "no quote: the operator's deadline has passed");
+      }
+      const decision = service.decide(req, now());
+      if (!decision.ok) {
+        outcome = "no_quote";
+        log.info({ reason: decision.reason, detail: decision.detail }, "no quote");
+        return decline(decision.reason, `no quote: ${decision.detail}`);
+      }
+      await store.put(decision.stored);
+      const left = deadline.atMs - now();
+      if (left < minBudgetMs / 2) {
+        // Storing took the rest of the budget: a 200 now would be discarded, and a 404 is never penalised.
+        outcome = "deadline";
+        decline("DEADLINE", "no quote: the operator's deadline has passed");
+      }
+      metrics.quoteBudgetLeft.observe(Math.max(0, left) / 1000);
+      outcome = "quoted";
+      const r = decision.stored.response;
+      log.info(
+        {
+          tokenIn: r.tokenIn,
+          tokenOut: r.tokenOut,
+          quoteType: r.quoteType,
+          amountIn: r.amountIn,
+          amountOut: r.amountOut,
+        },
+        "quoted",
+      );
+      return c.json(r);
+    } finally {
+      metrics.quoteLatency.observe({ outcome }, (performance.now() - started) / 1000);
+    }
+  });
+}

@@ -1,0 +1,26 @@
+/** POST /swap: parse, then hand to the SwapHandler (the executor, or acceptance mode's canned answers). */
+import type { Hono } from "hono";
+import { swapRequestSchema } from "../contract/swap.ts";
+import { parseJsonBody } from "../http/body.ts";
+import type { AppEnv } from "../http/env.ts";
+import type { Metrics } from "../observability/metrics.ts";
+import type { SwapHandler } from "../swap/handler.ts";
+
+export function registerSwapRoute(app: Hono<AppEnv>, handler: SwapHandler, metrics: Metrics): void {
+  app.post("/swap", async (c) => {
+    const started = performance.now();
+    const req = await parseJsonBody(c, swapRequestSchema);
+    const log = c.get("log").child({ requestId: req.requestId, quoteId: req.quoteId });
+    c.set("log", log);
+    const res = await handler.execute(req, log);
+    const state = typeof res.state === "string" ? res.state : "rejectedWithReason";
+    const reason = typeof res.state === "string" ? "" : res.state.rejectedWithReason;
+    metrics.swaps.inc({ state, reason });
+    metrics.swapLatency.observe({ state }, (performance.now() - started) / 1000);
+    log.info(
+      { state: res.state, rejectionReason: res.rejectionReason, txSignature: res.txSignature },
+      "swap answered",
+    );
+    return c.json(res);
+  });
+}
