@@ -62,7 +62,7 @@ export class MemoryQuoteStore implements QuoteStore {
     if (existing) return { kind: "taken", existing: { ...existing.record } };
     this.claims.set(quoteId, {
       record: { messageHash, claimedAtMs: nowMs },
-      dropAtMs: nowMs + CLAIM_RETAIN_MS,
+      dropAtMs: this.now() + CLAIM_RETAIN_MS,
     });
     return { kind: "claimed" };
   }

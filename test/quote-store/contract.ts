@@ -1,0 +1,115 @@
+/**
+ * One behaviour suite for every QuoteStore adapter: the memory store and the Redis store must be
+ * interchangeable, so each runs exactly these tests.
+ */
+import { describe, expect, it } from "vitest";
+import type { QuoteStore, StoredQuote } from "../../src/quote-store/interface.ts";
+
+export function sampleQuote(
+  quoteId: string,
+  requestId: string,
+  createdAtMs: number,
+  ttlMs = 55_000,
+): StoredQuote {
+  return {
+    quoteId,
+    requestId,
+    request: {
+      requestId,
+      quoteId,
+      tokenIn: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
+      tokenOut: "So11111111111111111111111111111111111111112",
+      amount: "1000000",
+      quoteType: "exactIn",
+      protocol: "v1",
+      feeBps: 10,
+    },
+    response: {
+      requestId,
+      quoteId,
+      tokenIn: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
+      tokenOut: "So11111111111111111111111111111111111111112",
+      quoteType: "exactIn",
+      protocol: "v1",
+      amountIn: "1000000",
+      amountOut: "5544794",
+      maker: "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM",
+    },
+    feeBps: 10,
+    permissioned: false,
+    createdAtMs,
+    expiresAtMs: createdAtMs + ttlMs,
+  };
+}
+
+export interface StoreFixture {
+  store: QuoteStore;
+  /** Moves the store's clock (memory) or waits for real expiry (Redis uses short TTLs instead). */
+  unique: (name: string) => string;
+}
+
+export function quoteStoreContract(name: string, make: () => Promise<StoreFixture>): void {
+  describe(`QuoteStore contract: ${name}`, () => {
+    it("returns a stored quote by quoteId, byte for byte", async () => {
+      const { store, unique } = await make();
+      const q = sampleQuote(unique("q"), unique("r"), Date.now());
+      await store.put(q);
+      expect(await store.get(q.quoteId)).toEqual(q);
+    });
+
+    it("answers undefined for an unknown quoteId", async () => {
+      const { store, unique } = await make();
+      expect(await store.get(unique("missing"))).toBeUndefined();
+    });
+
+    it("indexes every quoteId answered for one requestId", async () => {
+      const { store, unique } = await make();
+      const requestId = unique("r");
+      const a = sampleQuote(unique("a"), requestId, Date.now());
+      const b = sampleQuote(unique("b"), requestId, Date.now());
+      await store.put(a);
+      await store.put(b);
+      expect((await store.quoteIdsForRequest(requestId)).sort()).toEqual([a.quoteId, b.quoteId].sort());
+      expect(await store.quoteIdsForRequest(unique("other"))).toEqual([]);
+    });
+
+    it("grants the claim to the first caller only, and shows later callers the first message hash", async () => {
+      const { store, unique } = await make();
+      const q = sampleQuote(unique("q"), unique("r"), Date.now());
+      await store.put(q);
+      expect(await store.claim(q.quoteId, "hash-1", 1)).toEqual({ kind: "claimed" });
+      const second = await store.claim(q.quoteId, "hash-2", 2);
+      expect(second.kind).toBe("taken");
+      if (second.kind === "taken") {
+        expect(second.existing.messageHash).toBe("hash-1");
+        expect(second.existing.outcome).toBeUndefined();
+      }
+    });
+
+    it("grants exactly one of many concurrent claims", async () => {
+      const { store, unique } = await make();
+      const q = sampleQuote(unique("q"), unique("r"), Date.now());
+      await store.put(q);
+      const results = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => store.claim(q.quoteId, `h${i}`, i)),
+      );
+      expect(results.filter((r) => r.kind === "claimed")).toHaveLength(1);
+    });
+
+    it("returns the recorded outcome to a later claimer", async () => {
+      const { store, unique } = await make();
+      const q = sampleQuote(unique("q"), unique("r"), Date.now());
+      await store.put(q);
+      await store.claim(q.quoteId, "hash-1", 1);
+      const outcome = { quoteId: q.quoteId, state: "accepted" as const, txSignature: "sig" };
+      await store.recordOutcome(q.quoteId, outcome);
+      const again = await store.claim(q.quoteId, "hash-1", 2);
+      expect(again).toEqual({ kind: "taken", existing: { messageHash: "hash-1", claimedAtMs: 1, outcome } });
+    });
+
+    it("answers ping", async () => {
+      const { store } = await make();
+      expect(await store.ping()).toBe(true);
+    });
+  });
+}
