@@ -1,0 +1,118 @@
+import { describe, expect, it } from "vitest";
+import { QuotingBook } from "../../pricing/book.ts";
+import type { PriceSource } from "../../pricing/interface.ts";
+import { StaticPriceSource } from "../../pricing/static.ts";
+import { MINT, testConfig } from "../support/config.ts";
+
+function book(prices: Record<string, string> = {}, now = Date.now) {
+  const config = testConfig({}, (f) => ({
+    ...f,
+    priceSources: {
+      static: { kind: "static", prices: { ...(f.priceSources.static as any).prices, ...prices } },
+    },
+  }));
+  const src = new StaticPriceSource("static", (config.file.priceSources.static as any).prices);
+  return new QuotingBook(config, new Map<string, PriceSource>([["static", src]]), now);
+}
+
+describe("QuotingBook: exact amounts, rounded in the maker's favour", () => {
+  // SOL/USDC mid 180.25, first level 5 bps. 1 SOL = 10^9 lamports, 1 USDC = 10^6 units.
+  it("prices exactIn USDC->SOL at the ask, flooring what the taker receives", () => {
+    const q = book().price({
+      tokenIn: MINT.USDC,
+      tokenOut: MINT.SOL,
+      amount: 1_000_000n,
+      quoteType: "exactIn",
+    });
+    expect(q.ok).toBe(true);
+    if (!q.ok) return;
+    // out = floor(1e6 * 1e9 * 1e4 / (180.25e6 * 10005)) = floor(5,544,796.1...)
+    const exact = (1_000_000n * 10n ** 9n * 100n * 10_000n) / (18025n * 10n ** 6n * 10_005n);
+    expect(q.amountOut).toBe(exact);
+    expect(q.amountIn).toBe(1_000_000n);
+    expect(q.takerSide).toBe("buy");
+  });
+
+  it("prices exactOut SOL<-USDC (taker wants 1 USDC) at the bid, ceiling what the taker pays", () => {
+    const q = book().price({
+      tokenIn: MINT.SOL,
+      tokenOut: MINT.USDC,
+      amount: 1_000_000n,
+      quoteType: "exactOut",
+    });
+    expect(q.ok).toBe(true);
+    if (!q.ok) return;
+    // in = ceil(1e6 * 1e9*100*1e4 / (18025 * 1e6 * 9995))
+    const num = 1_000_000n * 10n ** 9n * 100n * 10_000n;
+    const den = 18025n * 10n ** 6n * 9_995n;
+    expect(q.amountIn).toBe((num + den - 1n) / den);
+    expect(q.amountIn * 18025n * 10n ** 6n * 9_995n).toBeGreaterThanOrEqual(num);
+  });
+
+  it("never lets the taker gain from a round trip (buy then sell back)", () => {
+    const b = book();
+    for (const amount of [1_000_000n, 7_777_777n, 123_456_789n, 999_999_999_999n]) {
+      const buy = b.price({ tokenIn: MINT.USDC, tokenOut: MINT.SOL, amount, quoteType: "exactIn" });
+      if (!buy.ok) continue;
+      const sell = b.price({
+        tokenIn: MINT.SOL,
+        tokenOut: MINT.USDC,
+        amount: buy.amountOut,
+        quoteType: "exactIn",
+      });
+      if (!sell.ok) continue;
+      expect(sell.amountOut).toBeLessThan(amount);
+    }
+  });
+
+  it("widens the spread with size (levels)", () => {
+    const b = book();
+    const small = b.price({
+      tokenIn: MINT.SOL,
+      tokenOut: MINT.USDC,
+      amount: 1_000_000_000n,
+      quoteType: "exactIn",
+    });
+    const large = b.price({
+      tokenIn: MINT.SOL,
+      tokenOut: MINT.USDC,
+      amount: 200_000_000_000n,
+      quoteType: "exactIn",
+    });
+    expect(small.ok && large.ok).toBe(true);
+    if (small.ok && large.ok) {
+      expect(small.spreadBps).toBe(5);
+      expect(large.spreadBps).toBe(25);
+      // Per-SOL proceeds are lower for the large order.
+      expect(large.amountOut * 1_000_000_000n).toBeLessThan(small.amountOut * 200_000_000_000n);
+    }
+  });
+
+  it.each([
+    ["below the pair's minimum size", MINT.SOL, MINT.USDC, 999_999n, "SIZE_BELOW_MIN"],
+    ["above the pair's maximum size", MINT.SOL, MINT.USDC, 500_000_000_001n, "SIZE_ABOVE_MAX"],
+    ["for a pair we do not trade", MINT.USDT, MINT.JUP, 1_000_000n, "PAIR_NOT_SUPPORTED"],
+    ["when the output rounds to nothing", MINT.USDC, MINT.USDT, 1n, "AMOUNT_TOO_SMALL"],
+  ])("declines a quote %s", (_name, tokenIn, tokenOut, amount, reason) => {
+    const q = book().price({ tokenIn, tokenOut, amount, quoteType: "exactIn" });
+    expect(q).toMatchObject({ ok: false, reason });
+  });
+
+  it("declines when the price is older than the source allows", () => {
+    const stale: PriceSource = {
+      name: "stale",
+      maxAgeMs: 1_000,
+      price: () => ({ mid: { num: 180n, den: 1n }, updatedAtMs: 0 }),
+      start: async () => {},
+      close: async () => {},
+    };
+    const config = testConfig();
+    const b = new QuotingBook(config, new Map([["static", stale]]), () => 5_000);
+    expect(
+      b.price({ tokenIn: MINT.SOL, tokenOut: MINT.USDC, amount: 1_000_000_000n, quoteType: "exactIn" }),
+    ).toMatchObject({
+      ok: false,
+      reason: "PRICE_STALE",
+    });
+  });
+});
