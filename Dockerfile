@@ -1,0 +1,14 @@
+# Minimal image for the webhook. tsx runs the TypeScript directly, so there is no build stage.
+FROM node:20-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund
+COPY config ./config
+COPY src ./src
+COPY pricing ./pricing
+COPY inventory ./inventory
+COPY tsconfig.json ./
+EXPOSE 8080
+USER node
+CMD ["npx", "tsx", "src/main.ts"]
