@@ -42,6 +42,15 @@ export const tokenSchema = z.object({
   stable: z.boolean().default(false),
   /** Inventory below this (smallest units) stops the token being advertised (inventory issue). */
   minInventory: u64String.default("0"),
+  /** Units never promised: a quote's output must fit in balance - reserved - safetyBuffer. */
+  safetyBuffer: u64String.default("0"),
+  /**
+   * The balance (smallest units) the maker aims to hold. Net position = balance - target; skew and
+   * exposure limits measure from here. Unset: no skew, no exposure limit for this token.
+   */
+  targetInventory: u64String.optional(),
+  /** Largest |net position| in USD a trade may leave; trades moving beyond it are declined. */
+  maxExposureUsd: decimalString.optional(),
 });
 export type TokenConfig = z.infer<typeof tokenSchema>;
 
@@ -50,6 +59,31 @@ export const levelSchema = z.object({
   upToBase: u64String,
   spreadBps: z.number().int().min(0).max(5000),
 });
+type Level = z.infer<typeof levelSchema>;
+
+/**
+ * Inventory skew for a pair: the base token's net position (balance - targetInventory) moves both
+ * sides of the price by up to `maxBps`, reached when the position is `fullAtBase` units off target.
+ * Long base: cheaper ask and lower bid, so takers buy it back down; short: the opposite.
+ */
+export const skewSchema = z.object({
+  maxBps: z.number().int().min(0).max(1000),
+  fullAtBase: u64String.refine((s) => BigInt(s) > 0n, "must be greater than zero"),
+});
+
+function checkLevels(levels: Level[], path: string, maxBase: string, ctx: z.RefinementCtx): void {
+  let prev = 0n;
+  levels.forEach((l, i) => {
+    const up = BigInt(l.upToBase);
+    if (up <= prev) {
+      ctx.addIssue({ code: "custom", path: [path, i, "upToBase"], message: "levels must ascend" });
+    }
+    prev = up;
+  });
+  if (prev < BigInt(maxBase)) {
+    ctx.addIssue({ code: "custom", path: [path], message: "the last level must reach maxBase" });
+  }
+}
 
 export const pairSchema = z
   .object({
@@ -64,22 +98,21 @@ export const pairSchema = z
     levels: z.array(levelSchema).min(1),
     /** Name of a price source in `priceSources`; defaults to "static". */
     priceSource: z.string().default("static"),
+    /** Levels for the maker's bid (taker sells base); default `levels`. */
+    bidLevels: z.array(levelSchema).min(1).optional(),
+    /** Levels for the maker's ask (taker buys base); default `levels`. */
+    askLevels: z.array(levelSchema).min(1).optional(),
+    /** Largest quote notional in USD (valued through the quote token's USD price). Unset: no cap. */
+    maxNotionalUsd: decimalString.optional(),
+    skew: skewSchema.optional(),
   })
   .superRefine((p, ctx) => {
     if (BigInt(p.minBase) > BigInt(p.maxBase)) {
       ctx.addIssue({ code: "custom", path: ["minBase"], message: "must not exceed maxBase" });
     }
-    let prev = 0n;
-    p.levels.forEach((l, i) => {
-      const up = BigInt(l.upToBase);
-      if (up <= prev) {
-        ctx.addIssue({ code: "custom", path: ["levels", i, "upToBase"], message: "levels must ascend" });
-      }
-      prev = up;
-    });
-    if (prev < BigInt(p.maxBase)) {
-      ctx.addIssue({ code: "custom", path: ["levels"], message: "the last level must reach maxBase" });
-    }
+    checkLevels(p.levels, "levels", p.maxBase, ctx);
+    if (p.bidLevels) checkLevels(p.bidLevels, "bidLevels", p.maxBase, ctx);
+    if (p.askLevels) checkLevels(p.askLevels, "askLevels", p.maxBase, ctx);
   });
 export type PairConfig = z.infer<typeof pairSchema>;
 
@@ -89,7 +122,75 @@ export const staticPriceSourceSchema = z.object({
   prices: z.record(z.string(), decimalString),
 });
 
-export const priceSourceSchema = z.discriminatedUnion("kind", [staticPriceSourceSchema]);
+/**
+ * Prices the maker's own pricing engine writes to Redis (see pricing/redis.ts for the payload): every
+ * instance holds them in memory, updated by pub/sub and re-read every `pollMs` in case a message was
+ * lost. Staleness is measured from the writer's timestamp.
+ */
+export const redisPriceSourceSchema = z.object({
+  kind: z.literal("redis"),
+  keyPrefix: z.string().min(1).default("rfq:price:"),
+  channel: z.string().min(1).default("rfq:prices"),
+  maxAgeMs: z.number().int().min(100).default(5_000),
+  pollMs: z.number().int().min(50).max(1_000).default(500),
+});
+
+/** A Pyth price feed id: 32 bytes hex, with or without 0x. */
+export const pythFeedId = z
+  .string()
+  .regex(/^(0x)?[0-9a-fA-F]{64}$/, "must be a 32-byte hex Pyth feed id")
+  .transform((s) => s.replace(/^0x/, "").toLowerCase());
+
+/**
+ * Pyth prices from a Hermes server's SSE stream (/v2/updates/price/stream). Each pair is one feed
+ * (`base`, e.g. SOL/USD for SOL/USDC) or the ratio of two (`base` / `quote`, e.g. JUP/USD / SOL/USD).
+ */
+export const pythPriceSourceSchema = z.object({
+  kind: z.literal("pyth"),
+  /** Hermes base URL (any path prefix, such as a provider's token, is kept). */
+  url: z.url({ protocol: /^https?$/ }).default("https://hermes.pyth.network"),
+  maxAgeMs: z.number().int().min(500).default(10_000),
+  /** Refuse a price whose confidence interval is wider than this (bps of the price). */
+  maxConfBps: z.number().int().min(1).max(10_000).optional(),
+  /** Reconnect when the stream has been silent this long. */
+  idleReconnectMs: z.number().int().min(1_000).default(15_000),
+  feeds: z.record(z.string(), z.object({ base: pythFeedId, quote: pythFeedId.optional() })),
+});
+
+export const priceSourceSchema = z.discriminatedUnion("kind", [
+  staticPriceSourceSchema,
+  redisPriceSourceSchema,
+  pythPriceSourceSchema,
+]);
+export type PriceSourceConfig = z.infer<typeof priceSourceSchema>;
+
+/** Maker inventory: balances read from the chain, reservations shared through Redis when configured. */
+export const inventorySchema = z.object({
+  /** How often balances are re-read from the chain. */
+  refreshMs: z.number().int().min(1_000).default(15_000),
+  /** How often each instance re-reads the shared reservation totals (Redis) into memory. */
+  syncMs: z.number().int().min(50).max(1_000).default(250),
+  /** Native SOL the maker keeps for fees and rent; below it no quote is given. */
+  minSolLamports: u64String.default("10000000"),
+  /** Balances older than this (refresh failing) stop quoting. */
+  maxBalanceAgeMs: z.number().int().min(5_000).default(120_000),
+  /**
+   * A committed fill keeps its units reserved until a balance read that started this long after the
+   * confirmation, so a read racing the confirmation cannot make the units count twice.
+   */
+  settleMarginMs: z.number().int().min(0).default(2_000),
+  /** Key prefix for the shared reservation keys (which also carry the maker as a hash tag). */
+  redisPrefix: z.string().min(1).default("rfq:inv:"),
+});
+
+/** The global pause (kill switch) and per-pair switches, shared through Redis when configured. */
+export const controlsSchema = z.object({
+  /** Every instance re-reads the switches this often (pub/sub makes it faster). */
+  pollMs: z.number().int().min(50).max(1_000).default(500),
+  /** With Redis unreadable this long, an instance cannot know it is paused: it stops quoting. */
+  failClosedAfterMs: z.number().int().min(500).default(3_000),
+  redisPrefix: z.string().min(1).default("rfq:ctl:"),
+});
 
 export const limitsSchema = z.object({
   /** Largest accepted request body, bytes. A fill transaction is at most 1232 bytes (base64 ~1.7 KB). */
@@ -108,19 +209,53 @@ export const limitsSchema = z.object({
   memoryStoreMaxQuotes: z.number().int().min(100).default(200_000),
 });
 
-export const fileConfigSchema = z.object({
-  /** Path prefix the operator calls, e.g. "/jupiter/rfq". Empty string for none. */
-  basePath: z
-    .string()
-    .regex(/^(\/[A-Za-z0-9._~-]+)*$/, "must be empty or like /jupiter/rfq (no trailing slash)")
-    .default(""),
-  tokens: z.array(tokenSchema).min(1),
-  pairs: z.array(pairSchema).min(1),
-  priceSources: z.record(z.string(), priceSourceSchema),
-  limits: limitsSchema.default(limitsSchema.parse({})),
-  /** Operator fee (bps) charged in manual mode. Informational: fees are never priced in. */
-  manualModeFeeBps: z.number().int().min(0).max(10_000).default(2),
-});
+export const fileConfigSchema = z
+  .object({
+    /** Path prefix the operator calls, e.g. "/jupiter/rfq". Empty string for none. */
+    basePath: z
+      .string()
+      .regex(/^(\/[A-Za-z0-9._~-]+)*$/, "must be empty or like /jupiter/rfq (no trailing slash)")
+      .default(""),
+    tokens: z.array(tokenSchema).min(1),
+    pairs: z.array(pairSchema).min(1),
+    priceSources: z.record(z.string(), priceSourceSchema),
+    limits: limitsSchema.default(limitsSchema.parse({})),
+    /** Operator fee (bps) charged in manual mode. Informational: fees are never priced in. */
+    manualModeFeeBps: z.number().int().min(0).max(10_000).default(2),
+    inventory: inventorySchema.default(inventorySchema.parse({})),
+    controls: controlsSchema.default(controlsSchema.parse({})),
+  })
+  .superRefine((f, ctx) => {
+    // Cross-field rules of the pricing and inventory features; config/load.ts checks the rest.
+    const bySymbol = new Map(f.tokens.map((t) => [t.symbol, t]));
+    f.pairs.forEach((p, i) => {
+      const key = `${p.base}/${p.quote}`;
+      const source = f.priceSources[p.priceSource];
+      if (source?.kind === "pyth" && !source.feeds[key]) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["priceSources", p.priceSource, "feeds"],
+          message: `no feed for ${key}`,
+        });
+      }
+      if (p.skew && bySymbol.get(p.base) && bySymbol.get(p.base)!.targetInventory === undefined) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["pairs", i, "skew"],
+          message: `needs tokens[${p.base}].targetInventory (skew measures from the target)`,
+        });
+      }
+    });
+    f.tokens.forEach((t, i) => {
+      if (t.maxExposureUsd !== undefined && t.targetInventory === undefined) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["tokens", i, "maxExposureUsd"],
+          message: "needs targetInventory (exposure is measured from the target)",
+        });
+      }
+    });
+  });
 export type FileConfig = z.infer<typeof fileConfigSchema>;
 
 const boolFlag = z
@@ -147,5 +282,9 @@ export const envSchema = z.object({
   /** Folder for generated state in the embedded default (maker key). */
   DATA_DIR: z.string().min(1).default("data"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** Key for the admin API (pause, per-pair switches), sent as X-ADMIN-API-KEY. Unset: admin API off. */
+  ADMIN_API_KEY: optionalNonEmpty.pipe(z.string().min(16, "must be at least 16 characters").optional()),
+  /** The public base URL the operator is given at registration (npm run registration prints it). */
+  PUBLIC_BASE_URL: optionalNonEmpty.pipe(z.url({ protocol: /^https?$/ }).optional()),
 });
 export type EnvConfig = z.infer<typeof envSchema>;

@@ -1,8 +1,10 @@
 /**
  * Inventory port: what the maker can promise and has promised.
  *
- * `canCover` is synchronous and in-memory: it runs on the quote path. Reservations are atomic across
- * every instance (Redis Lua in production) and keyed by quoteId so a retry never reserves twice.
+ * `canCover`, `check` and `position` are synchronous and in-memory: they run on the quote path.
+ * Reservations are atomic across every instance (a Redis Lua script in production) and keyed by
+ * quoteId so a retry never reserves twice. Adapters: memory.ts (embedded default) and redis.ts
+ * (production); both pass test/inventory/contract.ts.
  */
 
 export type ReserveResult =
@@ -16,17 +18,84 @@ export interface Reservation {
   amount: bigint;
   /** When an unsettled reservation lapses on its own (ms epoch), so a crash never strands inventory. */
   expiresAtMs: number;
+  /**
+   * The mint the maker receives and how much. Optional, but when given the inflow counts toward that
+   * token's exposure limit while the fill is pending.
+   */
+  inputMint?: string;
+  inputAmount?: bigint;
+}
+
+/** Why the inventory declines a trade at quote time. */
+export type InventoryDecline =
+  | "INVENTORY_INSUFFICIENT"
+  | "EXPOSURE_LIMIT_EXCEEDED"
+  /** Balances could not be read from the chain for longer than `inventory.maxBalanceAgeMs`. */
+  | "INVENTORY_STALE"
+  /** The maker's native SOL is below `inventory.minSolLamports`: it could not pay the fill's fees. */
+  | "SOL_FOR_FEES_LOW";
+
+export type CheckResult = { ok: true } | { ok: false; reason: InventoryDecline; detail: string };
+
+/** A trade as the quote path sees it: what leaves the maker's wallet and what arrives. */
+export interface TradeCheck {
+  outMint: string;
+  outAmount: bigint;
+  inMint?: string;
+  inAmount?: bigint;
+}
+
+/** One configured token as the maker holds it. */
+export interface Holding {
+  mint: string;
+  symbol: string;
+  /** The maker's associated token account for the mint (under the mint's token program). */
+  ata: string;
+  ataExists: boolean;
+  /** Latest known balance (shared across instances), smallest units. */
+  balance: bigint;
+  /** Promised to claimed swaps and not yet settled. */
+  reserved: bigint;
+  /** Expected from claimed swaps and not yet settled. */
+  incoming: bigint;
+  /**
+   * Why the token cannot be traded at all: mint missing, wrong token program, decimals differ from
+   * the configuration, or a Token-2022 transfer fee (the order engine refuses those).
+   */
+  problem?: string;
+}
+
+export interface InventorySnapshot {
+  maker: string;
+  /** Native SOL of the maker (fees and rent); undefined before the first successful read. */
+  lamports: bigint | undefined;
+  /** When the balances in use were read (start of the read, ms epoch); undefined before any. */
+  balancesAtMs: number | undefined;
+  /** When this instance last read the chain successfully (holdings, ATAs, mints). */
+  chainReadAtMs: number | undefined;
+  holdings: Holding[];
 }
 
 export interface Inventory {
   /** Can the maker promise `amount` of `mint` now: available minus reserved minus the safety buffer. */
   canCover(mint: string, amount: bigint): boolean;
+  /** The full quote-time check: freshness, SOL for fees, cover, and exposure limits on both legs. */
+  check(trade: TradeCheck): CheckResult;
+  /** Expected holding: balance - reserved + incoming (for inventory skew); undefined if unknown. */
+  position(mint: string): bigint | undefined;
+  snapshot(): InventorySnapshot;
+  /** Called after a chain read or a shared-state sync that changed something; returns unsubscribe. */
+  onChange(listener: () => void): () => void;
   /** Takes a reservation for a claimed swap. Idempotent per quoteId. */
   reserve(reservation: Reservation): Promise<ReserveResult>;
   /** The fill failed or expired: the units are available again. */
   release(quoteId: string): Promise<void>;
   /** The fill landed: the units left the wallet (balances refresh from the chain). */
   commit(quoteId: string): Promise<void>;
+  /** Open reservations (after a restart: swaps whose outcome is still to be tracked). */
+  reservations(): Promise<Reservation[]>;
+  /** Re-reads balances from the chain now. */
+  refresh(): Promise<void>;
   start(): Promise<void>;
   close(): Promise<void>;
 }

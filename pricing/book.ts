@@ -3,14 +3,22 @@
  *
  * Everything here is in-memory and synchronous: the quote path never waits on the network. Every
  * amount is a bigint in smallest units and every rounding goes the maker's way: the taker receives
- * floor(...), pays ceil(...).
+ * floor(...), pays ceil(...). Per quote the work is constant: a few map lookups, a scan of the pair's
+ * few levels, and bigint arithmetic.
+ *
+ * Order of decisions: global pause, pair known and enabled (runtime override first), fresh price,
+ * level (per side, configured spread or the source's ladder) with inventory skew, size bounds,
+ * notional cap, then inventory (cover, SOL for fees, exposure).
  */
 import type { Config } from "../config/load.ts";
 import type { PairConfig, TokenConfig } from "../config/schema.ts";
+import type { Inventory, InventoryDecline } from "../inventory/interface.ts";
 import { U64_MAX } from "../src/contract/common.ts";
 import type { QuoteType } from "../src/contract/quote.ts";
-import { mulDivCeil, mulDivFloor } from "./decimal.ts";
-import type { PriceSource } from "./interface.ts";
+import type { Controls } from "./controls.ts";
+import { mulDivCeil, mulDivFloor, parseDecimal, type Ratio } from "./decimal.ts";
+import type { PricePoint, PriceSource } from "./interface.ts";
+import type { UsdValuer } from "./usd.ts";
 
 export type NoQuoteReason =
   | "PAIR_NOT_SUPPORTED"
@@ -20,7 +28,12 @@ export type NoQuoteReason =
   | "SIZE_BELOW_MIN"
   | "SIZE_ABOVE_MAX"
   | "AMOUNT_TOO_SMALL"
-  | "AMOUNT_TOO_LARGE";
+  | "AMOUNT_TOO_LARGE"
+  /** The global kill switch is on (or, with shared controls, cannot be read). */
+  | "PAUSED"
+  /** The quote's notional exceeds the pair's `maxNotionalUsd`. */
+  | "NOTIONAL_EXCEEDED"
+  | InventoryDecline;
 
 export interface PricedQuote {
   ok: true;
@@ -31,24 +44,18 @@ export interface PricedQuote {
   takerSide: "buy" | "sell";
   /** Trade size in base smallest units, as checked against the pair's bounds. */
   baseAmount: bigint;
+  /** Distance of the level's price from mid before skew, bps (the configured spread, or the ladder's). */
   spreadBps: number;
+  /** Inventory skew applied, bps; positive when the maker is long base and both sides moved down. */
+  skewBps: number;
+  /** True when priced from the source's ladder rather than mid +/- configured spread. */
+  fromLadder: boolean;
 }
 
 export interface NoQuote {
   ok: false;
   reason: NoQuoteReason;
   detail: string;
-}
-
-interface BookPair {
-  config: PairConfig;
-  key: string;
-  base: TokenConfig;
-  quote: TokenConfig;
-  source: PriceSource;
-  levels: { upToBase: bigint; spreadBps: number }[];
-  minBase: bigint;
-  maxBase: bigint;
 }
 
 export interface QuoteAsk {
@@ -58,32 +65,95 @@ export interface QuoteAsk {
   quoteType: QuoteType;
 }
 
+/** What the book consults besides prices; each is optional so pure pricing tests need none. */
+export interface BookDeps {
+  now?: () => number;
+  /** Cover, exposure and skew. Without it the book prices without inventory. */
+  inventory?: Pick<Inventory, "check" | "position">;
+  /** Global pause and per-pair runtime switches. */
+  controls?: Pick<Controls, "isPaused" | "pairOverride">;
+  /** Needed when a pair has `maxNotionalUsd` and its quote token is not a stablecoin. */
+  usd?: UsdValuer;
+}
+
+interface Level {
+  upToBase: bigint;
+  spreadBps: bigint;
+}
+
+interface BookPair {
+  config: PairConfig;
+  key: string;
+  base: TokenConfig;
+  quote: TokenConfig;
+  source: PriceSource;
+  /** The maker's bid (taker sells base) and ask (taker buys base) levels. */
+  bid: Level[];
+  ask: Level[];
+  minBase: bigint;
+  maxBase: bigint;
+  /** 10^decimals of each side, to turn a human price into smallest units. */
+  qScale: bigint;
+  bScale: bigint;
+  maxNotionalUsd?: Ratio;
+  skew?: { maxBps: bigint; fullAtBase: bigint; target: bigint };
+}
+
+interface Amounts {
+  amountIn: bigint;
+  amountOut: bigint;
+  baseAmount: bigint;
+}
+
 const BPS = 10_000n;
 
 export class QuotingBook {
   /** Keyed "mintIn>mintOut" for both directions of every pair. */
   private readonly byMints = new Map<string, BookPair>();
+  private readonly now: () => number;
+  private readonly deps: BookDeps;
 
+  /** The third argument may be a clock alone (older call sites) or the full dependencies. */
   constructor(
     config: Config,
     sources: ReadonlyMap<string, PriceSource>,
-    private readonly now: () => number = Date.now,
+    deps: BookDeps | (() => number) = {},
   ) {
+    this.deps = typeof deps === "function" ? { now: deps } : deps;
+    this.now = this.deps.now ?? Date.now;
     for (const p of config.file.pairs) {
       const base = config.tokensBySymbol.get(p.base)!;
       const quote = config.tokensBySymbol.get(p.quote)!;
       const source = sources.get(p.priceSource);
       if (!source) throw new Error(`pair ${p.base}/${p.quote}: price source ${p.priceSource} not started`);
+      const levels = (ls: PairConfig["levels"]) =>
+        ls.map((l) => ({ upToBase: BigInt(l.upToBase), spreadBps: BigInt(l.spreadBps) }));
       const pair: BookPair = {
         config: p,
         key: `${p.base}/${p.quote}`,
         base,
         quote,
         source,
-        levels: p.levels.map((l) => ({ upToBase: BigInt(l.upToBase), spreadBps: l.spreadBps })),
+        bid: levels(p.bidLevels ?? p.levels),
+        ask: levels(p.askLevels ?? p.levels),
         minBase: BigInt(p.minBase),
         maxBase: BigInt(p.maxBase),
+        qScale: 10n ** BigInt(quote.decimals),
+        bScale: 10n ** BigInt(base.decimals),
       };
+      if (p.maxNotionalUsd !== undefined) {
+        pair.maxNotionalUsd = parseDecimal(p.maxNotionalUsd);
+        if (!quote.stable && !this.deps.usd?.hasRoute(quote.mint)) {
+          throw new Error(`pairs.${pair.key}.maxNotionalUsd: no USD price for ${quote.symbol}`);
+        }
+      }
+      if (p.skew && base.targetInventory !== undefined) {
+        pair.skew = {
+          maxBps: BigInt(p.skew.maxBps),
+          fullAtBase: BigInt(p.skew.fullAtBase),
+          target: BigInt(base.targetInventory),
+        };
+      }
       this.byMints.set(`${base.mint}>${quote.mint}`, pair);
       this.byMints.set(`${quote.mint}>${base.mint}`, pair);
     }
@@ -91,63 +161,31 @@ export class QuotingBook {
 
   /** True when some enabled pair trades these two mints (in either direction). */
   supports(tokenIn: string, tokenOut: string): boolean {
-    return this.byMints.get(`${tokenIn}>${tokenOut}`)?.config.enabled === true;
+    const pair = this.byMints.get(`${tokenIn}>${tokenOut}`);
+    return pair !== undefined && this.enabled(pair);
   }
 
-  /** Prices one request. Pure apart from reading the in-memory price and the clock. */
+  private enabled(pair: BookPair): boolean {
+    return this.deps.controls?.pairOverride(pair.key) ?? pair.config.enabled;
+  }
+
+  /** Prices one request. Pure apart from reading in-memory prices, inventory, switches and the clock. */
   price(ask: QuoteAsk): PricedQuote | NoQuote {
+    if (this.deps.controls?.isPaused()) return no("PAUSED", "quoting is paused");
     const pair = this.byMints.get(`${ask.tokenIn}>${ask.tokenOut}`);
     if (!pair) return no("PAIR_NOT_SUPPORTED", `no pair trades ${ask.tokenIn} for ${ask.tokenOut}`);
-    if (!pair.config.enabled) return no("PAIR_DISABLED", `${pair.key} is disabled`);
+    if (!this.enabled(pair)) return no("PAIR_DISABLED", `${pair.key} is disabled`);
     const point = pair.source.price(pair.key);
     if (!point) return no("PRICE_UNAVAILABLE", `no price for ${pair.key}`);
     const age = this.now() - point.updatedAtMs;
     if (age > pair.source.maxAgeMs) return no("PRICE_STALE", `${pair.key} price is ${age} ms old`);
-
-    // rate = quote smallest units per base smallest unit = mid * 10^dq / 10^db, kept as num/den.
-    const num = point.mid.num * 10n ** BigInt(pair.quote.decimals);
-    const den = point.mid.den * 10n ** BigInt(pair.base.decimals);
-    if (num === 0n) return no("PRICE_UNAVAILABLE", `${pair.key} price is zero`);
+    if (point.mid.num === 0n) return no("PRICE_UNAVAILABLE", `${pair.key} price is zero`);
 
     const takerSide = ask.tokenOut === pair.base.mint ? "buy" : "sell";
-    // Pick the level from the size at mid; the spread changes the size by far less than a level step.
-    const baseAtMid =
-      (takerSide === "sell") === (ask.quoteType === "exactIn")
-        ? ask.amount // the amount is already in base units
-        : mulDivFloor(ask.amount, den, num);
-    const level = pair.levels.find((l) => baseAtMid <= l.upToBase);
-    if (!level) return no("SIZE_ABOVE_MAX", `${pair.key} size ${baseAtMid} above ${pair.maxBase}`);
-    const s = BigInt(level.spreadBps);
-
-    let amountIn: bigint;
-    let amountOut: bigint;
-    let baseAmount: bigint;
-    if (takerSide === "sell") {
-      // The maker buys base at bid = mid * (1 - s).
-      const bidNum = num * (BPS - s);
-      const bidDen = den * BPS;
-      if (ask.quoteType === "exactIn") {
-        amountIn = ask.amount;
-        amountOut = mulDivFloor(amountIn, bidNum, bidDen);
-      } else {
-        amountOut = ask.amount;
-        if (bidNum === 0n) return no("PRICE_UNAVAILABLE", `${pair.key} bid is zero`);
-        amountIn = mulDivCeil(amountOut, bidDen, bidNum);
-      }
-      baseAmount = amountIn;
-    } else {
-      // The maker sells base at ask = mid * (1 + s).
-      const askNum = num * (BPS + s);
-      const askDen = den * BPS;
-      if (ask.quoteType === "exactIn") {
-        amountIn = ask.amount;
-        amountOut = mulDivFloor(amountIn, askDen, askNum);
-      } else {
-        amountOut = ask.amount;
-        amountIn = mulDivCeil(amountOut, askNum, askDen);
-      }
-      baseAmount = amountOut;
-    }
+    const skew = this.skewBps(pair);
+    const picked = this.pick(pair, point, takerSide, skew, ask);
+    if ("reason" in picked) return picked;
+    const { amountIn, amountOut, baseAmount } = picked;
 
     if (amountIn <= 0n || amountOut <= 0n) {
       return no("AMOUNT_TOO_SMALL", `${pair.key}: ${ask.amount} rounds to nothing`);
@@ -161,6 +199,19 @@ export class QuotingBook {
     if (baseAmount > pair.maxBase) {
       return no("SIZE_ABOVE_MAX", `${pair.key} size ${baseAmount} above ${pair.maxBase}`);
     }
+    if (pair.maxNotionalUsd) {
+      const notional = this.notionalCheck(pair, takerSide === "buy" ? amountIn : amountOut);
+      if (notional) return notional;
+    }
+    if (this.deps.inventory) {
+      const inv = this.deps.inventory.check({
+        outMint: ask.tokenOut,
+        outAmount: amountOut,
+        inMint: ask.tokenIn,
+        inAmount: amountIn,
+      });
+      if (!inv.ok) return no(inv.reason, inv.detail);
+    }
     return {
       ok: true,
       amountIn,
@@ -168,9 +219,99 @@ export class QuotingBook {
       pairKey: pair.key,
       takerSide,
       baseAmount,
-      spreadBps: level.spreadBps,
+      spreadBps: picked.spreadBps,
+      skewBps: Number(skew),
+      fromLadder: point.ladder !== undefined,
     };
   }
+
+  /** Signed skew in bps from the base token's position against its target; 0 when unknown. */
+  private skewBps(pair: BookPair): bigint {
+    if (!pair.skew || !this.deps.inventory) return 0n;
+    const pos = this.deps.inventory.position(pair.base.mint);
+    if (pos === undefined) return 0n;
+    const { maxBps, fullAtBase, target } = pair.skew;
+    const k = ((pos - target) * maxBps) / fullAtBase; // truncates toward zero
+    // Math.min/max do not take bigints.
+    if (k > maxBps) return maxBps;
+    if (k < -maxBps) return -maxBps;
+    return k;
+  }
+
+  /**
+   * Walks the side's levels, cheapest first, and takes the first whose size bound holds at its own
+   * price. Prices are kept as exact ratios of quote smallest units per base smallest unit.
+   */
+  private pick(
+    pair: BookPair,
+    point: PricePoint,
+    side: "buy" | "sell",
+    skew: bigint,
+    ask: QuoteAsk,
+  ): (Amounts & { spreadBps: number }) | NoQuote {
+    const { mid } = point;
+    const ladder = point.ladder ? (side === "sell" ? point.ladder.bids : point.ladder.asks) : undefined;
+    const count = ladder ? ladder.length : (side === "sell" ? pair.bid : pair.ask).length;
+    for (let i = 0; i < count; i++) {
+      let pNum: bigint;
+      let pDen: bigint;
+      let upToBase: bigint;
+      let spreadBps: number;
+      if (ladder) {
+        const l = ladder[i]!;
+        pNum = l.price.num * pair.qScale * (BPS - skew);
+        pDen = l.price.den * pair.bScale * BPS;
+        upToBase = l.upToBase;
+        // How far the rung sits from mid, for logs and metrics only.
+        const a = mid.num * l.price.den;
+        const b = l.price.num * mid.den;
+        spreadBps = Number(((a > b ? a - b : b - a) * BPS) / a);
+      } else {
+        const l = (side === "sell" ? pair.bid : pair.ask)[i]!;
+        const factor = side === "sell" ? BPS - l.spreadBps - skew : BPS + l.spreadBps - skew;
+        pNum = mid.num * pair.qScale * factor;
+        pDen = mid.den * pair.bScale * BPS;
+        upToBase = l.upToBase;
+        spreadBps = Number(l.spreadBps);
+      }
+      if (pNum <= 0n)
+        return no("PRICE_UNAVAILABLE", `${pair.key}: price after spread and skew is not positive`);
+      const a = amounts(side, ask.quoteType, ask.amount, pNum, pDen);
+      if (a.baseAmount <= upToBase) return { ...a, spreadBps };
+    }
+    return no("SIZE_ABOVE_MAX", `${pair.key}: ${ask.amount} is beyond the last level`);
+  }
+
+  private notionalCheck(pair: BookPair, quoteAmount: bigint): NoQuote | undefined {
+    const cap = pair.maxNotionalUsd!;
+    let usd: Ratio | undefined;
+    if (pair.quote.stable) usd = { num: quoteAmount, den: pair.qScale };
+    else usd = this.deps.usd?.value(pair.quote.mint, quoteAmount);
+    if (!usd) return no("PRICE_UNAVAILABLE", `${pair.key}: no fresh USD price for the notional cap`);
+    if (usd.num * cap.den > cap.num * usd.den) {
+      return no("NOTIONAL_EXCEEDED", `${pair.key}: notional above ${pair.config.maxNotionalUsd} USD`);
+    }
+    return undefined;
+  }
+}
+
+/**
+ * Exact amounts at price p = pNum/pDen (quote smallest units per base smallest unit). The taker sells
+ * base to the maker ("sell") or buys it ("buy"); what the taker receives is floored, what it pays is
+ * ceiled.
+ */
+function amounts(side: "buy" | "sell", type: QuoteType, amount: bigint, pNum: bigint, pDen: bigint): Amounts {
+  if (side === "sell") {
+    if (type === "exactIn")
+      return { amountIn: amount, amountOut: mulDivFloor(amount, pNum, pDen), baseAmount: amount };
+    const amountIn = mulDivCeil(amount, pDen, pNum);
+    return { amountIn, amountOut: amount, baseAmount: amountIn };
+  }
+  if (type === "exactIn") {
+    const amountOut = mulDivFloor(amount, pDen, pNum);
+    return { amountIn: amount, amountOut, baseAmount: amountOut };
+  }
+  return { amountIn: mulDivCeil(amount, pNum, pDen), amountOut: amount, baseAmount: amount };
 }
 
 function no(reason: NoQuoteReason, detail: string): NoQuote {

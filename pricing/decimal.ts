@@ -26,3 +26,17 @@ export function mulDivCeil(a: bigint, num: bigint, den: bigint): bigint {
   const p = a * num;
   return (p + den - 1n) / den;
 }
+
+/** Formats an exact ratio as a decimal string with `places` digits, rounded down (for logs and tables). */
+export function formatRatio(r: Ratio, places = 6): string {
+  const scaled = (r.num * 10n ** BigInt(places)) / r.den;
+  const s = scaled.toString().padStart(places + 1, "0");
+  return places === 0 ? s : `${s.slice(0, -places)}.${s.slice(-places)}`;
+}
+
+/** a < b, a = b, a > b as -1, 0, 1, for non-negative ratios. */
+export function compareRatio(a: Ratio, b: Ratio): -1 | 0 | 1 {
+  const l = a.num * b.den;
+  const r = b.num * a.den;
+  return l < r ? -1 : l > r ? 1 : 0;
+}

@@ -1,0 +1,247 @@
+/**
+ * The operator-facing switches every instance obeys: a global pause (kill switch) and per-pair
+ * enable overrides. Read synchronously on the quote path; MemoryControls for one process,
+ * RedisControls for many (pub/sub for speed, a poll every `pollMs` as the guarantee).
+ *
+ * Redis layout (prefix default "rfq:ctl:"):
+ *   <prefix>paused   absent or "0": quoting; any other value pauses every instance. The admin API
+ *                    writes {"reason","atMs"} JSON, but `SET rfq:ctl:paused 1` works just as well.
+ *   <prefix>pairs    hash "BASE/QUOTE" -> "1" | "0": overrides the pair's configured `enabled`.
+ *   <prefix>changed  pub/sub channel: any message makes every instance re-read the two keys now.
+ */
+import type { Redis } from "ioredis";
+import type { Logger } from "../src/observability/logger.ts";
+
+export interface ControlState {
+  paused: boolean;
+  pauseReason?: string;
+  pausedAtMs?: number;
+  /** Runtime overrides of the pairs' configured `enabled`, by "BASE/QUOTE". */
+  pairs: Record<string, boolean>;
+  /** False when the shared switches could not be read lately; the instance then refuses to quote. */
+  known: boolean;
+}
+
+export interface Controls {
+  /** No quote may be given: paused, or (shared controls) the switches are unknown. Synchronous. */
+  isPaused(): boolean;
+  /** The runtime override for a pair, or undefined to use its configured `enabled`. Synchronous. */
+  pairOverride(pairKey: string): boolean | undefined;
+  state(): ControlState;
+  pause(reason: string): Promise<void>;
+  resume(): Promise<void>;
+  /** Enables or disables a pair at runtime; null removes the override. */
+  setPair(pairKey: string, enabled: boolean | null): Promise<void>;
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** One process: the embedded default. */
+export class MemoryControls implements Controls {
+  private paused = false;
+  private reason: string | undefined;
+  private atMs: number | undefined;
+  private readonly pairs = new Map<string, boolean>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  isPaused(): boolean {
+    return this.paused;
+  }
+  pairOverride(pairKey: string): boolean | undefined {
+    return this.pairs.get(pairKey);
+  }
+  state(): ControlState {
+    return {
+      paused: this.paused,
+      ...(this.reason !== undefined ? { pauseReason: this.reason } : {}),
+      ...(this.atMs !== undefined ? { pausedAtMs: this.atMs } : {}),
+      pairs: Object.fromEntries(this.pairs),
+      known: true,
+    };
+  }
+  async pause(reason: string): Promise<void> {
+    this.paused = true;
+    this.reason = reason;
+    this.atMs = this.now();
+  }
+  async resume(): Promise<void> {
+    this.paused = false;
+    this.reason = undefined;
+    this.atMs = undefined;
+  }
+  async setPair(pairKey: string, enabled: boolean | null): Promise<void> {
+    if (enabled === null) this.pairs.delete(pairKey);
+    else this.pairs.set(pairKey, enabled);
+  }
+  async start(): Promise<void> {}
+  async close(): Promise<void> {}
+}
+
+export interface RedisControlsOptions {
+  prefix?: string;
+  pollMs?: number;
+  failClosedAfterMs?: number;
+  log?: Logger;
+  now?: () => number;
+}
+
+/** Shared by every instance through Redis. */
+export class RedisControls implements Controls {
+  private readonly prefix: string;
+  private readonly pollMs: number;
+  private readonly failClosedAfterMs: number;
+  private readonly now: () => number;
+  private paused = false;
+  private reason: string | undefined;
+  private atMs: number | undefined;
+  private pairs = new Map<string, boolean>();
+  /** Last successful read; -Infinity until the first, so an instance that never read stays closed. */
+  private lastReadMs = Number.NEGATIVE_INFINITY;
+  private subscriber: Redis | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private reading: Promise<void> | undefined;
+  private readAgain = false;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly opts: RedisControlsOptions = {},
+  ) {
+    this.prefix = opts.prefix ?? "rfq:ctl:";
+    this.pollMs = opts.pollMs ?? 500;
+    this.failClosedAfterMs = opts.failClosedAfterMs ?? 3_000;
+    this.now = opts.now ?? Date.now;
+  }
+
+  private get pausedKey() {
+    return `${this.prefix}paused`;
+  }
+  private get pairsKey() {
+    return `${this.prefix}pairs`;
+  }
+  private get channel() {
+    return `${this.prefix}changed`;
+  }
+
+  private known(): boolean {
+    return this.now() - this.lastReadMs <= this.failClosedAfterMs;
+  }
+
+  isPaused(): boolean {
+    return this.paused || !this.known();
+  }
+
+  pairOverride(pairKey: string): boolean | undefined {
+    return this.pairs.get(pairKey);
+  }
+
+  state(): ControlState {
+    return {
+      paused: this.paused,
+      ...(this.reason !== undefined ? { pauseReason: this.reason } : {}),
+      ...(this.atMs !== undefined ? { pausedAtMs: this.atMs } : {}),
+      pairs: Object.fromEntries(this.pairs),
+      known: this.known(),
+    };
+  }
+
+  async pause(reason: string): Promise<void> {
+    const atMs = this.now();
+    await this.redis
+      .multi()
+      .set(this.pausedKey, JSON.stringify({ reason, atMs }))
+      .publish(this.channel, "paused")
+      .exec();
+    this.apply(JSON.stringify({ reason, atMs }), undefined);
+  }
+
+  async resume(): Promise<void> {
+    await this.redis.multi().del(this.pausedKey).publish(this.channel, "resumed").exec();
+    this.apply(null, undefined);
+  }
+
+  async setPair(pairKey: string, enabled: boolean | null): Promise<void> {
+    const m = this.redis.multi();
+    if (enabled === null) m.hdel(this.pairsKey, pairKey);
+    else m.hset(this.pairsKey, pairKey, enabled ? "1" : "0");
+    await m.publish(this.channel, "pairs").exec();
+    await this.read();
+  }
+
+  async start(): Promise<void> {
+    this.subscriber = this.redis.duplicate();
+    this.subscriber.on("message", () => void this.read());
+    // A reconnected subscriber may have missed messages: read at once.
+    this.subscriber.on("ready", () => void this.read());
+    await this.subscriber.subscribe(this.channel);
+    await this.read();
+    this.timer = setInterval(() => void this.read(), this.pollMs);
+    this.timer.unref();
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    await this.reading;
+    if (this.subscriber) {
+      this.subscriber.disconnect();
+      this.subscriber = undefined;
+    }
+  }
+
+  /** Re-reads both keys; overlapping calls coalesce into at most one more read. */
+  read(): Promise<void> {
+    if (this.reading) {
+      this.readAgain = true;
+      return this.reading;
+    }
+    this.reading = (async () => {
+      do {
+        this.readAgain = false;
+        const started = this.now();
+        try {
+          const res = await this.redis.multi().get(this.pausedKey).hgetall(this.pairsKey).exec();
+          if (!res) throw new Error("transaction aborted");
+          const [pausedRes, pairsRes] = res;
+          if (pausedRes?.[0] || pairsRes?.[0]) throw pausedRes?.[0] ?? pairsRes?.[0];
+          this.apply(pausedRes?.[1] as string | null, pairsRes?.[1] as Record<string, string>);
+          this.lastReadMs = started;
+        } catch (err) {
+          this.opts.log?.warn({ err }, "controls: cannot read the shared switches");
+        }
+      } while (this.readAgain);
+    })().finally(() => {
+      this.reading = undefined;
+    });
+    return this.reading;
+  }
+
+  private apply(pausedValue: string | null, pairs: Record<string, string> | undefined): void {
+    const wasPaused = this.paused;
+    if (pausedValue === null || pausedValue === "" || pausedValue === "0") {
+      this.paused = false;
+      this.reason = undefined;
+      this.atMs = undefined;
+    } else {
+      this.paused = true;
+      const parsed = parseJson(pausedValue);
+      this.reason = typeof parsed?.reason === "string" ? parsed.reason : "paused by Redis flag";
+      this.atMs = typeof parsed?.atMs === "number" ? parsed.atMs : undefined;
+    }
+    if (wasPaused !== this.paused) {
+      this.opts.log?.warn({ paused: this.paused, reason: this.reason }, "controls: global pause changed");
+    }
+    if (pairs) {
+      this.pairs = new Map(Object.entries(pairs).map(([k, v]) => [k, v === "1" || v === "true"]));
+    }
+  }
+}
+
+function parseJson(s: string): Record<string, unknown> | undefined {
+  try {
+    const v = JSON.parse(s);
+    return v && typeof v === "object" ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
