@@ -1,0 +1,69 @@
+/**
+ * Orders the simulator built and may still be executed, by requestId. The request id is a hash of the
+ * parameters, so a user re-quoting the same swap repeats it: several orders can share one id, and the
+ * execute call finds its own by the message bytes it signed.
+ */
+import type { BuiltOrder } from "./build-order.ts";
+import type { MakerQuote, QuoteIntent } from "./fanout.ts";
+
+export interface PendingOrder {
+  requestId: string;
+  quote: MakerQuote;
+  intent: QuoteIntent & { taker: string };
+  built: BuiltOrder;
+  permissioned: boolean;
+  createdAtMs: number;
+  /** Set once an execute call has taken the order (a second execute of the same order is refused). */
+  executing?: boolean;
+}
+
+/** How long after its expiry an order is still found (so a late execute hears "expired"). */
+const RETAIN_AFTER_EXPIRY_MS = 5 * 60_000;
+/** Orders kept per requestId; a user re-quotes every 5 s, so a few cover the 55 s lifetime. */
+const MAX_PER_REQUEST = 16;
+
+export class OrderBook {
+  readonly #byRequest = new Map<string, PendingOrder[]>();
+  readonly #now: () => number;
+  #lastSweepMs = 0;
+
+  constructor(now: () => number = Date.now) {
+    this.#now = now;
+  }
+
+  add(order: PendingOrder): void {
+    this.#sweep();
+    const list = this.#byRequest.get(order.requestId) ?? [];
+    list.push(order);
+    if (list.length > MAX_PER_REQUEST) list.shift();
+    this.#byRequest.set(order.requestId, list);
+  }
+
+  /** Orders for a request id, newest last. */
+  forRequest(requestId: string): readonly PendingOrder[] {
+    return this.#byRequest.get(requestId) ?? [];
+  }
+
+  /** The order whose unsigned message is exactly `messageBytes`. */
+  find(requestId: string, messageBytes: Uint8Array): PendingOrder | undefined {
+    const bytes = Buffer.from(messageBytes);
+    return this.forRequest(requestId).find((o) => bytes.equals(o.built.messageBytes));
+  }
+
+  get size(): number {
+    let n = 0;
+    for (const l of this.#byRequest.values()) n += l.length;
+    return n;
+  }
+
+  #sweep(): void {
+    const now = this.#now();
+    if (now - this.#lastSweepMs < 10_000) return;
+    this.#lastSweepMs = now;
+    for (const [id, list] of this.#byRequest) {
+      const kept = list.filter((o) => Number(o.built.expireAt) * 1000 + RETAIN_AFTER_EXPIRY_MS > now);
+      if (kept.length) this.#byRequest.set(id, kept);
+      else this.#byRequest.delete(id);
+    }
+  }
+}
