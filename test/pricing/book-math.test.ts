@@ -26,7 +26,7 @@ describe("QuotingBook: exact amounts, rounded in the maker's favour", () => {
     });
     expect(q.ok).toBe(true);
     if (!q.ok) return;
-    // out = floor(1e6 * 1e9 * 1e4 / (180.25e6 * 10005)) = floor(5,544,796.1...)
+    // out = floor(1e6 * 1e9 * 1e4 / (180.25e6 * 10005)) = floor(5,545,077.2...)
     const exact = (1_000_000n * 10n ** 9n * 100n * 10_000n) / (18025n * 10n ** 6n * 10_005n);
     expect(q.amountOut).toBe(exact);
     expect(q.amountIn).toBe(1_000_000n);

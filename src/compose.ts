@@ -1,0 +1,167 @@
+/**
+ * The composition root: builds every port from the configuration exactly once and hands them to the
+ * app. main.ts, the test harnesses and the benchmarks all compose through here, so what is tested is
+ * what runs. Any port may be passed in ready-made (tests share one Redis or one local chain between
+ * two "instances").
+ */
+import { join } from "node:path";
+import { Redis } from "ioredis";
+import type { Config } from "../config/load.ts";
+import type { Inventory } from "../inventory/interface.ts";
+import { MemoryInventory } from "../inventory/memory.ts";
+import { RedisInventory } from "../inventory/redis.ts";
+import { QuotingBook } from "../pricing/book.ts";
+import { type Controls, MemoryControls, RedisControls } from "../pricing/controls.ts";
+import type { PriceSource } from "../pricing/interface.ts";
+import { StaticPriceSource } from "../pricing/static.ts";
+import { AcceptanceSwapHandler, DisabledSwapHandler } from "./acceptance/swap.ts";
+import { createApp } from "./app.ts";
+import type { Chain } from "./chain/interface.ts";
+import { LocalChain } from "./chain/local.ts";
+import { type SeededToken, seedFromConfig } from "./chain/seed.ts";
+import { createLogger, type Logger } from "./observability/logger.ts";
+import { Metrics } from "./observability/metrics.ts";
+import { QuoteService } from "./quote/service.ts";
+import type { QuoteStore } from "./quote-store/interface.ts";
+import { MemoryQuoteStore } from "./quote-store/memory.ts";
+import { RedisQuoteStore } from "./quote-store/redis.ts";
+import type { ReadinessProbe } from "./routes/health.ts";
+import { KeypairSigner, loadOrCreateKeypair, readKeypairFile, type Signer } from "./signer/index.ts";
+import type { SwapHandler } from "./swap/handler.ts";
+import { ConfigTokenLists, type TokenLists } from "./tokens/lists.ts";
+
+export interface ComposeOptions {
+  log?: Logger;
+  metrics?: Metrics;
+  /** A shared Redis connection; otherwise one is opened from REDIS_URL when set. */
+  redis?: Redis;
+  /** Key prefix for everything this service keeps in Redis (tests isolate themselves with it). */
+  redisPrefix?: string;
+  chain?: Chain;
+  signer?: Signer;
+  now?: () => number;
+}
+
+export interface Service {
+  config: Config;
+  app: ReturnType<typeof createApp>;
+  log: Logger;
+  metrics: Metrics;
+  store: QuoteStore;
+  chain: Chain;
+  signer: Signer;
+  inventory: Inventory;
+  controls: Controls;
+  book: QuotingBook;
+  tokenLists: TokenLists;
+  priceSources: ReadonlyMap<string, PriceSource>;
+  redis?: Redis;
+  /** Set when this process created and seeded a local chain. */
+  seeded?: SeededToken[];
+  /** Whether the maker key was generated on this start (paper setup). */
+  keyCreated: boolean;
+  close(): Promise<void>;
+}
+
+function makeSigner(config: Config): { signer: Signer; created: boolean } {
+  if (config.env.MAKER_KEYPAIR) {
+    return { signer: new KeypairSigner(readKeypairFile(config.env.MAKER_KEYPAIR)), created: false };
+  }
+  const { keypair, created } = loadOrCreateKeypair(join(config.env.DATA_DIR, "maker-keypair.json"));
+  return { signer: new KeypairSigner(keypair), created };
+}
+
+function makePriceSources(config: Config): Map<string, PriceSource> {
+  const sources = new Map<string, PriceSource>();
+  for (const [name, source] of Object.entries(config.file.priceSources)) {
+    if (source.kind === "static") sources.set(name, new StaticPriceSource(name, source.prices));
+    else throw new Error(`priceSources.${name}: kind ${source.kind} is not wired yet`);
+  }
+  return sources;
+}
+
+/** Builds and starts every port, then the app. `close()` stops them in reverse order. */
+export async function composeService(config: Config, opts: ComposeOptions = {}): Promise<Service> {
+  const log = opts.log ?? createLogger(config.env.LOG_LEVEL);
+  const metrics = opts.metrics ?? new Metrics();
+  const now = opts.now ?? Date.now;
+  const closers: (() => Promise<unknown>)[] = [];
+  const prefix = opts.redisPrefix ?? "rfq:";
+
+  let redis = opts.redis;
+  if (!redis && config.env.REDIS_URL) {
+    redis = new Redis(config.env.REDIS_URL, { enableAutoPipelining: true, maxRetriesPerRequest: 2 });
+    const owned = redis;
+    closers.push(() => owned.quit());
+  }
+
+  const { signer, created: keyCreated } = opts.signer
+    ? { signer: opts.signer, created: false }
+    : makeSigner(config);
+
+  let chain = opts.chain;
+  let seeded: SeededToken[] | undefined;
+  if (!chain) {
+    if (config.env.RPC_URL) throw new Error("RPC_URL: the JSON-RPC chain adapter is not wired yet");
+    const local = LocalChain.create();
+    seeded = seedFromConfig(local, config.file, signer.publicKey);
+    chain = local;
+  }
+  closers.push(() => chain.close());
+
+  const store: QuoteStore = redis
+    ? new RedisQuoteStore(redis, `${prefix}quote:`, now)
+    : new MemoryQuoteStore(config.file.limits.memoryStoreMaxQuotes, now);
+  closers.push(() => store.close());
+
+  const priceSources = makePriceSources(config);
+  for (const s of priceSources.values()) {
+    await s.start();
+    closers.push(() => s.close());
+  }
+
+  const inventoryOpts = { config, chain, maker: signer.publicKey, log, now };
+  const inventory: Inventory = redis
+    ? new RedisInventory(redis, inventoryOpts)
+    : new MemoryInventory(inventoryOpts);
+  await inventory.start();
+  closers.push(() => inventory.close());
+
+  const controls: Controls = redis ? new RedisControls(redis, { log, now }) : new MemoryControls(now);
+  await controls.start();
+  closers.push(() => controls.close());
+
+  const book = new QuotingBook(config, priceSources, { now, inventory, controls });
+  const tokenLists = new ConfigTokenLists(config.file.tokens);
+  const quotes = new QuoteService({ config, book, inventory, maker: signer.publicKey.toBase58() });
+
+  const swap: SwapHandler =
+    config.mode === "acceptance" ? new AcceptanceSwapHandler() : new DisabledSwapHandler();
+
+  const probes: ReadinessProbe[] = [
+    ["quoteStore", () => store.ping()],
+    ["chain", () => chain.ping()],
+  ];
+  const app = createApp({ config, log, metrics, store, quotes, swap, tokenLists, probes, now });
+
+  return {
+    config,
+    app,
+    log,
+    metrics,
+    store,
+    chain,
+    signer,
+    inventory,
+    controls,
+    book,
+    tokenLists,
+    priceSources,
+    ...(redis ? { redis } : {}),
+    ...(seeded ? { seeded } : {}),
+    keyCreated,
+    async close() {
+      for (const close of closers.reverse()) await close().catch(() => {});
+    },
+  };
+}
