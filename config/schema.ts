@@ -21,10 +21,18 @@ export const base58Pubkey = z.string().refine(
   { message: "must be a base58 public key" },
 );
 
-export const u64String = z
-  .string()
-  .regex(/^\d+$/, "must be a non-negative integer in smallest units")
-  .refine((s) => BigInt(s) <= U64_MAX, "must fit in u64");
+export const u64String = z.string().check((ctx) => {
+  const s = ctx.value;
+  if (!/^\d+$/.test(s)) {
+    ctx.issues.push({
+      code: "custom",
+      input: s,
+      message: "must be a non-negative integer in smallest units",
+    });
+  } else if (s.length > 20 || BigInt(s) > U64_MAX) {
+    ctx.issues.push({ code: "custom", input: s, message: "must fit in u64" });
+  }
+});
 
 export const decimalString = z.string().regex(/^\d+(\.\d+)?$/, "must be a positive decimal number");
 
