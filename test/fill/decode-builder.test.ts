@@ -1,5 +1,5 @@
 import { getAssociatedTokenAddressSync } from "@solana/spl-token";
-import { Keypair, PublicKey } from "@solana/web3.js";
+import { Keypair, MessageV0, PublicKey, VersionedTransaction } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
 import { buildFillTransaction, fillAmountsFromQuote } from "../../src/fill/builder.ts";
 import { decodeFillTransaction, deserializeFillTransaction } from "../../src/fill/decode.ts";
@@ -72,6 +72,56 @@ describe("decodeFillTransaction on the acceptance fixture", () => {
     expect(trailing.ok).toBe(false);
     expect(deserializeFillTransaction(Buffer.from([1, 2, 3])).ok).toBe(false);
     expect(deserializeFillTransaction(new Uint8Array()).ok).toBe(false);
+  });
+});
+
+describe("decodeFillTransaction structure problems", () => {
+  const withParts = (edit: (m: MessageV0) => Partial<ConstructorParameters<typeof MessageV0>[0]>) => {
+    const m = acceptanceFixtureTx().message as MessageV0;
+    return new VersionedTransaction(
+      new MessageV0({
+        header: m.header,
+        staticAccountKeys: m.staticAccountKeys,
+        recentBlockhash: m.recentBlockhash,
+        compiledInstructions: m.compiledInstructions,
+        addressTableLookups: m.addressTableLookups,
+        ...edit(m),
+      }),
+    );
+  };
+
+  it("reports a program index beyond the account keys as a problem, not an exception", () => {
+    const tx = withParts((m) => ({
+      compiledInstructions: [
+        { programIdIndex: 13, accountKeyIndexes: [], data: new Uint8Array() },
+        ...m.compiledInstructions,
+      ],
+    }));
+    const r = decodeFillTransaction(tx);
+    expect(!r.ok && r.problem).toBe("instruction 0 names program index 13, not a key");
+  });
+
+  it("reports an account index beyond the account keys", () => {
+    const tx = withParts((m) => ({
+      compiledInstructions: m.compiledInstructions.map((ci, i) =>
+        i === 3 ? { ...ci, accountKeyIndexes: [...ci.accountKeyIndexes.slice(0, 10), 40] } : ci,
+      ),
+    }));
+    const r = decodeFillTransaction(tx);
+    expect(!r.ok && r.problem).toBe("instruction 3 names account index 40, not a key");
+  });
+
+  it("reports a signature count that differs from the header", () => {
+    const tx = acceptanceFixtureTx();
+    tx.signatures.push(new Uint8Array(64));
+    const r = decodeFillTransaction(tx);
+    expect(!r.ok && r.problem).toMatch(/carries 3 signatures but its message requires 2/);
+  });
+
+  it("reports a header with more signers than keys", () => {
+    const tx = withParts((m) => ({ header: { ...m.header, numReadonlyUnsignedAccounts: 12 } }));
+    const r = decodeFillTransaction(tx);
+    expect(r.ok).toBe(false);
   });
 });
 

@@ -243,6 +243,15 @@ export const FILL_ATTACKS: readonly FillAttack[] = [
       ]),
   },
   {
+    name: "a durable-nonce advance that would let the fill live past its blockhash",
+    code: FillRejectCode.INVALID_PROGRAM,
+    tamper: (s) =>
+      withInstructions(s, (ixs) => [
+        SystemProgram.nonceAdvance({ noncePubkey: attacker(), authorizedPubkey: s.taker }),
+        ...ixs,
+      ]),
+  },
+  {
     name: "a third-party program instruction",
     code: FillRejectCode.INVALID_PROGRAM,
     tamper: (s) =>
