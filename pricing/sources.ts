@@ -1,0 +1,64 @@
+/**
+ * Builds the configured price sources (one per `priceSources` entry), for main.ts, the ops commands
+ * and test harnesses. Starting and closing stays with the caller.
+ */
+import type { Redis } from "ioredis";
+import { type Config, ConfigError } from "../config/load.ts";
+import type { Logger } from "../src/observability/logger.ts";
+import type { PriceSource } from "./interface.ts";
+import { PythPriceSource } from "./pyth.ts";
+import { RedisPriceSource } from "./redis.ts";
+import { StaticPriceSource } from "./static.ts";
+
+export function createPriceSources(
+  config: Config,
+  deps: { redis?: Redis; log?: Logger } = {},
+): Map<string, PriceSource> {
+  const sources = new Map<string, PriceSource>();
+  for (const [name, sc] of Object.entries(config.file.priceSources)) {
+    const pairs = config.file.pairs.filter((p) => p.priceSource === name).map((p) => `${p.base}/${p.quote}`);
+    switch (sc.kind) {
+      case "static":
+        sources.set(name, new StaticPriceSource(name, sc.prices));
+        break;
+      case "redis":
+        if (!deps.redis) {
+          throw new ConfigError(`priceSources.${name}: kind "redis" needs REDIS_URL to be set`);
+        }
+        sources.set(
+          name,
+          new RedisPriceSource(name, deps.redis, pairs, {
+            keyPrefix: sc.keyPrefix,
+            channel: sc.channel,
+            maxAgeMs: sc.maxAgeMs,
+            pollMs: sc.pollMs,
+            ...(deps.log ? { log: deps.log } : {}),
+          }),
+        );
+        break;
+      case "pyth":
+        sources.set(
+          name,
+          new PythPriceSource(name, {
+            url: sc.url,
+            feeds: sc.feeds,
+            maxAgeMs: sc.maxAgeMs,
+            idleReconnectMs: sc.idleReconnectMs,
+            ...(sc.maxConfBps !== undefined ? { maxConfBps: sc.maxConfBps } : {}),
+            ...(deps.log ? { log: deps.log } : {}),
+          }),
+        );
+        break;
+    }
+  }
+  return sources;
+}
+
+/** Starts every source; a source that cannot start (Redis down at boot) stops the boot. */
+export async function startPriceSources(sources: ReadonlyMap<string, PriceSource>): Promise<void> {
+  await Promise.all([...sources.values()].map((s) => s.start()));
+}
+
+export async function closePriceSources(sources: ReadonlyMap<string, PriceSource>): Promise<void> {
+  await Promise.allSettled([...sources.values()].map((s) => s.close()));
+}

@@ -1,0 +1,190 @@
+/**
+ * Prices from the maker's pricing engine through a real Redis: loaded at start, pushed by pub/sub to
+ * every instance, re-read by the poll, refused when malformed, crossed or older, stale by timestamp.
+ */
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import type { Config } from "../../config/load.ts";
+import { QuotingBook } from "../../pricing/book.ts";
+import type { PriceSource } from "../../pricing/interface.ts";
+import { publishPrice, RedisPriceSource } from "../../pricing/redis.ts";
+import { closePriceSources, createPriceSources, startPriceSources } from "../../pricing/sources.ts";
+import { MINT, testConfig } from "../support/config.ts";
+import { testRedis } from "../support/redis.ts";
+
+const { redis, prefix } = testRedis();
+const keyPrefix = `${prefix}price:`;
+const channel = `${prefix}prices`;
+const names = { keyPrefix, channel };
+
+afterAll(async () => {
+  const keys = await redis.keys(`${prefix}*`);
+  if (keys.length) await redis.del(...keys);
+  redis.disconnect();
+});
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+  const keys = await redis.keys(`${prefix}*`);
+  if (keys.length) await redis.del(...keys);
+});
+
+/** Every pair priced by one Redis source named "engine". */
+function engineConfig(pollMs = 500, maxAgeMs = 5_000): Config {
+  return testConfig({}, (f) => ({
+    ...f,
+    pairs: f.pairs.map((p) => ({ ...p, priceSource: "engine" })),
+    priceSources: { engine: { kind: "redis", keyPrefix, channel, maxAgeMs, pollMs } },
+  }));
+}
+
+/**
+ * One webhook instance's pricing: its own Redis connection, sources and book. `pollMs` beyond what the
+ * config allows (1 s) switches the poll off in effect, so only pub/sub can deliver.
+ */
+async function instance(config: Config, pollMs?: number) {
+  const conn = redis.duplicate();
+  const sources = createPriceSources(config, { redis: conn });
+  if (pollMs !== undefined) {
+    const pairs = config.file.pairs.map((p) => `${p.base}/${p.quote}`);
+    const maxAgeMs = sources.get("engine")!.maxAgeMs;
+    sources.set("engine", new RedisPriceSource("engine", conn, pairs, { ...names, pollMs, maxAgeMs }));
+  }
+  cleanups.push(async () => {
+    await closePriceSources(sources);
+    conn.disconnect();
+  });
+  await startPriceSources(sources);
+  const engine = sources.get("engine") as RedisPriceSource;
+  return { engine, book: new QuotingBook(config, sources as ReadonlyMap<string, PriceSource>) };
+}
+
+/** Resolves on the next accepted update for `pair` whose timestamp is `ts`. */
+function nextUpdate(s: RedisPriceSource, pair: string, ts: number): Promise<void> {
+  if (s.price(pair)?.updatedAtMs === ts) return Promise.resolve();
+  return new Promise((resolve) => {
+    const off = s.onUpdate((p, point) => {
+      if (p === pair && point.updatedAtMs === ts) {
+        off();
+        resolve();
+      }
+    });
+  });
+}
+
+const sell1Sol = {
+  tokenIn: MINT.SOL,
+  tokenOut: MINT.USDC,
+  amount: 1_000_000_000n,
+  quoteType: "exactIn",
+} as const;
+/** What 1 SOL sells for at `mid` (human, as cents) less 5 bps, in USDC units. */
+const at5bps = (midCents: bigint) =>
+  (1_000_000_000n * midCents * 1_000_000n * 9_995n) / (100n * 10n ** 9n * 10_000n);
+
+describe("Redis price source", () => {
+  it("loads the prices already in Redis when it starts", async () => {
+    await publishPrice(redis, "SOL/USDC", { ts: Date.now(), mid: "180.25" }, names);
+    const { book } = await instance(engineConfig());
+    expect(book.price(sell1Sol)).toMatchObject({ ok: true, amountOut: at5bps(18025n) });
+  });
+
+  it("delivers a published price to every instance through pub/sub", async () => {
+    // A poll interval of an hour: only the pub/sub message can bring the update.
+    const config = engineConfig();
+    const a = await instance(config, 3_600_000);
+    const b = await instance(config, 3_600_000);
+    expect(a.book.price(sell1Sol)).toMatchObject({ ok: false, reason: "PRICE_UNAVAILABLE" });
+    const ts = Date.now();
+    const both = Promise.all([nextUpdate(a.engine, "SOL/USDC", ts), nextUpdate(b.engine, "SOL/USDC", ts)]);
+    await publishPrice(redis, "SOL/USDC", { ts, mid: "181.00" }, names);
+    await both;
+    for (const { book } of [a, b])
+      expect(book.price(sell1Sol)).toMatchObject({ ok: true, amountOut: at5bps(18100n) });
+  });
+
+  it("picks up a price written without a publish on its next poll", async () => {
+    const { engine, book } = await instance(engineConfig(50));
+    const ts = Date.now();
+    const seen = nextUpdate(engine, "SOL/USDC", ts);
+    await redis.set(`${keyPrefix}SOL/USDC`, JSON.stringify({ ts, mid: "179.50" }));
+    await seen;
+    expect(book.price(sell1Sol)).toMatchObject({ ok: true, amountOut: at5bps(17950n) });
+  });
+
+  it("answers PRICE_STALE once the engine's timestamp is older than maxAgeMs, and quotes again when fresh", async () => {
+    const config = engineConfig(500, 2_000);
+    const { engine, book } = await instance(config, 3_600_000);
+    const old = Date.now() - 2_500;
+    let seen = nextUpdate(engine, "SOL/USDC", old);
+    await publishPrice(redis, "SOL/USDC", { ts: old, mid: "180.25" }, names);
+    await seen;
+    expect(book.price(sell1Sol)).toMatchObject({ ok: false, reason: "PRICE_STALE" });
+    const fresh = Date.now();
+    seen = nextUpdate(engine, "SOL/USDC", fresh);
+    await publishPrice(redis, "SOL/USDC", { ts: fresh, mid: "180.25" }, names);
+    await seen;
+    expect(book.price(sell1Sol)).toMatchObject({ ok: true });
+  });
+
+  it("prices each side from a published ladder, by size", async () => {
+    const { engine, book } = await instance(engineConfig(), 3_600_000);
+    const ts = Date.now();
+    const seen = nextUpdate(engine, "SOL/USDC", ts);
+    await publishPrice(
+      redis,
+      "SOL/USDC",
+      {
+        ts,
+        bids: [
+          { upToBase: "10000000000", price: "180.10" },
+          { upToBase: "500000000000", price: "179.00" },
+        ],
+        asks: [
+          { upToBase: "10000000000", price: "180.40" },
+          { upToBase: "500000000000", price: "181.50" },
+        ],
+      },
+      names,
+    );
+    await seen;
+    // Taker sells 1 SOL: first bid rung. Sells 20 SOL: second rung.
+    expect(book.price(sell1Sol)).toMatchObject({ ok: true, amountOut: 180_100_000n, fromLadder: true });
+    expect(book.price({ ...sell1Sol, amount: 20_000_000_000n })).toMatchObject({ amountOut: 3_580_000_000n });
+    // Taker buys exactly 1 SOL: pays the first ask rung, ceiled.
+    expect(
+      book.price({ tokenIn: MINT.USDC, tokenOut: MINT.SOL, amount: 1_000_000_000n, quoteType: "exactOut" }),
+    ).toMatchObject({ ok: true, amountIn: 180_400_000n });
+    // The mid defaults to halfway between the best bid and ask.
+    expect(engine.price("SOL/USDC")!.mid).toEqual({
+      num: 18010n * 100n + 18040n * 100n,
+      den: 2n * 100n * 100n,
+    });
+  });
+
+  it("refuses a crossed ladder, a malformed payload and an older timestamp, keeping the last good price", async () => {
+    const s = new RedisPriceSource("engine", redis, ["SOL/USDC"], { ...names, pollMs: 3_600_000 });
+    cleanups.push(() => s.close());
+    await s.start();
+    const good = Date.now();
+    const seen = nextUpdate(s, "SOL/USDC", good);
+    await publishPrice(redis, "SOL/USDC", { ts: good, mid: "180.25" }, names);
+    await seen;
+    const crossed = {
+      ts: good + 1,
+      bids: [{ upToBase: "1000", price: "181.00" }],
+      asks: [{ upToBase: "1000", price: "180.00" }],
+    };
+    await publishPrice(redis, "SOL/USDC", crossed, names);
+    await redis.publish(channel, '{"pair":"SOL/USDC","ts":"soon","mid":"1"}');
+    await publishPrice(redis, "SOL/USDC", { ts: good - 1, mid: "1.00" }, names);
+    // A last valid update proves the earlier messages were all delivered (pub/sub keeps order).
+    const last = good + 2;
+    const done = nextUpdate(s, "SOL/USDC", last);
+    const mids: string[] = [];
+    s.onUpdate((_p, point) => mids.push(`${point.mid.num}/${point.mid.den}`));
+    await publishPrice(redis, "SOL/USDC", { ts: last, mid: "180.30" }, names);
+    await done;
+    expect(mids).toEqual(["18030/100"]);
+  });
+});
