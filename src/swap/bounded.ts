@@ -1,0 +1,60 @@
+/**
+ * Time bounds for the swap path. The operator waits at most 25 s for a /swap answer; every port call
+ * on the way (store, chain, inventory) is raced against what is left of the swap's budget, so a port
+ * that never answers turns into a rejection with a reason instead of a hung request.
+ */
+
+/** The outcome of a bounded call: the value, the port's own failure, or our deadline passing first. */
+export type Bounded<T> = { ok: true; value: T } | { ok: false; timedOut: boolean; error: string };
+
+/**
+ * Runs `work` and resolves with its value, its error (as text), or a timeout after `ms`, whichever
+ * comes first. The timer is cleared either way; a late settle of `work` is ignored (and its rejection
+ * swallowed so it never surfaces as an unhandled rejection).
+ */
+export async function bounded<T>(work: () => Promise<T>, ms: number): Promise<Bounded<T>> {
+  if (ms <= 0) return { ok: false, timedOut: true, error: "no time left in the swap budget" };
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<Bounded<T>>((resolve) => {
+    timer = setTimeout(() => resolve({ ok: false, timedOut: true, error: `no answer within ${ms} ms` }), ms);
+  });
+  let running: Promise<Bounded<T>>;
+  try {
+    running = work().then(
+      (value): Bounded<T> => ({ ok: true, value }),
+      (err: unknown): Bounded<T> => ({ ok: false, timedOut: false, error: errorText(err) }),
+    );
+  } catch (err) {
+    clearTimeout(timer);
+    return { ok: false, timedOut: false, error: errorText(err) };
+  }
+  try {
+    return await Promise.race([running, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** A swap's budget: an absolute deadline, and per-step caps so one slow step cannot eat all of it. */
+export class Budget {
+  constructor(
+    private readonly deadlineMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Milliseconds left, never negative. */
+  left(): number {
+    return Math.max(0, this.deadlineMs - this.now());
+  }
+
+  /** The time a step may take: its own cap, or what is left of the budget less `reserveMs`. */
+  forStep(capMs: number, reserveMs = 0): number {
+    return Math.max(0, Math.min(capMs, this.left() - reserveMs));
+  }
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,0 +1,229 @@
+/**
+ * Background confirmation tracking for sent fills: polls Chain.getSignatureStatus until the fill is
+ * confirmed, failed or expired, then settles it once: inventory reservation committed (landed) or
+ * released (failed, expired), `rfq_fills_total{outcome}` counted, the operator fee recorded for a
+ * landed fill (metric, log line, fee ledger), the fill rate told.
+ *
+ * Restarts: every fill is written to the FillJournal BEFORE it is sent. On start the tracker reloads
+ * the journal and resumes polling, so a process that dies mid-flight leaves nothing stranded (with the
+ * Redis journal; the memory journal dies with the process, and the inventory reservation then lapses
+ * on its own expiry). Several instances may poll the same fill; the journal's atomic settle lets
+ * exactly one of them count it. The fill-rate view is in-memory, so a fill resumed after a restart
+ * settles without touching it.
+ *
+ * A fill the chain never decides (status pending/unknown past `trackUntilMs`, well after its blockhash
+ * died) is settled as expired.
+ */
+import type { Inventory } from "../../inventory/interface.ts";
+import type { Chain, SignatureStatus } from "../chain/interface.ts";
+import type { Logger } from "../observability/logger.ts";
+import type { Metrics } from "../observability/metrics.ts";
+import { bounded, errorText } from "./bounded.ts";
+import type { FillRate, FillRateToken } from "./fill-rate.ts";
+import type { FeeOwed, FillJournal, PendingFill } from "./journal.ts";
+
+export type FillOutcome = "landed" | "failed" | "expired";
+
+export interface ConfirmationTrackerOptions {
+  chain: Chain;
+  inventory: Inventory;
+  journal: FillJournal;
+  metrics: Metrics;
+  log: Logger;
+  fillRate?: FillRate;
+  /** Interval between status polls, ms. */
+  pollMs?: number;
+  /** Bound on one status call, ms. */
+  statusTimeoutMs?: number;
+  now?: () => number;
+}
+
+interface Tracked {
+  fill: PendingFill;
+  token?: FillRateToken;
+  /** False when the journal write failed: then this process alone owns the settlement. */
+  journaled: boolean;
+  waiters: ((outcome: FillOutcome) => void)[];
+}
+
+export class ConfirmationTracker {
+  private readonly tracked = new Map<string, Tracked>();
+  /** Outcomes settled by this process, for `settled()` callers that arrive late (bounded). */
+  private readonly outcomes = new Map<string, FillOutcome>();
+  private readonly pollMs: number;
+  private readonly statusTimeoutMs: number;
+  private readonly now: () => number;
+  private timer: NodeJS.Timeout | undefined;
+  private polling: Promise<void> | undefined;
+
+  constructor(private readonly opts: ConfirmationTrackerOptions) {
+    this.pollMs = opts.pollMs ?? 1_000;
+    this.statusTimeoutMs = opts.statusTimeoutMs ?? 5_000;
+    this.now = opts.now ?? Date.now;
+  }
+
+  /** Fills currently tracked by this process. */
+  get size(): number {
+    return this.tracked.size;
+  }
+
+  /**
+   * Writes the fill to the journal; call BEFORE sending, so a crash after the send still finds it.
+   * Returns whether the journal took it (a failed write is logged, and this process settles alone).
+   */
+  async record(fill: PendingFill, timeoutMs: number): Promise<boolean> {
+    const res = await bounded(() => this.opts.journal.addPending(fill), timeoutMs);
+    if (!res.ok) {
+      this.opts.log.warn(
+        { quoteId: fill.quoteId, requestId: fill.requestId, txSignature: fill.signature, error: res.error },
+        "fill journal write failed: confirmation tracked in memory only",
+      );
+    }
+    return res.ok;
+  }
+
+  /** Starts polling a sent (or possibly sent) fill. `token` links it to the fill-rate view. */
+  watch(fill: PendingFill, opts: { token?: FillRateToken; journaled?: boolean } = {}): void {
+    if (this.tracked.has(fill.quoteId)) return;
+    this.tracked.set(fill.quoteId, {
+      fill,
+      ...(opts.token ? { token: opts.token } : {}),
+      journaled: opts.journaled ?? true,
+      waiters: [],
+    });
+  }
+
+  /** Resolves with the fill's outcome once this process settles it (tests, tooling). */
+  settled(quoteId: string): Promise<FillOutcome> {
+    const done = this.outcomes.get(quoteId);
+    if (done) return Promise.resolve(done);
+    const t = this.tracked.get(quoteId);
+    if (!t) return Promise.reject(new Error(`fill for quote ${quoteId} is not tracked here`));
+    return new Promise((resolve) => t.waiters.push(resolve));
+  }
+
+  /** Resumes the journal's pending fills and starts the poll loop. */
+  async start(): Promise<void> {
+    const pending = await this.opts.journal.listPending();
+    for (const fill of pending) this.watch(fill);
+    if (pending.length > 0) {
+      this.opts.log.info({ resumed: pending.length }, "resumed tracking fills sent before a restart");
+    }
+    if (this.timer) clearInterval(this.timer);
+    this.timer = setInterval(() => {
+      void this.pollOnce();
+    }, this.pollMs);
+    this.timer.unref();
+  }
+
+  /** Stops the loop (waits for a poll in progress). Tracked fills stay in the journal for next start. */
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    await this.polling;
+  }
+
+  /** One pass over every tracked fill; overlapping passes are coalesced. */
+  pollOnce(): Promise<void> {
+    this.polling ??= this.pass().finally(() => {
+      this.polling = undefined;
+    });
+    return this.polling;
+  }
+
+  private async pass(): Promise<void> {
+    await Promise.all([...this.tracked.values()].map((t) => this.check(t)));
+  }
+
+  private async check(t: Tracked): Promise<void> {
+    const { fill } = t;
+    const res = await bounded(() => this.opts.chain.getSignatureStatus(fill.signature), this.statusTimeoutMs);
+    const status: SignatureStatus = res.ok ? res.value : { state: "unknown", error: res.error };
+    let outcome: FillOutcome | undefined;
+    let detail: string | undefined;
+    switch (status.state) {
+      case "confirmed":
+        outcome = "landed";
+        break;
+      case "failed":
+        outcome = "failed";
+        detail = status.error;
+        break;
+      case "expired":
+        outcome = "expired";
+        break;
+      case "pending":
+      case "unknown":
+        if (this.now() > fill.trackUntilMs) {
+          outcome = "expired";
+          detail = status.state === "unknown" ? `gave up; last status error: ${status.error}` : "gave up";
+        }
+        break;
+    }
+    if (outcome) await this.settle(t, outcome, detail);
+  }
+
+  private async settle(t: Tracked, outcome: FillOutcome, detail: string | undefined): Promise<void> {
+    const { fill } = t;
+    const { metrics, inventory, journal } = this.opts;
+    const log = this.opts.log.child({
+      quoteId: fill.quoteId,
+      requestId: fill.requestId,
+      messageHash: fill.messageHash,
+      txSignature: fill.signature,
+    });
+    const fee: FeeOwed | undefined =
+      outcome === "landed"
+        ? {
+            quoteId: fill.quoteId,
+            requestId: fill.requestId,
+            txSignature: fill.signature,
+            mint: fill.fee.mint,
+            amount: fill.fee.amount,
+            feeBps: fill.fee.feeBps,
+            landedAtMs: this.now(),
+          }
+        : undefined;
+    let owner = true;
+    if (t.journaled) {
+      try {
+        owner = await journal.settle(fill.quoteId, fee);
+      } catch (err) {
+        // Keep it tracked: the next pass reads the same final status and tries again.
+        log.warn({ error: errorText(err), outcome }, "fill journal settle failed; retrying on the next poll");
+        return;
+      }
+    }
+    this.tracked.delete(fill.quoteId);
+    this.remember(fill.quoteId, outcome);
+    if (t.token) this.opts.fillRate?.settle(t.token, outcome === "landed");
+    if (owner) {
+      metrics.fills.inc({ outcome });
+      try {
+        if (outcome === "landed") await inventory.commit(fill.quoteId);
+        else await inventory.release(fill.quoteId);
+      } catch (err) {
+        // The reservation lapses on its own expiry; balances refresh from the chain.
+        log.warn({ error: errorText(err), outcome }, "inventory settle failed; the reservation will lapse");
+      }
+      if (fee) {
+        if (BigInt(fee.amount) > 0n) metrics.feesOwed.inc({ mint: fee.mint }, Number(fee.amount));
+        log.info(
+          { feeMint: fee.mint, feeAmount: fee.amount, feeBps: fee.feeBps },
+          "fill landed: operator fee owed",
+        );
+      } else {
+        log.warn({ outcome, detail }, `fill ${outcome}`);
+      }
+    }
+    for (const w of t.waiters) w(outcome);
+  }
+
+  private remember(quoteId: string, outcome: FillOutcome): void {
+    this.outcomes.set(quoteId, outcome);
+    if (this.outcomes.size > 10_000) {
+      const oldest = this.outcomes.keys().next().value;
+      if (oldest !== undefined) this.outcomes.delete(oldest);
+    }
+  }
+}

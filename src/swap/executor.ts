@@ -1,0 +1,396 @@
+/**
+ * The swap executor: POST /swap's real answer. Decides one fill transaction for one quote and, when
+ * everything holds, co-signs it as fee payer and sends it (CONTRACT.md, "POST /swap").
+ *
+ * Order of steps, and why:
+ *  1. decode the bytes, hash the message          (CPU only; garbage never reaches the store)
+ *  2. look up the quote; requestId must match     (unknown quote -> rejected)
+ *  3. validate the fill against the quote         (validateFill: every contract rule, named)
+ *  4. verify the taker's signature, empty maker slot
+ *  5. CLAIM the quote for this message hash       (atomic SET NX in the shared store)
+ *  6. time checks (quote expiry; expire_at against chain time), taker funds from the chain
+ *  7. reserve maker inventory, co-sign, journal, send, answer
+ *
+ * Validation and the signature check run BEFORE the claim: only a transaction that is a valid fill
+ * for this quote AND carries the taker's own signature can claim it. A tampered or forged transaction
+ * is refused without touching the claim, so it cannot burn a legitimate user's quote. Everything that
+ * depends on time or chain state runs AFTER the claim, so a retry of the same bytes always gets the
+ * first answer: re-checking balances after the first fill landed, or the clock after the quote
+ * expired, would otherwise turn a retried acceptance into a rejection. (The one time-based rule of
+ * validateFill, QUOTE_EXPIRED, is therefore deferred until after the claim.) Once claimed, every
+ * answer is recorded on the claim, whatever it is: a quote is decided once.
+ *
+ * A duplicate (same quoteId, same message hash) gets the recorded answer; if the first is still in
+ * flight the duplicate polls the store for it, bounded well inside the budget. A different message
+ * for a claimed quote is refused.
+ *
+ * Every port call is bounded by what is left of the budget (default 20 s of the operator's 25 s), so
+ * a store or chain that never answers yields a rejection with a reason, never a hung request. After
+ * the maker has signed, a send that times out is ambiguous: the answer is a rejection, but the fill
+ * stays journaled and tracked, and the inventory reservation settles on what the chain shows.
+ */
+import { createHash } from "node:crypto";
+import type { VersionedTransaction } from "@solana/web3.js";
+import bs58 from "bs58";
+import type { Config } from "../../config/load.ts";
+import type { Inventory } from "../../inventory/interface.ts";
+import type { Chain } from "../chain/interface.ts";
+import {
+  accepted,
+  type RejectionReason,
+  rejected,
+  rejectedWithReason,
+  type SwapRequest,
+  type SwapResponse,
+} from "../contract/swap.ts";
+import { deserializeFillTransaction } from "../fill/decode.ts";
+import { FillRejectCode, type FillValidation, validateFill } from "../fill/validate.ts";
+import type { Logger } from "../observability/logger.ts";
+import type { QuoteStore, StoredQuote } from "../quote-store/interface.ts";
+import type { Signer } from "../signer/index.ts";
+import { Budget, bounded, sleep } from "./bounded.ts";
+import type { ConfirmationTracker } from "./confirmations.ts";
+import type { FillRate, SwapDecisionKind } from "./fill-rate.ts";
+import type { SwapHandler } from "./handler.ts";
+import type { PendingFill } from "./journal.ts";
+import { checkTakerSignatures } from "./signatures.ts";
+import { checkTakerFunds } from "./taker-funds.ts";
+
+/** Per-step caps (ms); each is further cut to what is left of the swap's budget. */
+export interface SwapStepTimeouts {
+  store: number;
+  chainRead: number;
+  inventory: number;
+  journal: number;
+  send: number;
+}
+
+export interface SwapExecutorOptions {
+  config: Config;
+  store: QuoteStore;
+  chain: Chain;
+  inventory: Inventory;
+  signer: Signer;
+  confirmations: ConfirmationTracker;
+  fillRate?: FillRate;
+  /** Total time one swap may take before it answers, ms (the operator waits 25 s). Default 20,000. */
+  budgetMs?: number;
+  steps?: Partial<SwapStepTimeouts>;
+  /** Interval between store polls while a duplicate waits for the first request's answer, ms. */
+  inFlightPollMs?: number;
+  /** expire_at must be at least this far ahead of chain time when we sign (s): landing takes time. */
+  expirySafetySeconds?: bigint;
+  /** Seconds expire_at may exceed the quote's expiry (operator clock skew). Default 0. */
+  expiryGraceSeconds?: bigint;
+  /** How long the inventory reservation lives unsettled (ms) before lapsing on its own. */
+  reservationTtlMs?: number;
+  /** How long confirmations are polled after sending (ms), past any blockhash's life. */
+  trackForMs?: number;
+  now?: () => number;
+}
+
+export const DEFAULT_SWAP_BUDGET_MS = 20_000;
+
+const DEFAULT_STEPS: SwapStepTimeouts = {
+  store: 2_000,
+  chainRead: 5_000,
+  inventory: 2_000,
+  journal: 2_000,
+  send: 10_000,
+};
+
+/** An answer and how it counts toward the fill rate (undefined: not counted, e.g. a duplicate). */
+interface Decision {
+  response: SwapResponse;
+  kind: SwapDecisionKind | undefined;
+}
+
+const HONEST: ReadonlySet<RejectionReason> = new Set([
+  "insufficientBalance",
+  "insufficientBalanceForAtaCreation",
+  "signatureVerificationFailed",
+  "botActivityDetected",
+]);
+
+const decided = (response: SwapResponse): Decision => {
+  const s = response.state;
+  const kind: SwapDecisionKind =
+    s === "accepted"
+      ? "accepted"
+      : typeof s === "object" && HONEST.has(s.rejectedWithReason)
+        ? "honestRejection"
+        : "rejected";
+  return { response, kind };
+};
+
+export class SwapExecutor implements SwapHandler {
+  private readonly budgetMs: number;
+  private readonly steps: SwapStepTimeouts;
+  private readonly inFlightPollMs: number;
+  private readonly expirySafetySeconds: bigint;
+  private readonly expiryGraceSeconds: bigint;
+  private readonly reservationTtlMs: number;
+  private readonly trackForMs: number;
+  private readonly maxFeeLamports: bigint;
+  private readonly now: () => number;
+
+  constructor(private readonly opts: SwapExecutorOptions) {
+    this.budgetMs = opts.budgetMs ?? DEFAULT_SWAP_BUDGET_MS;
+    this.steps = { ...DEFAULT_STEPS, ...opts.steps };
+    this.inFlightPollMs = opts.inFlightPollMs ?? 100;
+    this.expirySafetySeconds = opts.expirySafetySeconds ?? 1n;
+    this.expiryGraceSeconds = opts.expiryGraceSeconds ?? 0n;
+    this.reservationTtlMs = opts.reservationTtlMs ?? 180_000;
+    this.trackForMs = opts.trackForMs ?? 180_000;
+    this.maxFeeLamports = BigInt(opts.config.file.limits.maxFeeLamports);
+    this.now = opts.now ?? Date.now;
+  }
+
+  async execute(req: SwapRequest, log: Logger): Promise<SwapResponse> {
+    const budget = new Budget(this.now() + this.budgetMs, this.now);
+    let decision: Decision;
+    try {
+      decision = await this.decide(req, log, budget);
+    } catch (err) {
+      // A bug, not a verdict on the transaction: answer honestly rather than with a 500 the operator
+      // reads as "webhook down". Nothing was signed if we got here before send (sign cannot throw).
+      log.error({ err }, "swap executor failed unexpectedly");
+      decision = decided(rejected(req.quoteId, "internal error while processing the swap"));
+    }
+    if (decision.kind) this.opts.fillRate?.recordDecision(decision.kind);
+    return decision.response;
+  }
+
+  private async decide(req: SwapRequest, routeLog: Logger, budget: Budget): Promise<Decision> {
+    const { quoteId } = req;
+    const reject = (reason: string): Decision => decided(rejected(quoteId, reason));
+
+    // 1. Bytes -> transaction -> message hash.
+    const parsed = deserializeFillTransaction(req.transaction);
+    if (!parsed.ok) return reject(`${FillRejectCode.MALFORMED_TRANSACTION}: ${parsed.problem}`);
+    const tx = parsed.tx;
+    const messageBytes = tx.message.serialize();
+    const messageHash = createHash("sha256").update(messageBytes).digest("hex");
+    const log = routeLog.child({ messageHash });
+
+    // 2. The quote.
+    const got = await bounded(() => this.opts.store.get(quoteId), budget.forStep(this.steps.store));
+    if (!got.ok) {
+      log.warn({ error: got.error }, "quote store read failed");
+      return reject(`quote store unavailable: ${got.error}`);
+    }
+    const quote = got.value;
+    if (!quote) return reject(`unknown quote ${quoteId} (never quoted here, or forgotten long after expiry)`);
+    if (quote.requestId !== req.requestId) {
+      return reject(`requestId ${req.requestId} does not match the quote's requestId ${quote.requestId}`);
+    }
+
+    // 3. Every contract rule, against the quote. Time is judged after the claim (see the file comment).
+    const validation = this.validate(tx, quote);
+    let deferredExpiry: string | undefined;
+    if (!validation.ok) {
+      if (validation.code !== FillRejectCode.QUOTE_EXPIRED) {
+        log.info({ rule: validation.code, detail: validation.detail }, "fill refused by validation");
+        return reject(`${validation.code}: ${validation.detail}`);
+      }
+      deferredExpiry = `${validation.code}: ${validation.detail}`;
+    }
+
+    // 4. The taker's signature over exactly these message bytes; the maker's slot empty.
+    const sigs = checkTakerSignatures(tx, messageBytes);
+    if (!sigs.ok) {
+      log.info({ detail: sigs.detail }, "fill refused: signatures");
+      return sigs.kind === "signatureInvalid"
+        ? decided(rejectedWithReason(quoteId, "signatureVerificationFailed", sigs.detail))
+        : reject(sigs.detail);
+    }
+
+    // 5. The exactly-once step.
+    const claim = await bounded(
+      () => this.opts.store.claim(quoteId, messageHash, this.now()),
+      budget.forStep(this.steps.store),
+    );
+    if (!claim.ok) {
+      log.warn({ error: claim.error }, "quote claim failed");
+      return reject(`quote store unavailable: ${claim.error}`);
+    }
+    if (claim.value.kind === "taken") {
+      const existing = claim.value.existing;
+      if (existing.messageHash !== messageHash) {
+        log.warn({ claimedHash: existing.messageHash }, "quote already claimed by a different transaction");
+        return reject("quote already claimed by a different transaction");
+      }
+      const first = existing.outcome ?? (await this.awaitOutcome(quoteId, messageHash, budget, log));
+      log.info({ duplicate: true, state: first?.state }, "duplicate swap: answering the first outcome");
+      return {
+        response:
+          first ?? rejected(quoteId, "an earlier request for this quote is still in flight; retry later"),
+        kind: undefined,
+      };
+    }
+
+    // From here on this caller alone holds the quote; every answer is recorded on the claim.
+    const decision = await this.claimed(req, quote, tx, validation, deferredExpiry, budget, log);
+    const recorded = await bounded(
+      () => this.opts.store.recordOutcome(quoteId, decision.response),
+      Math.max(budget.forStep(this.steps.store), 250),
+    );
+    if (!recorded.ok) log.warn({ error: recorded.error }, "could not record the swap outcome on its claim");
+    return decision;
+  }
+
+  /** Steps 6 and 7, for the claim holder. */
+  private async claimed(
+    req: SwapRequest,
+    quote: StoredQuote,
+    tx: VersionedTransaction,
+    validation: FillValidation,
+    deferredExpiry: string | undefined,
+    budget: Budget,
+    log: Logger,
+  ): Promise<Decision> {
+    const { quoteId } = req;
+    const reject = (reason: string): Decision => decided(rejected(quoteId, reason));
+    if (deferredExpiry || !validation.ok) return reject(deferredExpiry ?? "quote expired");
+    const fill = validation.fill;
+
+    // 6. Chain time and the taker's funds, read together.
+    const chainStep = budget.forStep(this.steps.chainRead);
+    const [chainTime, funds] = await Promise.all([
+      bounded(() => this.opts.chain.getUnixTimestamp(), chainStep),
+      checkTakerFunds(this.opts.chain, fill, chainStep),
+    ]);
+    if (!funds.ok) {
+      log.info({ reason: funds.reason, detail: funds.detail }, "taker cannot be shown to pay");
+      return funds.reason === "unverifiable"
+        ? reject(funds.detail)
+        : decided(rejectedWithReason(quoteId, funds.reason, funds.detail));
+    }
+    if (!chainTime.ok) return reject(`could not read the chain clock: ${chainTime.error}`);
+    if (fill.expireAt < chainTime.value + this.expirySafetySeconds) {
+      return reject(
+        `${FillRejectCode.QUOTE_EXPIRED}: the fill expires at ${fill.expireAt}, chain time is ${chainTime.value}`,
+      );
+    }
+
+    // 7a. Maker inventory: the whole quoted amountOut leaves (the fee part is owed to the operator).
+    const reservation = {
+      quoteId,
+      mint: quote.request.tokenOut,
+      amount: BigInt(quote.response.amountOut),
+      inputMint: quote.request.tokenIn,
+      inputAmount: fill.inputAmount,
+      expiresAtMs: this.now() + this.reservationTtlMs,
+    };
+    const reserved = await bounded(
+      () => this.opts.inventory.reserve(reservation),
+      budget.forStep(this.steps.inventory),
+    );
+    if (!reserved.ok || !reserved.value.ok) {
+      // A reserve that timed out may still land later: release so nothing is stranded.
+      if (!reserved.ok) void this.opts.inventory.release(quoteId).catch(() => undefined);
+      const why = reserved.ok
+        ? `${(reserved.value as { reason: string }).reason}: ${(reserved.value as { detail: string }).detail}`
+        : `inventory unavailable: ${reserved.error}`;
+      log.info({ detail: why }, "maker inventory refused the fill");
+      return reject(why);
+    }
+    if (budget.left() < 250) {
+      await this.opts.inventory.release(quoteId).catch(() => undefined);
+      return reject("the swap ran out of its time budget before signing");
+    }
+
+    // 7b. Co-sign. Defence in depth: never sign a message whose fee payer is not our key.
+    if (!tx.message.staticAccountKeys[0]?.equals(this.opts.signer.publicKey)) {
+      await this.opts.inventory.release(quoteId).catch(() => undefined);
+      return reject(`${FillRejectCode.INVALID_FEE_PAYER}: the fee payer is not the maker`);
+    }
+    this.opts.signer.sign(tx);
+    const makerSig = tx.signatures[0];
+    if (!makerSig || makerSig.every((b) => b === 0)) {
+      await this.opts.inventory.release(quoteId).catch(() => undefined);
+      return reject("the maker signature could not be produced");
+    }
+    const txSignature = bs58.encode(makerSig);
+    const slog = log.child({ txSignature });
+
+    // 7c. Journal first (a crash after the send still finds the fill), then send.
+    const pending: PendingFill = {
+      quoteId,
+      requestId: req.requestId,
+      messageHash: fill.messageHash,
+      signature: txSignature,
+      sentAtMs: this.now(),
+      trackUntilMs: this.now() + this.trackForMs,
+      fee: { mint: quote.request.tokenOut, amount: fill.feeOwed.toString(), feeBps: fill.feeBps },
+    };
+    const journaled = await this.opts.confirmations.record(
+      pending,
+      budget.forStep(this.steps.journal, 1_000),
+    );
+    const sent = await bounded(() => this.opts.chain.send(tx), budget.forStep(this.steps.send));
+    const accept = sent.ok && sent.value.ok;
+    // Whatever the send said, the chain decides the reservation: a timed-out send may still land. An
+    // accepted swap is counted here, so its fill-rate entry can be settled when the chain decides.
+    const token = accept ? this.opts.fillRate?.recordDecision("accepted") : undefined;
+    this.opts.confirmations.watch(pending, { journaled, ...(token ? { token } : {}) });
+    if (!accept) {
+      const why = sent.ok
+        ? `the chain refused the transaction: ${(sent.value as { error: string }).error}`
+        : sent.timedOut
+          ? `the chain did not acknowledge the transaction in time (${sent.error})`
+          : `sending failed: ${sent.error}`;
+      slog.warn({ detail: why }, "fill not sent");
+      return reject(why);
+    }
+    slog.info(
+      {
+        inputAmount: fill.inputAmount.toString(),
+        outputAmount: fill.outputAmount.toString(),
+        feeOwed: fill.feeOwed.toString(),
+        feeMint: quote.request.tokenOut,
+      },
+      "fill co-signed and sent",
+    );
+    return { response: accepted(quoteId, txSignature), kind: undefined };
+  }
+
+  private validate(tx: VersionedTransaction, quote: StoredQuote): FillValidation {
+    return validateFill({
+      tx,
+      quote,
+      maker: this.opts.signer.publicKey,
+      nowUnix: BigInt(Math.floor(this.now() / 1000)),
+      tokens: this.opts.config.tokensByMint,
+      maxFeeLamports: this.maxFeeLamports,
+      expiryGraceSeconds: this.expiryGraceSeconds,
+    });
+  }
+
+  /** Polls the claim until the first request records its answer, or the budget (less 1 s) runs out. */
+  private async awaitOutcome(
+    quoteId: string,
+    messageHash: string,
+    budget: Budget,
+    log: Logger,
+  ): Promise<SwapResponse | undefined> {
+    while (budget.left() > 1_000 + this.inFlightPollMs) {
+      await sleep(this.inFlightPollMs);
+      const res = await bounded(
+        () => this.opts.store.claim(quoteId, messageHash, this.now()),
+        budget.forStep(this.steps.store, 1_000),
+      );
+      if (!res.ok) continue;
+      if (res.value.kind === "claimed") {
+        // The first claim vanished (retention passed): this caller now holds a fresh claim but must
+        // not fill a quote that old; record the refusal so later duplicates read it.
+        const answer = rejected(quoteId, "the earlier claim on this quote lapsed");
+        await this.opts.store.recordOutcome(quoteId, answer).catch(() => undefined);
+        return answer;
+      }
+      if (res.value.existing.outcome) return res.value.existing.outcome;
+    }
+    log.warn("duplicate swap: the first request's answer did not arrive within the budget");
+    return undefined;
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * Wiring for the swap path, called once by the composition root (src/compose.ts): the fill journal
+ * (Redis when the deployment has one, so fills in flight survive a restart and are shared by every
+ * instance; memory otherwise), the fill-rate view, the confirmation tracker and the executor.
+ */
+import type { Redis } from "ioredis";
+import type { Config } from "../../config/load.ts";
+import type { Inventory } from "../../inventory/interface.ts";
+import type { Chain } from "../chain/interface.ts";
+import type { Logger } from "../observability/logger.ts";
+import type { Metrics } from "../observability/metrics.ts";
+import type { QuoteStore } from "../quote-store/interface.ts";
+import type { Signer } from "../signer/index.ts";
+import { ConfirmationTracker } from "./confirmations.ts";
+import { SwapExecutor, type SwapExecutorOptions } from "./executor.ts";
+import { FillRate } from "./fill-rate.ts";
+import { type FillJournal, MemoryFillJournal } from "./journal.ts";
+import { RedisFillJournal } from "./journal-redis.ts";
+
+/** Tunables of the swap path; every one has a default. */
+export interface SwapTuning
+  extends Partial<
+    Pick<
+      SwapExecutorOptions,
+      | "budgetMs"
+      | "steps"
+      | "inFlightPollMs"
+      | "expirySafetySeconds"
+      | "expiryGraceSeconds"
+      | "reservationTtlMs"
+      | "trackForMs"
+    >
+  > {
+  /** Interval between confirmation polls, ms (default 1,000). */
+  confirmationPollMs?: number;
+  /** Interval between fill-rate log lines, ms (default 60,000). */
+  fillRateReportMs?: number;
+}
+
+export interface SwapPortDeps {
+  config: Config;
+  log: Logger;
+  metrics: Metrics;
+  store: QuoteStore;
+  chain: Chain;
+  inventory: Inventory;
+  signer: Signer;
+  redis?: Redis;
+  /** The deployment's Redis key prefix; the journal lives under `<prefix>swap:`. */
+  redisPrefix?: string;
+  now?: () => number;
+  tuning?: SwapTuning;
+}
+
+export interface SwapPorts {
+  executor: SwapExecutor;
+  confirmations: ConfirmationTracker;
+  fillRate: FillRate;
+  journal: FillJournal;
+  /** Resumes fills journaled before a restart and starts the background loops. */
+  start(): Promise<void>;
+  /** Stops the background loops (fills still in flight stay journaled for the next start). */
+  close(): Promise<void>;
+}
+
+/** Builds the swap path's ports; call `start()` before serving. */
+export function createSwapPorts(deps: SwapPortDeps): SwapPorts {
+  const { config, log, metrics, tuning = {} } = deps;
+  const now = deps.now ?? Date.now;
+  const journal: FillJournal = deps.redis
+    ? new RedisFillJournal(deps.redis, `${deps.redisPrefix ?? "rfq:"}swap:`)
+    : new MemoryFillJournal();
+  const fillRate = new FillRate({ metrics, log, now });
+  const confirmations = new ConfirmationTracker({
+    chain: deps.chain,
+    inventory: deps.inventory,
+    journal,
+    metrics,
+    log,
+    fillRate,
+    now,
+    ...(tuning.confirmationPollMs !== undefined ? { pollMs: tuning.confirmationPollMs } : {}),
+  });
+  const { confirmationPollMs: _p, fillRateReportMs, ...executorTuning } = tuning;
+  const executor = new SwapExecutor({
+    config,
+    store: deps.store,
+    chain: deps.chain,
+    inventory: deps.inventory,
+    signer: deps.signer,
+    confirmations,
+    fillRate,
+    now,
+    ...executorTuning,
+  });
+  return {
+    executor,
+    confirmations,
+    fillRate,
+    journal,
+    async start() {
+      await confirmations.start();
+      fillRate.start(fillRateReportMs);
+    },
+    async close() {
+      fillRate.stop();
+      await confirmations.stop();
+    },
+  };
+}
