@@ -52,7 +52,11 @@ export const quoteRequestSchema = z
     }
   });
 
-export type QuoteRequest = z.output<typeof quoteRequestSchema>;
+type ParsedQuoteRequest = z.output<typeof quoteRequestSchema>;
+type OptionalKeys = "taker" | "suggestedPrioritizationFees" | "isWsol" | "receiver";
+/** The parsed request; absent and null optional fields both come out as absent. */
+export type QuoteRequest = Omit<ParsedQuoteRequest, OptionalKeys> &
+  Partial<Pick<ParsedQuoteRequest, OptionalKeys>>;
 
 export interface QuoteResponse {
   requestId: string;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Service } from "../../src/compose.ts";
 import { MINT } from "../support/config.ts";
-import { jsonPost, quoteBody } from "../support/quotes.ts";
+import { jsonPost, quoteBody, readJson } from "../support/quotes.ts";
 import { testService } from "../support/service.ts";
 
 let svc: Service;
@@ -74,7 +74,7 @@ describe("malformed quote and swap bodies", () => {
     async (_name, path, body, status, field) => {
       const res = await svc.app.request(path, jsonPost(body));
       expect(res.status).toBe(status);
-      const json = await res.json();
+      const json = await readJson(res);
       expect(Object.keys(json)).toEqual(["message"]);
       expect(json.message).toContain(field);
     },
@@ -99,7 +99,7 @@ describe("quotes we decline (404, never penalised)", () => {
       jsonPost(quoteBody({ tokenOut: "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263" })),
     );
     expect(res.status).toBe(404);
-    expect((await res.json()).message).toMatch(/not traded/);
+    expect((await readJson(res)).message).toMatch(/not traded/);
   });
 
   it("declines with 404 when the operator's deadline has already passed (x-request-start too old)", async () => {
@@ -108,7 +108,7 @@ describe("quotes we decline (404, never penalised)", () => {
       jsonPost(quoteBody(), { "x-request-start": String(Date.now() - 300), "x-request-timeout": "250" }),
     );
     expect(res.status).toBe(404);
-    expect((await res.json()).message).toMatch(/deadline/);
+    expect((await readJson(res)).message).toMatch(/deadline/);
   });
 
   it("quotes when the deadline headers are absurd, using arrival time and 250 ms instead", async () => {
@@ -122,6 +122,6 @@ describe("quotes we decline (404, never penalised)", () => {
   it("answers unknown routes with 404 in the contract's error body", async () => {
     const res = await svc.app.request("/nope");
     expect(res.status).toBe(404);
-    expect(await res.json()).toHaveProperty("message");
+    expect(await readJson(res)).toHaveProperty("message");
   });
 });

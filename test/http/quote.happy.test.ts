@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Service } from "../../src/compose.ts";
 import { MINT } from "../support/config.ts";
-import { jsonPost, quoteBody } from "../support/quotes.ts";
+import { jsonPost, quoteBody, readJson } from "../support/quotes.ts";
 import { testService } from "../support/service.ts";
 
 let svc: Service;
@@ -15,7 +15,7 @@ describe("POST /quote (happy paths)", () => {
     const body = quoteBody({ taker: "5tzFkiKscXHK5ZXCGbXZxdw7gTjjD1mBwuoFbhUvuAi9" });
     const res = await svc.app.request("/quote", jsonPost(body));
     expect(res.status).toBe(200);
-    const q = await res.json();
+    const q = await readJson(res);
     expect(q).toMatchObject({
       requestId: body.requestId,
       quoteId: body.quoteId,
@@ -36,7 +36,7 @@ describe("POST /quote (happy paths)", () => {
       jsonPost(quoteBody({ tokenIn: MINT.SOL, tokenOut: MINT.USDC, quoteType: "exactOut" })),
     );
     expect(res.status).toBe(200);
-    const q = await res.json();
+    const q = await readJson(res);
     expect(q.amountOut).toBe("1000000");
     expect(BigInt(q.amountIn)).toBeGreaterThan(0n);
   });
@@ -46,14 +46,14 @@ describe("POST /quote (happy paths)", () => {
     async (spelling) => {
       const res = await svc.app.request("/quote", jsonPost(quoteBody({ quoteType: spelling })));
       expect(res.status).toBe(200);
-      expect((await res.json()).quoteType).toBe("exactIn");
+      expect((await readJson(res)).quoteType).toBe("exactIn");
     },
   );
 
   it("remembers the quote under its quoteId with a 55 s expiry, indexed by requestId", async () => {
     const body = quoteBody();
     const res = await svc.app.request("/quote", jsonPost(body));
-    const answer = await res.json();
+    const answer = await readJson(res);
     const stored = await svc.store.get(body.quoteId as string);
     expect(stored?.response).toEqual(answer);
     expect(stored!.expiresAtMs - stored!.createdAtMs).toBe(55_000);
@@ -63,14 +63,14 @@ describe("POST /quote (happy paths)", () => {
 
   it("echoes the receiver and takes the operator's suggested priority fee within our cap", async () => {
     const receiver = "FGETo8T8wMcN2wCjav8VK6eh3dLk63evNDPxzLSJra8B";
-    const low = await (
-      await svc.app.request("/quote", jsonPost(quoteBody({ receiver, suggestedPrioritizationFees: 5_000 })))
-    ).json();
+    const low = await readJson(
+      await svc.app.request("/quote", jsonPost(quoteBody({ receiver, suggestedPrioritizationFees: 5_000 }))),
+    );
     expect(low.receiver).toBe(receiver);
     expect(low.prioritizationFeeToUse).toBe(5_000);
-    const high = await (
-      await svc.app.request("/quote", jsonPost(quoteBody({ suggestedPrioritizationFees: 10 ** 12 })))
-    ).json();
+    const high = await readJson(
+      await svc.app.request("/quote", jsonPost(quoteBody({ suggestedPrioritizationFees: 10 ** 12 }))),
+    );
     expect(high.prioritizationFeeToUse).toBe(svc.config.file.limits.maxComputeUnitPriceMicroLamports);
   });
 
@@ -80,7 +80,7 @@ describe("POST /quote (happy paths)", () => {
       jsonPost(quoteBody({ taker: null, suggestedPrioritizationFees: null, receiver: null, isWsol: null })),
     );
     expect(res.status).toBe(200);
-    expect(await res.json()).not.toHaveProperty("taker");
+    expect(await readJson(res)).not.toHaveProperty("taker");
   });
 
   it("answers with the configured base path prefix, and not without it", async () => {
@@ -98,8 +98,8 @@ describe("POST /quote (happy paths)", () => {
 
 describe("GET /tokens", () => {
   it("lists every configured non-permissioned mint, and /permissioned-tokens the permissioned ones", async () => {
-    const tokens = await (await svc.app.request("/tokens")).json();
+    const tokens = await readJson(await svc.app.request("/tokens"));
     expect(tokens.sort()).toEqual([MINT.SOL, MINT.USDC, MINT.USDT, MINT.JUP].sort());
-    expect(await (await svc.app.request("/permissioned-tokens")).json()).toEqual([]);
+    expect(await readJson(await svc.app.request("/permissioned-tokens"))).toEqual([]);
   });
 });

@@ -23,3 +23,7 @@ export function jsonPost(body: unknown, headers: Record<string, string> = {}): R
     body: typeof body === "string" ? body : JSON.stringify(body),
   };
 }
+
+/** A response body as loosely typed JSON (tests assert on its shape). */
+// biome-ignore lint/suspicious/noExplicitAny: test helper for asserting on arbitrary JSON
+export const readJson = async (res: Response): Promise<any> => res.json();

@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig, parseFileConfig } from "../../config/load.ts";
+import { defaultFileConfig } from "../support/config.ts";
+
+describe("configuration", () => {
+  it("loads the shipped default with nothing set: paper mode on port 8080", () => {
+    const config = loadConfig({});
+    expect(config.mode).toBe("paper");
+    expect(config.env.PORT).toBe(8080);
+    expect(config.file.tokens.map((t) => t.symbol)).toEqual(
+      expect.arrayContaining(["SOL", "USDC", "USDT", "JUP"]),
+    );
+  });
+
+  it.each([
+    [{ RPC_URL: "http://127.0.0.1:8899" }, "MAKER_KEYPAIR, REDIS_URL"],
+    [{ RPC_URL: "http://127.0.0.1:8899", MAKER_KEYPAIR: "/k.json" }, "REDIS_URL"],
+    [{ RPC_URL: "http://127.0.0.1:8899", REDIS_URL: "redis://127.0.0.1:6379" }, "MAKER_KEYPAIR"],
+  ])("refuses a half-given production setting and names what is missing (%o)", (env, missing) => {
+    expect(() => loadConfig(env)).toThrow(new RegExp(`env: ${missing}: required when RPC_URL is set`));
+  });
+
+  it("refuses acceptance mode against a real RPC", () => {
+    expect(() => loadConfig({ ACCEPTANCE_MODE: "1", RPC_URL: "http://x" })).toThrow(/ACCEPTANCE_MODE/);
+  });
+
+  it.each([
+    [{ PORT: "eighty" }, "env: PORT"],
+    [{ PORT: "70000" }, "env: PORT"],
+    [{ API_KEY: "short" }, "env: API_KEY"],
+    [{ REDIS_URL: "http://not-redis" }, "env: REDIS_URL"],
+    [{ ACCEPTANCE_MODE: "maybe" }, "env: ACCEPTANCE_MODE"],
+    [{ CONFIG: "/nonexistent/config.json" }, "env: CONFIG"],
+  ])("stops on a bad environment value, naming the key (%o)", (env, key) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(key);
+  });
+
+  it.each([
+    ["a pair naming an unknown token", (f: any) => (f.pairs[0].base = "DOGE"), "pairs.0.base"],
+    ["a decimals out of range", (f: any) => (f.tokens[0].decimals = 40), "tokens.0.decimals"],
+    ["a mint that is not base58", (f: any) => (f.tokens[1].mint = "0xdeadbeef"), "tokens.1.mint"],
+    ["a level that does not reach maxBase", (f: any) => (f.pairs[0].maxBase = "900000000000000"), "pairs.0"],
+    ["a non-integer size", (f: any) => (f.pairs[0].minBase = "1.5"), "pairs.0.minBase"],
+    ["a base path with a trailing slash", (f: any) => (f.basePath = "/rfq/"), "basePath"],
+    ["a missing static price", (f: any) => delete f.priceSources.static.prices["SOL/USDC"], "SOL/USDC"],
+  ])("stops on %s, naming the key", (_name, mutate, key) => {
+    const f = defaultFileConfig() as any;
+    mutate(f);
+    expect(() => parseFileConfig(f)).toThrow(key);
+  });
+});
