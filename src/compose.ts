@@ -14,7 +14,7 @@ import { QuotingBook } from "../pricing/book.ts";
 import { type Controls, MemoryControls, RedisControls } from "../pricing/controls.ts";
 import type { PriceSource } from "../pricing/interface.ts";
 import { StaticPriceSource } from "../pricing/static.ts";
-import { AcceptanceSwapHandler, DisabledSwapHandler } from "./acceptance/swap.ts";
+import { AcceptanceSwapHandler } from "./acceptance/swap.ts";
 import { createApp } from "./app.ts";
 import type { Chain } from "./chain/interface.ts";
 import { LocalChain } from "./chain/local.ts";
@@ -28,6 +28,7 @@ import { RedisQuoteStore } from "./quote-store/redis.ts";
 import type { ReadinessProbe } from "./routes/health.ts";
 import { KeypairSigner, loadOrCreateKeypair, readKeypairFile, type Signer } from "./signer/index.ts";
 import type { SwapHandler } from "./swap/handler.ts";
+import { createSwapPorts, type SwapPorts, type SwapTuning } from "./swap/service.ts";
 import { ConfigTokenLists, type TokenLists } from "./tokens/lists.ts";
 
 export interface ComposeOptions {
@@ -40,6 +41,8 @@ export interface ComposeOptions {
   chain?: Chain;
   signer?: Signer;
   now?: () => number;
+  /** Swap-path tunables (budget, step timeouts, confirmation poll interval); see src/swap/service.ts. */
+  swap?: SwapTuning;
 }
 
 export interface Service {
@@ -60,6 +63,8 @@ export interface Service {
   seeded?: SeededToken[];
   /** Whether the maker key was generated on this start (paper setup). */
   keyCreated: boolean;
+  /** The swap executor and its background parts (absent in acceptance mode). */
+  swapPorts?: SwapPorts;
   close(): Promise<void>;
 }
 
@@ -135,8 +140,29 @@ export async function composeService(config: Config, opts: ComposeOptions = {}):
   const tokenLists = new ConfigTokenLists(config.file.tokens);
   const quotes = new QuoteService({ config, book, inventory, maker: signer.publicKey.toBase58() });
 
-  const swap: SwapHandler =
-    config.mode === "acceptance" ? new AcceptanceSwapHandler() : new DisabledSwapHandler();
+  let swap: SwapHandler;
+  let swapPorts: SwapPorts | undefined;
+  if (config.mode === "acceptance") {
+    swap = new AcceptanceSwapHandler();
+  } else {
+    const ports = createSwapPorts({
+      config,
+      log,
+      metrics,
+      store,
+      chain,
+      inventory,
+      signer,
+      ...(redis ? { redis } : {}),
+      redisPrefix: prefix,
+      now,
+      ...(opts.swap ? { tuning: opts.swap } : {}),
+    });
+    await ports.start();
+    closers.push(() => ports.close());
+    swap = ports.executor;
+    swapPorts = ports;
+  }
 
   const probes: ReadinessProbe[] = [
     ["quoteStore", () => store.ping()],
@@ -160,6 +186,7 @@ export async function composeService(config: Config, opts: ComposeOptions = {}):
     ...(redis ? { redis } : {}),
     ...(seeded ? { seeded } : {}),
     keyCreated,
+    ...(swapPorts ? { swapPorts } : {}),
     async close() {
       for (const close of closers.reverse()) await close().catch(() => {});
     },
