@@ -70,7 +70,7 @@ export class MemoryLedger implements Ledger {
   }
 
   async setBalances(readAtMs: number, lamports: bigint, balances: ReadonlyMap<string, bigint>) {
-    if (this.balancesAtMs !== undefined && readAtMs <= this.balancesAtMs) return false;
+    if (this.balancesAtMs !== undefined && readAtMs < this.balancesAtMs) return false;
     this.balancesAtMs = readAtMs;
     this.lamports = lamports;
     for (const [mint, amount] of balances) this.balances.set(mint, amount);

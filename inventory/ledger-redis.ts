@@ -147,7 +147,7 @@ return "committed"
 // ARGV: readAtMs lamports mint1 amount1 mint2 amount2 ...
 const SET_BALANCES = `${PRELUDE}
 local at = redis.call("HGET", K_META, "at")
-if at and tonumber(at) >= tonumber(ARGV[1]) then return 0 end
+if at and tonumber(at) > tonumber(ARGV[1]) then return 0 end
 redis.call("HSET", K_META, "at", ARGV[1], "lamports", ARGV[2])
 for i = 3, #ARGV, 2 do redis.call("HSET", K_BAL, ARGV[i], ARGV[i + 1]) end
 local ids = redis.call("ZRANGEBYSCORE", K_CMT, "-inf", ARGV[1])

@@ -94,3 +94,90 @@ export function removeAta(w: World, mint: string): PublicKey {
   });
   return address;
 }
+
+/** Adds a token (and a FEE/USDC pair priced statically at 1) to a config variation. */
+export function withExtraToken(mint: string, symbol: string, tokenProgram: string, decimals = 6) {
+  return (f: FileConfig): FileConfig => {
+    const statics = f.priceSources.static;
+    if (statics?.kind !== "static") throw new Error("test config needs the static price source");
+    return {
+      ...f,
+      tokens: [
+        ...f.tokens,
+        { ...f.tokens[1]!, mint, symbol, decimals, tokenProgram, stable: false } as never,
+      ],
+      pairs: [
+        ...f.pairs,
+        {
+          base: symbol,
+          quote: "USDC",
+          minBase: "1",
+          maxBase: "1000000000",
+          levels: [{ upToBase: "1000000000", spreadBps: 10 }],
+        } as never,
+      ],
+      priceSources: {
+        ...f.priceSources,
+        static: { ...statics, prices: { ...statics.prices, [`${symbol}/USDC`]: "1" } },
+      },
+    };
+  };
+}
+
+/**
+ * Replaces the mint at `mint` with a real Token-2022 mint carrying a TransferFeeConfig of `bps`,
+ * created by transactions through the token program (paid by the maker).
+ */
+export async function makeTransferFeeMint(
+  w: World,
+  mintKp: Keypair,
+  bps: number,
+  decimals = 6,
+): Promise<void> {
+  const {
+    ExtensionType,
+    TOKEN_2022_PROGRAM_ID,
+    createInitializeMintInstruction,
+    createInitializeTransferFeeConfigInstruction,
+    getMintLen,
+  } = await import("@solana/spl-token");
+  const { SystemProgram } = await import("@solana/web3.js");
+  w.chain.svm.setAccount(mintKp.publicKey, {
+    lamports: 0,
+    data: new Uint8Array(),
+    owner: new PublicKey("11111111111111111111111111111111"),
+    executable: false,
+  });
+  const len = getMintLen([ExtensionType.TransferFeeConfig]);
+  const rent = await w.chain.getMinimumBalanceForRentExemption(len);
+  const authority = w.maker.publicKey;
+  const ixs = [
+    SystemProgram.createAccount({
+      fromPubkey: w.maker.publicKey,
+      newAccountPubkey: mintKp.publicKey,
+      space: len,
+      lamports: Number(rent),
+      programId: TOKEN_2022_PROGRAM_ID,
+    }),
+    createInitializeTransferFeeConfigInstruction(
+      mintKp.publicKey,
+      authority,
+      authority,
+      bps,
+      1_000_000n,
+      TOKEN_2022_PROGRAM_ID,
+    ),
+    createInitializeMintInstruction(mintKp.publicKey, decimals, authority, null, TOKEN_2022_PROGRAM_ID),
+  ];
+  const { blockhash } = await w.chain.getLatestBlockhash();
+  const tx = new VersionedTransaction(
+    new TransactionMessage({
+      payerKey: w.maker.publicKey,
+      recentBlockhash: blockhash,
+      instructions: ixs,
+    }).compileToV0Message(),
+  );
+  tx.sign([w.maker, mintKp]);
+  const sent = await w.chain.send(tx);
+  if (!sent.ok) throw new Error(`creating the Token-2022 mint failed: ${sent.error}`);
+}

@@ -1,0 +1,157 @@
+/**
+ * /tokens and /permissioned-tokens follow the maker's real holdings on a local chain: ATA present,
+ * balance at least minInventory, mint tradable. A move between the two lists alone is warned about.
+ */
+import { createHash } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import { Keypair, PublicKey } from "@solana/web3.js";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { TOKEN_2022_PROGRAM } from "../../config/schema.ts";
+import {
+  type AdvertisedStore,
+  AdvertisedTokenLists,
+  FileAdvertisedStore,
+  RedisAdvertisedStore,
+} from "../../inventory/advertised.ts";
+import { MemoryInventory } from "../../inventory/memory.ts";
+import { creditToken } from "../../src/chain/seed.ts";
+import { createLogger } from "../../src/observability/logger.ts";
+import { MINT } from "../support/config.ts";
+import { testRedis } from "../support/redis.ts";
+import {
+  makeTransferFeeMint,
+  makeWorld,
+  removeAta,
+  type World,
+  withExtraToken,
+  withToken,
+} from "./support.ts";
+
+const { redis, prefix } = testRedis();
+const dir = mkdtempSync(join(tmpdir(), "advertised-"));
+afterAll(async () => {
+  const keys = await redis.keys(`${prefix}*`);
+  if (keys.length) await redis.del(...keys);
+  redis.disconnect();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+function logCapture() {
+  const lines: { level: number; msg: string }[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      for (const l of String(chunk).split("\n").filter(Boolean)) lines.push(JSON.parse(l));
+      cb();
+    },
+  });
+  return { log: createLogger("info", sink), lines };
+}
+
+async function advertise(w: World, store?: AdvertisedStore, startInventory = true) {
+  const inventory = new MemoryInventory(w.options());
+  cleanups.push(() => inventory.close());
+  if (startInventory) await inventory.start();
+  const { log, lines } = logCapture();
+  const lists = new AdvertisedTokenLists(w.config, inventory, { ...(store ? { store } : {}), log });
+  await lists.start();
+  cleanups.push(() => lists.close());
+  return { inventory, lists, lines };
+}
+
+const sha = (mints: string[]) =>
+  createHash("sha256")
+    .update([...mints].sort().join(","))
+    .digest("hex");
+
+describe("advertised token lists", () => {
+  it("advertises every traded token the maker holds, split by the permissioned flag, with the union hash", async () => {
+    const w = makeWorld(withToken("JUP", { permissioned: true }));
+    const { lists } = await advertise(w);
+    expect(lists.tokens()).toEqual([MINT.SOL, MINT.USDC, MINT.USDT]);
+    expect(lists.permissionedTokens()).toEqual([MINT.JUP]);
+    expect(lists.unionHash()).toBe(sha([MINT.SOL, MINT.USDC, MINT.USDT, MINT.JUP]));
+  });
+
+  it("drops a token whose ATA is missing, and brings it back once the ATA exists", async () => {
+    const w = makeWorld();
+    removeAta(w, MINT.USDT);
+    const { inventory, lists } = await advertise(w);
+    expect(lists.tokens()).not.toContain(MINT.USDT);
+    expect(lists.reasons().find((r) => r.symbol === "USDT")!.why).toMatch(/no associated token account/);
+    creditToken(w.chain, w.maker.publicKey, new PublicKey(MINT.USDT), 5_000_000n);
+    await inventory.refresh();
+    expect(lists.tokens()).toContain(MINT.USDT);
+  });
+
+  it("drops a token whose balance is below its minInventory until it is topped up", async () => {
+    const w = makeWorld(withToken("JUP", { minInventory: "10000000" }), { inventory: { JUP: 9_999_999n } });
+    const { inventory, lists } = await advertise(w);
+    expect(lists.tokens()).not.toContain(MINT.JUP);
+    creditToken(w.chain, w.maker.publicKey, new PublicKey(MINT.JUP), 1n);
+    await inventory.refresh();
+    expect(lists.tokens()).toContain(MINT.JUP);
+  });
+
+  it("never advertises a Token-2022 mint with a transfer fee", async () => {
+    const fee = Keypair.generate();
+    const w = makeWorld(withExtraToken(fee.publicKey.toBase58(), "FEE", TOKEN_2022_PROGRAM));
+    await makeTransferFeeMint(w, fee, 25);
+    const { lists } = await advertise(w);
+    expect(lists.tokens()).not.toContain(fee.publicKey.toBase58());
+    expect(lists.reasons().find((r) => r.symbol === "FEE")!.why).toMatch(/transfer fee of 25 bps/);
+  });
+
+  it("does not advertise a token no enabled pair trades", async () => {
+    const w = makeWorld((f) => ({
+      ...f,
+      pairs: f.pairs.map((p) => (p.base === "JUP" ? { ...p, enabled: false } : p)),
+    }));
+    const { lists } = await advertise(w);
+    expect(lists.tokens()).toEqual([MINT.SOL, MINT.USDC, MINT.USDT]);
+  });
+
+  describe.each([
+    ["a file", () => new FileAdvertisedStore(join(dir, `${Math.random()}.json`))],
+    ["Redis", () => new RedisAdvertisedStore(redis, `${prefix}${Math.random()}:advertised`)],
+  ])("remembered in %s", (_name, makeStore) => {
+    it("warns that a forced re-sync is needed when a restart only moves a mint between the lists", async () => {
+      const store = makeStore();
+      const before = await advertise(makeWorld(), store);
+      expect(before.lists.permissionedTokens()).toEqual([]);
+      await before.lists.close();
+      const after = await advertise(makeWorld(withToken("JUP", { permissioned: true })), store);
+      expect(after.lists.permissionedTokens()).toEqual([MINT.JUP]);
+      expect(after.lists.unionHash()).toBe(before.lists.unionHash());
+      const warn = after.lines.find((l) => l.level === 40);
+      expect(warn?.msg).toMatch(/forced re-sync/);
+    });
+
+    it("logs an ordinary change without the re-sync warning", async () => {
+      const store = makeStore();
+      await advertise(makeWorld(), store);
+      const w = makeWorld();
+      removeAta(w, MINT.JUP);
+      const after = await advertise(w, store);
+      expect(after.lines.some((l) => l.level === 40)).toBe(false);
+      expect(after.lines.find((l) => l.msg === "advertised tokens changed")).toMatchObject({
+        removed: [MINT.JUP],
+      });
+    });
+
+    it("serves the last published lists until the maker's holdings have been read", async () => {
+      const store = makeStore();
+      const first = await advertise(makeWorld(), store);
+      const notYet = await advertise(makeWorld(), store, false);
+      expect(notYet.lists.tokens()).toEqual(first.lists.tokens());
+      expect(notYet.lists.unionHash()).toBe(first.lists.unionHash());
+    });
+  });
+});
