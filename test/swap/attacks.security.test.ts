@@ -1,0 +1,277 @@
+/**
+ * The attack table, end to end: every tampered fill from the fill helper's toolkit
+ * (test/fill/tamper.ts), plus attacks on the swap request itself, posted to POST /swap over a real
+ * socket against the composed service on a local chain. Each must be refused with the right state,
+ * and for each: no maker signature is produced (the Signer is wrapped to count signs), the chain
+ * receives nothing (the Chain is wrapped to count sends), and no balance of either party moves.
+ *
+ * Validation runs before the quote is claimed, so none of these can burn the quote: after the whole
+ * table, the honest fill for the same quote is still accepted.
+ */
+import { createPrivateKey, sign } from "node:crypto";
+import { Keypair, PublicKey, type VersionedTransaction } from "@solana/web3.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fundTaker, lamports, tokenBalance } from "../../src/chain/seed.ts";
+import type { SwapResponse } from "../../src/contract/swap.ts";
+import { buildFillTransaction } from "../../src/fill/builder.ts";
+import type { StoredQuote } from "../../src/quote-store/interface.ts";
+import {
+  FILL_ATTACKS,
+  type FillAttack,
+  type FillScenario,
+  NATIVE_SOL_OUT_ATTACKS,
+  scenarioFromQuote,
+  signAsTaker,
+} from "../fill/tamper.ts";
+import { MINT } from "../support/config.ts";
+import {
+  askQuote,
+  CountingSigner,
+  createHarness,
+  type Fetcher,
+  type Harness,
+  listen,
+  ObservedChain,
+  postSwap,
+} from "../support/harness.ts";
+
+let h: Harness;
+let signer: CountingSigner;
+let chain: ObservedChain;
+let server: Awaited<ReturnType<typeof listen>>;
+let http: Fetcher;
+const taker = Keypair.generate();
+const MINTS = Object.values(MINT).map((m) => new PublicKey(m));
+
+beforeAll(async () => {
+  h = await createHarness({
+    wrapSigner: (s) => {
+      signer = new CountingSigner(s);
+      return signer;
+    },
+    wrapChain: (c) => {
+      chain = new ObservedChain(c);
+      return chain;
+    },
+  });
+  server = await listen(h.app);
+  http = server.fetch;
+  fundTaker(h.chain, taker.publicKey, {
+    sol: 5_000_000_000n,
+    tokens: { [MINT.JUP]: 100_000_000_000n, [MINT.USDC]: 100_000_000_000n },
+  });
+});
+afterAll(async () => {
+  await server.close();
+  await h.close();
+});
+
+function allBalances(): Record<string, bigint> {
+  const out: Record<string, bigint> = {};
+  for (const who of [taker.publicKey, h.maker.publicKey]) {
+    out[`${who.toBase58()}:lamports`] = lamports(h.chain, who);
+    for (const m of MINTS) out[`${who.toBase58()}:${m.toBase58()}`] = tokenBalance(h.chain, who, m);
+  }
+  return out;
+}
+
+async function scenario(ask: Parameters<typeof askQuote>[2], nativeSolOut = false) {
+  const { stored } = await askQuote(h, http, ask);
+  const { blockhash } = await h.chain.getLatestBlockhash();
+  const s = scenarioFromQuote(stored, {
+    maker: h.maker.publicKey,
+    taker: taker.publicKey,
+    tokens: h.config.tokensByMint,
+    recentBlockhash: blockhash,
+    nowUnix: BigInt(Math.floor(Date.now() / 1000)),
+    maxFeeLamports: BigInt(h.config.file.limits.maxFeeLamports),
+    nativeSolOut,
+  });
+  return { stored, s };
+}
+
+/** Posts a transaction and checks the refusal left no trace: no signature, no send, no balance move. */
+async function expectRefusedWithoutTrace(
+  quote: StoredQuote,
+  tx: VersionedTransaction | string,
+  requestId = quote.requestId,
+): Promise<SwapResponse> {
+  const signsBefore = signer.count;
+  const sendsBefore = chain.sends;
+  const before = allBalances();
+  const res = await postSwap(http, { requestId, quoteId: quote.quoteId, transaction: tx });
+  expect(res.status).toBe(200);
+  expect(res.body.state).not.toBe("accepted");
+  expect(res.body.txSignature).toBeUndefined();
+  expect(signer.count).toBe(signsBefore);
+  expect(chain.sends).toBe(sendsBefore);
+  expect(allBalances()).toEqual(before);
+  return res.body;
+}
+
+/** A raw ed25519 signature by `kp` (node:crypto; the 32-byte seed wrapped in its PKCS#8 header). */
+function ed25519Sign(message: Uint8Array, kp: Keypair): Uint8Array {
+  const pkcs8 = Buffer.concat([
+    Buffer.from("302e020100300506032b657004220420", "hex"),
+    kp.secretKey.subarray(0, 32),
+  ]);
+  return sign(null, message, createPrivateKey({ key: pkcs8, format: "der", type: "pkcs8" }));
+}
+
+const serialize = (tx: VersionedTransaction) => Buffer.from(tx.serialize()).toString("base64");
+
+/** Attacks whose rule depends on the clock are decided after the claim; each gets its own quote. */
+const timeBound = (a: FillAttack) => a.code === "QUOTE_EXPIRED";
+
+describe("POST /swap refuses every tampered fill without signing (SPL output leg)", () => {
+  let quote: StoredQuote;
+  let s: FillScenario;
+  beforeAll(async () => {
+    ({ stored: quote, s } = await scenario({
+      tokenIn: MINT.JUP,
+      tokenOut: MINT.USDC,
+      amount: 3_000_000_000n,
+      feeBps: 10,
+      taker: taker.publicKey,
+    }));
+  });
+
+  it.each(FILL_ATTACKS.filter((a) => !timeBound(a)).map((a) => [a.name, a] as const))(
+    "refuses %s",
+    async (_name, attack) => {
+      const tx = signAsTaker(attack.tamper(s), taker);
+      const body = await expectRefusedWithoutTrace(quote, tx);
+      expect(body.state).toBe("rejected");
+      expect(body.rejectionReason).toMatch(new RegExp(`^${attack.code}: `));
+    },
+  );
+
+  it("refuses the honest fill carrying the taker's signature over a different (tampered) message", async () => {
+    const honest = signAsTaker(buildFillTransaction(s.params), taker);
+    const tampered = buildFillTransaction({ ...s.params, computeUnitPrice: s.params.computeUnitPrice + 1n });
+    tampered.signatures[1] = honest.signatures[1] as Uint8Array;
+    const body = await expectRefusedWithoutTrace(quote, tampered);
+    expect(body.state).toEqual({ rejectedWithReason: "signatureVerificationFailed" });
+  });
+
+  it("refuses a fill whose taker slot is signed by another key", async () => {
+    const tx = buildFillTransaction(s.params);
+    // An impostor signs the same message bytes with its own key; the signature sits in the taker's slot.
+    tx.signatures[1] = ed25519Sign(tx.message.serialize(), Keypair.generate());
+    const body = await expectRefusedWithoutTrace(quote, tx);
+    expect(body.state).toEqual({ rejectedWithReason: "signatureVerificationFailed" });
+  });
+
+  it("refuses a fill whose taker slot is empty", async () => {
+    const body = await expectRefusedWithoutTrace(quote, buildFillTransaction(s.params));
+    expect(body.state).toEqual({ rejectedWithReason: "signatureVerificationFailed" });
+  });
+
+  it("refuses a fill whose maker slot is already filled", async () => {
+    const tx = signAsTaker(buildFillTransaction(s.params), taker);
+    tx.signatures[0] = new Uint8Array(64).fill(7);
+    const body = await expectRefusedWithoutTrace(quote, tx);
+    expect(body.state).toBe("rejected");
+    expect(body.rejectionReason).toMatch(/maker's signature slot/);
+  });
+
+  it("refuses bytes that are not a transaction, and a transaction with trailing bytes", async () => {
+    const garbage = await expectRefusedWithoutTrace(
+      quote,
+      Buffer.from("not a transaction at all").toString("base64"),
+    );
+    expect(garbage.rejectionReason).toMatch(/^MALFORMED_TRANSACTION: /);
+    const honest = signAsTaker(buildFillTransaction(s.params), taker);
+    const padded = Buffer.concat([Buffer.from(honest.serialize()), Buffer.from([0, 0, 0])]).toString(
+      "base64",
+    );
+    const trailing = await expectRefusedWithoutTrace(quote, padded);
+    expect(trailing.rejectionReason).toMatch(/^MALFORMED_TRANSACTION: .*trailing/);
+  });
+
+  it("refuses a swap whose requestId is not the quote's", async () => {
+    const tx = signAsTaker(buildFillTransaction(s.params), taker);
+    const body = await expectRefusedWithoutTrace(quote, serialize(tx), "someone-elses-request");
+    expect(body.rejectionReason).toMatch(/does not match the quote's requestId/);
+  });
+
+  it("refuses a valid fill for another quote replayed under this quoteId", async () => {
+    const other = await scenario({
+      tokenIn: MINT.JUP,
+      tokenOut: MINT.USDC,
+      amount: 1_000_000_000n,
+      feeBps: 10,
+      taker: taker.publicKey,
+    });
+    const tx = signAsTaker(buildFillTransaction(other.s.params), taker);
+    const body = await expectRefusedWithoutTrace(quote, tx);
+    expect(body.rejectionReason).toMatch(/^INVALID_INPUT_AMOUNT: /);
+  });
+
+  it("refuses a swap naming a quote it never gave", async () => {
+    const tx = signAsTaker(buildFillTransaction(s.params), taker);
+    const res = await postSwap(http, {
+      requestId: quote.requestId,
+      quoteId: "no-such-quote",
+      transaction: tx,
+    });
+    expect(res.body).toMatchObject({ state: "rejected", quoteId: "no-such-quote" });
+    expect(res.body.rejectionReason).toMatch(/unknown quote/);
+  });
+
+  it("still accepts the honest fill for the same quote after the whole table", async () => {
+    const signs = signer.count;
+    const tx = signAsTaker(buildFillTransaction(s.params), taker);
+    const res = await postSwap(http, { requestId: quote.requestId, quoteId: quote.quoteId, transaction: tx });
+    expect(res.body.state).toBe("accepted");
+    expect(signer.count).toBe(signs + 1);
+    expect(await h.confirmations.settled(quote.quoteId)).toBe("landed");
+  });
+});
+
+describe("POST /swap refuses tampered native-SOL-output fills without signing", () => {
+  let quote: StoredQuote;
+  let s: FillScenario;
+  beforeAll(async () => {
+    ({ stored: quote, s } = await scenario(
+      {
+        tokenIn: MINT.USDC,
+        tokenOut: MINT.SOL,
+        amount: 500_000_000n,
+        quoteType: "exactOut",
+        taker: taker.publicKey,
+      },
+      true,
+    ));
+  });
+
+  it.each(NATIVE_SOL_OUT_ATTACKS.map((a) => [a.name, a] as const))("refuses %s", async (_name, attack) => {
+    const tx = signAsTaker(attack.tamper(s), taker);
+    const body = await expectRefusedWithoutTrace(quote, tx);
+    expect(body.state).toBe("rejected");
+    expect(body.rejectionReason).toMatch(new RegExp(`^${attack.code}: `));
+  });
+
+  it("still accepts the honest native-SOL-output fill afterwards", async () => {
+    const tx = signAsTaker(buildFillTransaction(s.params), taker);
+    const res = await postSwap(http, { requestId: quote.requestId, quoteId: quote.quoteId, transaction: tx });
+    expect(res.body.state).toBe("accepted");
+  });
+});
+
+describe("POST /swap refuses clock-bound tampering without signing", () => {
+  it.each(FILL_ATTACKS.filter(timeBound).map((a) => [a.name, a] as const))(
+    "refuses %s",
+    async (_name, attack) => {
+      const { stored, s } = await scenario({
+        tokenIn: MINT.JUP,
+        tokenOut: MINT.USDC,
+        amount: 1_000_000_000n,
+        taker: taker.publicKey,
+      });
+      const body = await expectRefusedWithoutTrace(stored, signAsTaker(attack.tamper(s), taker));
+      expect(body.state).toBe("rejected");
+      expect(body.rejectionReason).toMatch(new RegExp(`^${attack.code}: `));
+    },
+  );
+});
