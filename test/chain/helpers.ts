@@ -17,8 +17,12 @@ export const SOL = mintOf("SOL");
 export const USDC = mintOf("USDC");
 export const JUP = mintOf("JUP");
 
+/**
+ * A chain seeded from config/default.json. Blocks are an hour long so that heights (and blockhash
+ * expiry) move only when a test calls `advanceBlocks`.
+ */
 export function seededChain(): { chain: LocalChain; maker: Keypair } {
-  const chain = LocalChain.create();
+  const chain = LocalChain.create({ slotMs: 3_600_000 });
   const maker = Keypair.generate();
   seedFromConfig(chain, config, maker.publicKey);
   return { chain, maker };

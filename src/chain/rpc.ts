@@ -1,0 +1,319 @@
+/**
+ * RpcChain: the Chain port over Solana JSON-RPC (@solana/web3.js v1 Connection).
+ *
+ * Reads go to the first URL. A transaction is sent to every URL at once (skipPreflight, maxRetries 0:
+ * we do the retrying, the RPC node's own queue would outlive our interest) and re-sent every
+ * `resendIntervalMs` until it lands or its blockhash expires; that is what gets a transaction
+ * through a congested leader schedule. Every call has a timeout.
+ *
+ * Failures: `send`, `getSignatureStatus` and `ping` answer them as values (the interface has room
+ * for them); the reads return data or throw a `ChainUnavailableError` naming the call.
+ */
+import {
+  type AccountInfo,
+  Connection,
+  type PublicKey,
+  SYSVAR_CLOCK_PUBKEY,
+  type VersionedTransaction,
+} from "@solana/web3.js";
+import bs58 from "bs58";
+import type { AccountSnapshot, Blockhash, Chain, SendResult, SignatureStatus } from "./interface.ts";
+
+export interface RpcChainOptions {
+  /** JSON-RPC URLs; the first is read from, all are sent to. */
+  urls: readonly string[];
+  /** Per call, ms (default 5,000). */
+  timeoutMs?: number;
+  /** Re-send period for transactions in flight, ms (default 2,000). */
+  resendIntervalMs?: number;
+  /** Transactions tracked for re-sending at most (default 10,000); the oldest are dropped first. */
+  maxInFlight?: number;
+}
+
+/** A read that failed or timed out. */
+export class ChainUnavailableError extends Error {
+  constructor(call: string, cause: unknown) {
+    super(`chain ${call} failed: ${cause instanceof Error ? cause.message : String(cause)}`);
+    this.name = "ChainUnavailableError";
+  }
+}
+
+/** Splits `RPC_URL` ("https://a,https://b") into URLs; blanks are ignored. */
+export function parseRpcUrls(value: string): string[] {
+  return value
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}
+
+/** Scheme, host and port only: RPC URLs often carry an API key in the path or query. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}`;
+  } catch {
+    return "<invalid url>";
+  }
+}
+
+interface InFlight {
+  raw: Buffer;
+  blockhash: string;
+}
+
+const MAX_ACCOUNTS_PER_CALL = 100;
+const MAX_STATUSES_PER_CALL = 256;
+
+function timeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race([p, limit]).finally(() => clearTimeout(timer));
+}
+
+function errMessage(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+export class RpcChain implements Chain {
+  readonly description: string;
+  private readonly read: Connection;
+  private readonly senders: Connection[];
+  private readonly timeoutMs: number;
+  private readonly maxInFlight: number;
+  private readonly inFlight = new Map<string, InFlight>();
+  /** Signatures whose blockhash expired while we were re-sending them. */
+  private readonly expired = new Set<string>();
+  private readonly rentCache = new Map<number, bigint>();
+  private readonly timer: NodeJS.Timeout;
+  private ticking = false;
+
+  constructor(opts: RpcChainOptions) {
+    if (opts.urls.length === 0) throw new Error("RpcChain needs at least one URL");
+    this.timeoutMs = opts.timeoutMs ?? 5_000;
+    this.maxInFlight = opts.maxInFlight ?? 10_000;
+    const timeoutMs = this.timeoutMs;
+    // The abort signal ends the HTTP request itself; the race in `call` bounds everything else.
+    const fetchWithTimeout = (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) =>
+      fetch(input, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+    this.senders = opts.urls.map(
+      (url) =>
+        new Connection(url, {
+          commitment: "confirmed",
+          disableRetryOnRateLimit: true,
+          fetch: fetchWithTimeout as unknown as typeof fetch,
+        }),
+    );
+    this.read = this.senders[0] as Connection;
+    const extra = opts.urls.length - 1;
+    this.description = `rpc ${redactUrl(opts.urls[0] as string)}${extra > 0 ? ` (+${extra} send endpoints)` : ""}`;
+    this.timer = setInterval(() => void this.tick(), opts.resendIntervalMs ?? 2_000);
+    this.timer.unref();
+  }
+
+  private async call<T>(what: string, f: () => Promise<T>): Promise<T> {
+    try {
+      return await timeout(f(), this.timeoutMs, what);
+    } catch (e) {
+      throw new ChainUnavailableError(what, e);
+    }
+  }
+
+  async getLatestBlockhash(): Promise<Blockhash> {
+    const r = await this.call("getLatestBlockhash", () => this.read.getLatestBlockhash("confirmed"));
+    return { blockhash: r.blockhash, lastValidBlockHeight: BigInt(r.lastValidBlockHeight) };
+  }
+
+  async getAccounts(keys: PublicKey[]): Promise<(AccountSnapshot | null)[]> {
+    const chunks: PublicKey[][] = [];
+    for (let i = 0; i < keys.length; i += MAX_ACCOUNTS_PER_CALL)
+      chunks.push(keys.slice(i, i + MAX_ACCOUNTS_PER_CALL));
+    const results = await Promise.all(
+      chunks.map((chunk) => this.call("getMultipleAccounts", () => this.read.getMultipleAccountsInfo(chunk))),
+    );
+    return results
+      .flat()
+      .map((a: AccountInfo<Buffer> | null) =>
+        a ? { owner: a.owner, lamports: BigInt(a.lamports), data: a.data, executable: a.executable } : null,
+      );
+  }
+
+  async getMinimumBalanceForRentExemption(dataLength: number): Promise<bigint> {
+    const cached = this.rentCache.get(dataLength);
+    if (cached !== undefined) return cached;
+    const lamports = BigInt(
+      await this.call("getMinimumBalanceForRentExemption", () =>
+        this.read.getMinimumBalanceForRentExemption(dataLength),
+      ),
+    );
+    this.rentCache.set(dataLength, lamports);
+    return lamports;
+  }
+
+  async getUnixTimestamp(): Promise<bigint> {
+    const clock = await this.call("getAccountInfo(clock)", () =>
+      this.read.getAccountInfo(SYSVAR_CLOCK_PUBKEY),
+    );
+    if (!clock || clock.data.length < 40)
+      throw new ChainUnavailableError("getAccountInfo(clock)", "no clock sysvar");
+    // Clock sysvar: slot u64, epoch_start_timestamp i64, epoch u64, leader_schedule_epoch u64,
+    // unix_timestamp i64 at offset 32.
+    return clock.data.readBigInt64LE(32);
+  }
+
+  async send(tx: VersionedTransaction): Promise<SendResult> {
+    const first = tx.signatures[0];
+    if (!first || first.every((b) => b === 0))
+      return { ok: false, error: "transaction is not signed by its fee payer" };
+    const signature = bs58.encode(first);
+    let raw: Buffer;
+    try {
+      raw = Buffer.from(tx.serialize());
+    } catch (e) {
+      return { ok: false, error: `cannot serialize: ${errMessage(e)}` };
+    }
+    const results = await this.broadcast(raw);
+    if (!results.some((r) => r.ok)) {
+      return { ok: false, error: results.map((r) => (r.ok ? "" : r.error)).join("; ") };
+    }
+    this.track(signature, { raw, blockhash: tx.message.recentBlockhash });
+    return { ok: true, signature };
+  }
+
+  /** Sends the bytes to every endpoint at once; one answer per endpoint. */
+  private broadcast(raw: Buffer): Promise<SendResult[]> {
+    return Promise.all(
+      this.senders.map(async (c): Promise<SendResult> => {
+        try {
+          const signature = await timeout(
+            c.sendRawTransaction(raw, { skipPreflight: true, maxRetries: 0 }),
+            this.timeoutMs,
+            "sendTransaction",
+          );
+          return { ok: true, signature };
+        } catch (e) {
+          return { ok: false, error: `${redactUrl(c.rpcEndpoint)}: ${errMessage(e)}` };
+        }
+      }),
+    );
+  }
+
+  private track(signature: string, entry: InFlight): void {
+    this.expired.delete(signature);
+    this.inFlight.set(signature, entry);
+    while (this.inFlight.size > this.maxInFlight) {
+      const oldest = this.inFlight.keys().next().value;
+      if (oldest === undefined) break;
+      this.inFlight.delete(oldest);
+    }
+  }
+
+  async getSignatureStatus(signature: string): Promise<SignatureStatus> {
+    try {
+      const [status] = (await this.fetchStatuses([signature])) ?? [];
+      if (status) return status;
+      if (this.expired.has(signature)) return { state: "expired" };
+      const entry = this.inFlight.get(signature);
+      if (!entry) return { state: "pending" };
+      const valid = await timeout(
+        this.read.isBlockhashValid(entry.blockhash, { commitment: "confirmed" }),
+        this.timeoutMs,
+        "isBlockhashValid",
+      );
+      if (valid.value) return { state: "pending" };
+      // The blockhash is gone; look once more in case it landed just before expiring.
+      const [again] = (await this.fetchStatuses([signature])) ?? [];
+      if (again) return again;
+      this.inFlight.delete(signature);
+      this.expired.add(signature);
+      return { state: "expired" };
+    } catch (e) {
+      return { state: "unknown", error: errMessage(e) };
+    }
+  }
+
+  /** Landed statuses (confirmed or failed) by signature; undefined entries are not landed yet. */
+  private async fetchStatuses(signatures: string[]): Promise<(SignatureStatus | undefined)[]> {
+    const r = await timeout(
+      this.read.getSignatureStatuses(signatures, { searchTransactionHistory: false }),
+      this.timeoutMs,
+      "getSignatureStatuses",
+    );
+    return r.value.map((s): SignatureStatus | undefined => {
+      if (!s) return undefined;
+      if (s.err) return { state: "failed", error: JSON.stringify(s.err), slot: BigInt(s.slot) };
+      if (s.confirmationStatus === "confirmed" || s.confirmationStatus === "finalized") {
+        return { state: "confirmed", slot: BigInt(s.slot) };
+      }
+      return undefined; // processed only: not yet final enough to count
+    });
+  }
+
+  /** One re-send round now (the timer runs it every `resendIntervalMs`). */
+  resendPending(): Promise<void> {
+    return this.tick();
+  }
+
+  /** One re-send round: drop what landed or expired, send the rest again. */
+  private async tick(): Promise<void> {
+    if (this.ticking || this.inFlight.size === 0) return;
+    this.ticking = true;
+    try {
+      const signatures = [...this.inFlight.keys()];
+      for (let i = 0; i < signatures.length; i += MAX_STATUSES_PER_CALL) {
+        const batch = signatures.slice(i, i + MAX_STATUSES_PER_CALL);
+        const statuses = await this.fetchStatuses(batch);
+        const validity = new Map<string, boolean>();
+        for (const [j, signature] of batch.entries()) {
+          const entry = this.inFlight.get(signature);
+          if (!entry) continue;
+          if (statuses[j]) {
+            this.inFlight.delete(signature);
+            continue;
+          }
+          let valid = validity.get(entry.blockhash);
+          if (valid === undefined) {
+            valid = (await this.read.isBlockhashValid(entry.blockhash, { commitment: "confirmed" })).value;
+            validity.set(entry.blockhash, valid);
+          }
+          if (!valid) {
+            this.inFlight.delete(signature);
+            this.expired.add(signature);
+            continue;
+          }
+          void this.broadcast(entry.raw);
+        }
+      }
+      // Bound the expired set like the in-flight map.
+      while (this.expired.size > this.maxInFlight) {
+        const oldest = this.expired.values().next().value;
+        if (oldest === undefined) break;
+        this.expired.delete(oldest);
+      }
+    } catch {
+      // An RPC hiccup: the next round tries again.
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  async ping(): Promise<boolean> {
+    try {
+      await timeout(this.read.getSlot("confirmed"), this.timeoutMs, "getSlot");
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    this.inFlight.clear();
+  }
+
+  /** Transactions still being re-sent (for tests and metrics). */
+  inFlightCount(): number {
+    return this.inFlight.size;
+  }
+}
