@@ -18,6 +18,7 @@ import { AcceptanceSwapHandler } from "./acceptance/swap.ts";
 import { createApp } from "./app.ts";
 import type { Chain } from "./chain/interface.ts";
 import { LocalChain } from "./chain/local.ts";
+import { parseRpcUrls, RpcChain } from "./chain/rpc.ts";
 import { type SeededToken, seedFromConfig } from "./chain/seed.ts";
 import { createLogger, type Logger } from "./observability/logger.ts";
 import { Metrics } from "./observability/metrics.ts";
@@ -107,10 +108,13 @@ export async function composeService(config: Config, opts: ComposeOptions = {}):
   let chain = opts.chain;
   let seeded: SeededToken[] | undefined;
   if (!chain) {
-    if (config.env.RPC_URL) throw new Error("RPC_URL: the JSON-RPC chain adapter is not wired yet");
-    const local = LocalChain.create();
-    seeded = seedFromConfig(local, config.file, signer.publicKey);
-    chain = local;
+    if (config.env.RPC_URL) {
+      chain = new RpcChain({ urls: parseRpcUrls(config.env.RPC_URL) });
+    } else {
+      const local = LocalChain.create();
+      seeded = seedFromConfig(local, config.file, signer.publicKey);
+      chain = local;
+    }
   }
   closers.push(() => chain.close());
 
