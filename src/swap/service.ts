@@ -29,6 +29,8 @@ export interface SwapTuning
       | "expiryGraceSeconds"
       | "reservationTtlMs"
       | "trackForMs"
+      /** The executor's own clock (tests move it to expire quotes); defaults to the service clock. */
+      | "now"
     >
   > {
   /** Interval between confirmation polls, ms (default 1,000). */

@@ -1,0 +1,65 @@
+/**
+ * DELIBERATE FAULT INJECTOR, not a fake chain: a Chain that forwards every call to the real local
+ * chain until a test arms a fault on one method; that method then never resolves ("hang"), rejects
+ * ("fail") or is delayed ("delay") while everything else keeps working. Used to prove the swap path
+ * answers within its budget, and never claims a balance problem the chain did not show.
+ */
+import type { PublicKey, VersionedTransaction } from "@solana/web3.js";
+import type { Chain } from "../../src/chain/interface.ts";
+import { ObservedChain } from "../support/harness.ts";
+
+type Method =
+  | "getAccounts"
+  | "getMinimumBalanceForRentExemption"
+  | "getUnixTimestamp"
+  | "send"
+  | "getSignatureStatus";
+type Fault = { kind: "hang" } | { kind: "fail"; error: string } | { kind: "delay"; ms: number };
+
+export class FaultyChain extends ObservedChain {
+  private readonly faults = new Map<Method, Fault>();
+
+  constructor(inner: Chain) {
+    super(inner);
+  }
+
+  arm(method: Method, fault: Fault): void {
+    this.faults.set(method, fault);
+  }
+
+  disarm(): void {
+    this.faults.clear();
+  }
+
+  private apply<T>(method: Method, call: () => Promise<T>): Promise<T> {
+    const fault = this.faults.get(method);
+    if (!fault) return call();
+    switch (fault.kind) {
+      case "hang":
+        return new Promise<T>(() => {});
+      case "fail":
+        return Promise.reject(new Error(fault.error));
+      case "delay":
+        return new Promise<T>((resolve, reject) => setTimeout(() => call().then(resolve, reject), fault.ms));
+    }
+  }
+
+  override getAccounts(keys: PublicKey[]) {
+    return this.apply("getAccounts", () => super.getAccounts(keys));
+  }
+  override getMinimumBalanceForRentExemption(dataLength: number) {
+    return this.apply("getMinimumBalanceForRentExemption", () =>
+      super.getMinimumBalanceForRentExemption(dataLength),
+    );
+  }
+  override getUnixTimestamp() {
+    return this.apply("getUnixTimestamp", () => super.getUnixTimestamp());
+  }
+  override send(tx: VersionedTransaction) {
+    this.sends++;
+    return this.apply("send", () => this.inner.send(tx));
+  }
+  override getSignatureStatus(signature: string) {
+    return this.apply("getSignatureStatus", () => super.getSignatureStatus(signature));
+  }
+}
