@@ -32,6 +32,8 @@ export interface Controls {
   resume(): Promise<void>;
   /** Enables or disables a pair at runtime; null removes the override. */
   setPair(pairKey: string, enabled: boolean | null): Promise<void>;
+  /** Called whenever this instance learns of a change to the switches; returns unsubscribe. */
+  onChange(listener: (state: ControlState) => void): () => void;
   start(): Promise<void>;
   close(): Promise<void>;
 }
@@ -42,8 +44,19 @@ export class MemoryControls implements Controls {
   private reason: string | undefined;
   private atMs: number | undefined;
   private readonly pairs = new Map<string, boolean>();
+  private readonly listeners = new Set<(state: ControlState) => void>();
 
   constructor(private readonly now: () => number = Date.now) {}
+
+  onChange(listener: (state: ControlState) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private changed(): void {
+    const state = this.state();
+    for (const l of this.listeners) l(state);
+  }
 
   isPaused(): boolean {
     return this.paused;
@@ -64,15 +77,18 @@ export class MemoryControls implements Controls {
     this.paused = true;
     this.reason = reason;
     this.atMs = this.now();
+    this.changed();
   }
   async resume(): Promise<void> {
     this.paused = false;
     this.reason = undefined;
     this.atMs = undefined;
+    this.changed();
   }
   async setPair(pairKey: string, enabled: boolean | null): Promise<void> {
     if (enabled === null) this.pairs.delete(pairKey);
     else this.pairs.set(pairKey, enabled);
+    this.changed();
   }
   async start(): Promise<void> {}
   async close(): Promise<void> {}
@@ -102,6 +118,7 @@ export class RedisControls implements Controls {
   private timer: NodeJS.Timeout | undefined;
   private reading: Promise<void> | undefined;
   private readAgain = false;
+  private readonly listeners = new Set<(state: ControlState) => void>();
 
   constructor(
     private readonly redis: Redis,
@@ -129,6 +146,11 @@ export class RedisControls implements Controls {
 
   isPaused(): boolean {
     return this.paused || !this.known();
+  }
+
+  onChange(listener: (state: ControlState) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   pairOverride(pairKey: string): boolean | undefined {
@@ -217,7 +239,7 @@ export class RedisControls implements Controls {
   }
 
   private apply(pausedValue: string | null, pairs: Record<string, string> | undefined): void {
-    const wasPaused = this.paused;
+    const before = this.signature();
     if (pausedValue === null || pausedValue === "" || pausedValue === "0") {
       this.paused = false;
       this.reason = undefined;
@@ -228,12 +250,22 @@ export class RedisControls implements Controls {
       this.reason = typeof parsed?.reason === "string" ? parsed.reason : "paused by Redis flag";
       this.atMs = typeof parsed?.atMs === "number" ? parsed.atMs : undefined;
     }
+    const wasPaused = before.startsWith("1");
     if (wasPaused !== this.paused) {
       this.opts.log?.warn({ paused: this.paused, reason: this.reason }, "controls: global pause changed");
     }
     if (pairs) {
       this.pairs = new Map(Object.entries(pairs).map(([k, v]) => [k, v === "1" || v === "true"]));
     }
+    if (this.signature() !== before) {
+      const state = this.state();
+      for (const l of this.listeners) l(state);
+    }
+  }
+
+  private signature(): string {
+    const pairs = [...this.pairs].sort(([a], [b]) => a.localeCompare(b));
+    return `${this.paused ? 1 : 0}|${this.reason ?? ""}|${JSON.stringify(pairs)}`;
   }
 }
 

@@ -4,6 +4,7 @@
  */
 import { createTransferCheckedInstruction } from "@solana/spl-token";
 import { Keypair, PublicKey, TransactionMessage, VersionedTransaction } from "@solana/web3.js";
+import type { Redis } from "ioredis";
 import type { Config } from "../../config/load.ts";
 import type { FileConfig } from "../../config/schema.ts";
 import type { InventoryOptions } from "../../inventory/ledger-inventory.ts";
@@ -28,12 +29,13 @@ export interface World {
 export function makeWorld(
   vary: (f: FileConfig) => FileConfig = (f) => f,
   seed: MakerSeedOptions = {},
+  deps: { redis?: Redis } = {},
 ): World {
   const config = testConfig({}, vary);
   const chain = LocalChain.create();
   const maker = Keypair.generate();
   seedFromConfig(chain, config.file, maker.publicKey, seed);
-  const sources = createPriceSources(config);
+  const sources = createPriceSources(config, deps);
   const clock = { t: Date.now() };
   const now = () => clock.t;
   const usd = new UsdValuer(config, sources, now);

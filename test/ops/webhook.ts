@@ -1,0 +1,91 @@
+/**
+ * A webhook instance for pricing/ops tests: the lead's app (createApp) over a real socket, composed
+ * from the given pricing pieces, with the admin API mounted as main.ts mounts it. The swap handler is
+ * the honest "disabled" one: these tests never swap.
+ */
+import { randomUUID } from "node:crypto";
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import type { Config } from "../../config/load.ts";
+import type { Inventory } from "../../inventory/interface.ts";
+import { QuotingBook } from "../../pricing/book.ts";
+import type { Controls } from "../../pricing/controls.ts";
+import type { PriceSource } from "../../pricing/interface.ts";
+import { DisabledSwapHandler } from "../../src/acceptance/swap.ts";
+import { createApp } from "../../src/app.ts";
+import { createLogger } from "../../src/observability/logger.ts";
+import { Metrics } from "../../src/observability/metrics.ts";
+import { QuoteService } from "../../src/quote/service.ts";
+import { MemoryQuoteStore } from "../../src/quote-store/memory.ts";
+import { registerAdminRoutes } from "../../src/routes/admin.ts";
+import { ConfigTokenLists } from "../../src/tokens/lists.ts";
+
+export interface Webhook {
+  url: string;
+  book: QuotingBook;
+  close(): Promise<void>;
+}
+
+export async function startWebhook(parts: {
+  config: Config;
+  sources: ReadonlyMap<string, PriceSource>;
+  controls: Controls;
+  inventory: Inventory;
+  maker: string;
+  adminApiKey?: string;
+}): Promise<Webhook> {
+  const { config, sources, controls, inventory } = parts;
+  const book = new QuotingBook(config, sources, { inventory, controls });
+  const app = createApp({
+    config,
+    log: createLogger("silent"),
+    metrics: new Metrics(),
+    store: new MemoryQuoteStore(10_000),
+    quotes: new QuoteService({ config, book, inventory, maker: parts.maker }),
+    swap: new DisabledSwapHandler(),
+    tokenLists: new ConfigTokenLists(config.file.tokens),
+    probes: [],
+    extraRoutes: (api) =>
+      registerAdminRoutes(api, {
+        adminApiKey: parts.adminApiKey,
+        controls,
+        inventory,
+        pairs: config.file.pairs.map((p) => `${p.base}/${p.quote}`),
+      }),
+  });
+  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+    const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    book,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** POST /quote as the operator sends it. */
+export async function postQuote(
+  url: string,
+  q: { tokenIn: string; tokenOut: string; amount: bigint; quoteType?: "exactIn" | "exactOut" },
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(`${url}/quote`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      "x-request-start": String(Date.now()),
+      "x-request-timeout": "250",
+    },
+    body: JSON.stringify({
+      requestId: randomUUID(),
+      quoteId: randomUUID(),
+      tokenIn: q.tokenIn,
+      tokenOut: q.tokenOut,
+      amount: q.amount.toString(),
+      quoteType: q.quoteType ?? "exactIn",
+      protocol: "v1",
+      feeBps: 0,
+    }),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}

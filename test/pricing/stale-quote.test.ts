@@ -1,0 +1,93 @@
+/**
+ * Stale prices answer 404 at the HTTP edge: POST /quote over a real socket, prices from the maker's
+ * engine through a real Redis.
+ */
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { MemoryInventory } from "../../inventory/memory.ts";
+import { MemoryControls } from "../../pricing/controls.ts";
+import { publishPrice, type RedisPriceSource } from "../../pricing/redis.ts";
+import { closePriceSources, startPriceSources } from "../../pricing/sources.ts";
+import { makeWorld } from "../inventory/support.ts";
+import { postQuote, startWebhook } from "../ops/webhook.ts";
+import { MINT } from "../support/config.ts";
+import { testRedis } from "../support/redis.ts";
+
+const { redis, prefix } = testRedis();
+const names = { keyPrefix: `${prefix}price:`, channel: `${prefix}prices` };
+afterAll(async () => {
+  const keys = await redis.keys(`${prefix}*`);
+  if (keys.length) await redis.del(...keys);
+  redis.disconnect();
+});
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+function nextUpdate(s: RedisPriceSource, ts: number): Promise<void> {
+  return new Promise((resolve) => {
+    const off = s.onUpdate((_p, point) => {
+      if (point.updatedAtMs === ts) {
+        off();
+        resolve();
+      }
+    });
+  });
+}
+
+describe("POST /quote with prices from Redis", () => {
+  it("answers 404 while the pair's price is older than maxAgeMs, and 200 once a fresh one arrives", async () => {
+    const w = makeWorld(
+      (f) => ({
+        ...f,
+        pairs: f.pairs.map((p) =>
+          p.base === "SOL" && p.quote === "USDC" ? { ...p, priceSource: "engine" } : p,
+        ),
+        priceSources: {
+          ...f.priceSources,
+          engine: { kind: "redis", ...names, maxAgeMs: 1_000, pollMs: 500 },
+        },
+      }),
+      {},
+      { redis },
+    );
+    const sources = w.sources;
+    await startPriceSources(sources);
+    cleanups.push(() => closePriceSources(sources));
+    const engine = sources.get("engine") as RedisPriceSource;
+    // The inventory's clock is the test's; prices are judged on the wall clock.
+    w.clock.t = Date.now();
+    const inventory = new MemoryInventory(w.options());
+    await inventory.start();
+    cleanups.push(() => inventory.close());
+    const hook = await startWebhook({
+      config: w.config,
+      sources,
+      controls: new MemoryControls(),
+      inventory,
+      maker: w.maker.publicKey.toBase58(),
+    });
+    cleanups.push(() => hook.close());
+    const sell = { tokenIn: MINT.SOL, tokenOut: MINT.USDC, amount: 1_000_000_000n };
+
+    const old = Date.now() - 5_000;
+    let seen = nextUpdate(engine, old);
+    await publishPrice(redis, "SOL/USDC", { ts: old, mid: "180.25" }, names);
+    await seen;
+    const stale = await postQuote(hook.url, sell);
+    expect(stale.status).toBe(404);
+    expect(stale.body.message).toMatch(/^no quote: SOL\/USDC price is \d+ ms old$/);
+    // Other pairs, on other sources, are unaffected.
+    expect((await postQuote(hook.url, { ...sell, tokenOut: MINT.USDT })).status).toBe(200);
+
+    const fresh = Date.now();
+    seen = nextUpdate(engine, fresh);
+    await publishPrice(redis, "SOL/USDC", { ts: fresh, mid: "180.25" }, names);
+    await seen;
+    const ok = await postQuote(hook.url, sell);
+    expect(ok.status).toBe(200);
+    expect(ok.body.amountOut).toBe(
+      ((1_000_000_000n * 18025n * 1_000_000n * 9_995n) / (100n * 10n ** 9n * 10_000n)).toString(),
+    );
+  });
+});
