@@ -2,6 +2,10 @@ import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig, parseFileConfig } from "../../config/load.ts";
 import { defaultFileConfig } from "../support/config.ts";
 
+/** The file config as loose JSON, so a test can break one field the schema would never produce. */
+// biome-ignore lint/suspicious/noExplicitAny: deliberately malformed configuration
+type MutableConfig = any;
+
 describe("configuration", () => {
   it("loads the shipped default with nothing set: paper mode on port 8080", () => {
     const config = loadConfig({});
@@ -37,15 +41,23 @@ describe("configuration", () => {
   });
 
   it.each([
-    ["a pair naming an unknown token", (f: any) => (f.pairs[0].base = "DOGE"), "pairs.0.base"],
-    ["a decimals out of range", (f: any) => (f.tokens[0].decimals = 40), "tokens.0.decimals"],
-    ["a mint that is not base58", (f: any) => (f.tokens[1].mint = "0xdeadbeef"), "tokens.1.mint"],
-    ["a level that does not reach maxBase", (f: any) => (f.pairs[0].maxBase = "900000000000000"), "pairs.0"],
-    ["a non-integer size", (f: any) => (f.pairs[0].minBase = "1.5"), "pairs.0.minBase"],
-    ["a base path with a trailing slash", (f: any) => (f.basePath = "/rfq/"), "basePath"],
-    ["a missing static price", (f: any) => delete f.priceSources.static.prices["SOL/USDC"], "SOL/USDC"],
+    ["a pair naming an unknown token", (f: MutableConfig) => (f.pairs[0].base = "DOGE"), "pairs.0.base"],
+    ["a decimals out of range", (f: MutableConfig) => (f.tokens[0].decimals = 40), "tokens.0.decimals"],
+    ["a mint that is not base58", (f: MutableConfig) => (f.tokens[1].mint = "0xdeadbeef"), "tokens.1.mint"],
+    [
+      "a level that does not reach maxBase",
+      (f: MutableConfig) => (f.pairs[0].maxBase = "900000000000000"),
+      "pairs.0",
+    ],
+    ["a non-integer size", (f: MutableConfig) => (f.pairs[0].minBase = "1.5"), "pairs.0.minBase"],
+    ["a base path with a trailing slash", (f: MutableConfig) => (f.basePath = "/rfq/"), "basePath"],
+    [
+      "a missing static price",
+      (f: MutableConfig) => delete f.priceSources.static.prices["SOL/USDC"],
+      "SOL/USDC",
+    ],
   ])("stops on %s, naming the key", (_name, mutate, key) => {
-    const f = defaultFileConfig() as any;
+    const f = defaultFileConfig() as MutableConfig;
     mutate(f);
     expect(() => parseFileConfig(f)).toThrow(key);
   });

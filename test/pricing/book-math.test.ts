@@ -4,15 +4,12 @@ import type { PriceSource } from "../../pricing/interface.ts";
 import { StaticPriceSource } from "../../pricing/static.ts";
 import { MINT, testConfig } from "../support/config.ts";
 
-function book(prices: Record<string, string> = {}, now = Date.now) {
-  const config = testConfig({}, (f) => ({
-    ...f,
-    priceSources: {
-      static: { kind: "static", prices: { ...(f.priceSources.static as any).prices, ...prices } },
-    },
-  }));
-  const src = new StaticPriceSource("static", (config.file.priceSources.static as any).prices);
-  return new QuotingBook(config, new Map<string, PriceSource>([["static", src]]), now);
+function book() {
+  const config = testConfig();
+  const source = config.file.priceSources.static;
+  if (source?.kind !== "static") throw new Error("the default config prices from a static source");
+  const src = new StaticPriceSource("static", source.prices);
+  return new QuotingBook(config, new Map<string, PriceSource>([["static", src]]));
 }
 
 describe("QuotingBook: exact amounts, rounded in the maker's favour", () => {

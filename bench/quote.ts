@@ -1,0 +1,135 @@
+/**
+ * Quote path benchmark (`npm run bench`). The webhook runs as `npm start` would, in its own process,
+ * with the Redis quote store; this process only generates load.
+ *
+ * 1. Fixed offered rate (open loop, default 2,000 quotes/s): p50/p99 latency measured from each
+ *    request's scheduled send time, over the load test's realistic request mix.
+ * 2. Maximum throughput: autocannon with many connections against the webhook and against a bare Hono
+ *    endpoint answering the same JSON (bench/bare-hono.ts); the webhook's figure is given as a ratio.
+ *
+ * Targets (issue 2): p99 under 10 ms at 2,000/s; throughput ratio at least 0.5. The machine is small
+ * and shared, so figures are from one run and reported, not asserted in tests.
+ *
+ *   npm run bench -- --rate 2000 --duration 15 --throughput-seconds 8
+ */
+import { mkdtempSync, readFileSync } from "node:fs";
+import os from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import autocannon from "autocannon";
+import { DEFAULT_CONFIG_PATH, parseFileConfig } from "../config/load.ts";
+import { buildMix, DEFAULT_MIX } from "../src/operator/loadtest/mix.ts";
+import { Outcome, runOpenLoop } from "../src/operator/loadtest/open-loop.ts";
+import { summarize } from "../src/operator/loadtest/stats.ts";
+import { freePort, REPO_ROOT, spawnTs, startRedis, waitForHttp } from "../src/operator/processes.ts";
+
+const { values: args } = parseArgs({
+  options: {
+    rate: { type: "string", default: "2000" },
+    duration: { type: "string", default: "15" },
+    warmup: { type: "string", default: "3" },
+    "throughput-seconds": { type: "string", default: "8" },
+    connections: { type: "string", default: "64" },
+    "log-level": { type: "string", default: "info" },
+  },
+});
+const rate = Number(args.rate);
+const durationS = Number(args.duration);
+const warmupS = Number(args.warmup);
+const tputS = Number(args["throughput-seconds"]);
+const connections = Number(args.connections);
+
+const quoteBody = JSON.stringify({
+  requestId: "629bddf3-0038-43a6-8956-f5433d6b1191",
+  quoteId: "59db3e19-c7b0-4753-a8aa-206701004498",
+  tokenIn: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
+  tokenOut: "So11111111111111111111111111111111111111112",
+  amount: "1000000",
+  quoteType: "exactIn",
+  protocol: "v1",
+  feeBps: 10,
+});
+
+async function throughput(url: string): Promise<{ rps: number; non2xx: number; p99: number }> {
+  const r = await autocannon({
+    url: `${url}/quote`,
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: quoteBody,
+    connections,
+    duration: tputS,
+  });
+  return { rps: r.requests.average, non2xx: r.non2xx + r.errors, p99: r.latency.p99 };
+}
+
+async function main(): Promise<void> {
+  const redis = await startRedis();
+  const logDir = join(REPO_ROOT, "results", "bench");
+  const [wPort, bPort] = [await freePort(), await freePort()];
+  const webhook = spawnTs(
+    "webhook",
+    "src/main.ts",
+    {
+      PORT: String(wPort),
+      HOST: "127.0.0.1",
+      REDIS_URL: redis.url,
+      LOG_LEVEL: String(args["log-level"]),
+      DATA_DIR: mkdtempSync(join(os.tmpdir(), "rfq-bench-")),
+    },
+    join(logDir, "webhook.log"),
+  );
+  const bare = spawnTs("bare-hono", "bench/bare-hono.ts", { PORT: String(bPort) }, join(logDir, "bare.log"));
+  const wUrl = `http://127.0.0.1:${wPort}`;
+  const bUrl = `http://127.0.0.1:${bPort}`;
+  try {
+    await waitForHttp(`${wUrl}/ready`, webhook);
+    await waitForHttp(`${bUrl}/health`, bare);
+
+    const file = parseFileConfig(JSON.parse(readFileSync(DEFAULT_CONFIG_PATH, "utf8")));
+    const mix = buildMix(file, Math.ceil(rate * (durationS + warmupS)) + 1, DEFAULT_MIX);
+    const fixed = await runOpenLoop(mix, {
+      url: new URL(`${wUrl}/quote`),
+      rate,
+      durationS,
+      warmupS,
+      budgetMs: 250,
+      requestTimeoutMs: 2_000,
+      maxSockets: 128,
+    });
+    const lat = summarize(fixed.latencyMs);
+    const counts = new Map<number, number>();
+    for (const o of fixed.outcome) counts.set(o, (counts.get(o) ?? 0) + 1);
+    const named = Object.fromEntries(Object.entries(Outcome).map(([k, v]) => [k, counts.get(v) ?? 0]));
+
+    // Bare first, then the webhook, each after the other has gone quiet.
+    const bareT = await throughput(bUrl);
+    const hookT = await throughput(wUrl);
+    const ratio = hookT.rps / bareT.rps;
+
+    const f = (x: number) => x.toFixed(2);
+    console.log(
+      `\nquote benchmark: ${os.cpus().length} cores, node ${process.version}, Redis store, log level ${args["log-level"]}`,
+    );
+    console.log(`fixed rate ${rate}/s for ${durationS} s (open loop, ${lat.count} measured):`);
+    console.log(
+      `  p50 ${f(lat.p50)} ms  p90 ${f(lat.p90)} ms  p99 ${f(lat.p99)} ms  p99.9 ${f(lat.p999)} ms  max ${f(lat.max)} ms`,
+    );
+    console.log(`  outcomes ${JSON.stringify(named)}`);
+    console.log(`  target p99 < 10 ms: ${lat.p99 < 10 ? "met" : "NOT met"}`);
+    console.log(`max throughput (${connections} connections, ${tputS} s each):`);
+    console.log(
+      `  bare Hono ${bareT.rps.toFixed(0)} req/s, webhook ${hookT.rps.toFixed(0)} req/s (webhook non-2xx ${hookT.non2xx})`,
+    );
+    console.log(
+      `  ratio webhook/bare ${ratio.toFixed(2)}  target >= 0.5: ${ratio >= 0.5 ? "met" : "NOT met"}`,
+    );
+  } finally {
+    await Promise.all([webhook.stop(), bare.stop()]);
+    await redis.stop();
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
