@@ -51,7 +51,7 @@ async function attempt(
   ask: { tokenIn: string; tokenOut: string; amount: bigint },
   opts: {
     nativeSolIn?: boolean;
-    sign?: (tx: ReturnType<typeof operatorFill> extends Promise<infer T> ? T : never) => void;
+    sign?: (tx: VersionedTransaction) => void;
   } = {},
 ): Promise<SwapResponse> {
   const http = inProcess(h.app);

@@ -1,0 +1,126 @@
+/**
+ * Confirmation tracking and the fill journal, with a real Redis journal and real fills on the local
+ * chain: a process that dies after sending leaves its fill in the journal, and the next process
+ * resumes and settles it (reservation committed, fee recorded); several trackers sharing the journal
+ * settle a fill exactly once; a fill that never lands is settled as expired and its units released.
+ */
+import { Keypair } from "@solana/web3.js";
+import bs58 from "bs58";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fundTaker } from "../../src/chain/seed.ts";
+import { fillAmountsFromQuote } from "../../src/fill/builder.ts";
+import { createLogger } from "../../src/observability/logger.ts";
+import { Metrics } from "../../src/observability/metrics.ts";
+import { ConfirmationTracker } from "../../src/swap/confirmations.ts";
+import type { PendingFill } from "../../src/swap/journal.ts";
+import { RedisFillJournal } from "../../src/swap/journal-redis.ts";
+import { MINT } from "../support/config.ts";
+import { askQuote, createHarness, type Harness, inProcess, operatorFill } from "../support/harness.ts";
+import { testRedis } from "../support/redis.ts";
+
+const { redis, prefix } = testRedis();
+let h: Harness;
+const log = createLogger("silent");
+
+beforeAll(async () => {
+  h = await createHarness({ redis: { redis, prefix } });
+});
+afterAll(async () => {
+  await h.close();
+  await redis.quit();
+});
+
+/** A fill sent to the chain by "a process that then died": reserved, journaled, sent, never tracked. */
+async function sentButUntracked(journal: RedisFillJournal, opts: { send: boolean }): Promise<PendingFill> {
+  const taker = Keypair.generate();
+  fundTaker(h.chain, taker.publicKey, { sol: 100_000_000n, tokens: { [MINT.JUP]: 5_000_000_000n } });
+  const { stored } = await askQuote(h, inProcess(h.app), {
+    tokenIn: MINT.JUP,
+    tokenOut: MINT.USDC,
+    amount: 1_000_000_000n,
+    taker: taker.publicKey,
+  });
+  const tx = await operatorFill(h, stored, taker.publicKey);
+  tx.sign([taker, h.maker]);
+  await h.inventory.reserve({
+    quoteId: stored.quoteId,
+    mint: MINT.USDC,
+    amount: BigInt(stored.response.amountOut),
+    expiresAtMs: Date.now() + 600_000,
+  });
+  const { outputAmount } = fillAmountsFromQuote(stored);
+  const fill: PendingFill = {
+    quoteId: stored.quoteId,
+    requestId: stored.requestId,
+    messageHash: "test",
+    signature: bs58.encode(tx.signatures[0] as Uint8Array),
+    sentAtMs: Date.now(),
+    trackUntilMs: Date.now() + (opts.send ? 60_000 : 0),
+    fee: {
+      mint: MINT.USDC,
+      amount: (BigInt(stored.response.amountOut) - outputAmount).toString(),
+      feeBps: 10,
+    },
+  };
+  await journal.addPending(fill);
+  if (opts.send) expect((await h.chain.send(tx)).ok).toBe(true);
+  return fill;
+}
+
+const tracker = (journal: RedisFillJournal, metrics = new Metrics()) =>
+  new ConfirmationTracker({ chain: h.chain, inventory: h.inventory, journal, metrics, log, pollMs: 10_000 });
+
+const fillsCounted = async (m: Metrics, outcome: string) =>
+  (await m.fills.get()).values.find((v) => v.labels.outcome === outcome)?.value ?? 0;
+
+describe("ConfirmationTracker with a Redis journal", () => {
+  it("resumes a fill journaled before a restart and settles it: committed, fee recorded, counted", async () => {
+    const journal = new RedisFillJournal(redis, `${prefix}resume:`);
+    const fill = await sentButUntracked(journal, { send: true });
+    const metrics = new Metrics();
+    const t = tracker(journal, metrics);
+    await t.start();
+    const settled = t.settled(fill.quoteId);
+    await t.pollOnce();
+    expect(await settled).toBe("landed");
+    await t.stop();
+    expect(await journal.listPending()).toEqual([]);
+    expect(await journal.feesOwed()).toEqual([
+      expect.objectContaining({
+        quoteId: fill.quoteId,
+        txSignature: fill.signature,
+        amount: fill.fee.amount,
+      }),
+    ]);
+    expect(await fillsCounted(metrics, "landed")).toBe(1);
+    const open = (await h.inventory.reservations()).find((r) => r.quoteId === fill.quoteId) as
+      | { state?: string }
+      | undefined;
+    expect(open?.state ?? "settled").not.toBe("open");
+  });
+
+  it("settles a fill once when two instances track it from the same journal", async () => {
+    const journal = new RedisFillJournal(redis, `${prefix}twice:`);
+    const fill = await sentButUntracked(journal, { send: true });
+    const [m1, m2] = [new Metrics(), new Metrics()];
+    const [t1, t2] = [tracker(journal, m1), tracker(journal, m2)];
+    await Promise.all([t1.start(), t2.start()]);
+    await Promise.all([t1.pollOnce(), t2.pollOnce()]);
+    await Promise.all([t1.stop(), t2.stop()]);
+    expect((await fillsCounted(m1, "landed")) + (await fillsCounted(m2, "landed"))).toBe(1);
+    expect((await journal.feesOwed()).filter((f) => f.quoteId === fill.quoteId)).toHaveLength(1);
+  });
+
+  it("settles a fill that never reached the chain as expired and releases its reservation", async () => {
+    const journal = new RedisFillJournal(redis, `${prefix}expired:`);
+    const fill = await sentButUntracked(journal, { send: false });
+    const metrics = new Metrics();
+    const t = tracker(journal, metrics);
+    await t.start();
+    await t.pollOnce();
+    await t.stop();
+    expect(await fillsCounted(metrics, "expired")).toBe(1);
+    expect(await journal.feesOwed()).toEqual([]);
+    expect((await h.inventory.reservations()).map((r) => r.quoteId)).not.toContain(fill.quoteId);
+  });
+});
