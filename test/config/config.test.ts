@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig, parseFileConfig } from "../../config/load.ts";
+import { base58Pubkey } from "../../config/schema.ts";
 import { defaultFileConfig } from "../support/config.ts";
 
 /** The file config as loose JSON, so a test can break one field the schema would never produce. */
@@ -60,5 +61,22 @@ describe("configuration", () => {
     const f = defaultFileConfig() as MutableConfig;
     mutate(f);
     expect(() => parseFileConfig(f)).toThrow(key);
+  });
+});
+
+describe("base58Pubkey", () => {
+  it.each([
+    ["a mainnet mint", "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", true],
+    ["the system program (32 zero bytes)", "11111111111111111111111111111111", true],
+    [
+      "a 33-character spelling with an extra leading 1",
+      "1EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
+      false,
+    ],
+    ["a string with characters outside base58", "0OIlFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1", false],
+    ["31 bytes", "2222222222222222222222222222222", false],
+    ["an empty string", "", false],
+  ])("judges %s", (_name, value, ok) => {
+    expect(base58Pubkey.safeParse(value).success).toBe(ok);
   });
 });
