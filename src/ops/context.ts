@@ -1,0 +1,68 @@
+/**
+ * What the operations commands (doctor, registration) need, built the way the service builds it
+ * (src/compose.ts): the same maker key (MAKER_KEYPAIR, or the paper setup's key in DATA_DIR), the
+ * chain (RPC_URL, or a freshly seeded local chain in the paper setup), Redis when REDIS_URL is set,
+ * and the configured price sources (not started).
+ */
+import { join } from "node:path";
+import { Redis } from "ioredis";
+import type { Config } from "../../config/load.ts";
+import type { PriceSource } from "../../pricing/interface.ts";
+import { createPriceSources } from "../../pricing/sources.ts";
+import type { Chain } from "../chain/interface.ts";
+import { LocalChain } from "../chain/local.ts";
+import { parseRpcUrls, RpcChain } from "../chain/rpc.ts";
+import { seedFromConfig } from "../chain/seed.ts";
+import { KeypairSigner, loadOrCreateKeypair, readKeypairFile, type Signer } from "../signer/index.ts";
+
+export interface OpsContext {
+  config: Config;
+  chain: Chain;
+  signer: Signer;
+  redis?: Redis;
+  sources: Map<string, PriceSource>;
+  /** "rpc <host>" or "local chain (paper setup, seeded by this command)". */
+  chainNote: string;
+  close(): Promise<void>;
+}
+
+export function opsContext(config: Config): OpsContext {
+  const signer = config.env.MAKER_KEYPAIR
+    ? new KeypairSigner(readKeypairFile(config.env.MAKER_KEYPAIR))
+    : new KeypairSigner(loadOrCreateKeypair(join(config.env.DATA_DIR, "maker-keypair.json")).keypair);
+  let chain: Chain;
+  let chainNote: string;
+  if (config.env.RPC_URL) {
+    chain = new RpcChain({ urls: parseRpcUrls(config.env.RPC_URL), timeoutMs: 5_000 });
+    chainNote = chain.description;
+  } else {
+    // The paper setup's chain lives inside the service process; this command sees a fresh one,
+    // seeded the same way. Point RPC_URL at `npm run chain` to inspect a chain that persists.
+    const local = LocalChain.create();
+    seedFromConfig(local, config.file, signer.publicKey);
+    chain = local;
+    chainNote = "local chain (paper setup: a fresh one, seeded as `npm start` seeds it)";
+  }
+  const redis = config.env.REDIS_URL
+    ? new Redis(config.env.REDIS_URL, {
+        lazyConnect: true,
+        maxRetriesPerRequest: 1,
+        connectTimeout: 2_000,
+        retryStrategy: () => null,
+      })
+    : undefined;
+  const sources = createPriceSources(config, redis ? { redis } : {});
+  return {
+    config,
+    chain,
+    signer,
+    ...(redis ? { redis } : {}),
+    sources,
+    chainNote,
+    async close() {
+      await Promise.allSettled([...sources.values()].map((s) => s.close()));
+      await chain.close();
+      redis?.disconnect();
+    },
+  };
+}

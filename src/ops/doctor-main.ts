@@ -1,0 +1,102 @@
+/**
+ * `npm run doctor [-- --fix [--yes]]`: prints the readiness table; exit status 0 when nothing FAILs.
+ * `--fix` creates the maker's missing ATAs (asks first; `--yes` skips the question).
+ */
+import { createInterface } from "node:readline/promises";
+import { ConfigError, loadConfig } from "../../config/load.ts";
+import { formatRatio } from "../../pricing/decimal.ts";
+import { startPriceSources } from "../../pricing/sources.ts";
+import { opsContext } from "./context.ts";
+import { createMissingAtas, type Diagnosis, diagnose } from "./doctor.ts";
+import { table } from "./table.ts";
+
+/** Streaming sources need a moment for their first price; static and Redis ones have it at start. */
+const PRICE_WAIT_MS = 3_000;
+
+function print(d: Diagnosis): void {
+  const rows = d.checks.map((c) => [c.check, c.status, c.detail, c.fix ?? ""]);
+  process.stdout.write(`${table(["CHECK", "STATUS", "DETAIL", "FIX"], rows)}\n\n`);
+  const fails = d.checks.filter((c) => c.status === "FAIL").length;
+  const warns = d.checks.filter((c) => c.status === "warn").length;
+  process.stdout.write(
+    fails ? `${fails} problem(s) to fix, ${warns} warning(s).\n` : `ready (${warns} warning(s)).\n`,
+  );
+}
+
+async function confirm(question: string): Promise<boolean> {
+  if (!process.stdin.isTTY) return false;
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    return /^y(es)?$/i.test((await rl.question(question)).trim());
+  } finally {
+    rl.close();
+  }
+}
+
+async function main(): Promise<number> {
+  const args = new Set(process.argv.slice(2));
+  const fix = args.has("--fix");
+  const yes = args.has("--yes") || args.has("-y");
+  const config = loadConfig(process.env);
+  const ctx = opsContext(config);
+  try {
+    process.stdout.write(`doctor: ${config.configPath}, mode ${config.mode}, chain ${ctx.chainNote}\n\n`);
+    await ctx.redis?.connect().catch(() => undefined);
+    await startPriceSources(ctx.sources).catch((e) => {
+      process.stdout.write(`price sources did not start: ${(e as Error).message}\n`);
+    });
+    const pairs = config.file.pairs.filter((p) => p.enabled);
+    const until = Date.now() + PRICE_WAIT_MS;
+    while (
+      Date.now() < until &&
+      pairs.some((p) => !ctx.sources.get(p.priceSource)?.price(`${p.base}/${p.quote}`))
+    ) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const deps = {
+      config,
+      chain: ctx.chain,
+      signer: ctx.signer,
+      sources: ctx.sources,
+      ...(ctx.redis ? { redis: ctx.redis } : {}),
+    };
+    let d = await diagnose(deps);
+    print(d);
+    if (!fix || !d.missingAtas.length) return d.healthy ? 0 : 1;
+
+    const cost = d.ataRentLamports * BigInt(d.missingAtas.length);
+    const what = d.missingAtas.map((m) => `${m.symbol} ${m.ata.toBase58()}`).join(", ");
+    const question = `Create ${d.missingAtas.length} ATA(s) (${what}), paying ${formatRatio({ num: cost, den: 1_000_000_000n }, 6)} SOL rent from the maker? [y/N] `;
+    if (!yes && !(await confirm(question))) {
+      process.stdout.write(
+        process.stdin.isTTY ? "not created.\n" : "not created: no terminal to ask; run with --fix --yes.\n",
+      );
+      return 1;
+    }
+    const res = await createMissingAtas(ctx, d.missingAtas);
+    if (!res.ok) {
+      process.stdout.write(`creating the ATAs failed: ${res.error}\n`);
+      return 1;
+    }
+    process.stdout.write(
+      `created ${d.missingAtas.length} ATA(s): ${what} (transaction ${res.signature})\n\n`,
+    );
+    d = await diagnose(deps);
+    print(d);
+    return d.healthy ? 0 : 1;
+  } finally {
+    await ctx.close();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (e) => {
+    if (e instanceof ConfigError) {
+      console.error(`configuration error:\n${e.message}`);
+      process.exit(78);
+    }
+    console.error(e);
+    process.exit(1);
+  },
+);

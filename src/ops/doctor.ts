@@ -1,0 +1,252 @@
+/**
+ * `npm run doctor`: is this maker ready to be registered, and what to fix if not.
+ *
+ * Checks: RPC reachable; maker SOL for fees; for every token an enabled pair trades (wrapped SOL
+ * included) the mint (exists, program, decimals, no Token-2022 transfer fee) and the maker's ATA
+ * (the operator's simulation fails without it, and the quotes are silently dropped) and its balance
+ * against minInventory; Redis reachable (when configured); every pair's price fresh. `--fix` creates
+ * the missing ATAs, paid by the maker, after confirmation.
+ */
+import { createAssociatedTokenAccountIdempotentInstruction } from "@solana/spl-token";
+import { PublicKey, TransactionMessage, VersionedTransaction } from "@solana/web3.js";
+import type { Redis } from "ioredis";
+import type { Config } from "../../config/load.ts";
+import { readHoldings } from "../../inventory/holdings.ts";
+import { formatRatio } from "../../pricing/decimal.ts";
+import type { PriceSource } from "../../pricing/interface.ts";
+import type { Chain } from "../chain/interface.ts";
+import type { Signer } from "../signer/index.ts";
+
+export type Status = "ok" | "warn" | "FAIL";
+
+export interface Check {
+  check: string;
+  status: Status;
+  detail: string;
+  fix?: string;
+}
+
+export interface MissingAta {
+  symbol: string;
+  mint: PublicKey;
+  ata: PublicKey;
+  tokenProgram: PublicKey;
+}
+
+export interface DoctorDeps {
+  config: Config;
+  chain: Chain;
+  signer: Signer;
+  redis?: Redis;
+  /** Started price sources. */
+  sources: ReadonlyMap<string, PriceSource>;
+  now?: () => number;
+}
+
+export interface Diagnosis {
+  checks: Check[];
+  missingAtas: MissingAta[];
+  /** Lamports one token account's rent costs (for the --fix prompt). */
+  ataRentLamports: bigint;
+  healthy: boolean;
+}
+
+const SOL = 1_000_000_000n;
+const sol = (lamports: bigint) => `${formatRatio({ num: lamports, den: SOL }, 4)} SOL`;
+
+/** Runs every check; never throws for a failing dependency (that is a FAIL row). */
+export async function diagnose(deps: DoctorDeps): Promise<Diagnosis> {
+  const { config, chain, signer } = deps;
+  const now = deps.now ?? Date.now;
+  const maker = signer.publicKey;
+  const checks: Check[] = [];
+  const missingAtas: MissingAta[] = [];
+  let ataRentLamports = 0n;
+
+  const rpcUp = await chain.ping().catch(() => false);
+  checks.push(
+    rpcUp
+      ? { check: "RPC", status: "ok", detail: chain.description }
+      : {
+          check: "RPC",
+          status: "FAIL",
+          detail: `${chain.description} does not answer`,
+          fix: "check RPC_URL",
+        },
+  );
+
+  const traded = new Set(config.file.pairs.filter((p) => p.enabled).flatMap((p) => [p.base, p.quote]));
+  const tokens = config.file.tokens.filter((t) => traded.has(t.symbol));
+  const read = rpcUp ? await readHoldings(chain, maker, tokens, now) : undefined;
+  if (read && !read.ok)
+    checks.push({ check: "maker accounts", status: "FAIL", detail: read.error, fix: "check RPC_URL" });
+  if (read?.ok) {
+    const { holdings } = read;
+    const min = BigInt(config.file.inventory.minSolLamports);
+    checks.push(
+      holdings.lamports >= min
+        ? { check: "maker SOL", status: "ok", detail: `${maker.toBase58()} holds ${sol(holdings.lamports)}` }
+        : {
+            check: "maker SOL",
+            status: "FAIL",
+            detail: `${maker.toBase58()} holds ${sol(holdings.lamports)}, below ${sol(min)} (no quotes)`,
+            fix: `send SOL to ${maker.toBase58()} (fees, ATA rent)`,
+          },
+    );
+    ataRentLamports = await chain.getMinimumBalanceForRentExemption(165).catch(() => 2_039_280n);
+    for (const t of tokens) {
+      const h = holdings.tokens.get(t.mint)!;
+      const label =
+        t.mint === "So11111111111111111111111111111111111111112" ? `${t.symbol} (wSOL)` : t.symbol;
+      if (h.problem && !h.problem.startsWith("ATA")) {
+        checks.push({
+          check: `mint ${label}`,
+          status: "FAIL",
+          detail: h.problem,
+          fix: /transfer fee/.test(h.problem)
+            ? `remove ${t.symbol} from the config: the order engine refuses transfer-fee mints`
+            : `check tokens.${t.symbol} (mint, tokenProgram, decimals) in ${config.configPath}`,
+        });
+        continue;
+      }
+      checks.push({ check: `mint ${label}`, status: "ok", detail: `${t.mint} (${t.decimals} decimals)` });
+      if (!h.ataExists) {
+        missingAtas.push({
+          symbol: t.symbol,
+          mint: new PublicKey(t.mint),
+          ata: h.ata,
+          tokenProgram: new PublicKey(t.tokenProgram),
+        });
+        checks.push({
+          check: `ATA ${label}`,
+          status: "FAIL",
+          detail: `missing: ${h.ata.toBase58()} (not advertised; the operator's simulation would fail)`,
+          fix: `npm run doctor -- --fix (creates it, rent ${sol(ataRentLamports)})`,
+        });
+        continue;
+      }
+      if (h.problem) {
+        checks.push({
+          check: `ATA ${label}`,
+          status: "FAIL",
+          detail: `${h.ata.toBase58()}: ${h.problem}`,
+          fix: "move funds to a healthy ATA",
+        });
+        continue;
+      }
+      const minInv = BigInt(t.minInventory);
+      const amount = formatRatio({ num: h.amount, den: 10n ** BigInt(t.decimals) }, Math.min(t.decimals, 6));
+      checks.push(
+        h.amount >= minInv && h.amount > 0n
+          ? { check: `ATA ${label}`, status: "ok", detail: `${h.ata.toBase58()} holds ${amount}` }
+          : {
+              check: `ATA ${label}`,
+              status: "warn",
+              detail: `${h.ata.toBase58()} holds ${amount}${h.amount < minInv ? `, below minInventory ${t.minInventory} (not advertised)` : " (cannot sell any)"}`,
+              fix: `fund ${h.ata.toBase58()} with ${t.symbol}`,
+            },
+      );
+    }
+  }
+
+  if (deps.redis) {
+    const up = await pingRedis(deps.redis);
+    checks.push(
+      up
+        ? { check: "Redis", status: "ok", detail: "answers PING" }
+        : {
+            check: "Redis",
+            status: "FAIL",
+            detail: "does not answer PING within 2 s",
+            fix: "check REDIS_URL and the server",
+          },
+    );
+  } else {
+    checks.push({
+      check: "Redis",
+      status: config.mode === "production" ? "FAIL" : "ok",
+      detail: "not configured: in-memory quote store and inventory (one instance only)",
+    });
+  }
+
+  for (const p of config.file.pairs.filter((x) => x.enabled)) {
+    const key = `${p.base}/${p.quote}`;
+    const source = deps.sources.get(p.priceSource);
+    const point = source?.price(key);
+    const check = `price ${key}`;
+    if (!source || !point) {
+      checks.push({
+        check,
+        status: "FAIL",
+        detail: `no price from source "${p.priceSource}"`,
+        fix: "check the price source (see README, pricing)",
+      });
+      continue;
+    }
+    const age = now() - point.updatedAtMs;
+    const fresh = age <= source.maxAgeMs;
+    const ageText = Number.isFinite(source.maxAgeMs)
+      ? `${age} ms old, limit ${source.maxAgeMs} ms`
+      : "static";
+    checks.push({
+      check,
+      status: fresh ? "ok" : "FAIL",
+      detail: `${formatRatio(point.mid, 6)} from "${p.priceSource}" (${ageText})`,
+      ...(fresh
+        ? {}
+        : { fix: `the "${p.priceSource}" source stopped updating ${key}: the pair answers 404` }),
+    });
+  }
+
+  return { checks, missingAtas, ataRentLamports, healthy: checks.every((c) => c.status !== "FAIL") };
+}
+
+async function pingRedis(redis: Redis): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      redis.ping().then((r) => r === "PONG"),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), 2_000);
+      }),
+    ]);
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export type FixResult = { ok: true; signature: string } | { ok: false; error: string };
+
+/** Creates the missing ATAs in one transaction paid and signed by the maker, and waits for it. */
+export async function createMissingAtas(
+  deps: Pick<DoctorDeps, "chain" | "signer">,
+  missing: readonly MissingAta[],
+  opts: { timeoutMs?: number; pollMs?: number } = {},
+): Promise<FixResult> {
+  const maker = deps.signer.publicKey;
+  const instructions = missing.map((m) =>
+    createAssociatedTokenAccountIdempotentInstruction(maker, m.ata, maker, m.mint, m.tokenProgram),
+  );
+  const { blockhash } = await deps.chain.getLatestBlockhash();
+  const tx = new VersionedTransaction(
+    new TransactionMessage({
+      payerKey: maker,
+      recentBlockhash: blockhash,
+      instructions,
+    }).compileToV0Message(),
+  );
+  deps.signer.sign(tx);
+  const sent = await deps.chain.send(tx);
+  if (!sent.ok) return { ok: false, error: sent.error };
+  const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
+  while (Date.now() < deadline) {
+    const s = await deps.chain.getSignatureStatus(sent.signature);
+    if (s.state === "confirmed") return { ok: true, signature: sent.signature };
+    if (s.state === "failed") return { ok: false, error: s.error };
+    if (s.state === "expired") return { ok: false, error: "the transaction expired without landing" };
+    await new Promise((r) => setTimeout(r, opts.pollMs ?? 500));
+  }
+  return { ok: false, error: `not confirmed within the timeout (signature ${sent.signature})` };
+}

@@ -1,0 +1,30 @@
+/** `npm run registration [-- --json]`: what to give the operator (see registration.ts). */
+import { ConfigError, loadConfig } from "../../config/load.ts";
+import { opsContext } from "./context.ts";
+import { formatRegistration, registration } from "./registration.ts";
+
+async function main(): Promise<number> {
+  const config = loadConfig(process.env);
+  const ctx = opsContext(config);
+  try {
+    const r = await registration(ctx);
+    process.stdout.write(
+      process.argv.includes("--json") ? `${JSON.stringify(r, null, 2)}\n` : formatRegistration(r),
+    );
+    return r.holdingsUnread ? 1 : 0;
+  } finally {
+    await ctx.close();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (e) => {
+    if (e instanceof ConfigError) {
+      console.error(`configuration error:\n${e.message}`);
+      process.exit(78);
+    }
+    console.error(e);
+    process.exit(1);
+  },
+);
