@@ -51,6 +51,8 @@ export function opsContext(config: Config): OpsContext {
         retryStrategy: () => null,
       })
     : undefined;
+  // An unreachable Redis is a FAIL row in doctor's table, not a stack trace on stderr.
+  redis?.on("error", () => {});
   const sources = createPriceSources(config, redis ? { redis } : {});
   return {
     config,
