@@ -80,7 +80,11 @@ export interface SwapExecutorOptions {
   inFlightPollMs?: number;
   /** expire_at must be at least this far ahead of chain time when we sign (s): landing takes time. */
   expirySafetySeconds?: bigint;
-  /** Seconds expire_at may exceed the quote's expiry (operator clock skew). Default 0. */
+  /**
+   * Seconds expire_at may exceed the quote's expiry. The operator stamps expire_at from its own clock
+   * when it builds the fill, a moment after we answered; without slack, a second of clock skew would
+   * refuse every fill. Default 5.
+   */
   expiryGraceSeconds?: bigint;
   /** How long the inventory reservation lives unsettled (ms) before lapsing on its own. */
   reservationTtlMs?: number;
@@ -139,7 +143,7 @@ export class SwapExecutor implements SwapHandler {
     this.steps = { ...DEFAULT_STEPS, ...opts.steps };
     this.inFlightPollMs = opts.inFlightPollMs ?? 100;
     this.expirySafetySeconds = opts.expirySafetySeconds ?? 1n;
-    this.expiryGraceSeconds = opts.expiryGraceSeconds ?? 0n;
+    this.expiryGraceSeconds = opts.expiryGraceSeconds ?? 5n;
     this.reservationTtlMs = opts.reservationTtlMs ?? 180_000;
     this.trackForMs = opts.trackForMs ?? 180_000;
     this.maxFeeLamports = BigInt(opts.config.file.limits.maxFeeLamports);

@@ -55,7 +55,7 @@ async function sentButUntracked(journal: RedisFillJournal, opts: { send: boolean
     messageHash: "test",
     signature: bs58.encode(tx.signatures[0] as Uint8Array),
     sentAtMs: Date.now(),
-    trackUntilMs: Date.now() + (opts.send ? 60_000 : 0),
+    trackUntilMs: opts.send ? Date.now() + 60_000 : Date.now() - 1,
     fee: {
       mint: MINT.USDC,
       amount: (BigInt(stored.response.amountOut) - outputAmount).toString(),
