@@ -17,11 +17,13 @@ import os from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { DEFAULT_CONFIG_PATH, parseFileConfig } from "../../../config/load.ts";
-import { cpuSecondsOf, freePort, REPO_ROOT, spawnTs, startRedis, waitForHttp } from "../processes.ts";
+import { cpuSecondsOf, REPO_ROOT } from "../processes.ts";
+import { type Stack, startStack } from "../stack.ts";
 import { buildMix, DEFAULT_MIX } from "./mix.ts";
 import { OUTCOME_NAMES, runOpenLoop } from "./open-loop.ts";
 import { type Check, type LoadReport, renderHtml, textSummary } from "./report.ts";
 import { series, summarize } from "./stats.ts";
+import { runSwapPhase, SWAP_TAKER_FUNDING } from "./swaps.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -70,32 +72,27 @@ async function main(): Promise<void> {
 
     let webhookUrl = args.webhook;
     let store = "as running";
-    const pids: Record<string, number | undefined> = {};
+    let pids: Record<string, number | undefined> = {};
+    let stack: Stack | undefined;
     if (!webhookUrl) {
-      const env: Record<string, string> = {
-        HOST: "127.0.0.1",
-        PORT: String(await freePort()),
-        LOG_LEVEL: args["log-level"] as string,
-        DATA_DIR: join(outDir, "webhook-data"),
-      };
-      if (!args["no-redis"]) {
-        const redis = await startRedis();
-        cleanups.push(redis.stop);
-        pids.redis = redis.pid;
-        env.REDIS_URL = redis.url;
-        store = redis.owned ? "redis (throwaway redis-server)" : "redis (REDIS_URL)";
-      } else {
-        store = "memory";
-      }
-      if (args["api-key"]) env.API_KEY = args["api-key"];
       // WEBHOOK_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the webhook under load.
       const nodeArgs = process.env.WEBHOOK_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
-      const webhook = spawnTs("webhook", "src/main.ts", env, join(outDir, "webhook.log"), [], nodeArgs);
-      cleanups.push(webhook.stop);
-      pids.webhook = webhook.proc.pid;
-      webhookUrl = `http://127.0.0.1:${env.PORT}${file.basePath}`;
-      await waitForHttp(`http://127.0.0.1:${env.PORT}/ready`, webhook);
-      process.stdout.write(`webhook up at ${webhookUrl} (store: ${store}, log: ${webhook.logPath})\n`);
+      const takers = Math.max(1, Math.min(swaps, num("swap-concurrency") * 2));
+      stack = await startStack({
+        dir: join(outDir, "stack"),
+        takers: Array.from({ length: swaps > 0 ? takers : 0 }, (_, i) => ({
+          name: String(i + 1),
+          ...SWAP_TAKER_FUNDING,
+        })),
+        webhookLogLevel: args["log-level"] as string,
+        ...(args["api-key"] ? { webhookApiKey: args["api-key"] } : {}),
+        webhookNodeArgs: nodeArgs,
+        say: (line) => process.stdout.write(`  ${line}\n`),
+      });
+      cleanups.push(stack.close);
+      webhookUrl = stack.webhookUrl;
+      pids = stack.pids;
+      store = `redis (${process.env.REDIS_URL ? "REDIS_URL" : "throwaway redis-server"})`;
     }
 
     const total = Math.round((warmupS + durationS) * rate);
@@ -152,6 +149,31 @@ async function main(): Promise<void> {
       { name: "errors", ok: errors === 0, detail: `${errors} (need 0)` },
     ];
 
+    let swapResult: Awaited<ReturnType<typeof runSwapPhase>> | undefined;
+    if (swaps > 0 && stack) {
+      process.stdout.write(
+        `swap phase: ${swaps} fills through the operator, ${num("swap-concurrency")} at a time\n`,
+      );
+      swapResult = await runSwapPhase({
+        operatorUrl: stack.operatorUrl,
+        chainUrl: stack.chainUrl,
+        takers: stack.takers.map((t) => t.keypair),
+        count: swaps,
+        concurrency: num("swap-concurrency"),
+      });
+      checks.push({
+        name: "fills",
+        ok: swapResult.landed === swaps,
+        detail: `${swapResult.landed}/${swaps} landed (need all); operator's fill rate for the maker: ${(stack.operator.fillRate.status("maker").rate * 100).toFixed(1)}%`,
+      });
+    } else if (swaps > 0) {
+      checks.push({
+        name: "fills",
+        ok: false,
+        detail: "not run: --webhook targets a running webhook without a sandbox stack",
+      });
+    }
+
     const report: LoadReport = {
       title: "RFQ webhook load test",
       startedAt: new Date().toISOString(),
@@ -177,6 +199,7 @@ async function main(): Promise<void> {
         webhookLogLevel: args.webhook ? "as running" : (args["log-level"] as string),
         mix: `unknownMint ${DEFAULT_MIX.unknownMintShare}, oversize ${DEFAULT_MIX.oversizeShare}, taker ${DEFAULT_MIX.takerShare}, exactOut ${DEFAULT_MIX.exactOutShare}, ${DEFAULT_MIX.takers} takers, pairs from ${configPath}`,
         swaps,
+        swapConcurrency: num("swap-concurrency"),
       },
       quotes: {
         measured,
@@ -190,6 +213,17 @@ async function main(): Promise<void> {
         series: series(q.scheduledMs, q.latencyMs, durationS > 20 ? 1000 : 250),
         cpu,
       },
+      ...(swapResult
+        ? {
+            swaps: {
+              requested: swapResult.requested,
+              landed: swapResult.landed,
+              outcomes: swapResult.outcomes,
+              latencyMs: swapResult.latencyMs,
+              errorSamples: swapResult.errorSamples,
+            },
+          }
+        : {}),
       checks,
       pass: checks.every((c) => c.ok),
     };
