@@ -30,7 +30,7 @@ function pct(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 }
 const fmt = (xs: number[], unit: string, scale = 1) =>
-  `p50 ${(pct(xs, 50) * scale).toFixed(3)} ${unit}, p99 ${(pct(xs, 99) * scale).toFixed(3)} ${unit}, max ${(xs.reduce((m, x) => (x > m ? x : m), 0) * scale).toFixed(3)} ${unit} (n=${xs.length})`;
+  `p50 ${(pct(xs, 50) * scale).toFixed(3)} ${unit}, p99 ${(pct(xs, 99) * scale).toFixed(3)} ${unit}, max ${(xs.reduce((m, x) => Math.max(m, x), 0) * scale).toFixed(3)} ${unit} (n=${xs.length})`;
 
 async function bookCost(): Promise<void> {
   const everything = (f: FileConfig): FileConfig =>
