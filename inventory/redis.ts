@@ -8,7 +8,8 @@ import { type InventoryOptions, LedgerInventory } from "./ledger-inventory.ts";
 import { RedisLedger } from "./ledger-redis.ts";
 
 export class RedisInventory extends LedgerInventory {
-  constructor(redis: Redis, opts: InventoryOptions) {
-    super(new RedisLedger(redis, opts.maker.toBase58(), opts.config.file.inventory.redisPrefix), opts);
+  /** `prefix` defaults to `inventory.redisPrefix` from the config ("rfq:inv:"). */
+  constructor(redis: Redis, opts: InventoryOptions, prefix = opts.config.file.inventory.redisPrefix) {
+    super(new RedisLedger(redis, opts.maker.toBase58(), prefix), opts);
   }
 }
