@@ -34,28 +34,34 @@ class Conn {
   #chunked = false;
   dead = false;
 
+  readonly #onDead: (c: Conn) => void;
+
   constructor(host: string, port: number, onFree: (c: Conn) => void, onDead: (c: Conn) => void) {
+    this.#onDead = onDead;
     this.socket = net.connect({ host, port, noDelay: true });
     this.socket.on("data", (d: Buffer) => {
+      if (this.dead) return;
       this.#buf = this.#buf.length ? Buffer.concat([this.#buf, d]) : d;
       this.#parse(onFree);
     });
-    const die = (why: string) => {
-      if (this.dead) return;
-      this.dead = true;
-      onDead(this);
-      this.#fail("network", why);
-    };
-    this.socket.on("error", (e) => die(e.message));
-    this.socket.on("close", () => die("connection closed"));
+    this.socket.on("error", (e) => this.#die(e.message));
+    this.socket.on("close", () => this.#die("connection closed"));
+  }
+
+  /** Fails the request in flight, if any, and takes this connection out of the pool for good. */
+  #die(why: string): void {
+    if (this.dead) return;
+    this.dead = true;
+    this.#fail("network", why);
+    this.socket.destroy();
+    this.#onDead(this);
   }
 
   send(bytes: Buffer, timeoutMs: number, resolve: (r: RawResult) => void): void {
     const timer = setTimeout(() => {
       this.#fail("timeout", `no answer within ${timeoutMs} ms`);
       // The answer may still come; this connection cannot be trusted to be in step any more.
-      this.dead = true;
-      this.socket.destroy();
+      this.#die("timed out");
     }, timeoutMs);
     this.#pending = { resolve, timer };
     this.socket.write(bytes);
@@ -133,6 +139,7 @@ export class RawHttpPool {
   readonly #idle: Conn[] = [];
   readonly #all = new Set<Conn>();
   readonly #queue: Queued[] = [];
+  #closed = false;
 
   constructor(url: URL, maxConnections: number) {
     this.#host = url.hostname;
@@ -154,6 +161,7 @@ export class RawHttpPool {
   }
 
   #take(): Conn | undefined {
+    if (this.#closed) return undefined;
     while (this.#idle.length) {
       const c = this.#idle.pop() as Conn;
       if (!c.dead) return c;
@@ -189,6 +197,7 @@ export class RawHttpPool {
   }
 
   close(): void {
+    this.#closed = true;
     for (const c of this.#all) c.socket.destroy();
     this.#all.clear();
     this.#idle.length = 0;

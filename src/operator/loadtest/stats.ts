@@ -3,7 +3,8 @@
 /** Nearest-rank percentile of an ascending array (p in 0..100); NaN when empty. */
 export function percentile(sorted: Float64Array | number[], p: number): number {
   if (sorted.length === 0) return Number.NaN;
-  const rank = Math.ceil((p / 100) * sorted.length);
+  // The epsilon keeps float noise (0.999 * 1000 = 999.0000000000001) from skipping a rank.
+  const rank = Math.ceil((p * sorted.length) / 100 - 1e-9);
   return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))] as number;
 }
 
