@@ -101,11 +101,20 @@ export function decodeFillData(data: Uint8Array): FillArgs | undefined {
 
 /** The order engine's temporary wSOL account for native-SOL unwrapping (seeds: tag + maker). */
 export function temporaryWsolAccount(maker: PublicKey): PublicKey {
-  return PublicKey.findProgramAddressSync(
-    [Buffer.from("temporary-wsol-token-account"), maker.toBuffer()],
-    ORDER_ENGINE_PROGRAM_ID,
-  )[0];
+  const key = maker.toBase58();
+  let pda = temporaryWsolCache.get(key);
+  if (!pda) {
+    // A PDA search per call is ~0.25 ms; there is one maker, so remember it (bounded all the same).
+    if (temporaryWsolCache.size >= 1_000) temporaryWsolCache.clear();
+    pda = PublicKey.findProgramAddressSync(
+      [Buffer.from("temporary-wsol-token-account"), maker.toBuffer()],
+      ORDER_ENGINE_PROGRAM_ID,
+    )[0];
+    temporaryWsolCache.set(key, pda);
+  }
+  return pda;
 }
+const temporaryWsolCache = new Map<string, PublicKey>();
 
 /**
  * The operator's fee on a quoted amount. The fill's maker-to-taker amount is the quoted amount less

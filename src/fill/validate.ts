@@ -21,10 +21,10 @@
  *   layout.operatorFee for the operator's floor rounding, one unit more if it rounded up).
  */
 import { createHash } from "node:crypto";
-import { getAssociatedTokenAddressSync } from "@solana/spl-token";
 import { PublicKey, type VersionedTransaction } from "@solana/web3.js";
 import type { TokenConfig } from "../../config/schema.ts";
 import type { StoredQuote } from "../quote-store/interface.ts";
+import { associatedTokenAddress } from "./ata.ts";
 import { FillRejectCode } from "./codes.ts";
 import {
   type AccountRef,
@@ -376,8 +376,8 @@ export function validateFill(input: ValidateFillInput): FillValidation {
     );
   }
 
-  const makerIn = getAssociatedTokenAddressSync(inputMint, maker, true, inputTokenProgram);
-  const makerOut = getAssociatedTokenAddressSync(outputMint, maker, true, outputTokenProgram);
+  const makerIn = associatedTokenAddress(inputMint, maker, inputTokenProgram);
+  const makerOut = associatedTokenAddress(outputMint, maker, outputTokenProgram);
   if (!key(n.makerInputTokenAccount).equals(makerIn)) {
     return reject(
       FillRejectCode.INVALID_MAKER_TOKEN_ACCOUNT,
@@ -395,8 +395,8 @@ export function validateFill(input: ValidateFillInput): FillValidation {
   const takerOut = key(n.takerOutputTokenAccount);
   const nativeSolIn = takerIn.equals(ORDER_ENGINE_PROGRAM_ID) && inputMint.equals(NATIVE_MINT);
   const nativeSolOut = takerOut.equals(ORDER_ENGINE_PROGRAM_ID) && outputMint.equals(NATIVE_MINT);
-  const takerInAta = getAssociatedTokenAddressSync(inputMint, taker, true, inputTokenProgram);
-  const takerOutAta = getAssociatedTokenAddressSync(outputMint, taker, true, outputTokenProgram);
+  const takerInAta = associatedTokenAddress(inputMint, taker, inputTokenProgram);
+  const takerOutAta = associatedTokenAddress(outputMint, taker, outputTokenProgram);
   if (!nativeSolIn && !takerIn.equals(takerInAta)) {
     return reject(
       FillRejectCode.INVALID_TAKER_TOKEN_ACCOUNT,
@@ -591,7 +591,7 @@ function checkAtaCreation(
       `${where} names ${describeAccount(systemProgram)} as the system program`,
     );
   }
-  const expected = getAssociatedTokenAddressSync(mintKey, ownerKey, true, programKey);
+  const expected = associatedTokenAddress(mintKey, ownerKey, programKey);
   if (!(ata.key as PublicKey).equals(expected)) {
     return bad(
       FillRejectCode.INVALID_ATA_INSTRUCTION,
