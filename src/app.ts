@@ -2,8 +2,8 @@
  * The Hono app. Ports come in ready-made (composition happens once, in main.ts or a test harness);
  * nothing here constructs an adapter.
  *
- * Operator routes live under the configured base path (e.g. /jupiter/rfq/quote); /health, /ready and
- * /metrics are for the maker's own infrastructure and stay at the root.
+ * Operator routes live under the configured base path (e.g. /jupiter/rfq/quote); /health, /ready,
+ * /metrics and /admin/* are for the maker's own infrastructure and stay at the root.
  */
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
@@ -32,8 +32,8 @@ export interface AppDeps {
   swap: SwapHandler;
   tokenLists: TokenLists;
   probes: readonly ReadinessProbe[];
-  /** Extra routes mounted under the base path after auth (e.g. the admin API, with its own key). */
-  extraRoutes?: (app: Hono<AppEnv>) => void;
+  /** The maker's admin API: at the root beside /health, behind its own key, never the operator's. */
+  adminRoutes?: (app: Hono<AppEnv>) => void;
   now?: () => number;
 }
 
@@ -53,6 +53,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   registerHealthRoutes(app, deps.probes);
   registerMetricsRoute(app, metrics);
+  deps.adminRoutes?.(app);
 
   const api = new Hono<AppEnv>();
   api.use(
@@ -77,7 +78,6 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     now,
   });
   registerSwapRoute(api, deps.swap, metrics);
-  deps.extraRoutes?.(api);
   app.route(config.file.basePath || "/", api);
   return app;
 }

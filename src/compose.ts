@@ -7,13 +7,15 @@
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import type { Config } from "../config/load.ts";
+import { AdvertisedTokenLists, FileAdvertisedStore, RedisAdvertisedStore } from "../inventory/advertised.ts";
 import type { Inventory } from "../inventory/interface.ts";
 import { MemoryInventory } from "../inventory/memory.ts";
 import { RedisInventory } from "../inventory/redis.ts";
 import { QuotingBook } from "../pricing/book.ts";
 import { type Controls, MemoryControls, RedisControls } from "../pricing/controls.ts";
 import type { PriceSource } from "../pricing/interface.ts";
-import { StaticPriceSource } from "../pricing/static.ts";
+import { createPriceSources } from "../pricing/sources.ts";
+import { UsdValuer } from "../pricing/usd.ts";
 import { AcceptanceSwapHandler } from "./acceptance/swap.ts";
 import { createApp } from "./app.ts";
 import type { Chain } from "./chain/interface.ts";
@@ -26,11 +28,12 @@ import { QuoteService } from "./quote/service.ts";
 import type { QuoteStore } from "./quote-store/interface.ts";
 import { MemoryQuoteStore } from "./quote-store/memory.ts";
 import { RedisQuoteStore } from "./quote-store/redis.ts";
+import { registerAdminRoutes } from "./routes/admin.ts";
 import type { ReadinessProbe } from "./routes/health.ts";
 import { KeypairSigner, loadOrCreateKeypair, readKeypairFile, type Signer } from "./signer/index.ts";
 import type { SwapHandler } from "./swap/handler.ts";
 import { createSwapPorts, type SwapPorts, type SwapTuning } from "./swap/service.ts";
-import { ConfigTokenLists, type TokenLists } from "./tokens/lists.ts";
+import type { TokenLists } from "./tokens/lists.ts";
 
 export interface ComposeOptions {
   log?: Logger;
@@ -77,15 +80,6 @@ function makeSigner(config: Config): { signer: Signer; created: boolean } {
   return { signer: new KeypairSigner(keypair), created };
 }
 
-function makePriceSources(config: Config): Map<string, PriceSource> {
-  const sources = new Map<string, PriceSource>();
-  for (const [name, source] of Object.entries(config.file.priceSources)) {
-    if (source.kind === "static") sources.set(name, new StaticPriceSource(name, source.prices));
-    else throw new Error(`priceSources.${name}: kind ${source.kind} is not wired yet`);
-  }
-  return sources;
-}
-
 /** Builds and starts every port, then the app. `close()` stops them in reverse order. */
 export async function composeService(config: Config, opts: ComposeOptions = {}): Promise<Service> {
   const log = opts.log ?? createLogger(config.env.LOG_LEVEL);
@@ -123,26 +117,44 @@ export async function composeService(config: Config, opts: ComposeOptions = {}):
     : new MemoryQuoteStore(config.file.limits.memoryStoreMaxQuotes, now);
   closers.push(() => store.close());
 
-  const priceSources = makePriceSources(config);
+  const priceSources = createPriceSources(config, { ...(redis ? { redis } : {}), log });
   for (const s of priceSources.values()) {
     await s.start();
     closers.push(() => s.close());
   }
+  const usd = new UsdValuer(config, priceSources, now);
 
-  const inventoryOpts = { config, chain, maker: signer.publicKey, log, now };
+  // Tests isolate themselves with opts.redisPrefix; a deployment sets each prefix in the config file.
+  const inventoryOpts = { config, chain, maker: signer.publicKey, usd, log, now };
   const inventory: Inventory = redis
-    ? new RedisInventory(redis, inventoryOpts)
+    ? new RedisInventory(redis, inventoryOpts, opts.redisPrefix ? `${prefix}inv:` : undefined)
     : new MemoryInventory(inventoryOpts);
   await inventory.start();
   closers.push(() => inventory.close());
 
-  const controls: Controls = redis ? new RedisControls(redis, { log, now }) : new MemoryControls(now);
+  const ctl = config.file.controls;
+  const controls: Controls = redis
+    ? new RedisControls(redis, {
+        prefix: opts.redisPrefix ? `${prefix}ctl:` : ctl.redisPrefix,
+        pollMs: ctl.pollMs,
+        failClosedAfterMs: ctl.failClosedAfterMs,
+        log,
+        now,
+      })
+    : new MemoryControls(now);
   await controls.start();
   closers.push(() => controls.close());
 
-  const book = new QuotingBook(config, priceSources, { now, inventory, controls });
-  const tokenLists = new ConfigTokenLists(config.file.tokens);
-  const quotes = new QuoteService({ config, book, inventory, maker: signer.publicKey.toBase58() });
+  const book = new QuotingBook(config, priceSources, { now, inventory, controls, usd });
+  const tokenLists = new AdvertisedTokenLists(config, inventory, {
+    store: redis
+      ? new RedisAdvertisedStore(redis, `${prefix}advertised`)
+      : new FileAdvertisedStore(join(config.env.DATA_DIR, "advertised.json")),
+    log,
+  });
+  await tokenLists.start();
+  closers.push(() => tokenLists.close());
+  const quotes = new QuoteService({ config, book, maker: signer.publicKey.toBase58() });
 
   let swap: SwapHandler;
   let swapPorts: SwapPorts | undefined;
@@ -172,7 +184,24 @@ export async function composeService(config: Config, opts: ComposeOptions = {}):
     ["quoteStore", () => store.ping()],
     ["chain", () => chain.ping()],
   ];
-  const app = createApp({ config, log, metrics, store, quotes, swap, tokenLists, probes, now });
+  const app = createApp({
+    config,
+    log,
+    metrics,
+    store,
+    quotes,
+    swap,
+    tokenLists,
+    probes,
+    now,
+    adminRoutes: (root) =>
+      registerAdminRoutes(root, {
+        adminApiKey: config.env.ADMIN_API_KEY,
+        controls,
+        inventory,
+        pairs: config.file.pairs.map((p) => `${p.base}/${p.quote}`),
+      }),
+  });
 
   return {
     config,

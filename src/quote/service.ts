@@ -3,12 +3,11 @@
  * In-memory only (pricing and inventory hold their state in memory); the caller stores and answers.
  */
 import type { Config } from "../../config/load.ts";
-import type { Inventory } from "../../inventory/interface.ts";
 import type { NoQuoteReason, QuotingBook } from "../../pricing/book.ts";
 import type { QuoteRequest, QuoteResponse } from "../contract/quote.ts";
 import type { StoredQuote } from "../quote-store/interface.ts";
 
-export type DeclineReason = NoQuoteReason | "TOKEN_NOT_SUPPORTED" | "INVENTORY_INSUFFICIENT";
+export type DeclineReason = NoQuoteReason | "TOKEN_NOT_SUPPORTED";
 
 export type QuoteDecision =
   | { ok: true; stored: StoredQuote }
@@ -16,8 +15,8 @@ export type QuoteDecision =
 
 export interface QuoteServiceDeps {
   config: Config;
+  /** Prices, and (given inventory and controls) checks cover, exposure, SOL for fees and the pause. */
   book: QuotingBook;
-  inventory: Inventory;
   maker: string;
 }
 
@@ -34,7 +33,7 @@ export class QuoteService {
   }
 
   decide(req: QuoteRequest, nowMs: number): QuoteDecision {
-    const { config, book, inventory } = this.deps;
+    const { config, book } = this.deps;
     const tokenIn = config.tokensByMint.get(req.tokenIn);
     const tokenOut = config.tokensByMint.get(req.tokenOut);
     if (!tokenIn)
@@ -49,15 +48,6 @@ export class QuoteService {
       quoteType: req.quoteType,
     });
     if (!priced.ok) return priced;
-    // The maker pays out amountOut (the taker gets it less the operator fee, which the maker then owes
-    // the operator), so the whole quoted amount must be covered.
-    if (!inventory.canCover(req.tokenOut, priced.amountOut)) {
-      return {
-        ok: false,
-        reason: "INVENTORY_INSUFFICIENT",
-        detail: `cannot cover ${priced.amountOut} of ${tokenOut.symbol}`,
-      };
-    }
     // The maker pays the priority fee as fee payer: take the operator's suggestion, within our cap.
     const cuPrice = Math.min(req.suggestedPrioritizationFees ?? this.defaultCuPrice, this.maxCuPrice);
     const response: QuoteResponse = {

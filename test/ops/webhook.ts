@@ -41,12 +41,12 @@ export async function startWebhook(parts: {
     log: createLogger("silent"),
     metrics: new Metrics(),
     store: new MemoryQuoteStore(10_000),
-    quotes: new QuoteService({ config, book, inventory, maker: parts.maker }),
+    quotes: new QuoteService({ config, book, maker: parts.maker }),
     swap: new DisabledSwapHandler(),
     tokenLists: new ConfigTokenLists(config.file.tokens),
     probes: [],
-    extraRoutes: (api) =>
-      registerAdminRoutes(api, {
+    adminRoutes: (root) =>
+      registerAdminRoutes(root, {
         adminApiKey: parts.adminApiKey,
         controls,
         inventory,
