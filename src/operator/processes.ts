@@ -143,3 +143,15 @@ export function cpuSecondsOf(pid: number | undefined): number | undefined {
 
 /** USER_HZ: 100 on every mainstream Linux build. */
 const CLOCK_TICKS_PER_S = 100;
+
+/** CPU seconds the whole machine has spent busy (all cores, /proc/stat); undefined where unavailable. */
+export function machineBusySeconds(): number | undefined {
+  try {
+    const line = readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "";
+    const [, user, nice, system, , , irq, softirq, steal] = line.trim().split(/\s+/).map(Number);
+    const busy = [user, nice, system, irq, softirq, steal].reduce((a: number, b) => a + (b ?? 0), 0);
+    return busy / CLOCK_TICKS_PER_S;
+  } catch {
+    return undefined;
+  }
+}

@@ -17,7 +17,7 @@ import os from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { DEFAULT_CONFIG_PATH, parseFileConfig } from "../../../config/load.ts";
-import { cpuSecondsOf, REPO_ROOT } from "../processes.ts";
+import { cpuSecondsOf, machineBusySeconds, REPO_ROOT } from "../processes.ts";
 import { type Stack, startStack } from "../stack.ts";
 import { buildMix, DEFAULT_MIX } from "./mix.ts";
 import { OUTCOME_NAMES, runOpenLoop } from "./open-loop.ts";
@@ -102,6 +102,7 @@ async function main(): Promise<void> {
     );
     const cpuBefore = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSecondsOf(pid)]));
     const genBefore = process.cpuUsage();
+    const machineBefore = machineBusySeconds();
     const q = await runOpenLoop(mix, {
       url: new URL(`${webhookUrl.replace(/\/+$/, "")}/quote`),
       rate,
@@ -114,6 +115,7 @@ async function main(): Promise<void> {
     });
 
     const gen = process.cpuUsage(genBefore);
+    const machineAfter = machineBusySeconds();
     const cpu: Record<string, string> = {
       generator: `${((gen.user + gen.system) / 1e6).toFixed(2)} s (${((gen.user + gen.system) / total).toFixed(0)} µs/request)`,
     };
@@ -124,6 +126,21 @@ async function main(): Promise<void> {
         cpu[k] =
           `${(after - before).toFixed(2)} s (${(((after - before) * 1e6) / total).toFixed(0)} µs/request)`;
       }
+    }
+    // Whatever else ran on the machine meanwhile (other builds, tests): the context for the figures.
+    if (machineBefore !== undefined && machineAfter !== undefined) {
+      let ours = (gen.user + gen.system) / 1e6;
+      for (const [k, pid] of Object.entries(pids)) {
+        const after = cpuSecondsOf(pid);
+        const before = cpuBefore[k];
+        if (after !== undefined && before !== undefined) ours += after - before;
+      }
+      const wallS = q.wallMs / 1000;
+      const others = Math.max(0, machineAfter - machineBefore - ours);
+      cpu["other processes"] =
+        `${others.toFixed(2)} s (${((others / wallS) * 100).toFixed(0)}% of one core over the phase)`;
+      cpu["machine busy"] =
+        `${(((machineAfter - machineBefore) / (wallS * os.availableParallelism())) * 100).toFixed(0)}% of ${os.availableParallelism()} cores`;
     }
     const outcomes: Record<string, number> = Object.fromEntries(OUTCOME_NAMES.map((n) => [n, 0]));
     let within = 0;
