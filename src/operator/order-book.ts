@@ -13,8 +13,6 @@ export interface PendingOrder {
   built: BuiltOrder;
   permissioned: boolean;
   createdAtMs: number;
-  /** Set once an execute call has taken the order (a second execute of the same order is refused). */
-  executing?: boolean;
 }
 
 /** How long after its expiry an order is still found (so a late execute hears "expired"). */

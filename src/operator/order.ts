@@ -3,7 +3,6 @@
  * transaction (falling back to the next-best maker when a simulation fails) and answer with the seed's
  * swap-order fields.
  */
-import { PublicKey } from "@solana/web3.js";
 import type { QuoteType } from "../contract/quote.ts";
 import {
   type BuildOptions,
@@ -203,13 +202,4 @@ function orderBody(
     body.errorMessage = built.failure.errorMessage;
   }
   return body;
-}
-
-/** True when `s` is a canonical base58 public key. */
-export function isPubkey(s: string): boolean {
-  try {
-    return new PublicKey(s).toBase58() === s;
-  } catch {
-    return false;
-  }
 }
