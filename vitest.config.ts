@@ -8,5 +8,6 @@ export default defineConfig({
     // Integration tests share one throwaway Redis (see scripts/with-redis.mjs); each test file uses its
     // own key prefix, so files may run in parallel.
     pool: "forks",
+    reporters: ["default", "./test/support/summary-reporter.ts"],
   },
 });
