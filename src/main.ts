@@ -3,7 +3,8 @@
  * ports, serves, and shuts down cleanly on SIGINT/SIGTERM.
  */
 import { serve } from "@hono/node-server";
-import { ConfigError, loadConfig } from "../config/load.ts";
+import { loadConfig } from "../config/load.ts";
+import { runMain } from "./cli/run.ts";
 import { composeService, type Service } from "./compose.ts";
 
 function banner(service: Service, url: string): string {
@@ -32,17 +33,9 @@ function banner(service: Service, url: string): string {
   return `${lines.join("\n")}\n`;
 }
 
-async function main(): Promise<void> {
-  let config: ReturnType<typeof loadConfig>;
-  try {
-    config = loadConfig(process.env);
-  } catch (e) {
-    if (e instanceof ConfigError) {
-      console.error(`configuration error, not starting:\n${e.message}`);
-      process.exit(78); // EX_CONFIG
-    }
-    throw e;
-  }
+/** Resolves with the exit code once the server has stopped (it runs until SIGINT/SIGTERM). */
+async function main(): Promise<number> {
+  const config = loadConfig(process.env);
   const service = await composeService(config, {});
   const { log } = service;
   if (config.mode === "acceptance")
@@ -59,26 +52,30 @@ async function main(): Promise<void> {
       );
     },
   );
+  server.once("error", (e: NodeJS.ErrnoException) => {
+    // EADDRINUSE and friends: say which address, then stop like any other fatal start-up problem.
+    log.fatal({ err: e }, `cannot listen on ${config.env.HOST}:${config.env.PORT}: ${e.code ?? e.message}`);
+    void service.close().finally(() => process.exit(1));
+  });
   // The operator keeps connections alive across quotes; do not let Node's defaults cut them short.
   if ("keepAliveTimeout" in server) server.keepAliveTimeout = 65_000;
 
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, "shutting down");
-    server.close(async () => {
-      await service.close();
-      process.exit(0);
-    });
-    // In-flight swaps get up to the operator's 25 s to finish before we give up on them.
-    setTimeout(() => process.exit(1), 25_000).unref();
-  };
-  process.on("SIGINT", () => stop("SIGINT"));
-  process.on("SIGTERM", () => stop("SIGTERM"));
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      log.info({ signal }, "shutting down");
+      server.close(async () => {
+        await service.close();
+        resolve(0);
+      });
+      // In-flight swaps get up to the operator's 25 s to finish before we give up on them.
+      setTimeout(() => resolve(1), 25_000).unref();
+    };
+    process.on("SIGINT", () => stop("SIGINT"));
+    process.on("SIGTERM", () => stop("SIGTERM"));
+  });
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+runMain(main);

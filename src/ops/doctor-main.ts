@@ -3,9 +3,10 @@
  * `--fix` creates the maker's missing ATAs (asks first; `--yes` skips the question).
  */
 import { createInterface } from "node:readline/promises";
-import { ConfigError, loadConfig } from "../../config/load.ts";
+import { loadConfig } from "../../config/load.ts";
 import { formatRatio } from "../../pricing/decimal.ts";
 import { startPriceSources } from "../../pricing/sources.ts";
+import { runMain } from "../cli/run.ts";
 import { opsContext } from "./context.ts";
 import { createMissingAtas, type Diagnosis, diagnose } from "./doctor.ts";
 import { table } from "./table.ts";
@@ -89,14 +90,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (e) => {
-    if (e instanceof ConfigError) {
-      console.error(`configuration error:\n${e.message}`);
-      process.exit(78);
-    }
-    console.error(e);
-    process.exit(1);
-  },
-);
+runMain(main);

@@ -1,5 +1,6 @@
 /** `npm run registration [-- --json]`: what to give the operator (see registration.ts). */
-import { ConfigError, loadConfig } from "../../config/load.ts";
+import { loadConfig } from "../../config/load.ts";
+import { runMain } from "../cli/run.ts";
 import { opsContext } from "./context.ts";
 import { formatRegistration, registration } from "./registration.ts";
 
@@ -17,14 +18,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (e) => {
-    if (e instanceof ConfigError) {
-      console.error(`configuration error:\n${e.message}`);
-      process.exit(78);
-    }
-    console.error(e);
-    process.exit(1);
-  },
-);
+runMain(main);

@@ -1,0 +1,19 @@
+/**
+ * How every command-line entry point ends: its exit code, or 78 (EX_CONFIG) with the configuration
+ * problem named, or 1 with the error.
+ */
+import { ConfigError } from "../../config/load.ts";
+
+export function runMain(main: () => Promise<number>): void {
+  main().then(
+    (code) => process.exit(code),
+    (e) => {
+      if (e instanceof ConfigError) {
+        console.error(`configuration error, not starting:\n${e.message}`);
+        process.exit(78);
+      }
+      console.error(e);
+      process.exit(1);
+    },
+  );
+}
