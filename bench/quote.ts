@@ -10,14 +10,22 @@
  * Targets (issue 2): p99 under 10 ms at 2,000/s; throughput ratio at least 0.5. The machine is small
  * and shared, so figures are from one run and reported, not asserted in tests.
  *
+ * With `--price-source redis` every pair is priced from Redis (the maker's pricing engine path): a
+ * publisher in this process writes and publishes every pair's mid 10 times a second during the run,
+ * as an engine would, so each webhook quote reads a price that changes under it.
+ *
  *   npm run bench -- --rate 2000 --duration 15 --throughput-seconds 8
+ *   npm run bench:quote -- --price-source redis
  */
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
+import { Redis } from "ioredis";
 import { DEFAULT_CONFIG_PATH, parseFileConfig } from "../config/load.ts";
+import type { FileConfig } from "../config/schema.ts";
+import { publishPrice } from "../pricing/redis.ts";
 import { buildMix, DEFAULT_MIX } from "../src/operator/loadtest/mix.ts";
 import { Outcome, runOpenLoop } from "../src/operator/loadtest/open-loop.ts";
 import { summarize } from "../src/operator/loadtest/stats.ts";
@@ -31,8 +39,11 @@ const { values: args } = parseArgs({
     "throughput-seconds": { type: "string", default: "8" },
     connections: { type: "string", default: "64" },
     "log-level": { type: "string", default: "info" },
+    "price-source": { type: "string", default: "static" },
   },
 });
+const priceSource = String(args["price-source"]);
+if (priceSource !== "static" && priceSource !== "redis") throw new Error("--price-source: static or redis");
 const rate = Number(args.rate);
 const durationS = Number(args.duration);
 const warmupS = Number(args.warmup);
@@ -62,9 +73,65 @@ async function throughput(url: string): Promise<{ rps: number; non2xx: number; p
   return { rps: r.requests.average, non2xx: r.non2xx + r.errors, p99: r.latency.p99 };
 }
 
+/** The shipped config with every pair priced from Redis, and a publisher that keeps those prices moving. */
+function redisPricedConfig(file: FileConfig): FileConfig {
+  return {
+    ...file,
+    priceSources: {
+      ...file.priceSources,
+      engine: {
+        kind: "redis",
+        keyPrefix: "bench:price:",
+        channel: "bench:prices",
+        maxAgeMs: 5_000,
+        pollMs: 500,
+      },
+    },
+    pairs: file.pairs.map((p) => ({ ...p, priceSource: "engine" })),
+  };
+}
+
+function startPublisher(url: string, file: FileConfig): { stop(): Promise<void>; ready: Promise<void> } {
+  const redis = new Redis(url);
+  const statics = file.priceSources.static;
+  if (statics?.kind !== "static")
+    throw new Error("bench: the shipped config must have static prices to start from");
+  let tick = 0;
+  const publishAll = async () => {
+    tick++;
+    await Promise.all(
+      Object.entries(statics.prices).map(([pair, mid]) => {
+        // Nudge the last digit so every update is a real change; the string stays an exact decimal.
+        const moved = `${mid}${tick % 10}`;
+        return publishPrice(
+          redis,
+          pair,
+          { ts: Date.now(), mid: moved },
+          { keyPrefix: "bench:price:", channel: "bench:prices" },
+        );
+      }),
+    );
+  };
+  const ready = publishAll();
+  const timer = setInterval(() => void publishAll(), 100);
+  return {
+    ready,
+    async stop() {
+      clearInterval(timer);
+      await redis.quit();
+    },
+  };
+}
+
 async function main(): Promise<void> {
   const redis = await startRedis();
   const logDir = join(REPO_ROOT, "results", "bench");
+  const shipped = parseFileConfig(JSON.parse(readFileSync(DEFAULT_CONFIG_PATH, "utf8")));
+  const file = priceSource === "redis" ? redisPricedConfig(shipped) : shipped;
+  const configPath = join(mkdtempSync(join(os.tmpdir(), "rfq-bench-config-")), "config.json");
+  writeFileSync(configPath, JSON.stringify(file));
+  const publisher = priceSource === "redis" ? startPublisher(redis.url, shipped) : undefined;
+  await publisher?.ready;
   const [wPort, bPort] = [await freePort(), await freePort()];
   const webhook = spawnTs(
     "webhook",
@@ -73,6 +140,7 @@ async function main(): Promise<void> {
       PORT: String(wPort),
       HOST: "127.0.0.1",
       REDIS_URL: redis.url,
+      CONFIG: configPath,
       LOG_LEVEL: String(args["log-level"]),
       DATA_DIR: mkdtempSync(join(os.tmpdir(), "rfq-bench-")),
     },
@@ -85,8 +153,8 @@ async function main(): Promise<void> {
     await waitForHttp(`${wUrl}/ready`, webhook);
     await waitForHttp(`${bUrl}/health`, bare);
 
-    const file = parseFileConfig(JSON.parse(readFileSync(DEFAULT_CONFIG_PATH, "utf8")));
-    const mix = buildMix(file, Math.ceil(rate * (durationS + warmupS)) + 1, DEFAULT_MIX);
+    // Request sizes come from the static prices, which the Redis publisher starts from.
+    const mix = buildMix(shipped, Math.ceil(rate * (durationS + warmupS)) + 1, DEFAULT_MIX);
     const fixed = await runOpenLoop(mix, {
       url: new URL(`${wUrl}/quote`),
       rate,
@@ -108,7 +176,7 @@ async function main(): Promise<void> {
 
     const f = (x: number) => x.toFixed(2);
     console.log(
-      `\nquote benchmark: ${os.cpus().length} cores, node ${process.version}, Redis store, log level ${args["log-level"]}`,
+      `\nquote benchmark: ${os.cpus().length} cores, node ${process.version}, Redis store, ${priceSource} prices, inventory checks on, log level ${args["log-level"]}`,
     );
     console.log(`fixed rate ${rate}/s for ${durationS} s (open loop, ${lat.count} measured):`);
     console.log(
@@ -125,6 +193,7 @@ async function main(): Promise<void> {
     );
   } finally {
     await Promise.all([webhook.stop(), bare.stop()]);
+    await publisher?.stop();
     await redis.stop();
   }
 }
