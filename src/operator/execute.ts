@@ -9,12 +9,13 @@
  * The signature check here is deliberately independent of the webhook's own (src/swap): the operator
  * is a different party, and a shared bug must not hide on both sides.
  */
-import { createPublicKey, verify } from "node:crypto";
+
 import { getAssociatedTokenAddressSync, unpackAccount } from "@solana/spl-token";
 import { PublicKey, VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
 import type { SignatureStatus } from "../chain/interface.ts";
 import type { RejectionReason } from "../contract/swap.ts";
+import { verifyEd25519 } from "../crypto/ed25519.ts";
 import { NATIVE_MINT } from "../fill/layout.ts";
 import type { OperatorChain } from "./build-order.ts";
 import type { CountedOutcome, FillRateTracker } from "./fill-rate.ts";
@@ -49,22 +50,6 @@ export interface ExecuteBody {
 export type ExecuteAnswer =
   | { status: 200; body: ExecuteResult }
   | { status: 400; body: { error: string; code: number } };
-
-const ED25519_SPKI_PREFIX = Buffer.from("302a300506032b6570032100", "hex");
-
-function ed25519Valid(message: Uint8Array, signature: Uint8Array, key: PublicKey): boolean {
-  if (signature.length !== 64) return false;
-  try {
-    const k = createPublicKey({
-      key: Buffer.concat([ED25519_SPKI_PREFIX, key.toBuffer()]),
-      format: "der",
-      type: "spki",
-    });
-    return verify(null, message, k, signature);
-  } catch {
-    return false;
-  }
-}
 
 const failed = (code: number, error: string, extra: Partial<ExecuteResult> = {}): ExecuteResult => ({
   status: "Failed",
@@ -112,7 +97,7 @@ export async function executeOrder(deps: ExecuteDeps, body: ExecuteBody): Promis
   const keys = tx.message.staticAccountKeys;
   const takerIndex = keys.findIndex((k) => k.equals(takerKey));
   const takerSig = takerIndex > 0 ? tx.signatures[takerIndex] : undefined;
-  if (!takerSig || !ed25519Valid(messageBytes, takerSig, takerKey)) {
+  if (!takerSig || !verifyEd25519(messageBytes, takerSig, takerKey.toBytes())) {
     return {
       status: 400,
       body: {

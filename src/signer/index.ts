@@ -3,19 +3,17 @@
  * `solana-keygen`); in the embedded default, generated once into the data folder. Nothing else in the
  * service holds the secret: callers get `publicKey` and `sign`.
  */
-import { createPrivateKey, sign as cryptoSign, type KeyObject } from "node:crypto";
+import type { KeyObject } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { Keypair, type PublicKey, type VersionedTransaction } from "@solana/web3.js";
+import { ed25519SigningKey, signEd25519 } from "../crypto/ed25519.ts";
 
 export interface Signer {
   readonly publicKey: PublicKey;
   /** Adds the maker's signature to the transaction in place. */
   sign(tx: VersionedTransaction): void;
 }
-
-/** PKCS#8 DER header for an Ed25519 private key; the 32-byte seed follows it. */
-const ED25519_PKCS8_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");
 
 export class KeypairSigner implements Signer {
   readonly publicKey: PublicKey;
@@ -24,16 +22,11 @@ export class KeypairSigner implements Signer {
 
   constructor(keypair: Keypair) {
     this.publicKey = keypair.publicKey;
-    const seed = keypair.secretKey.subarray(0, 32);
-    this.#key = createPrivateKey({
-      key: Buffer.concat([ED25519_PKCS8_PREFIX, seed]),
-      format: "der",
-      type: "pkcs8",
-    });
+    this.#key = ed25519SigningKey(keypair.secretKey);
   }
 
   sign(tx: VersionedTransaction): void {
-    const signature = cryptoSign(null, tx.message.serialize(), this.#key);
+    const signature = signEd25519(tx.message.serialize(), this.#key);
     // Throws if the maker is not one of the message's required signers.
     tx.addSignature(this.publicKey, signature);
   }

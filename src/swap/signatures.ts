@@ -3,30 +3,12 @@
  * every other required slot must hold a valid ed25519 signature of its account key over the message.
  * node:crypto (OpenSSL) verifies in tens of microseconds, far cheaper than a pure-JS ed25519.
  */
-import { createPublicKey, verify } from "node:crypto";
 import type { VersionedTransaction } from "@solana/web3.js";
-
-/** DER header of an Ed25519 SubjectPublicKeyInfo (RFC 8410); the 32 raw key bytes follow it. */
-const ED25519_SPKI_PREFIX = Buffer.from("302a300506032b6570032100", "hex");
+import { verifyEd25519 } from "../crypto/ed25519.ts";
 
 export type TakerSignatureCheck =
   | { ok: true }
   | { ok: false; kind: "makerSlotFilled" | "signatureInvalid"; detail: string };
-
-/** True when `signature` is `key`'s ed25519 signature over `message`. */
-export function verifyEd25519(message: Uint8Array, signature: Uint8Array, key: Uint8Array): boolean {
-  if (signature.length !== 64 || key.length !== 32) return false;
-  try {
-    const publicKey = createPublicKey({
-      key: Buffer.concat([ED25519_SPKI_PREFIX, key]),
-      format: "der",
-      type: "spki",
-    });
-    return verify(null, message, publicKey, signature);
-  } catch {
-    return false;
-  }
-}
 
 const isZero = (bytes: Uint8Array): boolean => bytes.every((b) => b === 0);
 

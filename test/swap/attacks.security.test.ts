@@ -8,11 +8,11 @@
  * Validation runs before the quote is claimed, so none of these can burn the quote: after the whole
  * table, the honest fill for the same quote is still accepted.
  */
-import { createPrivateKey, sign } from "node:crypto";
 import { Keypair, PublicKey, type VersionedTransaction } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fundTaker, lamports, tokenBalance } from "../../src/chain/seed.ts";
 import type { SwapResponse } from "../../src/contract/swap.ts";
+import { ed25519SigningKey, signEd25519 } from "../../src/crypto/ed25519.ts";
 import { buildFillTransaction } from "../../src/fill/builder.ts";
 import type { StoredQuote } from "../../src/quote-store/interface.ts";
 import {
@@ -111,11 +111,7 @@ async function expectRefusedWithoutTrace(
 
 /** A raw ed25519 signature by `kp` (node:crypto; the 32-byte seed wrapped in its PKCS#8 header). */
 function ed25519Sign(message: Uint8Array, kp: Keypair): Uint8Array {
-  const pkcs8 = Buffer.concat([
-    Buffer.from("302e020100300506032b657004220420", "hex"),
-    kp.secretKey.subarray(0, 32),
-  ]);
-  return sign(null, message, createPrivateKey({ key: pkcs8, format: "der", type: "pkcs8" }));
+  return signEd25519(message, ed25519SigningKey(kp.secretKey));
 }
 
 const serialize = (tx: VersionedTransaction) => Buffer.from(tx.serialize()).toString("base64");
