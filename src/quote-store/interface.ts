@@ -39,8 +39,12 @@ export type ClaimResult =
   | { kind: "taken"; existing: ClaimRecord };
 
 export interface QuoteStore {
-  /** Stores a quote; it stays readable until QUOTE_RETAIN_AFTER_EXPIRY_MS past `expiresAtMs`. */
-  put(quote: StoredQuote): Promise<void>;
+  /**
+   * Stores a quote; it stays readable until QUOTE_RETAIN_AFTER_EXPIRY_MS past `expiresAtMs`. Returns
+   * false, storing nothing, when the quoteId is already taken: a quote we answered is never replaced,
+   * so a swap is always checked against the answer its user actually saw.
+   */
+  put(quote: StoredQuote): Promise<boolean>;
   get(quoteId: string): Promise<StoredQuote | undefined>;
   /** QuoteIds answered for one requestId (identical requests repeat the requestId). */
   quoteIdsForRequest(requestId: string): Promise<string[]>;

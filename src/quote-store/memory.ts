@@ -35,8 +35,9 @@ export class MemoryQuoteStore implements QuoteStore {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async put(quote: StoredQuote): Promise<void> {
+  async put(quote: StoredQuote): Promise<boolean> {
     this.sweep();
+    if (this.live(quote.quoteId)) return false;
     while (this.quotes.size >= this.maxQuotes) this.dropOldest();
     this.quotes.set(quote.quoteId, { quote, dropAtMs: quote.expiresAtMs + QUOTE_RETAIN_AFTER_EXPIRY_MS });
     let ids = this.byRequest.get(quote.requestId);
@@ -45,6 +46,7 @@ export class MemoryQuoteStore implements QuoteStore {
       this.byRequest.set(quote.requestId, ids);
     }
     ids.add(quote.quoteId);
+    return true;
   }
 
   async get(quoteId: string): Promise<StoredQuote | undefined> {

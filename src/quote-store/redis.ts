@@ -39,19 +39,21 @@ export class RedisQuoteStore implements QuoteStore {
     return `${this.prefix}{${requestId}}:req`;
   }
 
-  async put(quote: StoredQuote): Promise<void> {
+  async put(quote: StoredQuote): Promise<boolean> {
     const ttl = Math.max(1, quote.expiresAtMs + QUOTE_RETAIN_AFTER_EXPIRY_MS - this.now());
     const reqKey = this.requestKey(quote.requestId);
-    // One round trip on the quote path; the request index is a convenience, not a source of truth, so
-    // it need not be atomic with the quote itself.
+    // One round trip on the quote path. SET NX never replaces a quote we answered. The request index is
+    // a convenience, not a source of truth (readers check the quote key), so it need not be atomic with
+    // the quote: on a duplicate quoteId it may gain a member that resolves to the original quote.
     const results = await this.redis
       .pipeline()
-      .set(this.quoteKey(quote.quoteId), JSON.stringify(quote), "PX", ttl)
+      .set(this.quoteKey(quote.quoteId), JSON.stringify(quote), "PX", ttl, "NX")
       .sadd(reqKey, quote.quoteId)
       .pexpire(reqKey, ttl)
       .exec();
     const failed = results?.find(([err]) => err);
     if (failed) throw failed[0];
+    return results?.[0]?.[1] === "OK";
   }
 
   async get(quoteId: string): Promise<StoredQuote | undefined> {

@@ -55,7 +55,10 @@ export function registerQuoteRoute(app: Hono<AppEnv>, deps: QuoteRouteDeps): voi
         log.info({ reason: decision.reason, detail: decision.detail }, "no quote");
         return decline(decision.reason, `no quote: ${decision.detail}`);
       }
-      await store.put(decision.stored);
+      if (!(await store.put(decision.stored))) {
+        outcome = "bad_request";
+        throw new AppError(ErrorCode.INVALID_REQUEST, "quoteId: already used for an earlier quote");
+      }
       const left = deadline.atMs - now();
       if (left < minBudgetMs / 2) {
         // Storing took the rest of the budget: a 200 now would be discarded, and a 404 is never penalised.

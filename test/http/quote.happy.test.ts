@@ -61,6 +61,15 @@ describe("POST /quote (happy paths)", () => {
     expect(await svc.store.quoteIdsForRequest(body.requestId as string)).toEqual([body.quoteId]);
   });
 
+  it("refuses a second quote under a quoteId already answered, keeping the first (400 naming quoteId)", async () => {
+    const first = quoteBody();
+    const answer = await readJson(await svc.app.request("/quote", jsonPost(first)));
+    const again = await svc.app.request("/quote", jsonPost({ ...first, amount: "2000000" }));
+    expect(again.status).toBe(400);
+    expect((await readJson(again)).message).toMatch(/^quoteId: /);
+    expect((await svc.store.get(first.quoteId as string))?.response).toEqual(answer);
+  });
+
   it("echoes the receiver and takes the operator's suggested priority fee within our cap", async () => {
     const receiver = "FGETo8T8wMcN2wCjav8VK6eh3dLk63evNDPxzLSJra8B";
     const low = await readJson(

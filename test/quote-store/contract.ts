@@ -57,6 +57,15 @@ export function quoteStoreContract(name: string, make: () => Promise<StoreFixtur
       expect(await store.get(q.quoteId)).toEqual(q);
     });
 
+    it("never replaces a stored quote: a second put under the same quoteId is refused", async () => {
+      const { store, unique } = await make();
+      const q = sampleQuote(unique("q"), unique("r"), Date.now());
+      expect(await store.put(q)).toBe(true);
+      const other = { ...q, response: { ...q.response, amountOut: "1" } };
+      expect(await store.put(other)).toBe(false);
+      expect((await store.get(q.quoteId))?.response.amountOut).toBe(q.response.amountOut);
+    });
+
     it("answers undefined for an unknown quoteId", async () => {
       const { store, unique } = await make();
       expect(await store.get(unique("missing"))).toBeUndefined();
