@@ -109,6 +109,31 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
   };
 }
 
+/**
+ * A harness whose signer counts maker signatures and whose chain is an ObservedChain (counts sends),
+ * or a subclass of it that `observe` builds (a fault injector). Returns both wrappers for the test.
+ */
+export async function observedHarness<C extends ObservedChain>(
+  opts: Omit<HarnessOptions, "wrapChain" | "wrapSigner">,
+  observe: (chain: Chain) => C,
+): Promise<{ h: Harness; signer: CountingSigner; chain: C }> {
+  let signer: CountingSigner | undefined;
+  let chain: C | undefined;
+  const h = await createHarness({
+    ...opts,
+    wrapSigner: (s) => {
+      signer = new CountingSigner(s);
+      return signer;
+    },
+    wrapChain: (c) => {
+      chain = observe(c);
+      return chain;
+    },
+  });
+  if (!signer || !chain) throw new Error("the harness did not wrap its signer and chain");
+  return { h, signer, chain };
+}
+
 /** A Signer wrapper that counts maker signatures (observes; signs with the real key). */
 export class CountingSigner implements Signer {
   count = 0;

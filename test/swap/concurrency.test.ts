@@ -12,11 +12,11 @@ import { fillAmountsFromQuote } from "../../src/fill/builder.ts";
 import { MINT } from "../support/config.ts";
 import {
   askQuote,
-  CountingSigner,
-  createHarness,
+  type CountingSigner,
   type Harness,
   listen,
   ObservedChain,
+  observedHarness,
   operatorFill,
   postSwap,
 } from "../support/harness.ts";
@@ -35,28 +35,12 @@ beforeAll(async () => {
   const maker = Keypair.generate();
   let first: Harness | undefined;
   for (const conn of [redis, other]) {
-    let signer: CountingSigner | undefined;
-    let chain: ObservedChain | undefined;
-    const h = await createHarness({
-      maker,
-      ...(first ? { chain: first.chain } : {}),
-      redis: { redis: conn, prefix },
-      wrapSigner: (s) => {
-        signer = new CountingSigner(s);
-        return signer;
-      },
-      wrapChain: (c) => {
-        chain = new ObservedChain(c);
-        return chain;
-      },
-    });
+    const { h, signer, chain } = await observedHarness(
+      { maker, ...(first ? { chain: first.chain } : {}), redis: { redis: conn, prefix } },
+      (c) => new ObservedChain(c),
+    );
     first ??= h;
-    instances.push({
-      h,
-      signer: signer as CountingSigner,
-      chain: chain as ObservedChain,
-      server: await listen(h.app),
-    });
+    instances.push({ h, signer, chain, server: await listen(h.app) });
   }
 });
 afterAll(async () => {

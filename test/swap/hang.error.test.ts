@@ -4,61 +4,30 @@
  * by a DELIBERATE FAULT INJECTOR (faults.ts) whose armed method never resolves. The per-test
  * timeout (10 s) is what fails the test if the answer never comes; nothing here measures speed.
  */
-import { Keypair } from "@solana/web3.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { fundTaker } from "../../src/chain/seed.ts";
-import { MINT } from "../support/config.ts";
-import {
-  askQuote,
-  CountingSigner,
-  createHarness,
-  type Harness,
-  inProcess,
-  operatorFill,
-  postSwap,
-} from "../support/harness.ts";
-import { FaultyChain } from "./faults.ts";
+import { type CountingSigner, type Harness, inProcess, postSwap } from "../support/harness.ts";
+import type { FaultyChain } from "./faults.ts";
+import { faultyHarness, signedJupFill } from "./setup.ts";
 
 let h: Harness;
 let signer: CountingSigner;
 let chain: FaultyChain;
 
 beforeAll(async () => {
-  h = await createHarness({
-    wrapSigner: (s) => {
-      signer = new CountingSigner(s);
-      return signer;
-    },
-    wrapChain: (c) => {
-      chain = new FaultyChain(c);
-      return chain;
-    },
+  ({ h, signer, chain } = await faultyHarness({
     // A short budget and a short tracking window so the test sees the whole story quickly.
     swap: { budgetMs: 1_500, trackForMs: 300 },
-  });
+  }));
 });
 afterAll(() => h.close());
 beforeEach(() => chain.disarm());
 
 async function swapWith(arm: () => void) {
-  const taker = Keypair.generate();
-  fundTaker(h.chain, taker.publicKey, { sol: 100_000_000n, tokens: { [MINT.JUP]: 5_000_000_000n } });
   const http = inProcess(h.app);
-  const { response, stored } = await askQuote(h, http, {
-    tokenIn: MINT.JUP,
-    tokenOut: MINT.USDC,
-    amount: 1_000_000_000n,
-    taker: taker.publicKey,
-  });
-  const tx = await operatorFill(h, stored, taker.publicKey);
-  tx.sign([taker]);
+  const { response, body } = await signedJupFill(h, http, 5_000_000_000n);
   arm();
   const signs = signer.count;
-  const res = await postSwap(http, {
-    requestId: response.requestId,
-    quoteId: response.quoteId,
-    transaction: tx,
-  });
+  const res = await postSwap(http, body);
   return { res, signed: signer.count - signs, quoteId: response.quoteId };
 }
 

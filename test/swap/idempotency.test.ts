@@ -4,21 +4,13 @@
  * refused; a duplicate arriving while the first is still in flight waits for its answer. The chain is
  * wrapped by a deliberate fault injector (faults.ts) only to slow a send down.
  */
-import { Keypair } from "@solana/web3.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { fundTaker } from "../../src/chain/seed.ts";
 import { MINT } from "../support/config.ts";
-import {
-  askQuote,
-  CountingSigner,
-  createHarness,
-  type Harness,
-  inProcess,
-  operatorFill,
-  postSwap,
-} from "../support/harness.ts";
+import { type CountingSigner, type Harness, inProcess, operatorFill, postSwap } from "../support/harness.ts";
 import { testRedis } from "../support/redis.ts";
-import { FaultyChain } from "./faults.ts";
+import type { FaultyChain } from "./faults.ts";
+import { faultyHarness, signedJupFill } from "./setup.ts";
 
 const { redis, prefix } = testRedis();
 let h: Harness;
@@ -27,18 +19,10 @@ let chain: FaultyChain;
 let offsetMs = 0;
 
 beforeAll(async () => {
-  h = await createHarness({
+  ({ h, signer, chain } = await faultyHarness({
     redis: { redis, prefix },
-    wrapSigner: (s) => {
-      signer = new CountingSigner(s);
-      return signer;
-    },
-    wrapChain: (c) => {
-      chain = new FaultyChain(c);
-      return chain;
-    },
     swap: { now: () => Date.now() + offsetMs, inFlightPollMs: 20 },
-  });
+  }));
 });
 afterAll(async () => {
   await h.close();
@@ -50,18 +34,8 @@ beforeEach(() => {
 });
 
 async function setUp(funding: { jup: bigint }) {
-  const taker = Keypair.generate();
-  fundTaker(h.chain, taker.publicKey, { sol: 100_000_000n, tokens: { [MINT.JUP]: funding.jup } });
   const http = inProcess(h.app);
-  const { response, stored } = await askQuote(h, http, {
-    tokenIn: MINT.JUP,
-    tokenOut: MINT.USDC,
-    amount: 1_000_000_000n,
-    taker: taker.publicKey,
-  });
-  const tx = await operatorFill(h, stored, taker.publicKey);
-  tx.sign([taker]);
-  const body = { requestId: response.requestId, quoteId: response.quoteId, transaction: tx };
+  const { taker, stored, tx, body } = await signedJupFill(h, http, funding.jup);
   return { taker, http, stored, tx, body };
 }
 

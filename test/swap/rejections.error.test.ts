@@ -11,14 +11,14 @@ import type { SwapResponse } from "../../src/contract/swap.ts";
 import { MINT } from "../support/config.ts";
 import {
   askQuote,
-  CountingSigner,
-  createHarness,
+  type CountingSigner,
   type Harness,
   inProcess,
   operatorFill,
   postSwap,
 } from "../support/harness.ts";
-import { FaultyChain } from "./faults.ts";
+import type { FaultyChain } from "./faults.ts";
+import { faultyHarness } from "./setup.ts";
 
 let h: Harness;
 let signer: CountingSigner;
@@ -27,18 +27,10 @@ let chain: FaultyChain;
 let offsetMs = 0;
 
 beforeAll(async () => {
-  h = await createHarness({
-    wrapSigner: (s) => {
-      signer = new CountingSigner(s);
-      return signer;
-    },
-    wrapChain: (c) => {
-      chain = new FaultyChain(c);
-      return chain;
-    },
+  ({ h, signer, chain } = await faultyHarness({
     // The executor's clock alone runs ahead when a test moves it (quotes are made on wall time).
     swap: { budgetMs: 3_000, now: () => Date.now() + offsetMs },
-  });
+  }));
 });
 afterAll(() => h.close());
 beforeEach(() => {
