@@ -9,6 +9,9 @@ COPY src ./src
 COPY pricing ./pricing
 COPY inventory ./inventory
 COPY tsconfig.json ./
+# The paper setup writes its generated maker key (and advertised-list state) here.
+RUN mkdir -p /app/data && chown node:node /app/data
+ENV DATA_DIR=/app/data
 EXPOSE 8080
 USER node
 CMD ["npx", "tsx", "src/main.ts"]
