@@ -9,7 +9,13 @@ import { TOKEN_2022_PROGRAM } from "../../config/schema.ts";
 import { buildFillTransaction, fillTransactionInstructions } from "../../src/fill/builder.ts";
 import { deserializeFillTransaction } from "../../src/fill/decode.ts";
 import { ORDER_ENGINE_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from "../../src/fill/layout.ts";
-import { FillRejectCode, type ValidateFillInput, validateFill } from "../../src/fill/validate.ts";
+import {
+  FillRejectCode,
+  type FillValidation,
+  type ValidatedFill,
+  type ValidateFillInput,
+  validateFill,
+} from "../../src/fill/validate.ts";
 import { acceptanceFixtureTx } from "./fixture.ts";
 import { MINT, storedQuote } from "./quotes.ts";
 import { lighthouseIx, scenarioFromQuote, tokenMap, txFrom } from "./tamper.ts";
@@ -18,7 +24,7 @@ const NOW_MS = 1_760_000_000_000;
 const NOW = BigInt(NOW_MS / 1000);
 const blockhash = () => Keypair.generate().publicKey.toBase58();
 
-function setup(opts: {
+interface SetupOptions {
   tokenIn: string;
   tokenOut: string;
   amountIn: bigint;
@@ -31,7 +37,26 @@ function setup(opts: {
   nativeSolOut?: boolean;
   lighthouseInstructions?: TransactionInstruction[];
   tokens?: ReturnType<typeof tokenMap>;
-}) {
+}
+
+/** The quote a test does not care about: a small exactIn JUP to USDC, 1,000 in, 2,000 out, no fee. */
+const SMALL_QUOTE = {
+  tokenIn: MINT.JUP,
+  tokenOut: MINT.USDC,
+  amountIn: 1_000n,
+  amountOut: 2_000n,
+  quoteType: "exactIn",
+  feeBps: 0,
+} as const;
+
+/** The validated fill; a rejection fails the test with its code and detail. */
+function accepted(r: FillValidation): ValidatedFill {
+  if (!r.ok) throw new Error(`${r.code}: ${r.detail}`);
+  return r.fill;
+}
+
+function setup(over: Partial<SetupOptions> = {}) {
+  const opts: SetupOptions = { ...SMALL_QUOTE, ...over };
   const maker = Keypair.generate().publicKey;
   const taker = Keypair.generate().publicKey;
   const tokens = opts.tokens ?? tokenMap();
@@ -79,9 +104,7 @@ describe("validateFill accepts the operator's honest fills", () => {
       feeBps: 10,
     });
     const tx = buildFillTransaction(s.params);
-    const r = validateFill(input(tx));
-    if (!r.ok) throw new Error(`${r.code}: ${r.detail}`);
-    const f = r.fill;
+    const f = accepted(validateFill(input(tx)));
     expect(f.taker.equals(taker)).toBe(true);
     expect(f.inputMint.toBase58()).toBe(MINT.JUP);
     expect(f.outputMint.toBase58()).toBe(MINT.USDC);
@@ -126,10 +149,9 @@ describe("validateFill accepts the operator's honest fills", () => {
       quoteType: "exactOut",
       feeBps: 25,
     });
-    const r = validateFill(input());
-    if (!r.ok) throw new Error(`${r.code}: ${r.detail}`);
-    expect(r.fill.exactOut).toBe(true);
-    expect(r.fill.outputAmount).toBe(9_975_000n);
+    const fill = accepted(validateFill(input()));
+    expect(fill.exactOut).toBe(true);
+    expect(fill.outputAmount).toBe(9_975_000n);
   });
 
   it("accepts a fill whose taker pays native SOL (program id as the taker's input account)", () => {
@@ -142,10 +164,9 @@ describe("validateFill accepts the operator's honest fills", () => {
       feeBps: 5,
       nativeSolIn: true,
     });
-    const r = validateFill(input());
-    if (!r.ok) throw new Error(`${r.code}: ${r.detail}`);
-    expect(r.fill.nativeSolIn).toBe(true);
-    expect(r.fill.takerInputTokenAccount.equals(ORDER_ENGINE_PROGRAM_ID)).toBe(true);
+    const fill = accepted(validateFill(input()));
+    expect(fill.nativeSolIn).toBe(true);
+    expect(fill.takerInputTokenAccount.equals(ORDER_ENGINE_PROGRAM_ID)).toBe(true);
   });
 
   it("accepts a fill whose taker receives native SOL through the temporary wSOL PDA", () => {
@@ -158,22 +179,15 @@ describe("validateFill accepts the operator's honest fills", () => {
       feeBps: 5,
       nativeSolOut: true,
     });
-    const r = validateFill(input());
-    if (!r.ok) throw new Error(`${r.code}: ${r.detail}`);
-    expect(r.fill.nativeSolOut).toBe(true);
-    expect(r.fill.ataCreations).toEqual([]);
-    expect(r.fill.outputAmount).toBe(999_000_000n - 499_500n);
+    const fill = accepted(validateFill(input()));
+    expect(fill.nativeSolOut).toBe(true);
+    expect(fill.ataCreations).toEqual([]);
+    expect(fill.outputAmount).toBe(999_000_000n - 499_500n);
   });
 
   it("accepts trailing Lighthouse account and token-account assertions (tags 5, 6, 9, 10)", () => {
     const probe = PublicKey.unique();
     const { input } = setup({
-      tokenIn: MINT.JUP,
-      tokenOut: MINT.USDC,
-      amountIn: 1_000n,
-      amountOut: 2_000n,
-      quoteType: "exactIn",
-      feeBps: 0,
       lighthouseInstructions: [
         lighthouseIx(5, [probe]),
         lighthouseIx(6),
@@ -181,52 +195,27 @@ describe("validateFill accepts the operator's honest fills", () => {
         lighthouseIx(10),
       ],
     });
-    const r = validateFill(input());
-    if (!r.ok) throw new Error(`${r.code}: ${r.detail}`);
+    accepted(validateFill(input()));
   });
 
   it("accepts the fee rounded up as well as down, and records what was kept back", () => {
-    const { s, input } = setup({
-      tokenIn: MINT.JUP,
-      tokenOut: MINT.USDC,
-      amountIn: 1_000n,
-      amountOut: 12_345n,
-      quoteType: "exactIn",
-      feeBps: 10,
-    });
+    const { s, input } = setup({ amountOut: 12_345n, feeBps: 10 });
     // fee = 12.345: floor 12 (operator), ceil 13.
     expect(s.params.outputAmount).toBe(12_333n);
-    const ceil = validateFill(input(buildFillTransaction({ ...s.params, outputAmount: 12_332n })));
-    if (!ceil.ok) throw new Error(`${ceil.code}: ${ceil.detail}`);
-    expect(ceil.fill.feeOwed).toBe(13n);
+    const ceil = accepted(validateFill(input(buildFillTransaction({ ...s.params, outputAmount: 12_332n }))));
+    expect(ceil.feeOwed).toBe(13n);
     const floor = validateFill(input());
     expect(floor.ok && floor.fill.feeOwed).toBe(12n);
   });
 
   it("accepts any taker for an indicative quote (no taker in the request)", () => {
-    const { input } = setup({
-      tokenIn: MINT.JUP,
-      tokenOut: MINT.USDC,
-      amountIn: 1_000n,
-      amountOut: 2_000n,
-      quoteType: "exactIn",
-      feeBps: 0,
-      withTaker: false,
-    });
+    const { input } = setup({ withTaker: false });
     expect(validateFill(input()).ok).toBe(true);
   });
 
   it("accepts a taker-paid ATA creation for the quote's receiver", () => {
     const receiver = PublicKey.unique();
-    const { s, input } = setup({
-      tokenIn: MINT.JUP,
-      tokenOut: MINT.USDC,
-      amountIn: 1_000n,
-      amountOut: 2_000n,
-      quoteType: "exactIn",
-      feeBps: 0,
-      receiver,
-    });
+    const { s, input } = setup({ receiver });
     const usdc = new PublicKey(MINT.USDC);
     const ixs = fillTransactionInstructions(s.params);
     ixs.splice(
@@ -239,9 +228,8 @@ describe("validateFill accepts the operator's honest fills", () => {
         usdc,
       ),
     );
-    const r = validateFill(input(txFrom(s.maker, ixs, s.params.recentBlockhash)));
-    if (!r.ok) throw new Error(`${r.code}: ${r.detail}`);
-    expect(r.fill.ataCreations.map((a) => a.owner.toBase58())).toEqual([
+    const fill = accepted(validateFill(input(txFrom(s.maker, ixs, s.params.recentBlockhash))));
+    expect(fill.ataCreations.map((a) => a.owner.toBase58())).toEqual([
       receiver.toBase58(),
       s.taker.toBase58(),
     ]);
@@ -252,52 +240,30 @@ describe("validateFill accepts the operator's honest fills", () => {
     const tokens = tokenMap([
       { mint: mint2022, symbol: "T22", decimals: 6, tokenProgram: TOKEN_2022_PROGRAM },
     ]);
-    const { s, input } = setup({
-      tokenIn: mint2022,
-      tokenOut: MINT.USDC,
-      amountIn: 1_000n,
-      amountOut: 2_000n,
-      quoteType: "exactIn",
-      feeBps: 0,
-      tokens,
-    });
+    const { s, input } = setup({ tokenIn: mint2022, tokens });
     expect(s.params.inputTokenProgram.equals(TOKEN_2022_PROGRAM_ID)).toBe(true);
-    const r = validateFill(input());
-    if (!r.ok) throw new Error(`${r.code}: ${r.detail}`);
+    accepted(validateFill(input()));
   });
 
   it("accepts a third signer and charges its signature to the maker's fee", () => {
-    const { s, input } = setup({
-      tokenIn: MINT.JUP,
-      tokenOut: MINT.USDC,
-      amountIn: 1_000n,
-      amountOut: 2_000n,
-      quoteType: "exactIn",
-      feeBps: 0,
-    });
+    const { s, input } = setup();
     const cosigner = PublicKey.unique();
     const lh = new TransactionInstruction({
       programId: new PublicKey("L2TExMFKdjpN9kozasaurPirfHy9P8sbXoAN1qA3S95"),
       keys: [{ pubkey: cosigner, isSigner: true, isWritable: false }],
       data: Buffer.from([5]),
     });
-    const r = validateFill(
-      input(txFrom(s.maker, [...fillTransactionInstructions(s.params), lh], s.params.recentBlockhash)),
+    const fill = accepted(
+      validateFill(
+        input(txFrom(s.maker, [...fillTransactionInstructions(s.params), lh], s.params.recentBlockhash)),
+      ),
     );
-    if (!r.ok) throw new Error(`${r.code}: ${r.detail}`);
-    expect(r.fill.numSignatures).toBe(3);
-    expect(r.fill.makerPaysLamports).toBe(2_094n + 15_000n);
+    expect(fill.numSignatures).toBe(3);
+    expect(fill.makerPaysLamports).toBe(2_094n + 15_000n);
   });
 
   it("survives the wire: serialized, parsed back and validated", () => {
-    const { input } = setup({
-      tokenIn: MINT.JUP,
-      tokenOut: MINT.USDC,
-      amountIn: 1_000n,
-      amountOut: 2_000n,
-      quoteType: "exactIn",
-      feeBps: 0,
-    });
+    const { input } = setup();
     const parsed = deserializeFillTransaction(Buffer.from(input().tx.serialize()).toString("base64"));
     if (!parsed.ok) throw new Error(parsed.problem);
     expect(validateFill(input(parsed.tx)).ok).toBe(true);
@@ -305,18 +271,8 @@ describe("validateFill accepts the operator's honest fills", () => {
 });
 
 describe("validateFill boundaries", () => {
-  const base = () =>
-    setup({
-      tokenIn: MINT.JUP,
-      tokenOut: MINT.USDC,
-      amountIn: 1_000n,
-      amountOut: 2_000n,
-      quoteType: "exactIn",
-      feeBps: 0,
-    });
-
   it("accepts expire_at equal to now and equal to the quote's expiry rounded up", () => {
-    const { s, input } = base();
+    const { s, input } = setup();
     expect(validateFill(input(buildFillTransaction({ ...s.params, expireAt: NOW }))).ok).toBe(true);
     const ceilExpiry = BigInt(Math.ceil(s.quote.expiresAtMs / 1000));
     expect(validateFill(input(buildFillTransaction({ ...s.params, expireAt: ceilExpiry }))).ok).toBe(true);
@@ -325,7 +281,7 @@ describe("validateFill boundaries", () => {
   });
 
   it("lets expiryGraceSeconds absorb the operator's later clock, but never signs an expired quote", () => {
-    const { s, input } = base();
+    const { s, input } = setup();
     const ceilExpiry = BigInt(Math.ceil(s.quote.expiresAtMs / 1000));
     const tx = buildFillTransaction({ ...s.params, expireAt: ceilExpiry + 2n });
     expect(validateFill({ ...input(tx), expiryGraceSeconds: 2n }).ok).toBe(true);
@@ -334,14 +290,14 @@ describe("validateFill boundaries", () => {
   });
 
   it("accepts a fee exactly at the cap and refuses one lamport over it", () => {
-    const { input } = base();
+    const { input } = setup();
     expect(validateFill({ ...input(), maxFeeLamports: 12_094n }).ok).toBe(true);
     const over = validateFill({ ...input(), maxFeeLamports: 12_093n });
     expect(!over.ok && over.code).toBe(FillRejectCode.FEE_CAP_EXCEEDED);
   });
 
   it("refuses an output mint we do not trade even when it matches the quote", () => {
-    const { s, input } = base();
+    const { s, input } = setup();
     const tokens = new Map(s.tokens);
     tokens.delete(MINT.USDC);
     const r = validateFill({ ...input(), tokens });
@@ -372,10 +328,9 @@ describe("validateFill on the acceptance fixture", () => {
       tokens: tokenMap(),
       maxFeeLamports: 2_000_000n,
     };
-    const r = validateFill(input);
-    if (!r.ok) throw new Error(`${r.code}: ${r.detail}`);
-    expect(r.fill.outputAmount).toBe(24_975_000n);
-    expect(r.fill.feeOwed).toBe(25_000n);
+    const fill = accepted(validateFill(input));
+    expect(fill.outputAmount).toBe(24_975_000n);
+    expect(fill.feeOwed).toBe(25_000n);
     // Not our maker: the same bytes are refused for any other wallet.
     const other = validateFill({ ...input, maker: PublicKey.unique() });
     expect(!other.ok && other.code).toBe(FillRejectCode.INVALID_FEE_PAYER);
