@@ -10,14 +10,12 @@
 import { createTransferInstruction, getAssociatedTokenAddressSync } from "@solana/spl-token";
 import { Keypair, PublicKey, TransactionMessage, VersionedTransaction } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RpcServer, startRpcServer } from "../../src/chain/rpc-server.ts";
 import { fundTaker, lamports, tokenBalance } from "../../src/chain/seed.ts";
 import { decodeFillData, NATIVE_MINT, ORDER_ENGINE_PROGRAM_ID } from "../../src/fill/layout.ts";
-import { operatorChainOverRpc } from "../../src/operator/rpc-chain.ts";
-import { type OperatorServer, startOperator } from "../../src/operator/server.ts";
 import { MINT } from "../support/config.ts";
-import { createHarness, type Harness, listen } from "../support/harness.ts";
+import { createHarness, type Harness } from "../support/harness.ts";
 import { testRedis } from "../support/redis.ts";
+import { type Simulator, startSimulator } from "./simulator.ts";
 
 type Kind = "string" | "number" | "integer" | "boolean" | "array" | "object" | "string|null";
 
@@ -146,9 +144,7 @@ function executeShapeProblems(body: Record<string, unknown>): string[] {
 }
 
 let h: Harness;
-let webhook: Awaited<ReturnType<typeof listen>>;
-let rpc: RpcServer;
-let op: OperatorServer;
+let sim: Simulator;
 let clockOffsetMs = 0;
 const redis = testRedis();
 const taker = Keypair.generate();
@@ -164,40 +160,18 @@ beforeAll(async () => {
   });
   fundTaker(h.chain, freshTaker.publicKey, { sol: 1_000_000_000n, tokens: { [MINT.JUP]: 1_000_000_000n } });
   fundTaker(h.chain, broke.publicKey, { sol: 1_000_000_000n, tokens: { [MINT.USDC]: 1n } });
-  webhook = await listen(h.app);
-  rpc = await startRpcServer(h.chain, { host: "127.0.0.1", port: 0 });
-  op = await startOperator({
-    chain: operatorChainOverRpc(rpc.url),
-    webhooks: [{ name: "mm", baseUrl: webhook.url }],
-    now: () => Date.now() + clockOffsetMs,
-  });
+  sim = await startSimulator(h, { now: () => Date.now() + clockOffsetMs });
 });
 
 afterAll(async () => {
-  await op?.close();
-  await rpc?.close();
-  await webhook?.close();
+  await sim?.close();
   await h?.close();
   await redis.redis.quit();
 });
 
-async function order(
-  params: Record<string, string>,
-): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(`${op.url}/ultra/v1/order?${new URLSearchParams(params)}`);
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-}
-
-async function execute(
-  path: "/ultra/v1/execute" | "/swap/v2/execute",
-  body: Record<string, unknown>,
-): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(`${op.url}${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+/** An order selling `amount` USDC (smallest units) for JUP, as `who` (the funded taker by default). */
+function usdcToJup(amount: string, who: Keypair = taker) {
+  return sim.order({ inputMint: MINT.USDC, outputMint: MINT.JUP, amount, taker: who.publicKey.toBase58() });
 }
 
 function signed(tx64: string, signer: Keypair): { tx: VersionedTransaction; b64: string } {
@@ -216,12 +190,12 @@ function fillOf(tx: VersionedTransaction) {
 
 describe("operator simulator: order", () => {
   it("reads the webhook's token lists at registration", () => {
-    expect(op.firstSync.get("mm")?.kind).toBe("changed");
-    expect(op.registry.get("mm")?.tokens.has(MINT.USDC)).toBe(true);
+    expect(sim.op.firstSync.get("mm")?.kind).toBe("changed");
+    expect(sim.op.registry.get("mm")?.tokens.has(MINT.USDC)).toBe(true);
   });
 
   it("answers an indicative order (no taker) with every required field, transaction null", async () => {
-    const r = await order({ inputMint: MINT.USDC, outputMint: MINT.JUP, amount: "10000000" });
+    const r = await sim.order({ inputMint: MINT.USDC, outputMint: MINT.JUP, amount: "10000000" });
     expect(r.status).toBe(200);
     expect(orderShapeProblems(r.body)).toEqual([]);
     expect(r.body).toMatchObject({
@@ -234,12 +208,7 @@ describe("operator simulator: order", () => {
 
   it("builds the fill for a taker: fee-net output, expire_at now + 55 s, the maker's CU price, maker pays fees", async () => {
     const before = Math.floor(Date.now() / 1000);
-    const r = await order({
-      inputMint: MINT.USDC,
-      outputMint: MINT.JUP,
-      amount: "10000000",
-      taker: taker.publicKey.toBase58(),
-    });
+    const r = await usdcToJup("10000000");
     expect(r.status).toBe(200);
     expect(orderShapeProblems(r.body)).toEqual([]);
     const tx = VersionedTransaction.deserialize(Buffer.from(r.body.transaction as string, "base64"));
@@ -271,7 +240,7 @@ describe("operator simulator: order", () => {
   });
 
   it("puts the taker's ATA creation, paid by the taker, in front of the fill when the output account is missing", async () => {
-    const r = await order({
+    const r = await sim.order({
       inputMint: MINT.JUP,
       outputMint: MINT.USDC,
       amount: "100000000",
@@ -284,7 +253,7 @@ describe("operator simulator: order", () => {
     const { b64 } = signed(r.body.transaction as string, freshTaker);
     const usdcBefore = tokenBalance(h.chain, freshTaker.publicKey, new PublicKey(MINT.USDC));
     const solBefore = lamports(h.chain, freshTaker.publicKey);
-    const x = await execute("/swap/v2/execute", { signedTransaction: b64, requestId: r.body.requestId });
+    const x = await sim.execute("/swap/v2/execute", { signedTransaction: b64, requestId: r.body.requestId });
     expect(x.body).toMatchObject({ status: "Success", code: 0 });
     expect(tokenBalance(h.chain, freshTaker.publicKey, new PublicKey(MINT.USDC)) - usdcBefore).toBe(
       BigInt(r.body.outAmount as string),
@@ -295,12 +264,7 @@ describe("operator simulator: order", () => {
   });
 
   it("answers errorCode 1 with an empty transaction when the taker cannot pay", async () => {
-    const r = await order({
-      inputMint: MINT.USDC,
-      outputMint: MINT.JUP,
-      amount: "10000000",
-      taker: broke.publicKey.toBase58(),
-    });
+    const r = await usdcToJup("10000000", broke);
     expect(r.status).toBe(200);
     expect(orderShapeProblems(r.body)).toEqual([]);
     expect(r.body).toMatchObject({ transaction: "", errorCode: 1, errorMessage: "Insufficient funds" });
@@ -308,10 +272,10 @@ describe("operator simulator: order", () => {
 
   it("answers 400 {error} for an unknown mint and for a malformed amount", async () => {
     const unknown = Keypair.generate().publicKey.toBase58();
-    const a = await order({ inputMint: MINT.USDC, outputMint: unknown, amount: "1000000" });
+    const a = await sim.order({ inputMint: MINT.USDC, outputMint: unknown, amount: "1000000" });
     expect(a.status).toBe(400);
     expect(typeof a.body.error).toBe("string");
-    const b = await order({ inputMint: MINT.USDC, outputMint: MINT.JUP, amount: "1.5" });
+    const b = await sim.order({ inputMint: MINT.USDC, outputMint: MINT.JUP, amount: "1.5" });
     expect(b.status).toBe(400);
     expect(b.body.error).toMatch(/amount/);
   });
@@ -319,12 +283,7 @@ describe("operator simulator: order", () => {
 
 describe("operator simulator: execute", () => {
   it("executes an exactIn order through /swap/v2/execute: Success, every field, balances moved as quoted", async () => {
-    const r = await order({
-      inputMint: MINT.USDC,
-      outputMint: MINT.JUP,
-      amount: "25000000",
-      taker: taker.publicKey.toBase58(),
-    });
+    const r = await usdcToJup("25000000");
     const { b64 } = signed(r.body.transaction as string, taker);
     const usdc = new PublicKey(MINT.USDC);
     const jup = new PublicKey(MINT.JUP);
@@ -332,7 +291,7 @@ describe("operator simulator: execute", () => {
       usdc: tokenBalance(h.chain, taker.publicKey, usdc),
       jup: tokenBalance(h.chain, taker.publicKey, jup),
     };
-    const x = await execute("/swap/v2/execute", { signedTransaction: b64, requestId: r.body.requestId });
+    const x = await sim.execute("/swap/v2/execute", { signedTransaction: b64, requestId: r.body.requestId });
     expect(x.status).toBe(200);
     expect(executeShapeProblems(x.body)).toEqual([]);
     expect(x.body).toMatchObject({
@@ -346,11 +305,11 @@ describe("operator simulator: execute", () => {
       BigInt(r.body.inAmount as string),
     );
     expect(tokenBalance(h.chain, taker.publicKey, jup) - before.jup).toBe(BigInt(r.body.outAmount as string));
-    expect(op.fillRate.status("mm").fills).toBeGreaterThanOrEqual(1);
+    expect(sim.op.fillRate.status("mm").fills).toBeGreaterThanOrEqual(1);
   });
 
   it("executes an exactOut order paying native SOL through /ultra/v1/execute", async () => {
-    const r = await order({
+    const r = await sim.order({
       inputMint: MINT.SOL,
       outputMint: MINT.USDC,
       amount: "5000000",
@@ -363,7 +322,7 @@ describe("operator simulator: execute", () => {
     const { tx, b64 } = signed(r.body.transaction as string, taker);
     expect(fillOf(tx)?.exactOut).toBe(true);
     const solBefore = lamports(h.chain, taker.publicKey);
-    const x = await execute("/ultra/v1/execute", { signedTransaction: b64, requestId: r.body.requestId });
+    const x = await sim.execute("/ultra/v1/execute", { signedTransaction: b64, requestId: r.body.requestId });
     expect(executeShapeProblems(x.body)).toEqual([]);
     expect(x.body).toMatchObject({ status: "Success", code: 0 });
     expect(solBefore - lamports(h.chain, taker.publicKey)).toBe(BigInt(r.body.inAmount as string));
@@ -374,16 +333,11 @@ describe("operator simulator: execute", () => {
   });
 
   it("refuses a signed transaction whose message differs from the order's (code -3), and sends nothing", async () => {
-    const r = await order({
-      inputMint: MINT.USDC,
-      outputMint: MINT.JUP,
-      amount: "3000000",
-      taker: taker.publicKey.toBase58(),
-    });
+    const r = await usdcToJup("3000000");
     const tx = VersionedTransaction.deserialize(Buffer.from(r.body.transaction as string, "base64"));
     tx.message.recentBlockhash = Keypair.generate().publicKey.toBase58();
     tx.sign([taker]);
-    const x = await execute("/swap/v2/execute", {
+    const x = await sim.execute("/swap/v2/execute", {
       signedTransaction: Buffer.from(tx.serialize()).toString("base64"),
       requestId: r.body.requestId,
     });
@@ -393,49 +347,37 @@ describe("operator simulator: execute", () => {
   });
 
   it("refuses a transaction without a valid taker signature (code -2)", async () => {
-    const r = await order({
-      inputMint: MINT.USDC,
-      outputMint: MINT.JUP,
-      amount: "3000000",
-      taker: taker.publicKey.toBase58(),
-    });
+    const r = await usdcToJup("3000000");
     const tx = VersionedTransaction.deserialize(Buffer.from(r.body.transaction as string, "base64"));
     // A signature in the taker's slot, but not the taker's over this message.
     tx.signatures[1] = Keypair.generate().secretKey.slice(0, 64);
     const b64 = Buffer.from(tx.serialize()).toString("base64");
-    const x = await execute("/swap/v2/execute", { signedTransaction: b64, requestId: r.body.requestId });
+    const x = await sim.execute("/swap/v2/execute", { signedTransaction: b64, requestId: r.body.requestId });
     expect(x.body).toMatchObject({ code: -2 });
   });
 
   it("refuses an unknown requestId (code -1)", async () => {
-    const r = await order({
-      inputMint: MINT.USDC,
-      outputMint: MINT.JUP,
-      amount: "3000000",
-      taker: taker.publicKey.toBase58(),
-    });
+    const r = await usdcToJup("3000000");
     const { b64 } = signed(r.body.transaction as string, taker);
-    const x = await execute("/swap/v2/execute", { signedTransaction: b64, requestId: "no-such-request" });
+    const x = await sim.execute("/swap/v2/execute", { signedTransaction: b64, requestId: "no-such-request" });
     expect(x.body).toMatchObject({ code: -1 });
   });
 
   it("answers quote expired (code -2003) past the order's expiry without asking the maker", async () => {
-    const r = await order({
-      inputMint: MINT.USDC,
-      outputMint: MINT.JUP,
-      amount: "3000000",
-      taker: taker.publicKey.toBase58(),
-    });
+    const r = await usdcToJup("3000000");
     const { b64 } = signed(r.body.transaction as string, taker);
-    const fillsBefore = op.fillRate.status("mm");
+    const fillsBefore = sim.op.fillRate.status("mm");
     clockOffsetMs = 60_000;
     try {
-      const x = await execute("/swap/v2/execute", { signedTransaction: b64, requestId: r.body.requestId });
+      const x = await sim.execute("/swap/v2/execute", {
+        signedTransaction: b64,
+        requestId: r.body.requestId,
+      });
       expect(x.body).toMatchObject({ status: "Failed", code: -2003 });
     } finally {
       clockOffsetMs = 0;
     }
-    const after = op.fillRate.status("mm");
+    const after = sim.op.fillRate.status("mm");
     expect(after.fills + after.failures).toBe(fillsBefore.fills + fillsBefore.failures);
   });
 
@@ -445,12 +387,7 @@ describe("operator simulator: execute", () => {
       sol: 1_000_000_000n,
       tokens: { [MINT.USDC]: 10_000_000n, [MINT.JUP]: 0n },
     });
-    const r = await order({
-      inputMint: MINT.USDC,
-      outputMint: MINT.JUP,
-      amount: "10000000",
-      taker: spender.publicKey.toBase58(),
-    });
+    const r = await usdcToJup("10000000", spender);
     expect(r.body.transaction).toBeTruthy();
     // The taker spends its USDC elsewhere between order and execute: the maker must refuse, honestly.
     const usdc = new PublicKey(MINT.USDC);
@@ -473,11 +410,11 @@ describe("operator simulator: execute", () => {
     expect(await h.chain.send(spend)).toMatchObject({ ok: true });
     expect(tokenBalance(h.chain, spender.publicKey, usdc)).toBe(0n);
     const { b64 } = signed(r.body.transaction as string, spender);
-    const statusBefore = op.fillRate.status("mm");
-    const x = await execute("/swap/v2/execute", { signedTransaction: b64, requestId: r.body.requestId });
+    const statusBefore = sim.op.fillRate.status("mm");
+    const x = await sim.execute("/swap/v2/execute", { signedTransaction: b64, requestId: r.body.requestId });
     expect(x.body).toMatchObject({ status: "Failed", code: -2004 });
     expect(x.body.error).toMatch(/insufficientBalance/);
-    const after = op.fillRate.status("mm");
+    const after = sim.op.fillRate.status("mm");
     expect(after.failures).toBe(statusBefore.failures);
   });
 });
