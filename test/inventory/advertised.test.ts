@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { Keypair, PublicKey } from "@solana/web3.js";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { TOKEN_2022_PROGRAM } from "../../config/schema.ts";
 import {
   type AdvertisedStore,
@@ -19,8 +19,9 @@ import {
 import { MemoryInventory } from "../../inventory/memory.ts";
 import { creditToken } from "../../src/chain/seed.ts";
 import { createLogger } from "../../src/observability/logger.ts";
+import { cleanupsAfterEach } from "../support/cleanups.ts";
 import { MINT } from "../support/config.ts";
-import { testRedis } from "../support/redis.ts";
+import { fileRedis } from "../support/redis.ts";
 import {
   makeTransferFeeMint,
   makeWorld,
@@ -30,19 +31,11 @@ import {
   withToken,
 } from "./support.ts";
 
-const { redis, prefix } = testRedis();
+const { redis, prefix } = fileRedis();
 const dir = mkdtempSync(join(tmpdir(), "advertised-"));
-afterAll(async () => {
-  const keys = await redis.keys(`${prefix}*`);
-  if (keys.length) await redis.del(...keys);
-  redis.disconnect();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanups = cleanupsAfterEach();
 
 function logCapture() {
   const lines: { level: number; msg: string }[] = [];

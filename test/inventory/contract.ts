@@ -3,9 +3,10 @@
  * instance over the same shared state (the same MemoryLedger, or the same Redis keys): what a second
  * webhook process, or the same one after a restart, would see.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Inventory, Reservation } from "../../inventory/interface.ts";
 import { QuotingBook } from "../../pricing/book.ts";
+import { cleanupsAfterEach } from "../support/cleanups.ts";
 import { MINT } from "../support/config.ts";
 import { makeWorld, removeAta, transferOut, type World, withToken } from "./support.ts";
 
@@ -19,10 +20,7 @@ const SOL_SEEDED = 10_000n * 1_000_000_000n;
 
 export function inventoryContract(name: string, harness: Harness): void {
   describe(`Inventory contract: ${name}`, () => {
-    const cleanups: (() => Promise<void>)[] = [];
-    afterEach(async () => {
-      for (const c of cleanups.splice(0).reverse()) await c();
-    });
+    const cleanups = cleanupsAfterEach();
 
     async function start(world: World, count = 1): Promise<Inventory[]> {
       const h = harness.setup(world);

@@ -1,16 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { afterAll } from "vitest";
 import { RedisInventory } from "../../inventory/redis.ts";
-import { testRedis } from "../support/redis.ts";
+import { fileRedis } from "../support/redis.ts";
 import { inventoryContract } from "./contract.ts";
 
-const { redis, prefix } = testRedis();
-
-afterAll(async () => {
-  const keys = await redis.keys(`${prefix}*`);
-  if (keys.length) await redis.del(...keys);
-  redis.disconnect();
-});
+const { redis, prefix } = fileRedis();
 
 inventoryContract("redis", {
   setup(world) {

@@ -3,26 +3,18 @@
  * real Redis (its POST /quote answers 404 while paused), per-pair switches, inventory view.
  */
 import type { Redis } from "ioredis";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MemoryInventory } from "../../inventory/memory.ts";
 import { type ControlState, type Controls, MemoryControls, RedisControls } from "../../pricing/controls.ts";
 import { makeWorld, type World } from "../inventory/support.ts";
+import { cleanupsAfterEach } from "../support/cleanups.ts";
 import { MINT } from "../support/config.ts";
-import { testRedis } from "../support/redis.ts";
+import { fileRedis } from "../support/redis.ts";
 import { postQuote, startWebhook, type Webhook } from "./webhook.ts";
 
 const KEY = "admin-key-0123456789abcdef";
-const { redis, prefix } = testRedis();
-afterAll(async () => {
-  const keys = await redis.keys(`${prefix}*`);
-  if (keys.length) await redis.del(...keys);
-  redis.disconnect();
-});
-
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const { redis, prefix } = fileRedis();
+const cleanups = cleanupsAfterEach();
 
 async function instance(w: World, controls: Controls, adminApiKey?: string): Promise<Webhook> {
   const inventory = new MemoryInventory(w.options());

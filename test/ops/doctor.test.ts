@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Keypair, PublicKey } from "@solana/web3.js";
 import { Redis } from "ioredis";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { TOKEN_2022_PROGRAM } from "../../config/schema.ts";
 import { readHoldings } from "../../inventory/holdings.ts";
 import { publishPrice } from "../../pricing/redis.ts";
@@ -25,22 +25,15 @@ import {
   type World,
   withExtraToken,
 } from "../inventory/support.ts";
+import { cleanupsAfterEach } from "../support/cleanups.ts";
 import { MINT, testConfig } from "../support/config.ts";
-import { redisUrl, testRedis } from "../support/redis.ts";
+import { fileRedis, redisUrl } from "../support/redis.ts";
 import { npmRun } from "./run.ts";
 
-const { redis, prefix } = testRedis();
+const { redis, prefix } = fileRedis();
 const dir = mkdtempSync(join(tmpdir(), "doctor-"));
-afterAll(async () => {
-  const keys = await redis.keys(`${prefix}*`);
-  if (keys.length) await redis.del(...keys);
-  redis.disconnect();
-  rmSync(dir, { recursive: true, force: true });
-});
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const cleanups = cleanupsAfterEach();
 
 function deps(w: World) {
   return {

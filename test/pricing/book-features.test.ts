@@ -2,17 +2,15 @@
  * The quoting book's desk features: per-side levels, inventory skew (from a real inventory on a local
  * chain), the notional cap in USD, and the configuration rules that go with them.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { FileConfig } from "../../config/schema.ts";
 import { MemoryInventory } from "../../inventory/memory.ts";
 import { QuotingBook } from "../../pricing/book.ts";
 import { makeWorld, withToken } from "../inventory/support.ts";
+import { cleanupsAfterEach } from "../support/cleanups.ts";
 import { MINT, testConfig } from "../support/config.ts";
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanups = cleanupsAfterEach();
 
 const SOL = 1_000_000_000n;
 const sellSol = { tokenIn: MINT.SOL, tokenOut: MINT.USDC, amount: SOL, quoteType: "exactIn" } as const;

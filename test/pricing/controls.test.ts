@@ -4,27 +4,18 @@
  * switches stops quoting (fail closed).
  */
 import type { Redis } from "ioredis";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { QuotingBook } from "../../pricing/book.ts";
 import { type ControlState, type Controls, MemoryControls, RedisControls } from "../../pricing/controls.ts";
 import { createPriceSources } from "../../pricing/sources.ts";
+import { cleanupsAfterEach } from "../support/cleanups.ts";
 import { MINT, testConfig } from "../support/config.ts";
-import { testRedis } from "../support/redis.ts";
+import { deleteKeys, fileRedis } from "../support/redis.ts";
 
-const { redis, prefix } = testRedis();
+const { redis, prefix } = fileRedis();
 const ctlPrefix = `${prefix}ctl:`;
-afterAll(async () => {
-  const keys = await redis.keys(`${prefix}*`);
-  if (keys.length) await redis.del(...keys);
-  redis.disconnect();
-});
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-  const keys = await redis.keys(`${ctlPrefix}*`);
-  if (keys.length) await redis.del(...keys);
-});
+const cleanups = cleanupsAfterEach(() => deleteKeys(redis, `${ctlPrefix}*`));
 
 const config = testConfig();
 const sell = {

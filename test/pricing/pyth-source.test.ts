@@ -3,12 +3,13 @@
  * in Hermes' /v2/updates/price/stream format (test/pricing/fixtures/hermes-stream.sse).
  */
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Config } from "../../config/load.ts";
 import { QuotingBook } from "../../pricing/book.ts";
 import type { PriceSource } from "../../pricing/interface.ts";
 import { PythPriceSource } from "../../pricing/pyth.ts";
 import { closePriceSources, createPriceSources, startPriceSources } from "../../pricing/sources.ts";
+import { cleanupsAfterEach } from "../support/cleanups.ts";
 import { MINT, testConfig } from "../support/config.ts";
 import { type HermesReplay, type ReplayOptions, startHermesReplay } from "./support/hermes-replay.ts";
 
@@ -17,10 +18,7 @@ const SOL_USD = "ef0d8b6fda2ceba41da15d4095d1da392a0d2f8ed0c6c7bc0f4cfac8c280b56
 const JUP_USD = "0a0408d619e9380abad35060f9192039ed5042fa6f82301d0e48bb52be830996";
 const T0 = 1732240000; // first publish_time in the fixture
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanups = cleanupsAfterEach();
 
 async function replay(opts: ReplayOptions): Promise<HermesReplay> {
   const server = await startHermesReplay(FIXTURE, opts);

@@ -2,32 +2,22 @@
  * Prices from the maker's pricing engine through a real Redis: loaded at start, pushed by pub/sub to
  * every instance, re-read by the poll, refused when malformed, crossed or older, stale by timestamp.
  */
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Config } from "../../config/load.ts";
 import { QuotingBook } from "../../pricing/book.ts";
 import type { PriceSource } from "../../pricing/interface.ts";
 import { publishPrice, RedisPriceSource } from "../../pricing/redis.ts";
 import { closePriceSources, createPriceSources, startPriceSources } from "../../pricing/sources.ts";
+import { cleanupsAfterEach } from "../support/cleanups.ts";
 import { MINT, testConfig } from "../support/config.ts";
-import { testRedis } from "../support/redis.ts";
+import { deleteKeys, fileRedis } from "../support/redis.ts";
 
-const { redis, prefix } = testRedis();
+const { redis, prefix } = fileRedis();
 const keyPrefix = `${prefix}price:`;
 const channel = `${prefix}prices`;
 const names = { keyPrefix, channel };
 
-afterAll(async () => {
-  const keys = await redis.keys(`${prefix}*`);
-  if (keys.length) await redis.del(...keys);
-  redis.disconnect();
-});
-
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-  const keys = await redis.keys(`${prefix}*`);
-  if (keys.length) await redis.del(...keys);
-});
+const cleanups = cleanupsAfterEach(() => deleteKeys(redis, `${prefix}*`));
 
 /** Every pair priced by one Redis source named "engine". */
 function engineConfig(pollMs = 500, maxAgeMs = 5_000): Config {

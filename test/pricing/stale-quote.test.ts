@@ -2,27 +2,20 @@
  * Stale prices answer 404 at the HTTP edge: POST /quote over a real socket, prices from the maker's
  * engine through a real Redis.
  */
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MemoryInventory } from "../../inventory/memory.ts";
 import { MemoryControls } from "../../pricing/controls.ts";
 import { publishPrice, type RedisPriceSource } from "../../pricing/redis.ts";
 import { closePriceSources, startPriceSources } from "../../pricing/sources.ts";
 import { makeWorld } from "../inventory/support.ts";
 import { postQuote, startWebhook } from "../ops/webhook.ts";
+import { cleanupsAfterEach } from "../support/cleanups.ts";
 import { MINT } from "../support/config.ts";
-import { testRedis } from "../support/redis.ts";
+import { fileRedis } from "../support/redis.ts";
 
-const { redis, prefix } = testRedis();
+const { redis, prefix } = fileRedis();
 const names = { keyPrefix: `${prefix}price:`, channel: `${prefix}prices` };
-afterAll(async () => {
-  const keys = await redis.keys(`${prefix}*`);
-  if (keys.length) await redis.del(...keys);
-  redis.disconnect();
-});
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanups = cleanupsAfterEach();
 
 function nextUpdate(s: RedisPriceSource, ts: number): Promise<void> {
   return new Promise((resolve) => {
