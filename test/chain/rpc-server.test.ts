@@ -12,9 +12,8 @@ import { formatUnits, type RpcServer, startRpcServer } from "../../src/chain/rpc
 import { ata, fundTaker, lamports } from "../../src/chain/seed.ts";
 import { chainSeedSchema } from "../../src/chain/seed-file.ts";
 import { runChainServer } from "../../src/chain/server-main.ts";
-import { buildFillTransaction } from "../../src/fill/builder.ts";
 import { TOKEN_PROGRAM_ID } from "../../src/fill/layout.ts";
-import { config, JUP, SOL, seededChain, USDC } from "./helpers.ts";
+import { config, JUP, SOL, seededChain, signedFill, USDC } from "./helpers.ts";
 
 let chain: LocalChain;
 let maker: Keypair;
@@ -80,24 +79,18 @@ describe("local JSON-RPC server, transactions", () => {
     const taker = Keypair.generate();
     fundTaker(chain, taker.publicKey, { sol: 100_000_000n, tokens: { [JUP.toBase58()]: 5_000_000n } });
     const { blockhash } = await conn.getLatestBlockhash();
-    const tx = buildFillTransaction({
-      maker: maker.publicKey,
-      taker: taker.publicKey,
+    const tx = await signedFill(chain, maker, taker, {
       inputMint: JUP,
       outputMint: USDC,
-      inputTokenProgram: TOKEN_PROGRAM_ID,
-      outputTokenProgram: TOKEN_PROGRAM_ID,
       inputAmount: 1_000_000n,
       outputAmount: 800_000n,
       expireAt: BigInt(Math.floor(Date.now() / 1000)) + expireIn,
       feeBps: 0,
-      exactOut: false,
       computeUnitLimit: 100_000,
       computeUnitPrice: 1n,
       recentBlockhash: blockhash,
       createTakerOutputAta: true,
     });
-    tx.sign([maker, taker]);
     return { tx, taker };
   }
 

@@ -10,9 +10,8 @@ import { RpcChain } from "../../src/chain/rpc.ts";
 import { type RpcServer, startRpcServer } from "../../src/chain/rpc-server.ts";
 import { ata, fundTaker, tokenBalance } from "../../src/chain/seed.ts";
 import { readTokenAccount } from "../../src/chain/spl-state.ts";
-import { buildFillTransaction } from "../../src/fill/builder.ts";
 import { TOKEN_PROGRAM_ID } from "../../src/fill/layout.ts";
-import { JUP, seededChain, USDC } from "./helpers.ts";
+import { JUP, seededChain, signedFill, USDC } from "./helpers.ts";
 
 let chain: LocalChain;
 let maker: Keypair;
@@ -41,26 +40,19 @@ function newTaker(): Keypair {
 }
 
 async function fill(taker: Keypair, expireIn = 30n) {
+  // Blockhash and clock as the RPC reports them.
   const { blockhash } = await rpc.getLatestBlockhash();
-  const tx = buildFillTransaction({
-    maker: maker.publicKey,
-    taker: taker.publicKey,
+  return signedFill(chain, maker, taker, {
     inputMint: JUP,
     outputMint: USDC,
-    inputTokenProgram: TOKEN_PROGRAM_ID,
-    outputTokenProgram: TOKEN_PROGRAM_ID,
     inputAmount: 1_000_000n,
     outputAmount: 812_000n,
     expireAt: (await rpc.getUnixTimestamp()) + expireIn,
     feeBps: 0,
-    exactOut: false,
     computeUnitLimit: 100_000,
     computeUnitPrice: 1_000n,
     recentBlockhash: blockhash,
-    createTakerOutputAta: false,
   });
-  tx.sign([maker, taker]);
-  return tx;
 }
 
 describe("RpcChain over the local JSON-RPC server", () => {
