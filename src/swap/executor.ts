@@ -7,7 +7,8 @@
  *  2. look up the quote; requestId must match     (unknown quote -> rejected)
  *  3. validate the fill against the quote         (validateFill: every contract rule, named)
  *  4. verify the taker's signature, empty maker slot
- *  5. CLAIM the quote for this message hash       (atomic SET NX in the shared store)
+ *  5. bind the message to this quote               (atomic SET NX on the message hash: no replay)
+ *     CLAIM the quote for this message hash       (atomic SET NX in the shared store)
  *  6. time checks (quote expiry; expire_at against chain time), taker funds from the chain
  *  7. reserve maker inventory, co-sign, journal, send, answer
  *
@@ -19,6 +20,12 @@
  * expired, would otherwise turn a retried acceptance into a rejection. (The one time-based rule of
  * validateFill, QUOTE_EXPIRED, is therefore deferred until after the claim.) Once claimed, every
  * answer is recorded on the claim, whatever it is: a quote is decided once.
+ *
+ * One message serves one quote. Re-quotes of an unchanged price have identical terms, so a fill the
+ * taker signed for one quote is also a valid fill for the next; the chain would take it once (same
+ * signature), but a second acceptance would commit the inventory and book the operator's fee twice
+ * when that one signature lands. So the message hash is bound to the first quote it is presented
+ * with (a claim of its own in the same store, before the quote's claim, so a replay burns nothing).
  *
  * A duplicate (same quoteId, same message hash) gets the recorded answer; if the first is still in
  * flight the duplicate polls the store for it, bounded well inside the budget. A different message
@@ -94,6 +101,9 @@ export interface SwapExecutorOptions {
 }
 
 export const DEFAULT_SWAP_BUDGET_MS = 20_000;
+
+/** The store id under which a fill message is bound to the first quote it was presented with. */
+export const messageClaimId = (messageHash: string): string => `message:${messageHash}`;
 
 const DEFAULT_STEPS: SwapStepTimeouts = {
   store: 2_000,
@@ -209,7 +219,24 @@ export class SwapExecutor implements SwapHandler {
         : reject(sigs.detail);
     }
 
-    // 5. The exactly-once step.
+    // 5a. One message, one quote (see the file comment). The store's claim is reused under a key of
+    // its own; the record holds the quoteId the message was first presented with. Should an operator
+    // quoteId ever equal such a key, both sides merely refuse: nothing extra is signed.
+    const bound = await bounded(
+      () => this.opts.store.claim(messageClaimId(messageHash), quoteId, this.now()),
+      budget.forStep(this.steps.store),
+    );
+    if (!bound.ok) {
+      log.warn({ error: bound.error }, "message claim failed");
+      return reject(`quote store unavailable: ${bound.error}`);
+    }
+    if (bound.value.kind === "taken" && bound.value.existing.messageHash !== quoteId) {
+      const firstQuoteId = bound.value.existing.messageHash;
+      log.warn({ firstQuoteId }, "fill replayed under another quote");
+      return reject(`the transaction was already submitted for another quote (${firstQuoteId})`);
+    }
+
+    // 5b. The exactly-once step.
     const claim = await bounded(
       () => this.opts.store.claim(quoteId, messageHash, this.now()),
       budget.forStep(this.steps.store),
