@@ -11,6 +11,7 @@ import {
   temporaryWsolAccount,
 } from "../../src/fill/layout.ts";
 import type { StoredQuote } from "../../src/quote-store/interface.ts";
+import { MINT } from "../support/config.ts";
 import {
   acceptanceFixture,
   acceptanceFixtureBytes,
@@ -18,8 +19,8 @@ import {
   paramsFromFillTx,
 } from "./fixture.ts";
 
-const JUP = new PublicKey("JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN");
-const USDC = new PublicKey("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v");
+const JUP = new PublicKey(MINT.JUP);
+const USDC = new PublicKey(MINT.USDC);
 
 describe("decodeFillTransaction on the acceptance fixture", () => {
   it("decodes the header, keys, compute budget, ATA creation and the fill", () => {

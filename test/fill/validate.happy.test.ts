@@ -16,8 +16,9 @@ import {
   type ValidateFillInput,
   validateFill,
 } from "../../src/fill/validate.ts";
+import { MINT } from "../support/config.ts";
+import { storedQuote } from "../support/quotes.ts";
 import { acceptanceFixtureTx } from "./fixture.ts";
-import { MINT, storedQuote } from "./quotes.ts";
 import { lighthouseIx, scenarioFromQuote, tokenMap, txFrom } from "./tamper.ts";
 
 const NOW_MS = 1_760_000_000_000;

@@ -2,44 +2,35 @@
  * One behaviour suite for every QuoteStore adapter: the memory store and the Redis store must be
  * interchangeable, so each runs exactly these tests.
  */
+import { PublicKey } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
 import type { QuoteStore, StoredQuote } from "../../src/quote-store/interface.ts";
+import { MINT } from "../support/config.ts";
+import { storedQuote } from "../support/quotes.ts";
 
+/** The maker of every sample quote (a fixed wallet, so stored records are comparable). */
+const SAMPLE_MAKER = new PublicKey("9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM");
+
+/** 1 USDC sold for SOL, exactIn, 10 bps, under the given ids. */
 export function sampleQuote(
   quoteId: string,
   requestId: string,
   createdAtMs: number,
   ttlMs = 55_000,
 ): StoredQuote {
-  return {
+  return storedQuote({
     quoteId,
     requestId,
-    request: {
-      requestId,
-      quoteId,
-      tokenIn: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
-      tokenOut: "So11111111111111111111111111111111111111112",
-      amount: "1000000",
-      quoteType: "exactIn",
-      protocol: "v1",
-      feeBps: 10,
-    },
-    response: {
-      requestId,
-      quoteId,
-      tokenIn: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
-      tokenOut: "So11111111111111111111111111111111111111112",
-      quoteType: "exactIn",
-      protocol: "v1",
-      amountIn: "1000000",
-      amountOut: "5544794",
-      maker: "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM",
-    },
+    maker: SAMPLE_MAKER,
+    tokenIn: MINT.USDC,
+    tokenOut: MINT.SOL,
+    amountIn: 1_000_000n,
+    amountOut: 5_544_794n,
+    quoteType: "exactIn",
     feeBps: 10,
-    permissioned: false,
     createdAtMs,
-    expiresAtMs: createdAtMs + ttlMs,
-  };
+    ttlMs,
+  });
 }
 
 export interface StoreFixture {
