@@ -2,13 +2,10 @@
  * /tokens and /permissioned-tokens follow the maker's real holdings on a local chain: ATA present,
  * balance at least minInventory, mint tradable. A move between the two lists alone is warned about.
  */
-import { createHash } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { Keypair, PublicKey } from "@solana/web3.js";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { TOKEN_2022_PROGRAM } from "../../config/schema.ts";
 import {
   type AdvertisedStore,
@@ -22,18 +19,19 @@ import { createLogger } from "../../src/observability/logger.ts";
 import { cleanupsAfterEach } from "../support/cleanups.ts";
 import { MINT } from "../support/config.ts";
 import { fileRedis } from "../support/redis.ts";
+import { fileTempDir } from "../support/tmp.ts";
 import {
   makeTransferFeeMint,
   makeWorld,
   removeAta,
+  sortedUnionHash,
   type World,
   withExtraToken,
   withToken,
 } from "./support.ts";
 
 const { redis, prefix } = fileRedis();
-const dir = mkdtempSync(join(tmpdir(), "advertised-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = fileTempDir("advertised");
 
 const cleanups = cleanupsAfterEach();
 
@@ -59,18 +57,13 @@ async function advertise(w: World, store?: AdvertisedStore, startInventory = tru
   return { inventory, lists, lines };
 }
 
-const sha = (mints: string[]) =>
-  createHash("sha256")
-    .update([...mints].sort().join(","))
-    .digest("hex");
-
 describe("advertised token lists", () => {
   it("advertises every traded token the maker holds, split by the permissioned flag, with the union hash", async () => {
     const w = makeWorld(withToken("JUP", { permissioned: true }));
     const { lists } = await advertise(w);
     expect(lists.tokens()).toEqual([MINT.SOL, MINT.USDC, MINT.USDT]);
     expect(lists.permissionedTokens()).toEqual([MINT.JUP]);
-    expect(lists.unionHash()).toBe(sha([MINT.SOL, MINT.USDC, MINT.USDT, MINT.JUP]));
+    expect(lists.unionHash()).toBe(sortedUnionHash([MINT.SOL, MINT.USDC, MINT.USDT, MINT.JUP]));
   });
 
   it("drops a token whose ATA is missing, and brings it back once the ATA exists", async () => {

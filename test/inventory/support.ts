@@ -2,6 +2,7 @@
  * A world for inventory tests: a seeded local chain (LiteSVM), a maker, the configured static prices
  * and a clock the test moves by hand (reservation expiry and balance age are measured on it).
  */
+import { createHash } from "node:crypto";
 import { createTransferCheckedInstruction } from "@solana/spl-token";
 import { Keypair, PublicKey, TransactionMessage, VersionedTransaction } from "@solana/web3.js";
 import type { Redis } from "ioredis";
@@ -183,3 +184,9 @@ export async function makeTransferFeeMint(
   const sent = await w.chain.send(tx);
   if (!sent.ok) throw new Error(`creating the Token-2022 mint failed: ${sent.error}`);
 }
+
+/** The advertised lists' union hash, computed here independently: sha256 of the sorted mints, comma-joined. */
+export const sortedUnionHash = (mints: string[]): string =>
+  createHash("sha256")
+    .update([...mints].sort().join(","))
+    .digest("hex");

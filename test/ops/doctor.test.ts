@@ -3,12 +3,11 @@
  * against the local chain's JSON-RPC endpoint (what `npm run chain` serves), where it reports a
  * missing ATA and `--fix --yes` creates it.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Keypair, PublicKey } from "@solana/web3.js";
 import { Redis } from "ioredis";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { TOKEN_2022_PROGRAM } from "../../config/schema.ts";
 import { readHoldings } from "../../inventory/holdings.ts";
 import { publishPrice } from "../../pricing/redis.ts";
@@ -28,11 +27,11 @@ import {
 import { cleanupsAfterEach } from "../support/cleanups.ts";
 import { MINT, testConfig } from "../support/config.ts";
 import { fileRedis, redisUrl } from "../support/redis.ts";
+import { fileTempDir } from "../support/tmp.ts";
 import { npmRun } from "./run.ts";
 
 const { redis, prefix } = fileRedis();
-const dir = mkdtempSync(join(tmpdir(), "doctor-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = fileTempDir("doctor");
 const cleanups = cleanupsAfterEach();
 
 function deps(w: World) {

@@ -2,26 +2,19 @@
  * `npm run registration`: base URL, maker address, whether an API key is set (never the key), both
  * token lists as the service would serve them, and the hash of their sorted union.
  */
-import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Keypair } from "@solana/web3.js";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { buildConfig, parseEnv } from "../../config/load.ts";
 import { formatRegistration, registration } from "../../src/ops/registration.ts";
 import { KeypairSigner } from "../../src/signer/index.ts";
-import { makeWorld, removeAta, withToken } from "../inventory/support.ts";
+import { makeWorld, removeAta, sortedUnionHash, withToken } from "../inventory/support.ts";
 import { MINT } from "../support/config.ts";
+import { fileTempDir } from "../support/tmp.ts";
 import { npmRun } from "./run.ts";
 
-const dir = mkdtempSync(join(tmpdir(), "registration-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-const sha = (mints: string[]) =>
-  createHash("sha256")
-    .update([...mints].sort().join(","))
-    .digest("hex");
+const dir = fileTempDir("registration");
 
 describe("registration", () => {
   it("lists what the service would advertise, why the rest is not, and the union hash", async () => {
@@ -42,7 +35,7 @@ describe("registration", () => {
       apiKey: "set",
       tokens: [MINT.SOL, MINT.USDC],
       permissionedTokens: [MINT.JUP],
-      unionHash: sha([MINT.SOL, MINT.USDC, MINT.JUP]),
+      unionHash: sortedUnionHash([MINT.SOL, MINT.USDC, MINT.JUP]),
       holdingsUnread: false,
     });
     expect(r.baseUrlNote).toBeUndefined();
@@ -82,6 +75,6 @@ describe("registration", () => {
     expect(r.baseUrl).toBe("http://localhost:9123");
     expect(r.apiKey).toBe("set");
     expect(r.tokens).toEqual([MINT.SOL, MINT.USDC, MINT.USDT, MINT.JUP]);
-    expect(r.unionHash).toBe(sha(r.tokens));
+    expect(r.unionHash).toBe(sortedUnionHash(r.tokens));
   });
 });
