@@ -24,6 +24,8 @@ export const FillRejectCode = {
   INVALID_COMPUTE_BUDGET: "INVALID_COMPUTE_BUDGET",
   /** limit x price + signature fees is more than the maker will pay. */
   FEE_CAP_EXCEEDED: "FEE_CAP_EXCEEDED",
+  /** The compute-unit price is above the prioritizationFeeToUse the maker answered in its quote. */
+  COMPUTE_UNIT_PRICE_EXCEEDED: "COMPUTE_UNIT_PRICE_EXCEEDED",
   /** An Associated Token instruction other than a well-formed CreateIdempotent for one of the fill's mints. */
   INVALID_ATA_INSTRUCTION: "INVALID_ATA_INSTRUCTION",
   /** A CreateIdempotent paid by the maker, or by an account that is not a writable signer. */

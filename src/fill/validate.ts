@@ -7,6 +7,7 @@
  * signs, even one that fails on-chain:
  * - ComputeBudget and ATA creations must come before the fill, Lighthouse only after it.
  * - The compute limit must be 1..1,400,000 and ComputeBudget instructions carry no accounts.
+ * - The compute-unit price may not exceed the prioritizationFeeToUse we answered (lower is fine).
  * - CreateIdempotent must be well formed: six accounts, the ATA derived from (owner, mint, token
  *   program), the mint one of the fill's mints with its configured token program, the payer a
  *   writable signer other than the maker.
@@ -301,6 +302,15 @@ export function validateFill(input: ValidateFillInput): FillValidation {
     return reject(
       FillRejectCode.FEE_CAP_EXCEEDED,
       `the maker would pay ${makerPaysLamports} lamports (limit ${limit} x price ${price} micro-lamports + ${d.header.numRequiredSignatures} signatures), more than the cap of ${input.maxFeeLamports}`,
+    );
+  }
+  // The quote told the operator the price the maker pays (prioritizationFeeToUse, already capped by
+  // limits.maxComputeUnitPriceMicroLamports); a higher one spends the maker's SOL beyond its answer.
+  const quotedPrice = quote.response.prioritizationFeeToUse;
+  if (quotedPrice !== undefined && price > BigInt(quotedPrice)) {
+    return reject(
+      FillRejectCode.COMPUTE_UNIT_PRICE_EXCEEDED,
+      `the compute-unit price is ${price} micro-lamports, above the ${quotedPrice} the quote answered as prioritizationFeeToUse`,
     );
   }
 

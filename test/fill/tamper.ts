@@ -588,6 +588,14 @@ export const FILL_ATTACKS: readonly FillAttack[] = [
     tamper: (s) => withInstructions(s, (ixs) => ixs, { computeUnitPrice: 10n ** 15n }),
   },
   {
+    name: "a compute-unit price above the quote's prioritizationFeeToUse, within the fee cap",
+    code: FillRejectCode.COMPUTE_UNIT_PRICE_EXCEEDED,
+    tamper: (s) =>
+      withInstructions(s, (ixs) => ixs, {
+        computeUnitPrice: BigInt(s.quote.response.prioritizationFeeToUse ?? 0) + 1n,
+      }),
+  },
+  {
     name: "a compute-unit price set twice",
     code: FillRejectCode.INVALID_COMPUTE_BUDGET,
     tamper: (s) => withInstructions(s, (ixs) => [setComputeUnitPriceInstruction(1n), ...ixs]),

@@ -31,7 +31,8 @@ function scenario(q: {
 }): FillScenario {
   const maker = Keypair.generate().publicKey;
   const taker = Keypair.generate().publicKey;
-  const quote = storedQuote({ ...q, maker, taker, createdAtMs: NOW_MS - 3_000 });
+  // The quote path always answers a prioritizationFeeToUse; the honest fill uses it.
+  const quote = storedQuote({ ...q, maker, taker, createdAtMs: NOW_MS - 3_000, prioritizationFee: 53_770 });
   return scenarioFromQuote(quote, {
     maker,
     taker,

@@ -144,7 +144,8 @@ describe("POST /swap refuses every tampered fill without signing (SPL output leg
 
   it("refuses the honest fill carrying the taker's signature over a different (tampered) message", async () => {
     const honest = signAsTaker(buildFillTransaction(s.params), taker);
-    const tampered = buildFillTransaction({ ...s.params, computeUnitPrice: s.params.computeUnitPrice + 1n });
+    // A lower price: a message the validator accepts, so only the signature check can catch the swap.
+    const tampered = buildFillTransaction({ ...s.params, computeUnitPrice: s.params.computeUnitPrice - 1n });
     tampered.signatures[1] = honest.signatures[1] as Uint8Array;
     const body = await expectRefusedWithoutTrace(quote, tampered);
     expect(body.state).toEqual({ rejectedWithReason: "signatureVerificationFailed" });
