@@ -12,6 +12,8 @@ export const FillRejectCode = {
   LOOKUP_TABLES_NOT_SUPPORTED: "LOOKUP_TABLES_NOT_SUPPORTED",
   /** Account key 0 (fee payer, signature slot 0) is not our maker. */
   INVALID_FEE_PAYER: "INVALID_FEE_PAYER",
+  /** The quote was answered for another maker wallet than the one asked to co-sign. */
+  INVALID_QUOTE_MAKER: "INVALID_QUOTE_MAKER",
   /** Key 1 is not a writable signer, differs from the quote's taker, or the fill's taker is not key 1. */
   INVALID_TAKER: "INVALID_TAKER",
   /** Fewer than two required signatures. */

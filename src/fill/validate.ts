@@ -162,6 +162,14 @@ export function validateFill(input: ValidateFillInput): FillValidation {
       `account key 0 (fee payer, signature slot 0) is ${feePayer.toBase58()}, not the maker ${maker.toBase58()}`,
     );
   }
+  // The quote's price, size and inventory check were for the wallet it named; another wallet sharing
+  // the quote store (its own key, a rotated key) must not sign it.
+  if (quote.response.maker !== maker.toBase58()) {
+    return reject(
+      FillRejectCode.INVALID_QUOTE_MAKER,
+      `the quote was answered for maker ${quote.response.maker}, not for ${maker.toBase58()}`,
+    );
+  }
   const taker = d.staticKeys[1] as PublicKey;
   if (!tx.message.isAccountWritable(1)) {
     return reject(FillRejectCode.INVALID_TAKER, "account key 1 (the taker) is not a writable signer");

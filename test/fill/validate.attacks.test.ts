@@ -6,7 +6,7 @@ import { Keypair } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
 import { buildFillTransaction } from "../../src/fill/builder.ts";
 import { deserializeFillTransaction } from "../../src/fill/decode.ts";
-import { type FillValidation, validateFill } from "../../src/fill/validate.ts";
+import { FillRejectCode, type FillValidation, validateFill } from "../../src/fill/validate.ts";
 import { MINT, storedQuote } from "./quotes.ts";
 import {
   FILL_ATTACKS,
@@ -144,5 +144,36 @@ describe("the attack table", () => {
     expect(!r.ok && r.detail).toBe(
       "the fill gives the taker 24975001, but the quote's amountOut 25000000 less the 10 bps fee is 24975000",
     );
+  });
+});
+
+describe("fills paired with a quote they do not belong to", () => {
+  it("refuses a fill co-signed by our key against a quote another maker key answered", () => {
+    // Two maker wallets sharing one quote store (instances with their own keys, a rotated key): the
+    // taker takes wallet A's answer and builds the fill with wallet B as maker and fee payer.
+    const answeredBy = Keypair.generate().publicKey;
+    const ours = Keypair.generate().publicKey;
+    const taker = Keypair.generate().publicKey;
+    const quote = storedQuote({
+      maker: answeredBy,
+      taker,
+      tokenIn: MINT.JUP,
+      tokenOut: MINT.USDC,
+      amountIn: 1_000_000_000n,
+      amountOut: 25_000_000n,
+      quoteType: "exactIn",
+      feeBps: 10,
+      createdAtMs: NOW_MS - 3_000,
+      prioritizationFee: 53_770,
+    });
+    const s = scenarioFromQuote(quote, {
+      maker: ours,
+      taker,
+      tokens: tokenMap(),
+      recentBlockhash: Keypair.generate().publicKey.toBase58(),
+      nowUnix: NOW,
+    });
+    const r = validate(s);
+    expect(r.ok ? "accepted" : r.code).toBe(FillRejectCode.INVALID_QUOTE_MAKER);
   });
 });
