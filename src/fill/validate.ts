@@ -579,7 +579,8 @@ function checkAtaCreation(
       `${where} creates an account owned by ${ownerKey.toBase58()}, who is neither the taker nor the receiver`,
     );
   }
-  if ([ata, mint, systemProgram, tokenProgram].some((a) => a.index === 0)) {
+  // The owner too: a quote's receiver is the requester's choice and may name the maker's wallet.
+  if ([owner, ata, mint, systemProgram, tokenProgram].some((a) => a.index === 0)) {
     return bad(
       FillRejectCode.INVALID_MAKER_ACCOUNT_USE,
       `${where} (CreateIdempotent) names the maker's wallet`,

@@ -2,6 +2,10 @@
  * Security cases: every tampered fill in the attack toolkit is refused with its specific code, after
  * a trip through the wire format, for several honest starting points.
  */
+import {
+  createAssociatedTokenAccountIdempotentInstruction,
+  getAssociatedTokenAddressSync,
+} from "@solana/spl-token";
 import { Keypair } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
 import { buildFillTransaction } from "../../src/fill/builder.ts";
@@ -14,6 +18,7 @@ import {
   NATIVE_SOL_OUT_ATTACKS,
   scenarioFromQuote,
   tokenMap,
+  withInstructions,
 } from "./tamper.ts";
 
 const NOW_MS = 1_760_000_000_000;
@@ -175,5 +180,44 @@ describe("fills paired with a quote they do not belong to", () => {
     });
     const r = validate(s);
     expect(r.ok ? "accepted" : r.code).toBe(FillRejectCode.INVALID_QUOTE_MAKER);
+  });
+
+  it("refuses a CreateIdempotent naming the maker's wallet as owner, on a quote whose receiver is the maker", () => {
+    // The quote request's receiver is the requester's to choose; naming the maker there must not let
+    // the maker's wallet (a signer of this transaction) into an instruction other than the fill.
+    const maker = Keypair.generate().publicKey;
+    const taker = Keypair.generate().publicKey;
+    const quote = storedQuote({
+      maker,
+      taker,
+      receiver: maker,
+      tokenIn: MINT.JUP,
+      tokenOut: MINT.USDC,
+      amountIn: 1_000_000_000n,
+      amountOut: 25_000_000n,
+      quoteType: "exactIn",
+      feeBps: 10,
+      createdAtMs: NOW_MS - 3_000,
+      prioritizationFee: 53_770,
+    });
+    const s = scenarioFromQuote(quote, {
+      maker,
+      taker,
+      tokens: tokenMap(),
+      recentBlockhash: Keypair.generate().publicKey.toBase58(),
+      nowUnix: NOW,
+    });
+    const tx = withInstructions(s, (ixs) => [
+      createAssociatedTokenAccountIdempotentInstruction(
+        taker,
+        getAssociatedTokenAddressSync(s.params.outputMint, maker, true, s.params.outputTokenProgram),
+        maker,
+        s.params.outputMint,
+        s.params.outputTokenProgram,
+      ),
+      ...ixs,
+    ]);
+    const r = validate(s, tx);
+    expect(r.ok ? "accepted" : r.code).toBe(FillRejectCode.INVALID_MAKER_ACCOUNT_USE);
   });
 });
