@@ -23,8 +23,16 @@ export const positiveU64 = z.string({ error: "must be a string of digits" }).che
   }
 });
 
-/** Identifiers the operator generates (UUIDs today); bounded so a log line stays a log line. */
-export const wireId = z.string({ error: "must be a string" }).min(1, "must not be empty").max(128);
+/**
+ * Identifiers the operator generates (UUIDs today); bounded so a log line stays a log line, and kept to
+ * a plain alphabet: they become Redis keys (where "{" and "}" would move the cluster hash tag) and
+ * internal ids use characters outside it ("#").
+ */
+export const wireId = z
+  .string({ error: "must be a string" })
+  .min(1, "must not be empty")
+  .max(128)
+  .regex(/^[A-Za-z0-9._:-]+$/, "must contain only letters, digits and . _ : -");
 
 /** The contract's error body, used for every non-200 answer. */
 export interface ErrorBody {

@@ -102,8 +102,11 @@ export interface SwapExecutorOptions {
 
 export const DEFAULT_SWAP_BUDGET_MS = 20_000;
 
-/** The store id under which a fill message is bound to the first quote it was presented with. */
-export const messageClaimId = (messageHash: string): string => `message:${messageHash}`;
+/**
+ * The store id under which a fill message is bound to the first quote it was presented with. The "#"
+ * cannot occur in an operator's quoteId (src/contract/common.ts), so the two never share a key.
+ */
+export const messageClaimId = (messageHash: string): string => `#message:${messageHash}`;
 
 const DEFAULT_STEPS: SwapStepTimeouts = {
   store: 2_000,

@@ -65,6 +65,8 @@ const cases: [string, string, unknown, number, string][] = [
   ["swap: transaction too long", "/swap", swapBody({ transaction: "A".repeat(5000) }), 400, "transaction"],
   ["swap: quoteId empty", "/swap", swapBody({ quoteId: "" }), 400, "quoteId"],
   ["swap: requestId a number", "/swap", swapBody({ requestId: 7 }), 400, "requestId"],
+  ["quoteId with a Redis hash-tag brace", "/quote", quoteBody({ quoteId: "a}b{c" }), 400, "quoteId"],
+  ["swap: quoteId naming an internal id", "/swap", swapBody({ quoteId: "#message:00" }), 400, "quoteId"],
   ["swap: oversized body", "/swap", JSON.stringify(swapBody({ pad: "x".repeat(64 * 1024) })), 413, "body"],
 ];
 
