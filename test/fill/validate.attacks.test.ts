@@ -11,7 +11,8 @@ import { describe, expect, it } from "vitest";
 import { buildFillTransaction } from "../../src/fill/builder.ts";
 import { deserializeFillTransaction } from "../../src/fill/decode.ts";
 import { FillRejectCode, type FillValidation, validateFill } from "../../src/fill/validate.ts";
-import { MINT, storedQuote } from "./quotes.ts";
+import { MINT } from "../support/config.ts";
+import { storedQuote } from "../support/quotes.ts";
 import {
   FILL_ATTACKS,
   type FillScenario,
