@@ -44,10 +44,3 @@ export class AcceptanceSwapHandler implements SwapHandler {
     }
   }
 }
-
-/** Normal mode before a swap executor is wired: refuse honestly, never claim an acceptance. */
-export class DisabledSwapHandler implements SwapHandler {
-  async execute(req: SwapRequest): Promise<SwapResponse> {
-    return rejected(req.quoteId, "swap execution is not enabled on this instance");
-  }
-}

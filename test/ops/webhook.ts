@@ -1,7 +1,7 @@
 /**
  * A webhook instance for pricing/ops tests: the lead's app (createApp) over a real socket, composed
  * from the given pricing pieces, with the admin API mounted as main.ts mounts it. The swap handler is
- * the honest "disabled" one: these tests never swap.
+ * an honest refusal: these tests never swap.
  */
 import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
@@ -11,14 +11,30 @@ import type { Inventory } from "../../inventory/interface.ts";
 import { QuotingBook } from "../../pricing/book.ts";
 import type { Controls } from "../../pricing/controls.ts";
 import type { PriceSource } from "../../pricing/interface.ts";
-import { DisabledSwapHandler } from "../../src/acceptance/swap.ts";
 import { createApp } from "../../src/app.ts";
 import { createLogger } from "../../src/observability/logger.ts";
 import { Metrics } from "../../src/observability/metrics.ts";
 import { QuoteService } from "../../src/quote/service.ts";
 import { MemoryQuoteStore } from "../../src/quote-store/memory.ts";
 import { registerAdminRoutes } from "../../src/routes/admin.ts";
-import { ConfigTokenLists } from "../../src/tokens/lists.ts";
+import type { SwapHandler } from "../../src/swap/handler.ts";
+import type { TokenLists } from "../../src/tokens/lists.ts";
+
+/** These tests never swap: any /swap is refused, honestly. */
+const noSwaps: SwapHandler = {
+  execute: async (req) => ({
+    quoteId: req.quoteId,
+    state: "rejected",
+    rejectionReason: "swaps are off in this test",
+  }),
+};
+
+/** Every configured token, split by its permissioned flag (the lists are not under test here). */
+function configuredLists(config: Config): TokenLists {
+  const open = config.file.tokens.filter((t) => !t.permissioned).map((t) => t.mint);
+  const permissioned = config.file.tokens.filter((t) => t.permissioned).map((t) => t.mint);
+  return { tokens: () => open, permissionedTokens: () => permissioned };
+}
 
 export interface Webhook {
   url: string;
@@ -42,8 +58,8 @@ export async function startWebhook(parts: {
     metrics: new Metrics(),
     store: new MemoryQuoteStore(10_000),
     quotes: new QuoteService({ config, book, maker: parts.maker }),
-    swap: new DisabledSwapHandler(),
-    tokenLists: new ConfigTokenLists(config.file.tokens),
+    swap: noSwaps,
+    tokenLists: configuredLists(config),
     probes: [],
     adminRoutes: (root) =>
       registerAdminRoutes(root, {
