@@ -21,6 +21,7 @@ import {
   COMPUTE_BUDGET_PROGRAM_ID,
   encodeFillData,
   type FillArgs,
+  type FillTerms,
   NATIVE_MINT,
   ORDER_ENGINE_PROGRAM_ID,
   operatorFee,
@@ -28,21 +29,9 @@ import {
   temporaryWsolAccount,
 } from "./layout.ts";
 
-export interface BuildFillParams {
+/** `outputAmount` is already net of the operator's fee. */
+export interface BuildFillParams extends FillTerms {
   maker: PublicKey;
-  taker: PublicKey;
-  inputMint: PublicKey;
-  outputMint: PublicKey;
-  inputTokenProgram: PublicKey;
-  outputTokenProgram: PublicKey;
-  /** Taker to maker, smallest units. */
-  inputAmount: bigint;
-  /** Maker to taker, smallest units, already net of the operator's fee. */
-  outputAmount: bigint;
-  /** Unix seconds. */
-  expireAt: bigint;
-  feeBps: number;
-  exactOut: boolean;
   /** Compute units (u32). */
   computeUnitLimit: number;
   /** Micro-lamports per compute unit (u64). */

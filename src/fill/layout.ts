@@ -52,13 +52,27 @@ export const FILL_MIN_ACCOUNTS = 11;
 export const FILL_MAX_ACCOUNTS = 12;
 
 export interface FillArgs {
+  /** Taker to maker, smallest units. */
   inputAmount: bigint;
+  /** Maker to taker, smallest units. */
   outputAmount: bigint;
   /** Unix seconds; the program requires expire_at >= now. */
   expireAt: bigint;
   feeBps: number;
   exactOut: boolean;
 }
+
+/** The fill's legs: who takes, which mints move, under which token programs. */
+export interface FillLegs {
+  taker: PublicKey;
+  inputMint: PublicKey;
+  outputMint: PublicKey;
+  inputTokenProgram: PublicKey;
+  outputTokenProgram: PublicKey;
+}
+
+/** What a fill moves and under which terms: its legs plus its instruction arguments. */
+export interface FillTerms extends FillLegs, FillArgs {}
 
 const U64_MAX = (1n << 64n) - 1n;
 const I64_MIN = -(1n << 63n);

@@ -35,6 +35,7 @@ import {
   type FillIx,
 } from "./decode.ts";
 import {
+  type FillTerms,
   LAMPORTS_PER_SIGNATURE,
   LIGHTHOUSE_ALLOWED_DISCRIMINATORS,
   NATIVE_MINT,
@@ -76,21 +77,8 @@ export interface AtaCreation {
   tokenProgram: PublicKey;
 }
 
-/** Everything the swap path needs from an accepted fill. */
-export interface ValidatedFill {
-  taker: PublicKey;
-  inputMint: PublicKey;
-  outputMint: PublicKey;
-  inputTokenProgram: PublicKey;
-  outputTokenProgram: PublicKey;
-  /** Taker to maker. */
-  inputAmount: bigint;
-  /** Maker to taker (net of the operator's fee). */
-  outputAmount: bigint;
-  /** Unix seconds. */
-  expireAt: bigint;
-  feeBps: number;
-  exactOut: boolean;
+/** Everything the swap path needs from an accepted fill (`outputAmount` is net of the operator's fee). */
+export interface ValidatedFill extends FillTerms {
   /** What the maker owes the operator for this fill: quoted amountOut - output_amount (output mint units). */
   feeOwed: bigint;
   computeUnitLimit: number;
