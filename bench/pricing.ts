@@ -87,10 +87,9 @@ async function propagation(url: string): Promise<void> {
   );
   for (const s of instances) await s.start();
 
-  const viaPubSub: number[] = [];
-  for (let i = 0; i < UPDATES; i++) {
-    const ts = Date.now() * 1000 + i; // unique, increasing
-    const arrived = instances.map(
+  /** When each instance sees the update stamped `ts` (performance.now() at arrival). */
+  const arrivals = (ts: number) =>
+    instances.map(
       (s) =>
         new Promise<number>((resolve) => {
           const off = s.onUpdate((_p, point) => {
@@ -101,6 +100,11 @@ async function propagation(url: string): Promise<void> {
           });
         }),
     );
+
+  const viaPubSub: number[] = [];
+  for (let i = 0; i < UPDATES; i++) {
+    const ts = Date.now() * 1000 + i; // unique, increasing
+    const arrived = arrivals(ts);
     const start = performance.now();
     await publishPrice(pub, "SOL/USDC", { ts, mid: `180.${String(i % 100).padStart(2, "0")}` }, names);
     for (const t of await Promise.all(arrived)) viaPubSub.push(t - start);
@@ -111,17 +115,7 @@ async function propagation(url: string): Promise<void> {
   const viaPoll: number[] = [];
   for (let i = 0; i < 20; i++) {
     const ts = Date.now() * 1000 + UPDATES + i;
-    const arrived = instances.map(
-      (s) =>
-        new Promise<number>((resolve) => {
-          const off = s.onUpdate((_p, point) => {
-            if (point.updatedAtMs === ts) {
-              off();
-              resolve(performance.now());
-            }
-          });
-        }),
-    );
+    const arrived = arrivals(ts);
     const start = performance.now();
     await pub.set(`${names.keyPrefix}SOL/USDC`, JSON.stringify({ ts, mid: "181.00" })); // message "lost"
     for (const t of await Promise.all(arrived)) viaPoll.push(t - start);
