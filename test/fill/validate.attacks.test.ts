@@ -6,7 +6,7 @@ import {
   createAssociatedTokenAccountIdempotentInstruction,
   getAssociatedTokenAddressSync,
 } from "@solana/spl-token";
-import { Keypair } from "@solana/web3.js";
+import { Keypair, type PublicKey } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
 import { buildFillTransaction } from "../../src/fill/builder.ts";
 import { deserializeFillTransaction } from "../../src/fill/decode.ts";
@@ -153,6 +153,35 @@ describe("the attack table", () => {
   });
 });
 
+/** An honest 1,000 JUP -> 25 USDC fill, for a quote answered by `quoteMaker`, co-signed by `signingMaker`. */
+function jupUsdcScenario(p: {
+  quoteMaker: PublicKey;
+  signingMaker: PublicKey;
+  taker: PublicKey;
+  receiver?: PublicKey;
+}) {
+  const quote = storedQuote({
+    maker: p.quoteMaker,
+    taker: p.taker,
+    ...(p.receiver ? { receiver: p.receiver } : {}),
+    tokenIn: MINT.JUP,
+    tokenOut: MINT.USDC,
+    amountIn: 1_000_000_000n,
+    amountOut: 25_000_000n,
+    quoteType: "exactIn",
+    feeBps: 10,
+    createdAtMs: NOW_MS - 3_000,
+    prioritizationFee: 53_770,
+  });
+  return scenarioFromQuote(quote, {
+    maker: p.signingMaker,
+    taker: p.taker,
+    tokens: tokenMap(),
+    recentBlockhash: Keypair.generate().publicKey.toBase58(),
+    nowUnix: NOW,
+  });
+}
+
 describe("fills paired with a quote they do not belong to", () => {
   it("refuses a fill co-signed by our key against a quote another maker key answered", () => {
     // Two maker wallets sharing one quote store (instances with their own keys, a rotated key): the
@@ -160,25 +189,7 @@ describe("fills paired with a quote they do not belong to", () => {
     const answeredBy = Keypair.generate().publicKey;
     const ours = Keypair.generate().publicKey;
     const taker = Keypair.generate().publicKey;
-    const quote = storedQuote({
-      maker: answeredBy,
-      taker,
-      tokenIn: MINT.JUP,
-      tokenOut: MINT.USDC,
-      amountIn: 1_000_000_000n,
-      amountOut: 25_000_000n,
-      quoteType: "exactIn",
-      feeBps: 10,
-      createdAtMs: NOW_MS - 3_000,
-      prioritizationFee: 53_770,
-    });
-    const s = scenarioFromQuote(quote, {
-      maker: ours,
-      taker,
-      tokens: tokenMap(),
-      recentBlockhash: Keypair.generate().publicKey.toBase58(),
-      nowUnix: NOW,
-    });
+    const s = jupUsdcScenario({ quoteMaker: answeredBy, signingMaker: ours, taker });
     const r = validate(s);
     expect(r.ok ? "accepted" : r.code).toBe(FillRejectCode.INVALID_QUOTE_MAKER);
   });
@@ -188,26 +199,7 @@ describe("fills paired with a quote they do not belong to", () => {
     // the maker's wallet (a signer of this transaction) into an instruction other than the fill.
     const maker = Keypair.generate().publicKey;
     const taker = Keypair.generate().publicKey;
-    const quote = storedQuote({
-      maker,
-      taker,
-      receiver: maker,
-      tokenIn: MINT.JUP,
-      tokenOut: MINT.USDC,
-      amountIn: 1_000_000_000n,
-      amountOut: 25_000_000n,
-      quoteType: "exactIn",
-      feeBps: 10,
-      createdAtMs: NOW_MS - 3_000,
-      prioritizationFee: 53_770,
-    });
-    const s = scenarioFromQuote(quote, {
-      maker,
-      taker,
-      tokens: tokenMap(),
-      recentBlockhash: Keypair.generate().publicKey.toBase58(),
-      nowUnix: NOW,
-    });
+    const s = jupUsdcScenario({ quoteMaker: maker, signingMaker: maker, taker, receiver: maker });
     const tx = withInstructions(s, (ixs) => [
       createAssociatedTokenAccountIdempotentInstruction(
         taker,
