@@ -38,41 +38,57 @@ export interface Controls {
   close(): Promise<void>;
 }
 
-/** One process: the embedded default. */
-export class MemoryControls implements Controls {
-  private paused = false;
-  private reason: string | undefined;
-  private atMs: number | undefined;
-  private readonly pairs = new Map<string, boolean>();
+/**
+ * The switches as this instance knows them, and who to tell when they change: the part both adapters
+ * share. Subclasses decide how the state is written (memory, or Redis then read back).
+ */
+abstract class KnownSwitches {
+  protected paused = false;
+  protected reason: string | undefined;
+  protected atMs: number | undefined;
+  protected pairs = new Map<string, boolean>();
   private readonly listeners = new Set<(state: ControlState) => void>();
 
-  constructor(private readonly now: () => number = Date.now) {}
-
-  onChange(listener: (state: ControlState) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  private changed(): void {
-    const state = this.state();
-    for (const l of this.listeners) l(state);
+  /** Whether this instance's view of the switches is current (shared controls can lose track). */
+  protected known(): boolean {
+    return true;
   }
 
   isPaused(): boolean {
-    return this.paused;
+    return this.paused || !this.known();
   }
+
   pairOverride(pairKey: string): boolean | undefined {
     return this.pairs.get(pairKey);
   }
+
   state(): ControlState {
     return {
       paused: this.paused,
       ...(this.reason !== undefined ? { pauseReason: this.reason } : {}),
       ...(this.atMs !== undefined ? { pausedAtMs: this.atMs } : {}),
       pairs: Object.fromEntries(this.pairs),
-      known: true,
+      known: this.known(),
     };
   }
+
+  onChange(listener: (state: ControlState) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  protected changed(): void {
+    const state = this.state();
+    for (const l of this.listeners) l(state);
+  }
+}
+
+/** One process: the embedded default. */
+export class MemoryControls extends KnownSwitches implements Controls {
+  constructor(private readonly now: () => number = Date.now) {
+    super();
+  }
+
   async pause(reason: string): Promise<void> {
     this.paused = true;
     this.reason = reason;
@@ -103,27 +119,23 @@ export interface RedisControlsOptions {
 }
 
 /** Shared by every instance through Redis. */
-export class RedisControls implements Controls {
+export class RedisControls extends KnownSwitches implements Controls {
   private readonly prefix: string;
   private readonly pollMs: number;
   private readonly failClosedAfterMs: number;
   private readonly now: () => number;
-  private paused = false;
-  private reason: string | undefined;
-  private atMs: number | undefined;
-  private pairs = new Map<string, boolean>();
   /** Last successful read; -Infinity until the first, so an instance that never read stays closed. */
   private lastReadMs = Number.NEGATIVE_INFINITY;
   private subscriber: Redis | undefined;
   private timer: NodeJS.Timeout | undefined;
   private reading: Promise<void> | undefined;
   private readAgain = false;
-  private readonly listeners = new Set<(state: ControlState) => void>();
 
   constructor(
     private readonly redis: Redis,
     private readonly opts: RedisControlsOptions = {},
   ) {
+    super();
     this.prefix = opts.prefix ?? "rfq:ctl:";
     this.pollMs = opts.pollMs ?? 500;
     this.failClosedAfterMs = opts.failClosedAfterMs ?? 3_000;
@@ -140,31 +152,8 @@ export class RedisControls implements Controls {
     return `${this.prefix}changed`;
   }
 
-  private known(): boolean {
+  protected override known(): boolean {
     return this.now() - this.lastReadMs <= this.failClosedAfterMs;
-  }
-
-  isPaused(): boolean {
-    return this.paused || !this.known();
-  }
-
-  onChange(listener: (state: ControlState) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  pairOverride(pairKey: string): boolean | undefined {
-    return this.pairs.get(pairKey);
-  }
-
-  state(): ControlState {
-    return {
-      paused: this.paused,
-      ...(this.reason !== undefined ? { pauseReason: this.reason } : {}),
-      ...(this.atMs !== undefined ? { pausedAtMs: this.atMs } : {}),
-      pairs: Object.fromEntries(this.pairs),
-      known: this.known(),
-    };
   }
 
   async pause(reason: string): Promise<void> {
@@ -257,10 +246,7 @@ export class RedisControls implements Controls {
     if (pairs) {
       this.pairs = new Map(Object.entries(pairs).map(([k, v]) => [k, v === "1" || v === "true"]));
     }
-    if (this.signature() !== before) {
-      const state = this.state();
-      for (const l of this.listeners) l(state);
-    }
+    if (this.signature() !== before) this.changed();
   }
 
   private signature(): string {
