@@ -8,7 +8,7 @@
 import bs58 from "bs58";
 import { z } from "zod";
 
-const U64_MAX = (1n << 64n) - 1n;
+export const U64_MAX = (1n << 64n) - 1n;
 
 /**
  * A base58 public key: exactly 32 bytes once decoded (which also rejects non-canonical spellings such
@@ -27,18 +27,25 @@ export const base58Pubkey = z.string().refine(
   { message: "must be a base58 public key" },
 );
 
-export const u64String = z.string().check((ctx) => {
-  const s = ctx.value;
-  if (!/^\d+$/.test(s)) {
-    ctx.issues.push({
-      code: "custom",
-      input: s,
-      message: "must be a non-negative integer in smallest units",
-    });
-  } else if (s.length > 20 || BigInt(s) > U64_MAX) {
-    ctx.issues.push({ code: "custom", input: s, message: "must fit in u64" });
-  }
-});
+/**
+ * A u64 amount in smallest units as a string of digits. One check, in order, so BigInt() only ever
+ * sees digits (a refine after a failed regex would still run). The wire contract's positive amounts
+ * use the same check with `positive` set.
+ */
+export function u64Digits(opts: { positive?: boolean; digitsMessage: string }) {
+  return z.string({ error: "must be a string of digits" }).check((ctx) => {
+    const s = ctx.value;
+    if (!/^\d+$/.test(s)) {
+      ctx.issues.push({ code: "custom", input: s, message: opts.digitsMessage });
+    } else if (s.length > 20 || BigInt(s) > U64_MAX) {
+      ctx.issues.push({ code: "custom", input: s, message: "must fit in u64" });
+    } else if (opts.positive && BigInt(s) === 0n) {
+      ctx.issues.push({ code: "custom", input: s, message: "must be greater than zero" });
+    }
+  });
+}
+
+export const u64String = u64Digits({ digitsMessage: "must be a non-negative integer in smallest units" });
 
 export const decimalString = z.string().regex(/^\d+(\.\d+)?$/, "must be a positive decimal number");
 

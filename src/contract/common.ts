@@ -1,26 +1,13 @@
 /** Wire-level building blocks shared by every V1 body. */
 import { z } from "zod";
-import { base58Pubkey } from "../../config/schema.ts";
+import { base58Pubkey, U64_MAX, u64Digits } from "../../config/schema.ts";
 
-export { base58Pubkey };
-
-export const U64_MAX = (1n << 64n) - 1n;
+export { base58Pubkey, U64_MAX };
 
 /** A u64 amount in smallest units, strictly positive, carried as a decimal string on the wire. */
-export const positiveU64 = z.string({ error: "must be a string of digits" }).check((ctx) => {
-  // One check, in order: BigInt() must only ever see digits (a refine after a failed regex still runs).
-  const s = ctx.value;
-  if (!/^\d+$/.test(s)) {
-    ctx.issues.push({
-      code: "custom",
-      input: s,
-      message: "must be a positive integer in smallest units, as a string of digits",
-    });
-  } else if (s.length > 20 || BigInt(s) > U64_MAX) {
-    ctx.issues.push({ code: "custom", input: s, message: "must fit in u64" });
-  } else if (BigInt(s) === 0n) {
-    ctx.issues.push({ code: "custom", input: s, message: "must be greater than zero" });
-  }
+export const positiveU64 = u64Digits({
+  positive: true,
+  digitsMessage: "must be a positive integer in smallest units, as a string of digits",
 });
 
 /**

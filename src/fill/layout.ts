@@ -4,6 +4,7 @@
  * the local chain's emulation and the operator simulator, so that all four agree byte for byte.
  */
 import { PublicKey } from "@solana/web3.js";
+import { U64_MAX } from "../../config/schema.ts";
 
 export const ORDER_ENGINE_PROGRAM_ID = new PublicKey("61DFfeTKM7trxYcPQCM78bJ794ddZprZpAwAnLiwTpYH");
 export const LIGHTHOUSE_PROGRAM_ID = new PublicKey("L2TExMFKdjpN9kozasaurPirfHy9P8sbXoAN1qA3S95");
@@ -74,7 +75,6 @@ export interface FillLegs {
 /** What a fill moves and under which terms: its legs plus its instruction arguments. */
 export interface FillTerms extends FillLegs, FillArgs {}
 
-const U64_MAX = (1n << 64n) - 1n;
 const I64_MIN = -(1n << 63n);
 const I64_MAX = (1n << 63n) - 1n;
 
