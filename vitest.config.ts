@@ -5,7 +5,7 @@ export default defineConfig({
     include: ["test/**/*.test.ts", "src/**/*.test.ts", "pricing/**/*.test.ts", "inventory/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
-    // Integration tests share one throwaway Redis (see scripts/with-redis.mjs); each test file uses its
+    // Integration tests share one throwaway Redis (see scripts/with-redis.ts); each test file uses its
     // own key prefix, so files may run in parallel.
     pool: "forks",
     reporters: ["default", "./test/support/summary-reporter.ts"],

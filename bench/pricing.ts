@@ -7,7 +7,7 @@
  *    instance's in-memory price (pub/sub), and the fallback when the message is lost (poll).
  * 3. The kill switch: pause on one instance -> the other instance refuses quotes.
  *
- *   node scripts/with-redis.mjs tsx bench/pricing.ts [--calls 200000] [--updates 200]
+ *   tsx scripts/with-redis.ts tsx bench/pricing.ts [--calls 200000] [--updates 200]
  */
 import { parseArgs } from "node:util";
 import { Redis } from "ioredis";
@@ -154,5 +154,5 @@ async function propagation(url: string): Promise<void> {
 await bookCost();
 const url = process.env.REDIS_URL;
 if (url) await propagation(url);
-else console.log("REDIS_URL unset: run through scripts/with-redis.mjs for the propagation figures");
+else console.log("REDIS_URL unset: run through scripts/with-redis.ts for the propagation figures");
 process.exit(0);

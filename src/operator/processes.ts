@@ -96,7 +96,9 @@ export async function startRedis(): Promise<{
   const probe = spawnSync("redis-server", ["--version"], { encoding: "utf8" });
   if (probe.error || probe.status !== 0) {
     throw new Error(
-      "redis-server was not found and REDIS_URL is not set (install Redis or point REDIS_URL at one)",
+      "redis-server was not found, and REDIS_URL is not set.\n" +
+        "Install Redis (Debian/Ubuntu: `sudo apt-get install -y redis-server`; macOS: `brew install redis`)\n" +
+        "or point at a running server: REDIS_URL=redis://127.0.0.1:6379",
     );
   }
   const port = await freePort();

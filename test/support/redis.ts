@@ -1,4 +1,4 @@
-/** A real Redis connection for integration tests (REDIS_URL is set by scripts/with-redis.mjs). */
+/** A real Redis connection for integration tests (REDIS_URL is set by scripts/with-redis.ts). */
 import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 import { afterAll } from "vitest";
