@@ -67,6 +67,8 @@ export interface ValidateFillInput {
    * after we answered. Default 0.
    */
   expiryGraceSeconds?: bigint;
+  /** sha256 (hex) of the message bytes, when the caller already has it; otherwise computed here. */
+  messageHash?: string;
 }
 
 export interface AtaCreation {
@@ -105,9 +107,14 @@ export type FillValidation =
 
 const reject = (code: FillRejectCode, detail: string): FillValidation => ({ ok: false, code, detail });
 
+/** sha256 (hex) of serialized message bytes: the id a fill's claim records. */
+export function messageBytesHash(messageBytes: Uint8Array): string {
+  return createHash("sha256").update(messageBytes).digest("hex");
+}
+
 /** sha256 (hex) of a transaction's message bytes. */
 export function fillMessageHash(tx: VersionedTransaction): string {
-  return createHash("sha256").update(tx.message.serialize()).digest("hex");
+  return messageBytesHash(tx.message.serialize());
 }
 
 /** ceil(limit x price / 1e6) + 5,000 x signatures. */
@@ -524,7 +531,7 @@ export function validateFill(input: ValidateFillInput): FillValidation {
       makerOutputTokenAccount: makerOut,
       nativeSolIn,
       nativeSolOut,
-      messageHash: fillMessageHash(tx),
+      messageHash: input.messageHash ?? fillMessageHash(tx),
     },
   };
 }

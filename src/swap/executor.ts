@@ -36,7 +36,6 @@
  * the maker has signed, a send that times out is ambiguous: the answer is a rejection, but the fill
  * stays journaled and tracked, and the inventory reservation settles on what the chain shows.
  */
-import { createHash } from "node:crypto";
 import type { VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
 import type { Config } from "../../config/load.ts";
@@ -51,7 +50,7 @@ import {
   type SwapResponse,
 } from "../contract/swap.ts";
 import { deserializeFillTransaction } from "../fill/decode.ts";
-import { FillRejectCode, type FillValidation, validateFill } from "../fill/validate.ts";
+import { FillRejectCode, type FillValidation, messageBytesHash, validateFill } from "../fill/validate.ts";
 import type { Logger } from "../observability/logger.ts";
 import type { QuoteStore, StoredQuote } from "../quote-store/interface.ts";
 import type { Signer } from "../signer/index.ts";
@@ -187,7 +186,7 @@ export class SwapExecutor implements SwapHandler {
     if (!parsed.ok) return reject(`${FillRejectCode.MALFORMED_TRANSACTION}: ${parsed.problem}`);
     const tx = parsed.tx;
     const messageBytes = tx.message.serialize();
-    const messageHash = createHash("sha256").update(messageBytes).digest("hex");
+    const messageHash = messageBytesHash(messageBytes);
     const log = routeLog.child({ messageHash });
 
     // 2. The quote.
@@ -203,7 +202,7 @@ export class SwapExecutor implements SwapHandler {
     }
 
     // 3. Every contract rule, against the quote. Time is judged after the claim (see the file comment).
-    const validation = this.validate(tx, quote);
+    const validation = this.validate(tx, quote, messageHash);
     let deferredExpiry: string | undefined;
     if (!validation.ok) {
       if (validation.code !== FillRejectCode.QUOTE_EXPIRED) {
@@ -389,9 +388,10 @@ export class SwapExecutor implements SwapHandler {
     return { response: accepted(quoteId, txSignature), kind: undefined };
   }
 
-  private validate(tx: VersionedTransaction, quote: StoredQuote): FillValidation {
+  private validate(tx: VersionedTransaction, quote: StoredQuote, messageHash: string): FillValidation {
     return validateFill({
       tx,
+      messageHash,
       quote,
       maker: this.opts.signer.publicKey,
       nowUnix: BigInt(Math.floor(this.now() / 1000)),
