@@ -29,6 +29,8 @@ export class MemoryQuoteStore implements QuoteStore {
   private readonly byRequest = new Map<string, Set<string>>();
   /** Claims outlive their quotes (CLAIM_RETAIN_MS) so a late duplicate still finds the first answer. */
   private readonly claims = new Map<string, ClaimEntry>();
+  /** Message hash -> the quoteId it was first presented with; kept as long as claims. */
+  private readonly bindings = new Map<string, { quoteId: string; dropAtMs: number }>();
 
   constructor(
     private readonly maxQuotes = 200_000,
@@ -69,6 +71,18 @@ export class MemoryQuoteStore implements QuoteStore {
     return { kind: "claimed" };
   }
 
+  async bindMessage(messageHash: string, quoteId: string): Promise<string> {
+    const now = this.now();
+    for (const [hash, b] of this.bindings) {
+      if (b.dropAtMs > now) break;
+      this.bindings.delete(hash);
+    }
+    const existing = this.bindings.get(messageHash);
+    if (existing) return existing.quoteId;
+    this.bindings.set(messageHash, { quoteId, dropAtMs: now + CLAIM_RETAIN_MS });
+    return quoteId;
+  }
+
   async recordOutcome(quoteId: string, outcome: SwapResponse): Promise<void> {
     const entry = this.claims.get(quoteId);
     if (entry) entry.record.outcome = outcome;
@@ -82,6 +96,7 @@ export class MemoryQuoteStore implements QuoteStore {
     this.quotes.clear();
     this.byRequest.clear();
     this.claims.clear();
+    this.bindings.clear();
   }
 
   get size(): number {

@@ -7,6 +7,7 @@
  *   <prefix>{<quoteId>}:claim    the claim record (SET NX: the exactly-once step)
  *   <prefix>{<quoteId>}:outcome  the answer the claimed swap gave
  *   <prefix>{<requestId>}:req    set of quoteIds answered for one requestId
+ *   <prefix>{<messageHash>}:msg  the quoteId a fill message was first presented with (SET NX)
  */
 import type { Redis } from "ioredis";
 import type { SwapResponse } from "../contract/swap.ts";
@@ -37,6 +38,9 @@ export class RedisQuoteStore implements QuoteStore {
   }
   private requestKey(requestId: string) {
     return `${this.prefix}{${requestId}}:req`;
+  }
+  private messageKey(messageHash: string) {
+    return `${this.prefix}{${messageHash}}:msg`;
   }
 
   async put(quote: StoredQuote): Promise<boolean> {
@@ -83,6 +87,17 @@ export class RedisQuoteStore implements QuoteStore {
       }
     }
     throw new Error(`claim on ${quoteId} neither set nor readable`);
+  }
+
+  async bindMessage(messageHash: string, quoteId: string): Promise<string> {
+    const key = this.messageKey(messageHash);
+    // Two tries, as for a claim: the second covers a binding that expired between SET NX and GET.
+    for (let attempt = 0; attempt < 2; attempt++) {
+      if ((await this.redis.set(key, quoteId, "PX", CLAIM_RETAIN_MS, "NX")) === "OK") return quoteId;
+      const bound = await this.redis.get(key);
+      if (bound !== null) return bound;
+    }
+    throw new Error(`message binding for ${messageHash} neither set nor readable`);
   }
 
   async recordOutcome(quoteId: string, outcome: SwapResponse): Promise<void> {
