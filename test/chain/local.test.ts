@@ -4,8 +4,8 @@
  */
 import { Keypair } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
-import { fpuStateIsClean } from "../../src/chain/fpu-canary.ts";
-import { ata, fundTaker, lamports, tokenBalance } from "../../src/chain/seed.ts";
+import { ata, fundTaker, lamports, tokenBalance } from "../../src/chain/local/seed.ts";
+import { fpuStateIsClean } from "./fpu-canary.ts";
 import { fillFee, JUP, SOL, seededChain, signedFill, USDC } from "./helpers.ts";
 
 describe("LocalChain fills", () => {

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { VersionedTransaction } from "@solana/web3.js";
-import type { BuildFillParams } from "../../src/fill/builder.ts";
+import type { BuildFillParams } from "../../sandbox/fill/builder.ts";
 import { decodeFillTransaction } from "../../src/fill/decode.ts";
 
 interface FixtureFile {

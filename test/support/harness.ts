@@ -18,13 +18,17 @@ import { Keypair, PublicKey, type VersionedTransaction } from "@solana/web3.js";
 import type { Hono } from "hono";
 import type { Redis } from "ioredis";
 import type { FileConfig } from "../../config/schema.ts";
+import {
+  type BuildFillParams,
+  buildFillTransaction,
+  fillAmountsFromQuote,
+} from "../../sandbox/fill/builder.ts";
 import type { Chain } from "../../src/chain/interface.ts";
-import { LocalChain } from "../../src/chain/local.ts";
-import { seedFromConfig } from "../../src/chain/seed.ts";
+import { LocalChain } from "../../src/chain/local/index.ts";
+import { seedFromConfig } from "../../src/chain/local/seed.ts";
 import type { Service } from "../../src/compose.ts";
 import type { QuoteResponse } from "../../src/contract/quote.ts";
 import type { SwapResponse } from "../../src/contract/swap.ts";
-import { type BuildFillParams, buildFillTransaction, fillAmountsFromQuote } from "../../src/fill/builder.ts";
 import type { AppEnv } from "../../src/http/env.ts";
 import type { Logger } from "../../src/observability/logger.ts";
 import type { StoredQuote } from "../../src/quote-store/interface.ts";

@@ -6,8 +6,8 @@
  */
 import { Keypair, PublicKey } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fundTaker, lamports, tokenBalance } from "../../src/chain/seed.ts";
-import { fillAmountsFromQuote } from "../../src/fill/builder.ts";
+import { fillAmountsFromQuote } from "../../sandbox/fill/builder.ts";
+import { fundTaker, lamports, tokenBalance } from "../../src/chain/local/seed.ts";
 import { NATIVE_MINT } from "../../src/fill/layout.ts";
 import { makerFeeLamports } from "../../src/fill/validate.ts";
 import { MINT } from "../support/config.ts";
