@@ -1,6 +1,7 @@
 /**
- * Child processes for the sandbox, demo and load test: free ports, a throwaway Redis, TypeScript
- * entry points run under tsx, readiness polling, and orderly stops (each child by its own pid).
+ * Child processes for the sandbox, demo, load test, benchmarks and `npm test`'s Redis wrapper: free
+ * ports, a throwaway Redis, TypeScript entry points run under tsx, readiness polling, and orderly stops
+ * (each child by its own pid).
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";

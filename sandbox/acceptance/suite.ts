@@ -13,24 +13,11 @@ import { PublicKey } from "@solana/web3.js";
 const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
 const SOL = "So11111111111111111111111111111111111111112";
 const UNKNOWN_MINT = "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263";
-const FIXTURE = join(
-  dirname(fileURLToPath(import.meta.url)),
-  "..",
-  "..",
-  "..",
-  "shared",
-  "reference",
-  "fixtures",
-  "acceptance-fill-tx.json",
-);
+const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "acceptance-fill-tx.json");
 
-/** The suite's fill transaction: from the shared fixture when present, else the same bytes inlined. */
+/** The suite's fill transaction: the bytes the operator's public suite sends (sandbox/fixtures/). */
 export function acceptanceTransaction(): string {
-  try {
-    return JSON.parse(readFileSync(FIXTURE, "utf8")).transactionBase64 as string;
-  } catch {
-    return ACCEPTANCE_TX_BASE64;
-  }
+  return JSON.parse(readFileSync(FIXTURE, "utf8")).transactionBase64 as string;
 }
 
 export interface CheckResult {
@@ -143,7 +130,3 @@ export async function runAcceptanceSuite(baseUrl: string, apiKey?: string): Prom
   );
   return results;
 }
-
-/** The suite's transaction bytes, in case the shared fixture is not beside the project. */
-const ACCEPTANCE_TX_BASE64 =
-  "AgAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAgAIABw1+jAiHYL/eHd3PMsF/IJuCQu5SqvEx+s2I0OosbQsG8kjAG1BZAFRV2dywxrzs3LT7Wy6rwamoK1c5K6qkDwTmwoAL86DDaPJrpECH4O7FIcjNK8aXLr8U+vEPOkKqMIbT6oz1rKyozQUgdRIXXEPO9Upd2Z7eIKFrVSU3OPOX3N7E3kRk8Ll8XsOf5Ir4ISzHf+0ZUtqBSXSNVE5iS+sA4iF2IlhNfbkvqPIGGddbql5WIVIAOvUkFwCrBoXw04EAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAMGRm/lIRcy/+ytunLDm+e8jOW7xfcSayxDmzpAAAAABHnZx8wQNd5yEfmetIwJ1wsr31vfni5WuKH7taLqMycG3fbh12Whk9nL4UbO63msHLSF7V9bN5E6jPWFfv8AqUpYSftyo7vpH9xbDmpX9jxaHLRbIGem7Qys02OVyKECjJclj04kifG7PRApFI4NgwtaE5na/xCEBI572Nvp+FnG+nrzvtutOj1l82qryXQxsbvkwtL24OR8pgIDRS9dYSdenhhyIvZ+yaOk0Giv3sQzHPEybygyONx7iDX7IHF2BAcACQMK0gAAAAAAAAcABQIdmAAACwYBBAEMBgkBAQoLAQACBQQDCAkMCQYjqGC3o1wKKKAAypo7AAAAAJgWfQEAAAAAaiqpZwAAAAAKAAAA";

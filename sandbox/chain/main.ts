@@ -5,7 +5,7 @@
  *   CHAIN_SEED=my-seed.json CONFIG=my-config.json npm run chain
  *
  * Then point the service at it: RPC_URL=http://127.0.0.1:8899 (with the same maker keypair). The
- * order-engine fill is emulated (see local.ts): this is a paper chain, not a validator.
+ * order-engine fill is emulated (see src/chain/local/index.ts): this is a paper chain, not a validator.
  */
 import { readFileSync } from "node:fs";
 import { PublicKey } from "@solana/web3.js";

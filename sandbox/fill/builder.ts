@@ -5,7 +5,7 @@
  * Lighthouse assertions. Unsigned; key 0 is the maker (fee payer), key 1 the taker.
  *
  * Used by the operator simulator, the tests and the attack toolkit; the swap path never builds a
- * fill, it only validates the one it receives (validate.ts).
+ * fill, it only validates the one it receives (src/fill/validate.ts).
  */
 import {
   createAssociatedTokenAccountIdempotentInstruction,

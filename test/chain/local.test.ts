@@ -1,6 +1,6 @@
 /**
  * LocalChain against the real SVM: builder-made fills, really signed, executed through the fill
- * emulation (the order-engine binary is not available; see src/chain/local.ts).
+ * emulation (the order-engine binary is not available; see src/chain/local/index.ts).
  */
 import { Keypair } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";

@@ -10,7 +10,7 @@
  * journal.
  *
  * Helpers below drive the operator's side: ask for a quote, build the fill the operator would build
- * from it (src/fill/builder.ts), sign it as the taker, post it to /swap.
+ * from it (sandbox/fill/builder.ts), sign it as the taker, post it to /swap.
  */
 import { type AddressInfo, createServer } from "node:net";
 import { serve } from "@hono/node-server";
@@ -269,7 +269,7 @@ export async function askQuote(
   return { response, stored };
 }
 
-/** The fill the operator builds for a stored quote (src/fill/builder.ts), unsigned. */
+/** The fill the operator builds for a stored quote (sandbox/fill/builder.ts), unsigned. */
 export async function operatorFill(
   h: Harness,
   quote: StoredQuote,

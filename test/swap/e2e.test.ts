@@ -1,6 +1,6 @@
 /**
  * End to end through the real HTTP path over a real socket: POST /quote -> the fill the operator
- * builds from our answer (src/fill/builder.ts) -> the taker signs -> POST /swap -> accepted, and both
+ * builds from our answer (sandbox/fill/builder.ts) -> the taker signs -> POST /swap -> accepted, and both
  * parties' balances on the local chain (LiteSVM) moved by exactly the filled amounts. Then the
  * confirmation tracker settles the fill: landed, fee owed recorded, reservation committed.
  */

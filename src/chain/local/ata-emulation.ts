@@ -14,7 +14,7 @@
  * address) paid by the instruction's payer, Token-2022 `InitializeImmutableOwner`, and
  * `InitializeAccount3`. The ATA address has to sign `CreateAccount`, which the program does with
  * its PDA seeds; here it is listed as an extra signer (the SVM runs with sigverify off) and the one
- * extra signature's fee is refunded after execution (local.ts), so the fee payer pays exactly what
+ * extra signature's fee is refunded after execution (index.ts), so the fee payer pays exactly what
  * mainnet charges.
  */
 import {

@@ -5,7 +5,7 @@
  * webhook co-signs and sends to the same chain (LiteSVM).
  *
  * The field tables below are the seed's (seeds/000_*.txt, "Swap order" and "Swap execute result"),
- * written out here independently of src/operator/wire.ts so that a drift in either shows.
+ * written out here independently of sandbox/operator/wire.ts so that a drift in either shows.
  */
 import { createTransferInstruction, getAssociatedTokenAddressSync } from "@solana/spl-token";
 import { Keypair, PublicKey, TransactionMessage, VersionedTransaction } from "@solana/web3.js";
