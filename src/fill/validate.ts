@@ -13,7 +13,7 @@ import { FillRejectCode } from "./codes.ts";
 import { decodeFillTransaction } from "./decode.ts";
 import type { FillTerms } from "./layout.ts";
 import type { AtaCreation, FillCheck } from "./rules/check.ts";
-import { FILL_RULES } from "./rules/index.ts";
+import { FILL_RULES, RULE_NAMES } from "./rules/index.ts";
 
 export { MAX_COMPUTE_UNIT_LIMIT, makerFeeLamports } from "./rules/compute-budget.ts";
 export type { AtaCreation };
@@ -61,7 +61,8 @@ export interface ValidatedFill extends FillTerms {
 
 export type FillValidation =
   | { ok: true; fill: ValidatedFill }
-  | { ok: false; code: FillRejectCode; detail: string };
+  /** `rule`: the name of the rule in FILL_RULES that refused (absent when the bytes did not decode). */
+  | { ok: false; code: FillRejectCode; detail: string; rule?: string };
 
 /** sha256 (hex) of serialized message bytes: the id a fill's claim records. */
 export function messageBytesHash(messageBytes: Uint8Array): string {
@@ -93,7 +94,7 @@ export function validateFill(input: ValidateFillInput): FillValidation {
   };
   for (const rule of FILL_RULES) {
     const refusal = rule(c);
-    if (refusal) return { ok: false, ...refusal };
+    if (refusal) return { ok: false, ...refusal, rule: RULE_NAMES.get(rule) };
   }
   return { ok: true, fill: acceptedFill(c, input.messageHash ?? fillMessageHash(input.tx)) };
 }

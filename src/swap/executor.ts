@@ -226,7 +226,10 @@ export class SwapExecutor implements SwapHandler {
     // 3. Every contract rule, against the quote. Time is judged after the claim (step 6).
     const validation = this.validate(tx, quote, messageHash);
     if (!validation.ok) {
-      log.info({ rule: validation.code, detail: validation.detail }, "fill refused by validation");
+      log.info(
+        { code: validation.code, rule: validation.rule, detail: validation.detail },
+        "fill refused by validation",
+      );
       return refused(req, `${validation.code}: ${validation.detail}`);
     }
 
@@ -319,7 +322,10 @@ export class SwapExecutor implements SwapHandler {
       safetySeconds: this.expirySafetySeconds,
     });
     if (expired) {
-      log.info({ rule: FillRejectCode.QUOTE_EXPIRED, detail: expired }, "fill refused: expired");
+      log.info(
+        { code: FillRejectCode.QUOTE_EXPIRED, rule: "expiry", detail: expired },
+        "fill refused: expired",
+      );
       return refused(req, `${FillRejectCode.QUOTE_EXPIRED}: ${expired}`);
     }
     if (!funds.ok) {

@@ -2,11 +2,14 @@
  * Every refusal code of src/fill/codes.ts is exercised by the attack table: some attack in the
  * tables of test/fill/tamper.ts expects it, and every table is run by an attack test file
  * (test/fill/validate.attacks.test.ts through validateFill, test/swap/attacks.security.test.ts
- * through POST /swap). A new code without an attack fails here.
+ * through POST /swap). A new code without an attack fails here. And not only codes: every rule of
+ * FILL_RULES is the one that refuses at least one attack (one code can be emitted by several rules).
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { FillRejectCode } from "../../src/fill/codes.ts";
+import { FILL_RULES, RULE_NAMES } from "../../src/fill/rules/index.ts";
+import { ATTACK_SCENARIOS, nativeSolOutScenario, validate } from "./attack-scenarios.ts";
 import { AFTER_CLAIM_ATTACKS, FILL_ATTACKS, NATIVE_SOL_OUT_ATTACKS, PAIRING_ATTACKS } from "./tamper.ts";
 
 const TABLES = { FILL_ATTACKS, NATIVE_SOL_OUT_ATTACKS, PAIRING_ATTACKS, AFTER_CLAIM_ATTACKS };
@@ -27,5 +30,32 @@ describe("the attack table covers every refusal code", () => {
         name,
       ).toBe(true);
     }
+  });
+});
+
+describe("the attack table reaches every rule", () => {
+  it("has, for each rule of FILL_RULES, an attack that this rule is the one to refuse", () => {
+    const refusedBy = new Set<string | undefined>();
+    for (const [, make] of ATTACK_SCENARIOS) {
+      for (const attack of FILL_ATTACKS) {
+        const s = make();
+        const r = validate(s, attack.tamper(s));
+        if (!r.ok) refusedBy.add(r.rule);
+      }
+      for (const attack of PAIRING_ATTACKS) {
+        const s = make();
+        const { quote, tx, tokens = s.tokens } = attack.pair(s);
+        const r = validate({ ...s, quote, tokens }, tx);
+        if (!r.ok) refusedBy.add(r.rule);
+      }
+    }
+    for (const attack of NATIVE_SOL_OUT_ATTACKS) {
+      const s = nativeSolOutScenario();
+      const r = validate(s, attack.tamper(s));
+      if (!r.ok) refusedBy.add(r.rule);
+    }
+    const names = FILL_RULES.map((rule) => RULE_NAMES.get(rule));
+    expect(names).not.toContain(undefined);
+    expect(names.filter((name) => !refusedBy.has(name))).toEqual([]);
   });
 });

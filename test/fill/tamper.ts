@@ -53,7 +53,10 @@ export interface FillScenario {
 }
 
 export interface FillAttack {
-  /** Says what is refused, e.g. "a maker-paid ATA creation". */
+  /**
+   * Says what is refused, e.g. "a maker-paid ATA creation"; attacks written for one rule of
+   * src/fill/rules/ start with its name, e.g. "tokenAccountsWritable: ...".
+   */
   name: string;
   code: FillRejectCode;
   tamper(s: FillScenario): VersionedTransaction;
@@ -230,8 +233,48 @@ function honest(s: FillScenario): VersionedTransaction {
 
 // --- The attack table ------------------------------------------------------------------------------
 
+/** The fill's account at `slot`, kept, but read-only in the message. */
+export function readOnlyFillAccount(s: FillScenario, slot: number): VersionedTransaction {
+  return editFill(s, {
+    keys: (keys) => {
+      keys[slot] = { ...(keys[slot] as TransactionInstruction["keys"][number]), isWritable: false };
+      return keys;
+    },
+  });
+}
+
 /** Attacks for any scenario whose output leg is an SPL token account (not native SOL). */
 export const FILL_ATTACKS: readonly FillAttack[] = [
+  {
+    name: "tokenAccountsWritable: a read-only maker output token account (the fill fails, the maker pays)",
+    code: FillRejectCode.INVALID_FILL_ACCOUNTS,
+    tamper: (s) => readOnlyFillAccount(s, FillAccount.makerOutputTokenAccount),
+  },
+  {
+    name: "tokenAccountsWritable: a read-only maker input token account",
+    code: FillRejectCode.INVALID_FILL_ACCOUNTS,
+    tamper: (s) => readOnlyFillAccount(s, FillAccount.makerInputTokenAccount),
+  },
+  {
+    name: "computeUnitLimitInRange: a compute-unit limit of 1,400,001, one above the runtime's ceiling",
+    code: FillRejectCode.INVALID_COMPUTE_BUDGET,
+    tamper: (s) => withInstructions(s, (ixs) => ixs, { computeUnitLimit: 1_400_001 }),
+  },
+  {
+    name: "takerWritable: a read-only taker signer, with no ATA creation to make it writable",
+    code: FillRejectCode.INVALID_TAKER,
+    tamper: (s) =>
+      editFill(
+        s,
+        {
+          keys: (keys) => {
+            keys[FillAccount.taker] = { pubkey: s.taker, isSigner: true, isWritable: false };
+            return keys;
+          },
+        },
+        { createTakerOutputAta: false },
+      ),
+  },
   {
     name: "an extra SystemProgram transfer draining the maker",
     code: FillRejectCode.INVALID_PROGRAM,
@@ -439,6 +482,17 @@ export const FILL_ATTACKS: readonly FillAttack[] = [
     name: "a fill whose maker is not our maker",
     code: FillRejectCode.INVALID_FILL_ACCOUNTS,
     tamper: (s) => replaceFillAccount(s, FillAccount.maker, attacker()),
+  },
+  {
+    name: "fillTakerIsKeyOne: a fill whose taker is another account, key 1 signing only the ATA creation",
+    code: FillRejectCode.INVALID_TAKER,
+    tamper: (s) =>
+      editFill(s, {
+        keys: (keys) => {
+          keys[FillAccount.taker] = { pubkey: attacker(), isSigner: false, isWritable: true };
+          return keys;
+        },
+      }),
   },
   {
     name: "a fill whose taker is not account key 1",
@@ -683,17 +737,35 @@ export const FILL_ATTACKS: readonly FillAttack[] = [
 
 /**
  * A valid-looking fill paired with a quote it does not belong to: the attack edits the quote the
- * fill is judged against (as stored by another maker wallet, or with a receiver the requester chose).
+ * fill is judged against (as stored by another maker wallet, or with a receiver the requester chose),
+ * or the configuration (a mint no longer traded).
  * validateFill runs these (test/fill/validate.attacks.test.ts); a stored quote cannot be edited
  * through POST /swap, so they have no end-to-end run.
  */
 export interface PairingAttack {
   name: string;
   code: FillRejectCode;
-  pair(s: FillScenario): { quote: StoredQuote; tx: VersionedTransaction };
+  pair(s: FillScenario): { quote: StoredQuote; tx: VersionedTransaction; tokens?: FillScenario["tokens"] };
+}
+
+/** The scenario's configured tokens less one mint. */
+function withoutToken(s: FillScenario, mint: string): FillScenario["tokens"] {
+  const tokens = new Map(s.tokens);
+  tokens.delete(mint);
+  return tokens;
 }
 
 export const PAIRING_ATTACKS: readonly PairingAttack[] = [
+  {
+    name: "inputMintTraded: a fill for a quote whose input mint is no longer traded here",
+    code: FillRejectCode.INVALID_MINT,
+    pair: (s) => ({ quote: s.quote, tx: honest(s), tokens: withoutToken(s, s.quote.request.tokenIn) }),
+  },
+  {
+    name: "outputMintTraded: a fill for a quote whose output mint is no longer traded here",
+    code: FillRejectCode.INVALID_MINT,
+    pair: (s) => ({ quote: s.quote, tx: honest(s), tokens: withoutToken(s, s.quote.request.tokenOut) }),
+  },
   {
     // Two maker wallets sharing one quote store (instances with their own keys, a rotated key): the
     // taker takes wallet A's answer and builds the fill with wallet B as maker and fee payer.
@@ -745,6 +817,16 @@ export const AFTER_CLAIM_ATTACKS: readonly FillAttack[] = [
 
 /** Attacks on a native-SOL output leg (the scenario must set params.nativeSolOut). */
 export const NATIVE_SOL_OUT_ATTACKS: readonly FillAttack[] = [
+  {
+    name: "tokenAccountsWritable: a read-only temporary wSOL PDA",
+    code: FillRejectCode.INVALID_FILL_ACCOUNTS,
+    tamper: (s) => readOnlyFillAccount(s, FillAccount.temporaryWsolTokenAccount),
+  },
+  {
+    name: "tokenAccountsWritable: a read-only taker input token account",
+    code: FillRejectCode.INVALID_FILL_ACCOUNTS,
+    tamper: (s) => readOnlyFillAccount(s, FillAccount.takerInputTokenAccount),
+  },
   {
     name: "a native-SOL output without the temporary wSOL PDA",
     code: FillRejectCode.INVALID_FILL_ACCOUNTS,

@@ -1,92 +1,24 @@
-import { Keypair } from "@solana/web3.js";
+/**
+ * Security cases: every tampered fill in the attack toolkit is refused with its specific code, after
+ * a trip through the wire format, for several honest starting points. An attack named after a rule
+ * ("tokenAccountsWritable: ...") must be refused by that very rule, not merely with its code.
+ */
 import { describe, expect, it } from "vitest";
 import { buildFillTransaction } from "../../sandbox/fill/builder.ts";
-import { deserializeFillTransaction } from "../../src/fill/decode.ts";
-import { type FillValidation, validateFill } from "../../src/fill/validate.ts";
-import { MINT } from "../support/config.ts";
-import { storedQuote } from "../support/quotes.ts";
-import {
-  FILL_ATTACKS,
-  type FillScenario,
-  NATIVE_SOL_OUT_ATTACKS,
-  PAIRING_ATTACKS,
-  scenarioFromQuote,
-  tokenMap,
-} from "./tamper.ts";
+import type { FillValidation } from "../../src/fill/validate.ts";
+import { nativeSolOutScenario, ATTACK_SCENARIOS as scenarios, validate } from "./attack-scenarios.ts";
+import { FILL_ATTACKS, NATIVE_SOL_OUT_ATTACKS, PAIRING_ATTACKS } from "./tamper.ts";
 
-const NOW_MS = 1_760_000_000_000;
-const NOW = BigInt(NOW_MS / 1000);
-
-function scenario(q: {
-  tokenIn: string;
-  tokenOut: string;
-  amountIn: bigint;
-  amountOut: bigint;
-  quoteType: "exactIn" | "exactOut";
-  feeBps: number;
-  nativeSolIn?: boolean;
-  nativeSolOut?: boolean;
-}): FillScenario {
-  const maker = Keypair.generate().publicKey;
-  const taker = Keypair.generate().publicKey;
-  // The quote path always answers a prioritizationFeeToUse; the honest fill uses it.
-  const quote = storedQuote({ ...q, maker, taker, createdAtMs: NOW_MS - 3_000, prioritizationFee: 53_770 });
-  return scenarioFromQuote(quote, {
-    maker,
-    taker,
-    tokens: tokenMap(),
-    recentBlockhash: Keypair.generate().publicKey.toBase58(),
-    nowUnix: NOW,
-    nativeSolIn: q.nativeSolIn,
-    nativeSolOut: q.nativeSolOut,
-  });
+/** For an attack named "<rule>: ...", the refusal must come from that rule of FILL_RULES. */
+function expectRuleNamed(name: string, r: FillValidation): void {
+  const rule = /^([a-zA-Z]+): /.exec(name)?.[1];
+  if (rule) expect(r.ok ? "accepted" : r.rule).toBe(rule);
 }
-
-function validate(s: FillScenario, tx = buildFillTransaction(s.params)): FillValidation {
-  // Through the wire, as POST /swap receives it.
-  const parsed = deserializeFillTransaction(Buffer.from(tx.serialize()));
-  if (!parsed.ok) throw new Error(parsed.problem);
-  return validateFill({
-    tx: parsed.tx,
-    quote: s.quote,
-    maker: s.maker,
-    tokens: s.tokens,
-    maxFeeLamports: s.maxFeeLamports,
-  });
-}
-
-const scenarios: [string, () => FillScenario][] = [
-  [
-    "exactIn JUP -> USDC, 10 bps",
-    () =>
-      scenario({
-        tokenIn: MINT.JUP,
-        tokenOut: MINT.USDC,
-        amountIn: 1_000_000_000n,
-        amountOut: 25_000_000n,
-        quoteType: "exactIn",
-        feeBps: 10,
-      }),
-  ],
-  [
-    "exactOut native SOL -> USDT, 3 bps",
-    () =>
-      scenario({
-        tokenIn: MINT.SOL,
-        tokenOut: MINT.USDT,
-        amountIn: 55_555_555n,
-        amountOut: 10_000_001n,
-        quoteType: "exactOut",
-        feeBps: 3,
-        nativeSolIn: true,
-      }),
-  ],
-];
 
 describe.each(scenarios)("fill attacks refused (%s)", (_label, make) => {
   it("accepts the honest fill the attacks start from", () => {
     const r = validate(make());
-    if (!r.ok) throw new Error(`${r.code}: ${r.detail}`);
+    expect(r.ok ? "accepted" : `${r.code}: ${r.detail}`).toBe("accepted");
   });
 
   it.each(FILL_ATTACKS.map((a) => [a.name, a] as const))("refuses %s", (_name, attack) => {
@@ -98,30 +30,23 @@ describe.each(scenarios)("fill attacks refused (%s)", (_label, make) => {
     const r = validate(s, tx);
     expect(r.ok ? "accepted" : r.code).toBe(attack.code);
     expect(!r.ok && r.detail.length).toBeGreaterThan(10);
+    expectRuleNamed(attack.name, r);
   });
 });
 
 describe("native-SOL output attacks refused", () => {
-  const make = () =>
-    scenario({
-      tokenIn: MINT.USDC,
-      tokenOut: MINT.SOL,
-      amountIn: 180_000_000n,
-      amountOut: 1_000_000_000n,
-      quoteType: "exactIn",
-      feeBps: 5,
-      nativeSolOut: true,
-    });
+  const make = nativeSolOutScenario;
 
   it("accepts the honest native-SOL output fill the attacks start from", () => {
     const r = validate(make());
-    if (!r.ok) throw new Error(`${r.code}: ${r.detail}`);
+    expect(r.ok ? "accepted" : `${r.code}: ${r.detail}`).toBe("accepted");
   });
 
   it.each(NATIVE_SOL_OUT_ATTACKS.map((a) => [a.name, a] as const))("refuses %s", (_name, attack) => {
     const s = make();
     const r = validate(s, attack.tamper(s));
     expect(r.ok ? "accepted" : r.code).toBe(attack.code);
+    expectRuleNamed(attack.name, r);
   });
 });
 
@@ -147,8 +72,9 @@ describe("the attack table", () => {
 describe.each(scenarios)("fills paired with a quote they do not belong to (%s)", (_label, make) => {
   it.each(PAIRING_ATTACKS.map((a) => [a.name, a] as const))("refuses %s", (_name, attack) => {
     const s = make();
-    const { quote, tx } = attack.pair(s);
-    const r = validate({ ...s, quote }, tx);
+    const { quote, tx, tokens = s.tokens } = attack.pair(s);
+    const r = validate({ ...s, quote, tokens }, tx);
     expect(r.ok ? "accepted" : r.code).toBe(attack.code);
+    expectRuleNamed(attack.name, r);
   });
 });

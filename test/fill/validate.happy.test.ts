@@ -196,7 +196,8 @@ describe("validateFill accepts the operator's honest fills", () => {
         lighthouseIx(10),
       ],
     });
-    accepted(validateFill(input()));
+    const fill = accepted(validateFill(input()));
+    expect(fill.computeUnitLimit).toBeGreaterThan(0);
   });
 
   it("accepts the fee rounded up as well as down, and records what was kept back", () => {

@@ -7,9 +7,13 @@
  * Decisions beyond the contract's letter, each because the maker pays the fee of any transaction it
  * signs, even one that fails on-chain, are explained in the rule's own file.
  */
+import * as amounts from "./amounts.ts";
 import { AMOUNT_RULES } from "./amounts.ts";
+import * as ataCreation from "./ata-creation.ts";
 import type { FillRule } from "./check.ts";
+import * as computeBudget from "./compute-budget.ts";
 import { COMPUTE_BUDGET_RULES } from "./compute-budget.ts";
+import * as fillAccounts from "./fill-accounts.ts";
 import {
   fillAccountCount,
   fillDataReadable,
@@ -19,9 +23,14 @@ import {
   makerWalletOnlyAsMaker,
   temporaryWsolAccountIffNativeOut,
 } from "./fill-accounts.ts";
+import * as instructions from "./instructions.ts";
 import { exactlyOneFill, onlyAllowedInstructionsInOrder } from "./instructions.ts";
+import * as lighthouse from "./lighthouse.ts";
+import * as message from "./message.ts";
 import { MESSAGE_RULES } from "./message.ts";
+import * as mints from "./mints.ts";
 import { MINT_RULES } from "./mints.ts";
+import * as tokenAccounts from "./token-accounts.ts";
 import {
   makerInputAccountIsMakersAta,
   makerOutputAccountIsMakersAta,
@@ -55,5 +64,15 @@ export const FILL_RULES: readonly FillRule[] = [
   // The fill's terms against the quote (amounts.ts).
   ...AMOUNT_RULES,
 ];
+
+/**
+ * Each rule's name, for logs and for the attack tests named after a rule: the name it is exported
+ * under from its file (stable, unlike a function's inferred `name`).
+ */
+export const RULE_NAMES: ReadonlyMap<unknown, string> = new Map(
+  [amounts, ataCreation, computeBudget, fillAccounts, instructions, lighthouse, message, mints, tokenAccounts]
+    .flatMap((m) => Object.entries(m))
+    .map(([name, value]) => [value, name]),
+);
 
 export type { AtaCreation, FillCheck, FillRule, Refusal } from "./check.ts";
