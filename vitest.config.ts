@@ -14,6 +14,9 @@ export default defineConfig({
     // Integration tests share one throwaway Redis (see scripts/with-redis.ts); each test file uses its
     // own key prefix, so files may run in parallel.
     pool: "forks",
+    // Every test must make at least one assertion (expect.hasAssertions() for each): a test whose
+    // checks sit in a loop or a branch cannot pass by checking nothing.
+    expect: { requireAssertions: true },
     reporters: ["default", "./test/support/summary-reporter.ts"],
   },
 });

@@ -66,7 +66,11 @@ describe("LocalChain refusals", () => {
     if (!fill) throw new Error("no fill in the built transaction");
     fill.data[16] = (fill.data[16] ?? 0) + 1; // output_amount + 1
     const sent = await chain.send(tx);
-    expect(sent.ok).toBe(false);
+    // The maker's signature, checked first, no longer covers the message.
+    expect(sent).toEqual({
+      ok: false,
+      error: `signature: invalid signature for ${maker.publicKey.toBase58()}`,
+    });
     expect(tokenBalance(chain, taker.publicKey, USDC)).toBe(0n);
   });
 
@@ -82,12 +86,14 @@ describe("LocalChain refusals", () => {
     expect(tokenBalance(chain, taker.publicKey, JUP)).toBe(10_000_000n);
   });
 
-  it("accepts a blockhash up to 150 blocks old", async () => {
+  it("accepts a blockhash exactly 150 blocks old, the last block it is valid in (151 is refused above)", async () => {
     const { chain, maker } = seededChain();
     const taker = fundedTaker(chain);
     const tx = await signedFill(chain, maker, taker, JUP_TO_USDC);
-    chain.advanceBlocks(140);
-    expect((await chain.send(tx)).ok).toBe(true);
+    chain.advanceBlocks(150);
+    const sent = await chain.send(tx);
+    expect(sent).toEqual({ ok: true, signature: expect.any(String) });
+    expect(tokenBalance(chain, taker.publicKey, USDC)).toBe(25_000n);
   });
 
   it("lands a fill past its expire_at as failed, charging only the fee", async () => {

@@ -38,7 +38,8 @@ describe("POST /quote with prices from Redis", () => {
         ),
         priceSources: {
           ...f.priceSources,
-          engine: { kind: "redis", ...names, maxAgeMs: 1_000, pollMs: 500 },
+          // An age limit no loaded machine can blur: the stale price is an hour old, the fresh one new.
+          engine: { kind: "redis", ...names, maxAgeMs: 60_000, pollMs: 500 },
         },
       }),
       {},
@@ -63,7 +64,7 @@ describe("POST /quote with prices from Redis", () => {
     cleanups.push(() => hook.close());
     const sell = { tokenIn: MINT.SOL, tokenOut: MINT.USDC, amount: 1_000_000_000n };
 
-    const old = Date.now() - 5_000;
+    const old = Date.now() - 3_600_000;
     let seen = nextUpdate(engine, old);
     await publishPrice(redis, "SOL/USDC", { ts: old, mid: "180.25" }, names);
     await seen;

@@ -30,7 +30,11 @@ describe("KeypairSigner", () => {
 
   it("refuses to sign a message in which the maker is not a required signer", () => {
     const tx = txFor(Keypair.generate(), Keypair.generate());
-    expect(() => new KeypairSigner(Keypair.generate()).sign(tx)).toThrow();
+    const stranger = Keypair.generate();
+    expect(() => new KeypairSigner(stranger).sign(tx)).toThrow(
+      `Can not add signature; \`${stranger.publicKey.toBase58()}\` is not required to sign this transaction`,
+    );
+    expect(tx.signatures.every((s) => s.every((b) => b === 0))).toBe(true);
   });
 });
 

@@ -6,10 +6,9 @@
  */
 import { Keypair, PublicKey } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fillAmountsFromQuote } from "../../sandbox/fill/builder.ts";
 import { fundTaker, lamports, tokenBalance } from "../../src/chain/local/seed.ts";
 import { NATIVE_MINT } from "../../src/fill/layout.ts";
-import { makerFeeLamports } from "../../src/fill/validate.ts";
+import type { StoredQuote } from "../../src/quote-store/interface.ts";
 import { MINT } from "../support/config.ts";
 import {
   askQuote,
@@ -76,6 +75,17 @@ async function swapAndSettle(
   return { response, stored, swap, before, after, outcome, tx };
 }
 
+/**
+ * What the fill must move, by the contract's arithmetic written out here (not the fill builder's or
+ * the validator's code): the quoted amountIn, and the quoted amountOut less the operator's fee,
+ * rounded down.
+ */
+function expectedAmounts(stored: StoredQuote) {
+  const amountOut = BigInt(stored.response.amountOut);
+  const fee = (amountOut * BigInt(stored.request.feeBps)) / 10_000n;
+  return { inputAmount: BigInt(stored.response.amountIn), outputAmount: amountOut - fee, fee };
+}
+
 const delta = (a: Record<string, bigint>, b: Record<string, bigint>, key: string) =>
   (b[key] ?? 0n) - (a[key] ?? 0n);
 
@@ -91,7 +101,7 @@ describe("POST /swap end to end (real socket, local chain)", () => {
     expect(r.swap.body.state).toBe("accepted");
     expect(r.swap.body.txSignature).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
 
-    const { inputAmount, outputAmount } = fillAmountsFromQuote(r.stored);
+    const { inputAmount, outputAmount } = expectedAmounts(r.stored);
     expect(inputAmount).toBe(2_000_000_000n);
     const j = JUP.toBase58();
     const u = USDC.toBase58();
@@ -102,8 +112,10 @@ describe("POST /swap end to end (real socket, local chain)", () => {
     // The taker pays only its new ATA's rent; the maker pays the transaction fee.
     const ataRent = await h.chain.getMinimumBalanceForRentExemption(Number(TOKEN_ACCOUNT_SIZE));
     expect(delta(r.before, r.after, "takerLamports")).toBe(-ataRent);
+    // 60,000 compute units at the quoted price, rounded up to a lamport, plus two signatures.
+    const price = BigInt(r.stored.response.prioritizationFeeToUse ?? 0);
     expect(delta(r.before, r.after, "makerLamports")).toBe(
-      -makerFeeLamports(60_000, BigInt(r.stored.response.prioritizationFeeToUse ?? 0), 2),
+      -((60_000n * price + 999_999n) / 1_000_000n + 10_000n),
     );
 
     expect(r.outcome).toBe("landed");
@@ -135,8 +147,9 @@ describe("POST /swap end to end (real socket, local chain)", () => {
       taker,
     );
     expect(r.swap.body.state).toBe("accepted");
-    const { inputAmount, outputAmount } = fillAmountsFromQuote(r.stored);
+    const { inputAmount, outputAmount } = expectedAmounts(r.stored);
     expect(BigInt(r.stored.response.amountOut)).toBe(10_000_000n);
+    expect(outputAmount).toBe(9_995_000n); // 10 JUP less 5 bps
     const j = JUP.toBase58();
     const u = USDC.toBase58();
     expect(delta(r.before, r.after, `taker:${u}`)).toBe(-inputAmount);
@@ -156,7 +169,7 @@ describe("POST /swap end to end (real socket, local chain)", () => {
       { in: true },
     );
     expect(r.swap.body.state).toBe("accepted");
-    const { inputAmount, outputAmount } = fillAmountsFromQuote(r.stored);
+    const { inputAmount, outputAmount } = expectedAmounts(r.stored);
     const ataRent = await h.chain.getMinimumBalanceForRentExemption(Number(TOKEN_ACCOUNT_SIZE));
     expect(delta(r.before, r.after, "takerLamports")).toBe(-(inputAmount + ataRent));
     expect(delta(r.before, r.after, `maker:${NATIVE_MINT.toBase58()}`)).toBe(inputAmount);
@@ -181,7 +194,7 @@ describe("POST /swap end to end (real socket, local chain)", () => {
       { out: true },
     );
     expect(r.swap.body.state).toBe("accepted");
-    const { inputAmount, outputAmount } = fillAmountsFromQuote(r.stored);
+    const { inputAmount, outputAmount } = expectedAmounts(r.stored);
     expect(delta(r.before, r.after, "takerLamports")).toBe(outputAmount);
     expect(delta(r.before, r.after, `maker:${NATIVE_MINT.toBase58()}`)).toBe(-outputAmount);
     expect(delta(r.before, r.after, `taker:${USDC.toBase58()}`)).toBe(-inputAmount);

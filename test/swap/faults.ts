@@ -15,7 +15,12 @@ type Method =
   | "getUnixTimestamp"
   | "send"
   | "getSignatureStatus";
-type Fault = { kind: "hang" } | { kind: "fail"; error: string } | { kind: "delay"; ms: number };
+type Fault =
+  | { kind: "hang" }
+  | { kind: "fail"; error: string }
+  | { kind: "delay"; ms: number }
+  /** Held until `open` resolves, then forwarded: the test decides when the call completes. */
+  | { kind: "gate"; open: Promise<void> };
 
 export class FaultyChain extends ObservedChain {
   private readonly faults = new Map<Method, Fault>();
@@ -45,6 +50,8 @@ export class FaultyChain extends ObservedChain {
         return Promise.reject(new Error(fault.error));
       case "delay":
         return new Promise<T>((resolve, reject) => setTimeout(() => call().then(resolve, reject), fault.ms));
+      case "gate":
+        return fault.open.then(call);
     }
   }
 

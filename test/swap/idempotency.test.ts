@@ -4,7 +4,7 @@
  * refused; a duplicate arriving while the first is still in flight waits for its answer. The chain is
  * wrapped by a deliberate fault injector (faults.ts) only to slow a send down.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { fundTaker } from "../../src/chain/local/seed.ts";
 import { MINT } from "../support/config.ts";
 import { type CountingSigner, type Harness, inProcess, operatorFill, postSwap } from "../support/harness.ts";
@@ -88,9 +88,19 @@ describe("a quote is filled at most once", () => {
 
   it("makes a duplicate that arrives while the first is in flight wait for the first's answer", async () => {
     const { http, body } = await setUp({ jup: 5_000_000_000n });
-    chain.arm("send", { kind: "delay", ms: 300 });
+    let open!: () => void;
+    chain.arm("send", { kind: "gate", open: new Promise<void>((resolve) => (open = resolve)) });
     const signs = signer.count;
-    const [a, b] = await Promise.all([postSwap(http, body), postSwap(http, body)]);
+    const sends = chain.sends;
+    let firstAnswered = false;
+    const first = postSwap(http, body).finally(() => (firstAnswered = true));
+    // The first request is provably in flight: signed, and held in its send.
+    await vi.waitFor(() => expect(chain.sends).toBe(sends + 1));
+    const second = postSwap(http, body);
+    await new Promise((r) => setTimeout(r, 200)); // the duplicate reaches the claim and waits
+    expect(firstAnswered).toBe(false);
+    open();
+    const [a, b] = await Promise.all([first, second]);
     expect(a.body.state).toBe("accepted");
     expect(b.body).toEqual(a.body);
     expect(signer.count).toBe(signs + 1);

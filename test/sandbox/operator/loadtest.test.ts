@@ -134,7 +134,9 @@ describe("open-loop runner against the real webhook", () => {
       rate: 200,
       durationS: 1,
       warmupS: 0.5,
-      budgetMs: 250,
+      // The runner's classification, not the webhook's speed (that is `npm run loadtest` and
+      // `npm run bench`): a budget no loaded test machine can miss, so no answer is a deadline 404.
+      budgetMs: 10_000,
       requestTimeoutMs: 5_000,
       maxSockets: 16,
     });

@@ -39,6 +39,7 @@ describe("operator simulator: permissioned pairs", () => {
   });
 
   it("sets the 200,000 compute-unit limit without simulating, and skips the taker pre-check", async () => {
+    const simulationsBefore = sim.simulations;
     const r = await sim.order({
       inputMint: MINT.JUP,
       outputMint: MINT.USDC,
@@ -53,6 +54,19 @@ describe("operator simulator: permissioned pairs", () => {
     if (!decoded.ok) throw new Error(decoded.problem);
     const limit = decoded.decoded.computeBudget.find((i) => i.kind === "computeUnitLimit");
     expect(limit && "units" in limit ? limit.units : undefined).toBe(200_000);
+    expect(sim.simulations).toBe(simulationsBefore);
+  });
+
+  it("does simulate a pair that is not permissioned (the counter above can move)", async () => {
+    const before = sim.simulations;
+    const r = await sim.order({
+      inputMint: MINT.USDC,
+      outputMint: MINT.SOL,
+      amount: "10000000",
+      taker: taker.publicKey.toBase58(),
+    });
+    expect(r.status).toBe(200);
+    expect(sim.simulations).toBe(before + 1);
   });
 
   it("lets the maker refuse a taker that cannot pay, and does not count the honest refusal", async () => {

@@ -146,6 +146,8 @@ function executeShapeProblems(body: Record<string, unknown>): string[] {
 let h: Harness;
 let sim: Simulator;
 let clockOffsetMs = 0;
+/** When set, the simulator's clock stands still at this instant (ms). */
+let frozenSimNowMs: number | undefined;
 const redis = testRedis();
 const taker = Keypair.generate();
 /** Holds only SOL and JUP: no USDC account, so an order into USDC creates one. */
@@ -160,7 +162,7 @@ beforeAll(async () => {
   });
   fundTaker(h.chain, freshTaker.publicKey, { sol: 1_000_000_000n, tokens: { [MINT.JUP]: 1_000_000_000n } });
   fundTaker(h.chain, broke.publicKey, { sol: 1_000_000_000n, tokens: { [MINT.USDC]: 1n } });
-  sim = await startSimulator(h, { now: () => Date.now() + clockOffsetMs });
+  sim = await startSimulator(h, { now: () => frozenSimNowMs ?? Date.now() + clockOffsetMs });
 });
 
 afterAll(async () => {
@@ -207,8 +209,12 @@ describe("operator simulator: order", () => {
   });
 
   it("builds the fill for a taker: fee-net output, expire_at now + 55 s, the maker's CU price, maker pays fees", async () => {
-    const before = Math.floor(Date.now() / 1000);
-    const r = await usdcToJup("10000000");
+    // The simulator's clock stands still for this order, so expire_at is pinned exactly.
+    frozenSimNowMs = Date.now();
+    const orderedAt = BigInt(Math.floor(frozenSimNowMs / 1000));
+    const r = await usdcToJup("10000000").finally(() => {
+      frozenSimNowMs = undefined;
+    });
     expect(r.status).toBe(200);
     expect(orderShapeProblems(r.body)).toEqual([]);
     const tx = VersionedTransaction.deserialize(Buffer.from(r.body.transaction as string, "base64"));
@@ -228,8 +234,7 @@ describe("operator simulator: order", () => {
     });
     expect(r.body.outAmount).toBe((quotedOut - fee).toString());
     expect(r.body.platformFee).toEqual({ amount: fee.toString(), feeBps: 10 });
-    expect(Number(fill!.expireAt) - before).toBeGreaterThanOrEqual(55);
-    expect(Number(fill!.expireAt) - before).toBeLessThanOrEqual(57);
+    expect(fill!.expireAt).toBe(orderedAt + 55n);
     expect(r.body.expireAt).toBe(fill!.expireAt.toString());
     expect(r.body).toMatchObject({
       signatureFeePayer: r.body.maker,

@@ -12,6 +12,8 @@ type Answer = { status: number; body: Record<string, unknown> };
 
 export interface Simulator {
   op: OperatorServer;
+  /** How many transactions the simulator has simulated so far. */
+  readonly simulations: number;
   /** GET /ultra/v1/order as a taker. */
   order(params: Record<string, string>): Promise<Answer>;
   /** POST one of the simulator's execute endpoints as a taker. */
@@ -24,13 +26,29 @@ export interface Simulator {
 export async function startSimulator(h: Harness, opts: { now?: () => number } = {}): Promise<Simulator> {
   const webhook = await listen(h.app);
   const rpc = await startRpcServer(h.chain, { host: "127.0.0.1", port: 0 });
+  const operatorChain = operatorChainOverRpc(rpc.url);
+  const simulate = operatorChain.simulate;
+  let simulations = 0;
   const op = await startOperator({
-    chain: operatorChainOverRpc(rpc.url),
+    chain: {
+      chain: operatorChain.chain,
+      ...(simulate
+        ? {
+            simulate: (tx: Parameters<typeof simulate>[0]) => {
+              simulations++;
+              return simulate(tx);
+            },
+          }
+        : {}),
+    },
     webhooks: [{ name: "mm", baseUrl: webhook.url }],
     ...(opts.now ? { now: opts.now } : {}),
   });
   return {
     op,
+    get simulations() {
+      return simulations;
+    },
     async order(params) {
       const res = await fetch(`${op.url}/ultra/v1/order?${new URLSearchParams(params)}`);
       return { status: res.status, body: (await res.json()) as Record<string, unknown> };
