@@ -7,8 +7,9 @@
  */
 import bs58 from "bs58";
 import { z } from "zod";
+import { U64_MAX } from "../amounts/u64.ts";
 
-export const U64_MAX = (1n << 64n) - 1n;
+export { U64_MAX };
 
 /**
  * A base58 public key: exactly 32 bytes once decoded (which also rejects non-canonical spellings such

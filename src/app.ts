@@ -8,6 +8,7 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Config } from "../config/load.ts";
+import type { TokenLists } from "../inventory/token-lists.ts";
 import { AppError, ErrorCode, errorHandler } from "./errors/index.ts";
 import { apiKeyAuth } from "./http/auth.ts";
 import type { AppEnv } from "./http/env.ts";
@@ -21,7 +22,6 @@ import { registerQuoteRoute } from "./routes/quote.ts";
 import { registerSwapRoute } from "./routes/swap.ts";
 import { registerTokenRoutes } from "./routes/tokens.ts";
 import type { SwapHandler } from "./swap/handler.ts";
-import type { TokenLists } from "./tokens/lists.ts";
 
 export interface AppDeps {
   config: Config;

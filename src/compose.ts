@@ -11,6 +11,7 @@ import { AdvertisedTokenLists, FileAdvertisedStore, RedisAdvertisedStore } from 
 import type { Inventory } from "../inventory/interface.ts";
 import { MemoryInventory } from "../inventory/memory.ts";
 import { RedisInventory } from "../inventory/redis.ts";
+import type { TokenLists } from "../inventory/token-lists.ts";
 import { QuotingBook } from "../pricing/book.ts";
 import { type Controls, MemoryControls, RedisControls } from "../pricing/controls.ts";
 import type { PriceSource } from "../pricing/interface.ts";
@@ -33,7 +34,6 @@ import type { ReadinessProbe } from "./routes/health.ts";
 import { KeypairSigner, loadOrCreateKeypair, readKeypairFile, type Signer } from "./signer/index.ts";
 import type { SwapHandler } from "./swap/handler.ts";
 import { createSwapPorts, type SwapPorts, type SwapTuning } from "./swap/service.ts";
-import type { TokenLists } from "./tokens/lists.ts";
 
 export interface ComposeOptions {
   log?: Logger;
@@ -145,7 +145,12 @@ export async function composeService(config: Config, opts: ComposeOptions = {}):
   await controls.start();
   closers.push(() => controls.close());
 
-  const book = new QuotingBook(config, priceSources, { now, inventory, controls, usd });
+  const book = new QuotingBook(config, priceSources, {
+    now,
+    position: (mint) => inventory.position(mint),
+    controls,
+    usd,
+  });
   const tokenLists = new AdvertisedTokenLists(config, inventory, {
     store: redis
       ? new RedisAdvertisedStore(redis, `${prefix}advertised`)
@@ -154,7 +159,7 @@ export async function composeService(config: Config, opts: ComposeOptions = {}):
   });
   await tokenLists.start();
   closers.push(() => tokenLists.close());
-  const quotes = new QuoteService({ config, book, maker: signer.publicKey.toBase58() });
+  const quotes = new QuoteService({ config, book, inventory, maker: signer.publicKey.toBase58() });
 
   let swap: SwapHandler;
   let swapPorts: SwapPorts | undefined;
