@@ -231,6 +231,8 @@ export interface QuoteAsk {
   quoteType?: "exactIn" | "exactOut";
   feeBps?: number;
   taker?: PublicKey;
+  /** Reuse these ids (the operator may repeat them); fresh ones otherwise. */
+  ids?: { quoteId: string; requestId: string };
 }
 
 let quoteCounter = 0;
@@ -243,8 +245,9 @@ export async function askQuote(
 ): Promise<{ response: QuoteResponse; stored: StoredQuote }> {
   const n = quoteCounter++;
   const body = {
-    requestId: `req-${process.pid}-${Date.now()}-${n}`,
-    quoteId: `quote-${process.pid}-${Date.now()}-${n}-${Math.random().toString(36).slice(2)}`,
+    requestId: ask.ids?.requestId ?? `req-${process.pid}-${Date.now()}-${n}`,
+    quoteId:
+      ask.ids?.quoteId ?? `quote-${process.pid}-${Date.now()}-${n}-${Math.random().toString(36).slice(2)}`,
     tokenIn: ask.tokenIn,
     tokenOut: ask.tokenOut,
     amount: ask.amount.toString(),
