@@ -3,12 +3,14 @@
  * nothing here constructs an adapter.
  *
  * Operator routes live under the configured base path (e.g. /jupiter/rfq/quote); /health, /ready,
- * /metrics and /admin/* are for the maker's own infrastructure and stay at the root.
+ * /metrics and /admin/* are for the maker's own infrastructure and stay at the root, as does
+ * /openapi.json (the document of the operator routes, src/contract/openapi.ts).
  */
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Config } from "../config/load.ts";
 import type { TokenLists } from "../inventory/token-lists.ts";
+import { openApiDocument } from "./contract/openapi.ts";
 import { AppError, ErrorCode, errorHandler } from "./errors/index.ts";
 import { apiKeyAuth } from "./http/auth.ts";
 import type { AppEnv } from "./http/env.ts";
@@ -53,6 +55,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   registerHealthRoutes(app, deps.probes);
   registerMetricsRoute(app, metrics);
+  const openApi = openApiDocument(config.file.basePath);
+  app.get("/openapi.json", (c) => c.json(openApi));
   deps.adminRoutes?.(app);
 
   const api = new Hono<AppEnv>();

@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import { Redis } from "ioredis";
-import type { Config } from "../config/load.ts";
+import { type Config, redisKeys } from "../config/load.ts";
 import { AdvertisedTokenLists, FileAdvertisedStore, RedisAdvertisedStore } from "../inventory/advertised.ts";
 import type { Inventory } from "../inventory/interface.ts";
 import { MemoryInventory } from "../inventory/memory.ts";
@@ -40,7 +40,7 @@ export interface ComposeOptions {
   metrics?: Metrics;
   /** A shared Redis connection; otherwise one is opened from REDIS_URL when set. */
   redis?: Redis;
-  /** Key prefix for everything this service keeps in Redis (tests isolate themselves with it). */
+  /** Overrides the config's `redisPrefix` (tests isolate themselves with it). */
   redisPrefix?: string;
   chain?: Chain;
   signer?: Signer;
@@ -86,7 +86,8 @@ export async function composeService(config: Config, opts: ComposeOptions = {}):
   const metrics = opts.metrics ?? new Metrics();
   const now = opts.now ?? Date.now;
   const closers: (() => Promise<unknown>)[] = [];
-  const prefix = opts.redisPrefix ?? "rfq:";
+  const keys = redisKeys(config.file, opts.redisPrefix);
+  for (const line of keys.deprecated) log.warn(`config: ${line}`);
 
   let redis = opts.redis;
   if (!redis && config.env.REDIS_URL) {
@@ -113,7 +114,7 @@ export async function composeService(config: Config, opts: ComposeOptions = {}):
   closers.push(() => chain.close());
 
   const store: QuoteStore = redis
-    ? new RedisQuoteStore(redis, `${prefix}quote:`, now)
+    ? new RedisQuoteStore(redis, keys.quotes, now)
     : new MemoryQuoteStore(config.file.limits.memoryStoreMaxQuotes, now);
   closers.push(() => store.close());
 
@@ -124,10 +125,9 @@ export async function composeService(config: Config, opts: ComposeOptions = {}):
   }
   const usd = new UsdValuer(config, priceSources, now);
 
-  // Tests isolate themselves with opts.redisPrefix; a deployment sets each prefix in the config file.
   const inventoryOpts = { config, chain, maker: signer.publicKey, usd, log, now };
   const inventory: Inventory = redis
-    ? new RedisInventory(redis, inventoryOpts, opts.redisPrefix ? `${prefix}inv:` : undefined)
+    ? new RedisInventory(redis, inventoryOpts, keys.inventory)
     : new MemoryInventory(inventoryOpts);
   await inventory.start();
   closers.push(() => inventory.close());
@@ -135,7 +135,7 @@ export async function composeService(config: Config, opts: ComposeOptions = {}):
   const ctl = config.file.controls;
   const controls: Controls = redis
     ? new RedisControls(redis, {
-        prefix: opts.redisPrefix ? `${prefix}ctl:` : ctl.redisPrefix,
+        prefix: keys.controls,
         pollMs: ctl.pollMs,
         failClosedAfterMs: ctl.failClosedAfterMs,
         log,
@@ -153,7 +153,7 @@ export async function composeService(config: Config, opts: ComposeOptions = {}):
   });
   const tokenLists = new AdvertisedTokenLists(config, inventory, {
     store: redis
-      ? new RedisAdvertisedStore(redis, `${prefix}advertised`)
+      ? new RedisAdvertisedStore(redis, keys.advertised)
       : new FileAdvertisedStore(join(config.env.DATA_DIR, "advertised.json")),
     log,
   });
@@ -175,7 +175,7 @@ export async function composeService(config: Config, opts: ComposeOptions = {}):
       inventory,
       signer,
       ...(redis ? { redis } : {}),
-      redisPrefix: prefix,
+      journalPrefix: keys.swap,
       now,
       ...(opts.swap ? { tuning: opts.swap } : {}),
     });

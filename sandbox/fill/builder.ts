@@ -1,5 +1,5 @@
 /**
- * Builds the fill transaction exactly as the operator does (CONTRACT.md, "The fill transaction";
+ * Builds the fill transaction exactly as the operator does (docs/contract.md, "The fill transaction";
  * fixtures/acceptance-fill-tx.json): SetComputeUnitPrice, SetComputeUnitLimit, optionally the
  * taker-paid CreateIdempotent of the taker's output ATA, the order-engine `fill`, then optional
  * Lighthouse assertions. Unsigned; key 0 is the maker (fee payer), key 1 the taker.
