@@ -15,7 +15,7 @@ import {
   unknownEnvWarnings,
 } from "../../config/load.ts";
 import { editDistance, nearest } from "../../config/strict.ts";
-import { REPO_ROOT } from "../../src/operator/processes.ts";
+import { REPO_ROOT } from "../../tooling/processes.ts";
 import { fileTempDir } from "../support/tmp.ts";
 
 const dir = fileTempDir("rfq-strict-config");

@@ -7,7 +7,7 @@
  */
 import { Keypair, PublicKey } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fundTaker } from "../../src/chain/seed.ts";
+import { fundTaker } from "../../src/chain/local/seed.ts";
 import { ed25519SigningKey, signEd25519, verifyEd25519 } from "../../src/crypto/ed25519.ts";
 import { MINT } from "../support/config.ts";
 import {
