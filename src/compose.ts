@@ -6,18 +6,19 @@
  */
 import { join } from "node:path";
 import { Redis } from "ioredis";
-import type { Config } from "../config/load.ts";
+import { type Config, redisKeys } from "../config/load.ts";
 import { AdvertisedTokenLists, FileAdvertisedStore, RedisAdvertisedStore } from "../inventory/advertised.ts";
 import type { Inventory } from "../inventory/interface.ts";
 import { MemoryInventory } from "../inventory/memory.ts";
 import { RedisInventory } from "../inventory/redis.ts";
+import type { TokenLists } from "../inventory/token-lists.ts";
 import { QuotingBook } from "../pricing/book.ts";
 import { type Controls, MemoryControls, RedisControls } from "../pricing/controls.ts";
 import type { PriceSource } from "../pricing/interface.ts";
 import { createPriceSources } from "../pricing/sources.ts";
 import { UsdValuer } from "../pricing/usd.ts";
 import { AcceptanceSwapHandler } from "./acceptance/swap.ts";
-import { createApp } from "./app.ts";
+import { createApp, createOpsApp } from "./app.ts";
 import type { Chain } from "./chain/interface.ts";
 import { LocalChain } from "./chain/local/index.ts";
 import { type SeededToken, seedFromConfig } from "./chain/local/seed.ts";
@@ -33,14 +34,13 @@ import type { ReadinessProbe } from "./routes/health.ts";
 import { KeypairSigner, loadOrCreateKeypair, readKeypairFile, type Signer } from "./signer/index.ts";
 import type { SwapHandler } from "./swap/handler.ts";
 import { createSwapPorts, type SwapPorts, type SwapTuning } from "./swap/service.ts";
-import type { TokenLists } from "./tokens/lists.ts";
 
 export interface ComposeOptions {
   log?: Logger;
   metrics?: Metrics;
   /** A shared Redis connection; otherwise one is opened from REDIS_URL when set. */
   redis?: Redis;
-  /** Key prefix for everything this service keeps in Redis (tests isolate themselves with it). */
+  /** Overrides the config's `redisPrefix` (tests isolate themselves with it). */
   redisPrefix?: string;
   chain?: Chain;
   signer?: Signer;
@@ -51,7 +51,10 @@ export interface ComposeOptions {
 
 export interface Service {
   config: Config;
+  /** The operator's listener (PORT): operator routes, /health, /ready. */
   app: ReturnType<typeof createApp>;
+  /** The operations listener (ADMIN_PORT, loopback by default): /metrics, /admin/*, /health, /ready. */
+  opsApp: ReturnType<typeof createOpsApp>;
   log: Logger;
   metrics: Metrics;
   store: QuoteStore;
@@ -86,7 +89,8 @@ export async function composeService(config: Config, opts: ComposeOptions = {}):
   const metrics = opts.metrics ?? new Metrics();
   const now = opts.now ?? Date.now;
   const closers: (() => Promise<unknown>)[] = [];
-  const prefix = opts.redisPrefix ?? "rfq:";
+  const keys = redisKeys(config.file, opts.redisPrefix);
+  for (const line of keys.deprecated) log.warn(`config: ${line}`);
 
   let redis = opts.redis;
   if (!redis && config.env.REDIS_URL) {
@@ -113,7 +117,7 @@ export async function composeService(config: Config, opts: ComposeOptions = {}):
   closers.push(() => chain.close());
 
   const store: QuoteStore = redis
-    ? new RedisQuoteStore(redis, `${prefix}quote:`, now)
+    ? new RedisQuoteStore(redis, keys.quotes, now)
     : new MemoryQuoteStore(config.file.limits.memoryStoreMaxQuotes, now);
   closers.push(() => store.close());
 
@@ -124,10 +128,9 @@ export async function composeService(config: Config, opts: ComposeOptions = {}):
   }
   const usd = new UsdValuer(config, priceSources, now);
 
-  // Tests isolate themselves with opts.redisPrefix; a deployment sets each prefix in the config file.
   const inventoryOpts = { config, chain, maker: signer.publicKey, usd, log, now };
   const inventory: Inventory = redis
-    ? new RedisInventory(redis, inventoryOpts, opts.redisPrefix ? `${prefix}inv:` : undefined)
+    ? new RedisInventory(redis, inventoryOpts, keys.inventory)
     : new MemoryInventory(inventoryOpts);
   await inventory.start();
   closers.push(() => inventory.close());
@@ -135,7 +138,7 @@ export async function composeService(config: Config, opts: ComposeOptions = {}):
   const ctl = config.file.controls;
   const controls: Controls = redis
     ? new RedisControls(redis, {
-        prefix: opts.redisPrefix ? `${prefix}ctl:` : ctl.redisPrefix,
+        prefix: keys.controls,
         pollMs: ctl.pollMs,
         failClosedAfterMs: ctl.failClosedAfterMs,
         log,
@@ -145,16 +148,21 @@ export async function composeService(config: Config, opts: ComposeOptions = {}):
   await controls.start();
   closers.push(() => controls.close());
 
-  const book = new QuotingBook(config, priceSources, { now, inventory, controls, usd });
+  const book = new QuotingBook(config, priceSources, {
+    now,
+    position: (mint) => inventory.position(mint),
+    controls,
+    usd,
+  });
   const tokenLists = new AdvertisedTokenLists(config, inventory, {
     store: redis
-      ? new RedisAdvertisedStore(redis, `${prefix}advertised`)
+      ? new RedisAdvertisedStore(redis, keys.advertised)
       : new FileAdvertisedStore(join(config.env.DATA_DIR, "advertised.json")),
     log,
   });
   await tokenLists.start();
   closers.push(() => tokenLists.close());
-  const quotes = new QuoteService({ config, book, maker: signer.publicKey.toBase58() });
+  const quotes = new QuoteService({ config, book, inventory, maker: signer.publicKey.toBase58() });
 
   let swap: SwapHandler;
   let swapPorts: SwapPorts | undefined;
@@ -170,7 +178,7 @@ export async function composeService(config: Config, opts: ComposeOptions = {}):
       inventory,
       signer,
       ...(redis ? { redis } : {}),
-      redisPrefix: prefix,
+      journalPrefix: keys.swap,
       now,
       ...(opts.swap ? { tuning: opts.swap } : {}),
     });
@@ -194,6 +202,12 @@ export async function composeService(config: Config, opts: ComposeOptions = {}):
     tokenLists,
     probes,
     now,
+  });
+  const opsApp = createOpsApp({
+    config,
+    log,
+    metrics,
+    probes,
     adminRoutes: (root) =>
       registerAdminRoutes(root, {
         adminApiKey: config.env.ADMIN_API_KEY,
@@ -206,6 +220,7 @@ export async function composeService(config: Config, opts: ComposeOptions = {}):
   return {
     config,
     app,
+    opsApp,
     log,
     metrics,
     store,
