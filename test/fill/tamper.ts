@@ -189,6 +189,24 @@ export function editFill(
   );
 }
 
+/** Rebuilds the honest ATA creation with its accounts edited. */
+function editAtaCreation(
+  s: FillScenario,
+  edit: (k: TransactionInstruction["keys"]) => TransactionInstruction["keys"],
+): VersionedTransaction {
+  return withInstructions(s, (ixs) =>
+    ixs.map((ix) =>
+      ix.programId.equals(ASSOCIATED_TOKEN_PROGRAM_ID)
+        ? new TransactionInstruction({
+            programId: ix.programId,
+            keys: edit(ix.keys.map((k) => ({ ...k }))),
+            data: ix.data,
+          })
+        : ix,
+    ),
+  );
+}
+
 /** Replaces the fill's account at `slot`. */
 export function replaceFillAccount(s: FillScenario, slot: number, pubkey: PublicKey, isWritable = true) {
   return editFill(s, {
@@ -369,6 +387,95 @@ export const FILL_ATTACKS: readonly FillAttack[] = [
         ...ixs.slice(2),
       ]);
     },
+  },
+  {
+    name: "an ATA creation naming five accounts instead of six",
+    code: FillRejectCode.INVALID_ATA_INSTRUCTION,
+    tamper: (s) => editAtaCreation(s, (keys) => keys.slice(0, 5)),
+  },
+  {
+    name: "an ATA creation for a mint that is not one of the fill's",
+    code: FillRejectCode.INVALID_ATA_INSTRUCTION,
+    tamper: (s) => {
+      const mint = attacker();
+      return withInstructions(s, (ixs) => [
+        createAssociatedTokenAccountIdempotentInstruction(
+          s.taker,
+          getAssociatedTokenAddressSync(mint, s.taker, true, s.params.outputTokenProgram),
+          s.taker,
+          mint,
+          s.params.outputTokenProgram,
+        ),
+        ...ixs,
+      ]);
+    },
+  },
+  {
+    name: "an ATA creation naming the other token program for the mint (its ATA under that program)",
+    code: FillRejectCode.INVALID_ATA_INSTRUCTION,
+    tamper: (s) =>
+      withInstructions(s, (ixs) => [
+        createAssociatedTokenAccountIdempotentInstruction(
+          s.taker,
+          getAssociatedTokenAddressSync(s.params.outputMint, s.taker, true, TOKEN_2022_PROGRAM_ID),
+          s.taker,
+          s.params.outputMint,
+          TOKEN_2022_PROGRAM_ID,
+        ),
+        ...ixs,
+      ]),
+  },
+  {
+    name: "an ATA creation naming another account as the System program",
+    code: FillRejectCode.INVALID_ATA_INSTRUCTION,
+    tamper: (s) =>
+      editAtaCreation(s, (keys) => {
+        keys[4] = { pubkey: attacker(), isSigner: false, isWritable: false };
+        return keys;
+      }),
+  },
+  {
+    name: "a ComputeBudget instruction naming an account",
+    code: FillRejectCode.INVALID_COMPUTE_BUDGET,
+    tamper: (s) =>
+      withInstructions(s, (ixs) =>
+        ixs.map((ix) =>
+          ix.programId.equals(COMPUTE_BUDGET_PROGRAM_ID)
+            ? new TransactionInstruction({
+                programId: ix.programId,
+                keys: [{ pubkey: attacker(), isSigner: false, isWritable: false }],
+                data: ix.data,
+              })
+            : ix,
+        ),
+      ),
+  },
+  {
+    name: "a ComputeBudget instruction with no data",
+    code: FillRejectCode.INVALID_COMPUTE_BUDGET,
+    tamper: (s) =>
+      withInstructions(s, (ixs) => [
+        new TransactionInstruction({ programId: COMPUTE_BUDGET_PROGRAM_ID, keys: [], data: Buffer.alloc(0) }),
+        ...ixs,
+      ]),
+  },
+  {
+    name: "tokenAccountsWritable: a read-only taker output token account, with no ATA creation to make it writable",
+    code: FillRejectCode.INVALID_FILL_ACCOUNTS,
+    tamper: (s) =>
+      editFill(
+        s,
+        {
+          keys: (keys) => {
+            keys[FillAccount.takerOutputTokenAccount] = {
+              ...(keys[FillAccount.takerOutputTokenAccount] as TransactionInstruction["keys"][number]),
+              isWritable: false,
+            };
+            return keys;
+          },
+        },
+        { createTakerOutputAta: false },
+      ),
   },
   {
     name: "a non-idempotent ATA Create (data [])",
@@ -756,6 +863,14 @@ function withoutToken(s: FillScenario, mint: string): FillScenario["tokens"] {
 }
 
 export const PAIRING_ATTACKS: readonly PairingAttack[] = [
+  {
+    name: "takerIsTheQuotedTaker: a fill by another taker than the one only the stored quote names",
+    code: FillRejectCode.INVALID_TAKER,
+    pair: (s) => {
+      const { taker: _requested, ...request } = s.quote.request;
+      return { quote: { ...s.quote, taker: attacker().toBase58(), request }, tx: honest(s) };
+    },
+  },
   {
     name: "inputMintTraded: a fill for a quote whose input mint is no longer traded here",
     code: FillRejectCode.INVALID_MINT,

@@ -78,3 +78,30 @@ describe.each(scenarios)("fills paired with a quote they do not belong to (%s)",
     expectRuleNamed(attack.name, r);
   });
 });
+
+describe("refusal details", () => {
+  /** Keys are fresh in every scenario; the rest of a detail is fixed by the attack. */
+  const elideKeys = (detail: string) => detail.replace(/\b[1-9A-HJ-NP-Za-km-z]{32,44}\b/g, "<key>");
+
+  it("name the broken rule the same way every time, for every attack (snapshot, keys elided)", () => {
+    const lines: string[] = [];
+    const record = (label: string, r: FillValidation) =>
+      lines.push(`${label}\n  -> ${r.ok ? "accepted" : `${r.code} [${r.rule}] ${elideKeys(r.detail)}`}`);
+    for (const [scenarioName, make] of scenarios) {
+      for (const attack of FILL_ATTACKS) {
+        const s = make();
+        record(`${scenarioName}: ${attack.name}`, validate(s, attack.tamper(s)));
+      }
+      for (const attack of PAIRING_ATTACKS) {
+        const s = make();
+        const { quote, tx, tokens = s.tokens } = attack.pair(s);
+        record(`${scenarioName}: ${attack.name}`, validate({ ...s, quote, tokens }, tx));
+      }
+    }
+    for (const attack of NATIVE_SOL_OUT_ATTACKS) {
+      const s = nativeSolOutScenario();
+      record(`native SOL out: ${attack.name}`, validate(s, attack.tamper(s)));
+    }
+    expect(lines.join("\n")).toMatchSnapshot();
+  });
+});

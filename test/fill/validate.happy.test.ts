@@ -306,6 +306,50 @@ describe("validateFill boundaries", () => {
     expect(stale).toBe(`the quote expired at ${ceilExpiry}; chain time is ${ceilExpiry + 1n}`);
   });
 
+  it("computeUnitLimitInRange: accepts a compute-unit limit of exactly 1,400,000, the runtime's ceiling", () => {
+    const { s, input } = setup();
+    const fill = accepted(
+      validateFill(input(buildFillTransaction({ ...s.params, computeUnitLimit: 1_400_000 }))),
+    );
+    expect(fill.computeUnitLimit).toBe(1_400_000);
+  });
+
+  it("accepts a CreateIdempotent for the taker's input-mint ATA too (either of the fill's mints)", () => {
+    const { s, taker, input } = setup();
+    const inputAta = getAssociatedTokenAddressSync(
+      s.params.inputMint,
+      taker,
+      true,
+      s.params.inputTokenProgram,
+    );
+    const tx = txFrom(
+      s.maker,
+      [
+        createAssociatedTokenAccountIdempotentInstruction(
+          taker,
+          inputAta,
+          taker,
+          s.params.inputMint,
+          s.params.inputTokenProgram,
+        ),
+        ...fillTransactionInstructions(s.params),
+      ],
+      s.params.recentBlockhash,
+    );
+    const fill = accepted(validateFill(input(tx)));
+    expect(fill.ataCreations.map((a) => a.ata.toBase58())).toContain(inputAta.toBase58());
+  });
+
+  it("names the grace in an INVALID_EXPIRY detail when one is configured", () => {
+    const { s, input } = setup();
+    const ceilExpiry = BigInt(Math.ceil(s.quote.expiresAtMs / 1000));
+    const tx = buildFillTransaction({ ...s.params, expireAt: ceilExpiry + 3n });
+    const r = validateFill({ ...input(tx), expiryGraceSeconds: 2n });
+    expect(r.ok ? "accepted" : `${r.code}: ${r.detail}`).toBe(
+      `INVALID_EXPIRY: the fill expires at ${ceilExpiry + 3n}, after the quote's expiry ${ceilExpiry} (+2 s grace)`,
+    );
+  });
+
   it("accepts a fee exactly at the cap and refuses one lamport over it", () => {
     const { input } = setup();
     expect(validateFill({ ...input(), maxFeeLamports: 12_094n }).ok).toBe(true);

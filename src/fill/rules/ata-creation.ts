@@ -8,7 +8,7 @@ import type { PublicKey } from "@solana/web3.js";
 import { associatedTokenAddress } from "../ata.ts";
 import { FillRejectCode } from "../codes.ts";
 import { type AtaCreateIdempotentIx, type AtaOtherIx, describeAccount } from "../decode.ts";
-import { SYSTEM_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from "../layout.ts";
+import { SYSTEM_PROGRAM_ID } from "../layout.ts";
 import { type FillCheck, isMaker, keyOf, type Refusal, refuse } from "./check.ts";
 
 /** One Associated Token instruction before the fill; a good one is recorded on `c.ataCreations`. */
@@ -41,8 +41,7 @@ export function ataInstruction(
     return refuse(FillRejectCode.INVALID_ATA_PAYER, `${where} names a payer that is not a writable signer`);
   }
   const ownerKey = keyOf(owner);
-  const receiver = c.quote.request.receiver;
-  if (!ownerKey.equals(c.taker) && (receiver === undefined || ownerKey.toBase58() !== receiver)) {
+  if (!ownerKey.equals(c.taker) && ownerKey.toBase58() !== c.quote.request.receiver) {
     return refuse(
       FillRejectCode.INVALID_ATA_OWNER,
       `${where} creates an account owned by ${ownerKey.toBase58()}, who is neither the taker nor the receiver`,
@@ -91,10 +90,11 @@ export function ataInstruction(
   return undefined;
 }
 
-/** The configured token program of a traded mint; either SPL program for a mint we do not trade. */
+/**
+ * The configured token program of a traded mint. A fill mint we do not trade is refused by the mint
+ * rules (mints.ts, INVALID_MINT) whatever program its ATA creation names.
+ */
 function tokenProgramOfMint(c: FillCheck, mint: PublicKey, program: PublicKey): boolean {
   const configured = c.tokens.get(mint.toBase58());
-  return configured
-    ? program.toBase58() === configured.tokenProgram
-    : program.equals(TOKEN_PROGRAM_ID) || program.equals(TOKEN_2022_PROGRAM_ID);
+  return configured === undefined || program.toBase58() === configured.tokenProgram;
 }

@@ -10,8 +10,8 @@ import { type FillRule, isMaker, keyOf, refuse } from "./check.ts";
 
 export const fillDataReadable: FillRule = (c) => {
   const fill = c.fill!;
-  if (!fill.args)
-    return refuse(FillRejectCode.MALFORMED_FILL_DATA, fill.dataProblem ?? "the fill data is malformed");
+  // decode.ts always says why it could not read the arguments.
+  if (!fill.args) return refuse(FillRejectCode.MALFORMED_FILL_DATA, String(fill.dataProblem));
   c.args = fill.args;
   return undefined;
 };
