@@ -1,0 +1,39 @@
+// @ts-check
+/**
+ * Mutation test of the money path: `npm run test:mutation` (with a throwaway Redis). Fill decoding
+ * and validation, the swap executor's claim/reserve/sign steps and expiry, the taker's funds check,
+ * the quote pricing maths, and the inventory ledger behind reservations. HTML report:
+ * results/mutation/money/index.html. Long (tens of minutes on 2 cores); CI runs the fill rules
+ * only (stryker.fill.config.mjs). Scores per folder are recorded in README.md.
+ * @type {import('@stryker-mutator/api/core').PartialStrykerOptions}
+ */
+export default {
+  testRunner: "vitest",
+  vitest: { configFile: "mutation/vitest.money.config.ts", related: false },
+  checkers: ["typescript"],
+  tsconfigFile: "tsconfig.json",
+  typescriptChecker: { prioritizePerformanceOverAccuracy: true },
+  mutate: [
+    "src/fill/rules/**/*.ts",
+    "src/fill/validate.ts",
+    "src/fill/decode.ts",
+    "src/fill/layout.ts",
+    "src/swap/executor.ts",
+    "src/swap/expiry.ts",
+    "src/swap/taker-funds.ts",
+    "pricing/book.ts",
+    "pricing/decimal.ts",
+    "inventory/ledger.ts",
+    "inventory/ledger-inventory.ts",
+    "inventory/ledger-redis.ts",
+  ],
+  coverageAnalysis: "perTest",
+  concurrency: 2,
+  timeoutMS: 30_000,
+  thresholds: { high: 90, low: 70, break: null },
+  reporters: ["clear-text", "progress-append-only", "html", "json"],
+  htmlReporter: { fileName: "results/mutation/money/index.html" },
+  jsonReporter: { fileName: "results/mutation/money/report.json" },
+  tempDirName: ".stryker-tmp",
+  cleanTempDir: "always",
+};

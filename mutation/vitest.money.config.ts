@@ -1,0 +1,21 @@
+/**
+ * The vitest configuration Stryker uses for the whole money path (mutation/stryker.config.mjs): the
+ * fill, swap, quote store, pricing and inventory tests, against the throwaway Redis that
+ * `npm run test:mutation` starts (scripts/with-redis.ts).
+ */
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: [
+      "test/fill/**/*.test.ts",
+      "test/swap/**/*.test.ts",
+      "test/quote-store/**/*.test.ts",
+      "test/pricing/book-*.test.ts",
+      "test/inventory/**/*.test.ts",
+    ],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    expect: { requireAssertions: true },
+  },
+});
