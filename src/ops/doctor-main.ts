@@ -39,7 +39,7 @@ async function main(): Promise<number> {
   const fix = args.has("--fix");
   const yes = args.has("--yes") || args.has("-y");
   const config = loadConfig(process.env);
-  const ctx = opsContext(config);
+  const ctx = await opsContext(config);
   try {
     process.stdout.write(`doctor: ${config.configPath}, mode ${config.mode}, chain ${ctx.chainNote}\n\n`);
     await ctx.redis?.connect().catch(() => undefined);

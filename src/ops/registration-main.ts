@@ -6,7 +6,7 @@ import { formatRegistration, registration } from "./registration.ts";
 
 async function main(): Promise<number> {
   const config = loadConfig(process.env);
-  const ctx = opsContext(config);
+  const ctx = await opsContext(config);
   try {
     const r = await registration(ctx);
     process.stdout.write(
