@@ -3,16 +3,22 @@
  * native-addons.json, and a lockfile that `npm ci` accepts. See scripts/supply-chain/check.ts.
  *
  *   tsx scripts/supply-chain.ts [--root DIR] [--allow FILE]
+ *   tsx scripts/supply-chain.ts --complete-lockfile   # after `npm install`, if the check says so
  */
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { checkSupplyChain, formatResult, loadAllowlist } from "./supply-chain/check.ts";
+import { checkSupplyChain, completeLockfile, formatResult, loadAllowlist } from "./supply-chain/check.ts";
 
-const usage = "usage: tsx scripts/supply-chain.ts [--root DIR] [--allow FILE]";
-let values: { root?: string; allow?: string; help?: boolean };
+const usage = "usage: tsx scripts/supply-chain.ts [--root DIR] [--allow FILE] [--complete-lockfile]";
+let values: { root?: string; allow?: string; help?: boolean; "complete-lockfile"?: boolean };
 try {
   ({ values } = parseArgs({
-    options: { root: { type: "string" }, allow: { type: "string" }, help: { type: "boolean", short: "h" } },
+    options: {
+      root: { type: "string" },
+      allow: { type: "string" },
+      help: { type: "boolean", short: "h" },
+      "complete-lockfile": { type: "boolean" },
+    },
   }));
 } catch (e) {
   console.error(`${(e as Error).message}\n${usage}`);
@@ -25,6 +31,10 @@ if (values.help) {
   process.exit(0);
 }
 const root = resolve(values.root ?? join(import.meta.dirname ?? ".", ".."));
+if (values["complete-lockfile"]) {
+  const added = completeLockfile(root);
+  console.log(added.length ? `package-lock.json: added ${added.join(", ")}` : "package-lock.json: complete");
+}
 const allowFile = values.allow ?? join(root, "native-addons.json");
 const { ok, text } = formatResult(checkSupplyChain(root, loadAllowlist(allowFile)), "native-addons.json");
 (ok ? console.log : console.error)(text);

@@ -13,7 +13,7 @@
  *    `npm ci` refuses a lockfile without them ("Missing: X from lock file").
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 
 interface LockEntry {
@@ -218,7 +218,9 @@ export function formatResult(r: CheckResult, allowFile: string): { ok: boolean; 
     );
   }
   for (const m of r.lockfileMissing) {
-    lines.push(`package-lock.json: no entry for optional dependency ${m}: npm ci would refuse the lockfile`);
+    lines.push(
+      `package-lock.json: no entry for optional dependency ${m}: npm ci would refuse the lockfile (tsx scripts/supply-chain.ts --complete-lockfile adds it)`,
+    );
   }
   const ok = lines.length === 0;
   if (ok) {
@@ -226,4 +228,43 @@ export function formatResult(r: CheckResult, allowFile: string): { ok: boolean; 
     lines.push(`supply chain: ok (native code in production: ${names || "none"}; all allowlisted)`);
   }
   return { ok, text: lines.join("\n") };
+}
+
+const PLATFORM_NAME =
+  /-(darwin|linux|win32|android|freebsd|openbsd|openharmony|aix|sunos)-(x64|arm64|arm|ia32|ppc64|s390x|riscv64|loong64)(?:-(gnu|musl|msvc|gnueabihf|musleabihf|eabi))?$/;
+
+/**
+ * Adds a lockfile entry for every optional platform package that `npm install` left out because the
+ * registry does not have it (the platform is read from the package name, e.g. `x-linux-arm64-musl`).
+ * `npm ci` then accepts the lockfile; on the platforms concerned it tries the package and, as for any
+ * optional dependency that cannot be had, goes on without it. Returns the names added.
+ */
+export function completeLockfile(root: string): string[] {
+  const file = join(root, "package-lock.json");
+  const lock = JSON.parse(readFileSync(file, "utf8")) as Lockfile;
+  const added: string[] = [];
+  for (const [loc, entry] of Object.entries(lock.packages)) {
+    for (const [dep, spec] of Object.entries(entry.optionalDependencies ?? {})) {
+      if (resolveIn(lock.packages, loc, dep)) continue;
+      const m = PLATFORM_NAME.exec(dep);
+      if (!m || !/^\d+\.\d+\.\d+(-[\w.]+)?$/.test(spec)) {
+        throw new Error(`${dep}@${spec} (needed by ${loc}): not a platform package with an exact version`);
+      }
+      const [, os, cpu, abi] = m;
+      const libc = abi?.startsWith("musl") ? ["musl"] : abi?.startsWith("gnu") ? ["glibc"] : undefined;
+      lock.packages[`node_modules/${dep}`] = {
+        version: spec,
+        cpu: [cpu as string],
+        ...(entry.dev ? { dev: true } : {}),
+        ...(libc ? { libc } : {}),
+        optional: true,
+        os: [os as string],
+      };
+      added.push(`${dep}@${spec}`);
+    }
+  }
+  const sorted = Object.keys(lock.packages).sort((a, b) => a.localeCompare(b, "en"));
+  lock.packages = Object.fromEntries(sorted.map((k) => [k, lock.packages[k] as LockEntry]));
+  writeFileSync(file, `${JSON.stringify(lock, null, 2)}\n`);
+  return added;
 }

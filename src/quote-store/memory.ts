@@ -1,6 +1,7 @@
 /**
  * In-memory QuoteStore: the embedded default for a single instance. Bounded (oldest quotes evicted
- * first) and self-expiring. Claims are atomic because the event loop runs one callback at a time.
+ * first) and self-expiring. Claims, and a put's check for a claim, are atomic because the event loop
+ * runs one callback at a time.
  * Not shared between processes: production uses redis.ts.
  */
 import type { SwapResponse } from "../contract/swap.ts";
@@ -37,7 +38,11 @@ export class MemoryQuoteStore implements QuoteStore {
 
   async put(quote: StoredQuote): Promise<boolean> {
     this.sweep();
-    if (this.live(quote.quoteId)) return false;
+    this.sweepClaims();
+    if (this.claims.has(quote.quoteId)) return false;
+    // A repeat replaces the earlier answer; re-inserting keeps the map in creation order.
+    const earlier = this.quotes.get(quote.quoteId);
+    if (earlier) this.remove(quote.quoteId, earlier);
     while (this.quotes.size >= this.maxQuotes) this.dropOldest();
     this.quotes.set(quote.quoteId, { quote, dropAtMs: quote.expiresAtMs + QUOTE_RETAIN_AFTER_EXPIRY_MS });
     let ids = this.byRequest.get(quote.requestId);

@@ -55,9 +55,15 @@ export function registerQuoteRoute(app: Hono<AppEnv>, deps: QuoteRouteDeps): voi
         log.info({ reason: decision.reason, detail: decision.detail }, "no quote");
         return decline(decision.reason, `no quote: ${decision.detail}`);
       }
+      // A repeated quoteId replaces the earlier answer (the operator reuses ids), unless a swap has
+      // claimed it: a filled quote is never re-opened.
       if (!(await store.put(decision.stored))) {
-        outcome = "bad_request";
-        throw new AppError(ErrorCode.INVALID_REQUEST, "quoteId: already used for an earlier quote");
+        outcome = "no_quote";
+        log.info("no quote: quoteId already claimed by a swap");
+        return decline(
+          "QUOTE_ID_CLAIMED",
+          `no quote: quoteId ${req.quoteId} was already claimed by a swap; a claimed quote is never re-opened`,
+        );
       }
       const left = deadline.atMs - now();
       if (left < minBudgetMs / 2) {

@@ -27,7 +27,7 @@ import {
   fillTransactionInstructions,
   setComputeUnitLimitInstruction,
   setComputeUnitPriceInstruction,
-} from "../../src/fill/builder.ts";
+} from "../../sandbox/fill/builder.ts";
 import { FillRejectCode } from "../../src/fill/codes.ts";
 import { compileSortedMessageV0 } from "../../src/fill/compile.ts";
 import {

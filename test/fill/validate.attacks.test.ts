@@ -8,7 +8,7 @@ import {
 } from "@solana/spl-token";
 import { Keypair, type PublicKey } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
-import { buildFillTransaction } from "../../src/fill/builder.ts";
+import { buildFillTransaction } from "../../sandbox/fill/builder.ts";
 import { deserializeFillTransaction } from "../../src/fill/decode.ts";
 import { FillRejectCode, type FillValidation, validateFill } from "../../src/fill/validate.ts";
 import { MINT } from "../support/config.ts";

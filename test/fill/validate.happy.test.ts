@@ -6,7 +6,7 @@ import {
 import { Keypair, PublicKey, TransactionInstruction } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
 import { TOKEN_2022_PROGRAM } from "../../config/schema.ts";
-import { buildFillTransaction, fillTransactionInstructions } from "../../src/fill/builder.ts";
+import { buildFillTransaction, fillTransactionInstructions } from "../../sandbox/fill/builder.ts";
 import { deserializeFillTransaction } from "../../src/fill/decode.ts";
 import { ORDER_ENGINE_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from "../../src/fill/layout.ts";
 import {

@@ -5,7 +5,7 @@
  * repository as CI does.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { fileTempDir } from "../support/tmp.ts";
@@ -198,6 +198,29 @@ describe("native-code check (npm run check)", () => {
     expect(r.out).toContain(
       "no entry for optional dependency fast-engine-darwin-arm64@1.0.0 (needed by node_modules/fast-engine)",
     );
+  });
+
+  it("--complete-lockfile adds the missing platform entry with its platform, and npm ci's check then passes", () => {
+    const root = project(
+      { "node_modules/fast-engine": { optionalDependencies: { "fast-engine-linux-arm64-musl": "1.2.3" } } },
+      { "fast-engine": "1.0.0" },
+    );
+    const allow = allowlist(root, [{ package: "fast-engine-linux-arm64-musl", reason: REASON }]);
+    const out = execFileSync(
+      process.execPath,
+      [TSX, SCRIPT, "--root", root, "--allow", allow, "--complete-lockfile"],
+      { encoding: "utf8" },
+    );
+    expect(out).toContain("added fast-engine-linux-arm64-musl@1.2.3");
+    const lock = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8"));
+    expect(lock.packages["node_modules/fast-engine-linux-arm64-musl"]).toEqual({
+      version: "1.2.3",
+      cpu: ["arm64"],
+      libc: ["musl"],
+      optional: true,
+      os: ["linux"],
+    });
+    expect(runCheck(root, allow).code).toBe(0);
   });
 
   it("passes on this repository: its production native code is exactly what native-addons.json allows", () => {

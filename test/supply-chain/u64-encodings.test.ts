@@ -25,7 +25,7 @@ import {
 } from "@solana/spl-token";
 import { Keypair, PublicKey } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
-import { encodeMint, encodeTokenAccount } from "../../src/chain/spl-state.ts";
+import { encodeMint, encodeTokenAccount } from "../../src/chain/local/spl-state.ts";
 
 const BOUNDARIES: [string, bigint][] = [
   ["0", 0n],

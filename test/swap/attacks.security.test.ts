@@ -10,10 +10,10 @@
  */
 import { Keypair, PublicKey, type VersionedTransaction } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fundTaker, lamports, tokenBalance } from "../../src/chain/seed.ts";
+import { buildFillTransaction } from "../../sandbox/fill/builder.ts";
+import { fundTaker, lamports, tokenBalance } from "../../src/chain/local/seed.ts";
 import type { SwapResponse } from "../../src/contract/swap.ts";
 import { ed25519SigningKey, signEd25519 } from "../../src/crypto/ed25519.ts";
-import { buildFillTransaction } from "../../src/fill/builder.ts";
 import type { StoredQuote } from "../../src/quote-store/interface.ts";
 import {
   FILL_ATTACKS,

@@ -5,7 +5,7 @@
  * wrapped by a deliberate fault injector (faults.ts) only to slow a send down.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { fundTaker } from "../../src/chain/seed.ts";
+import { fundTaker } from "../../src/chain/local/seed.ts";
 import { MINT } from "../support/config.ts";
 import { type CountingSigner, type Harness, inProcess, operatorFill, postSwap } from "../support/harness.ts";
 import { testRedis } from "../support/redis.ts";

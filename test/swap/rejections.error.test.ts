@@ -6,7 +6,7 @@
  */
 import { Keypair, type VersionedTransaction } from "@solana/web3.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { fundTaker, lamports } from "../../src/chain/seed.ts";
+import { fundTaker, lamports } from "../../src/chain/local/seed.ts";
 import type { SwapResponse } from "../../src/contract/swap.ts";
 import { MINT } from "../support/config.ts";
 import {
