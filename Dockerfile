@@ -39,7 +39,9 @@ COPY --from=build /app/dist ./dist
 RUN mkdir -p /app/data && chown node:node /app/data
 ENV DATA_DIR=/app/data PORT=8080
 USER node
-EXPOSE 8080
+# 8080: the operator's listener; 8081: operations (/metrics, /admin), bound to 127.0.0.1 unless
+# ADMIN_HOST says otherwise (docker-compose.yml publishes it on the host's loopback only).
+EXPOSE 8080 8081
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}/health`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 ENTRYPOINT ["/usr/bin/tini", "--"]

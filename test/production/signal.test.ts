@@ -53,6 +53,7 @@ async function start(argv: string[]): Promise<Started> {
       NODE_ENV: "production",
       PORT: "0",
       HOST: "127.0.0.1",
+      ADMIN_PORT: "0",
       DATA_DIR: dataDir,
       LOG_LEVEL: "info",
     },
