@@ -1,7 +1,7 @@
 # The production image of the webhook (see README "Deployment" and docs/dependencies.md).
 #
-# Two stages. `build` installs everything from the lockfile and compiles src/, pricing/, inventory/ and
-# config/ to dist/ (`npm run build`); nothing else of the repository is copied. `runtime` installs the
+# Two stages. `build` installs everything from the lockfile and compiles src/, pricing/, inventory/,
+# amounts/ and config/ to dist/ (`npm run build`); nothing else of the repository is copied. `runtime` installs the
 # production dependencies from the same lockfile (`npm ci --omit=dev`, the tree `npm run check` checks
 # for native code) and adds the compiled output: no tsx, no esbuild, no TypeScript, no LiteSVM.
 #
@@ -24,6 +24,7 @@ COPY config ./config
 COPY src ./src
 COPY pricing ./pricing
 COPY inventory ./inventory
+COPY amounts ./amounts
 RUN npm run build
 
 FROM ${NODE_IMAGE} AS runtime
