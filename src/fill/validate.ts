@@ -11,15 +11,17 @@
  * - CreateIdempotent must be well formed: six accounts, the ATA derived from (owner, mint, token
  *   program), the mint one of the fill's mints with its configured token program, the payer a
  *   writable signer other than the maker.
- * - The maker's key may appear in no instruction except as the fill's maker.
+ * - The maker's key may appear in no instruction except as the fill's maker, and as the (read-only)
+ *   target of a Lighthouse assertion.
  * - Every fill token account (and the temporary wSOL PDA) must be writable; the taker accounts must
  *   be the taker's ATAs, or the order-engine id standing for a native-SOL leg on the wSOL mint.
  * - The flags byte's bit 0 must match the quote type; its other bits (like the trailing bytes
  *   generally) are ignored by the program, so they are ignored here too.
  * - `expire_at` may not exceed the quote's expiry (rounded up to the second) plus an optional grace
  *   for the operator's clock, and neither it nor the quote may be in the past.
- * - The fee owed is what the maker actually kept back: quoted amountOut - output_amount (equal to
- *   layout.operatorFee for the operator's floor rounding, one unit more if it rounded up).
+ * - The amounts follow one of the operator's two fee shapes (fee-shape.ts: the fee in the output or
+ *   in the input mint), so the maker never sends more than the quoted amountOut nor receives less
+ *   than the quoted amountIn; the fee owed is what the fill kept back, booked in the fee's mint.
  */
 import { createHash } from "node:crypto";
 import { PublicKey, type VersionedTransaction } from "@solana/web3.js";
@@ -34,6 +36,7 @@ import {
   describeAccount,
   type FillIx,
 } from "./decode.ts";
+import { checkFeeShape } from "./fee-shape.ts";
 import {
   type FillTerms,
   LAMPORTS_PER_SIGNATURE,
@@ -81,8 +84,13 @@ export interface AtaCreation {
 
 /** Everything the swap path needs from an accepted fill (`outputAmount` is net of the operator's fee). */
 export interface ValidatedFill extends FillTerms {
-  /** What the maker owes the operator for this fill: quoted amountOut - output_amount (output mint units). */
+  /**
+   * What the maker owes the operator for this fill, in `feeMint` units: what the fill kept back on
+   * the fee's side (quoted amountOut - output_amount, or input_amount - quoted amountIn).
+   */
   feeOwed: bigint;
+  /** The mint the fee was carried in: the output mint, or the input mint (fee-shape.ts). */
+  feeMint: PublicKey;
   computeUnitLimit: number;
   computeUnitPrice: bigint;
   numSignatures: number;
@@ -215,12 +223,8 @@ export function validateFill(input: ValidateFillInput): FillValidation {
           `${where} is Lighthouse instruction ${ix.discriminator ?? "(empty)"}; only assertions 5, 6, 9 and 10 are allowed`,
         );
       }
-      if (ix.accounts.some(isMaker)) {
-        return reject(
-          FillRejectCode.INVALID_MAKER_ACCOUNT_USE,
-          `${where} (Lighthouse) names the maker's wallet`,
-        );
-      }
+      // An assertion may name the maker's wallet: assertions 5, 6, 9 and 10 only read the account
+      // (no write, no CPI), and the operator's own client asserts on the maker's lamports.
       lighthouseSeen = true;
       continue;
     }
@@ -453,31 +457,22 @@ export function validateFill(input: ValidateFillInput): FillValidation {
     }
   }
 
-  const quotedIn = BigInt(quote.response.amountIn);
-  const quotedOut = BigInt(quote.response.amountOut);
   const feeBps = quote.request.feeBps;
-  if (args.inputAmount !== quotedIn) {
-    return reject(
-      FillRejectCode.INVALID_INPUT_AMOUNT,
-      `the fill takes ${args.inputAmount} from the taker, but the quote's amountIn is ${quotedIn}`,
-    );
-  }
   if (args.feeBps !== feeBps) {
     return reject(
       FillRejectCode.INVALID_FEE_BPS,
       `the fill's fee is ${args.feeBps} bps, but the quote request's feeBps is ${feeBps}`,
     );
   }
-  const feeFloor = (quotedOut * BigInt(feeBps)) / 10_000n;
-  const feeCeil = (quotedOut * BigInt(feeBps) + 9_999n) / 10_000n;
-  const maxOut = quotedOut - feeFloor;
-  const minOut = quotedOut - feeCeil;
-  if (args.outputAmount > maxOut || args.outputAmount < minOut) {
-    return reject(
-      FillRejectCode.INVALID_OUTPUT_AMOUNT,
-      `the fill gives the taker ${args.outputAmount}, but the quote's amountOut ${quotedOut} less the ${feeBps} bps fee is ${minOut === maxOut ? maxOut : `${minOut}..${maxOut}`}`,
-    );
-  }
+  // The maker's invariant, in one of the operator's two fee shapes (fee-shape.ts).
+  const amounts = checkFeeShape({
+    quotedIn: BigInt(quote.response.amountIn),
+    quotedOut: BigInt(quote.response.amountOut),
+    feeBps,
+    inputAmount: args.inputAmount,
+    outputAmount: args.outputAmount,
+  });
+  if (!amounts.ok) return reject(amounts.code, amounts.detail);
   const exactOut = quote.request.quoteType === "exactOut";
   if (args.exactOut !== exactOut) {
     return reject(
@@ -519,7 +514,8 @@ export function validateFill(input: ValidateFillInput): FillValidation {
       expireAt: args.expireAt,
       feeBps,
       exactOut,
-      feeOwed: quotedOut - args.outputAmount,
+      feeOwed: amounts.feeOwed,
+      feeMint: amounts.feeSide === "input" ? inputMint : outputMint,
       computeUnitLimit: limit,
       computeUnitPrice: price,
       numSignatures: d.header.numRequiredSignatures,

@@ -355,7 +355,7 @@ export class SwapExecutor implements SwapHandler {
       signature: txSignature,
       sentAtMs: this.now(),
       trackUntilMs: this.now() + this.trackForMs,
-      fee: { mint: quote.request.tokenOut, amount: fill.feeOwed.toString(), feeBps: fill.feeBps },
+      fee: { mint: fill.feeMint.toBase58(), amount: fill.feeOwed.toString(), feeBps: fill.feeBps },
     };
     const journaled = await this.opts.confirmations.record(
       pending,
@@ -381,7 +381,7 @@ export class SwapExecutor implements SwapHandler {
         inputAmount: fill.inputAmount.toString(),
         outputAmount: fill.outputAmount.toString(),
         feeOwed: fill.feeOwed.toString(),
-        feeMint: quote.request.tokenOut,
+        feeMint: fill.feeMint.toBase58(),
       },
       "fill co-signed and sent",
     );
