@@ -235,8 +235,7 @@ describe("Lighthouse token-account and mint-account assertions", () => {
     [
       "Mint Equal USDC",
       true,
-      (c: { takerUsdc: PublicKey; taker: PublicKey }) =>
-        tokenAccountAssertion("Mint", { value: addr(USDC), operator: EquatableOperator.Equal }),
+      () => tokenAccountAssertion("Mint", { value: addr(USDC), operator: EquatableOperator.Equal }),
     ],
     [
       "Mint Equal JUP",
