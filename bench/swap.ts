@@ -111,7 +111,6 @@ function once(record: boolean): void {
     tx: parsed.tx,
     quote,
     maker: maker.publicKey,
-    nowUnix: BigInt(Math.floor(Date.now() / 1000)),
     tokens: config.tokensByMint,
     maxFeeLamports,
   });

@@ -55,6 +55,12 @@ export interface QuoteStore {
    * sharing the store, at most one caller ever gets `claimed` for a quoteId.
    */
   claim(quoteId: string, messageHash: string, nowMs: number): Promise<ClaimResult>;
+  /**
+   * One message, one quote: binds a fill message (sha256 hex of its bytes) to the first quoteId it is
+   * presented with, atomically across every instance, and returns the quoteId it is bound to (this
+   * one, or the first). A binding is kept as long as a claim (CLAIM_RETAIN_MS).
+   */
+  bindMessage(messageHash: string, quoteId: string): Promise<string>;
   /** Attaches the final answer to an existing claim (idempotent retries read it back). */
   recordOutcome(quoteId: string, outcome: SwapResponse): Promise<void>;
   /** Reachability for /ready. */

@@ -30,6 +30,8 @@ export class MemoryQuoteStore implements QuoteStore {
   private readonly byRequest = new Map<string, Set<string>>();
   /** Claims outlive their quotes (CLAIM_RETAIN_MS) so a late duplicate still finds the first answer. */
   private readonly claims = new Map<string, ClaimEntry>();
+  /** Message hash -> the quoteId it was first presented with; kept as long as claims. */
+  private readonly bindings = new Map<string, { quoteId: string; dropAtMs: number }>();
 
   constructor(
     private readonly maxQuotes = 200_000,
@@ -74,6 +76,18 @@ export class MemoryQuoteStore implements QuoteStore {
     return { kind: "claimed" };
   }
 
+  async bindMessage(messageHash: string, quoteId: string): Promise<string> {
+    const now = this.now();
+    for (const [hash, b] of this.bindings) {
+      if (b.dropAtMs > now) break;
+      this.bindings.delete(hash);
+    }
+    const existing = this.bindings.get(messageHash);
+    if (existing) return existing.quoteId;
+    this.bindings.set(messageHash, { quoteId, dropAtMs: now + CLAIM_RETAIN_MS });
+    return quoteId;
+  }
+
   async recordOutcome(quoteId: string, outcome: SwapResponse): Promise<void> {
     const entry = this.claims.get(quoteId);
     if (entry) entry.record.outcome = outcome;
@@ -87,6 +101,7 @@ export class MemoryQuoteStore implements QuoteStore {
     this.quotes.clear();
     this.byRequest.clear();
     this.claims.clear();
+    this.bindings.clear();
   }
 
   get size(): number {

@@ -7,6 +7,7 @@
  *   <prefix>{<quoteId>}:claim    the claim record (SET NX: the exactly-once step)
  *   <prefix>{<quoteId>}:outcome  the answer the claimed swap gave
  *   <prefix>{<requestId>}:req    set of quoteIds answered for one requestId
+ *   <prefix>{<messageHash>}:msg  the quoteId a fill message was first presented with (SET NX)
  *
  * A repeated quoteId replaces the stored quote unless a swap has claimed it: one Lua script checks
  * the claim key and writes the quote key (both under the quoteId's hash tag), so no put can land
@@ -56,6 +57,9 @@ export class RedisQuoteStore implements QuoteStore {
   }
   private requestKey(requestId: string) {
     return `${this.prefix}{${requestId}}:req`;
+  }
+  private messageKey(messageHash: string) {
+    return `${this.prefix}{${messageHash}}:msg`;
   }
 
   async put(quote: StoredQuote): Promise<boolean> {
@@ -108,6 +112,17 @@ export class RedisQuoteStore implements QuoteStore {
       }
     }
     throw new Error(`claim on ${quoteId} neither set nor readable`);
+  }
+
+  async bindMessage(messageHash: string, quoteId: string): Promise<string> {
+    const key = this.messageKey(messageHash);
+    // Two tries, as for a claim: the second covers a binding that expired between SET NX and GET.
+    for (let attempt = 0; attempt < 2; attempt++) {
+      if ((await this.redis.set(key, quoteId, "PX", CLAIM_RETAIN_MS, "NX")) === "OK") return quoteId;
+      const bound = await this.redis.get(key);
+      if (bound !== null) return bound;
+    }
+    throw new Error(`message binding for ${messageHash} neither set nor readable`);
   }
 
   async recordOutcome(quoteId: string, outcome: SwapResponse): Promise<void> {

@@ -19,12 +19,27 @@ async function runProbe(probe: () => Promise<boolean>): Promise<boolean> {
   }
 }
 
-export function registerHealthRoutes(app: Hono<AppEnv>, probes: readonly ReadinessProbe[]): void {
+/**
+ * `allowed`: the production allowances in force (ALLOW_NO_API_KEY, ...), listed on /ready as
+ * `allowedUnsafe` so that a load balancer's or an engineer's look at readiness shows them.
+ */
+export function registerHealthRoutes(
+  app: Hono<AppEnv>,
+  probes: readonly ReadinessProbe[],
+  allowed: readonly string[] = [],
+): void {
   app.get("/health", (c) => c.json({ status: "ok" }));
   app.get("/ready", async (c) => {
     const results = await Promise.all(probes.map(async ([name, p]) => [name, await runProbe(p)] as const));
     const checks = Object.fromEntries(results);
     const ready = results.every(([, ok]) => ok);
-    return c.json({ status: ready ? "ready" : "not ready", checks }, ready ? 200 : 503);
+    return c.json(
+      {
+        status: ready ? "ready" : "not ready",
+        checks,
+        ...(allowed.length ? { allowedUnsafe: allowed } : {}),
+      },
+      ready ? 200 : 503,
+    );
   });
 }

@@ -136,7 +136,6 @@ describe("validateFill books the fee in the mint the fill carried it in", () => 
       tx,
       quote,
       maker,
-      nowUnix: BigInt(NOW_MS / 1000),
       tokens,
       maxFeeLamports: 2_000_000n,
     });

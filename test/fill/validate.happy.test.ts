@@ -16,6 +16,7 @@ import {
   type ValidateFillInput,
   validateFill,
 } from "../../src/fill/validate.ts";
+import { expiryRefusal } from "../../src/swap/expiry.ts";
 import { MINT } from "../support/config.ts";
 import { storedQuote } from "../support/quotes.ts";
 import { acceptanceFixtureTx } from "./fixture.ts";
@@ -87,7 +88,6 @@ function setup(over: Partial<SetupOptions> = {}) {
     tx,
     quote,
     maker,
-    nowUnix: NOW,
     tokens,
     maxFeeLamports: 2_000_000n,
   });
@@ -203,7 +203,7 @@ describe("validateFill accepts the operator's honest fills", () => {
     // tests/suites/integration/swap.ts in the operator's toolkit asserts the maker's lamports.
     const { s, maker, quote, tokens } = setup();
     const tx = buildFillTransaction({ ...s.params, lighthouseInstructions: [lighthouseIx(5, [maker])] });
-    accepted(validateFill({ tx, quote, maker, nowUnix: NOW, tokens, maxFeeLamports: 2_000_000n }));
+    accepted(validateFill({ tx, quote, maker, tokens, maxFeeLamports: 2_000_000n }));
   });
 
   it("accepts the fee rounded up as well as down, and records what was kept back", () => {
@@ -282,6 +282,15 @@ describe("validateFill boundaries", () => {
   it("accepts expire_at equal to now and equal to the quote's expiry rounded up", () => {
     const { s, input } = setup();
     expect(validateFill(input(buildFillTransaction({ ...s.params, expireAt: NOW }))).ok).toBe(true);
+    // Whether `now` has passed is judged after the claim, against chain time (src/swap/expiry.ts).
+    expect(
+      expiryRefusal({
+        quoteExpiresAtMs: s.quote.expiresAtMs,
+        expireAt: NOW,
+        chainTime: NOW,
+        safetySeconds: 0n,
+      }),
+    ).toBeUndefined();
     const ceilExpiry = BigInt(Math.ceil(s.quote.expiresAtMs / 1000));
     expect(validateFill(input(buildFillTransaction({ ...s.params, expireAt: ceilExpiry }))).ok).toBe(true);
     const late = validateFill(input(buildFillTransaction({ ...s.params, expireAt: ceilExpiry + 1n })));
@@ -292,9 +301,15 @@ describe("validateFill boundaries", () => {
     const { s, input } = setup();
     const ceilExpiry = BigInt(Math.ceil(s.quote.expiresAtMs / 1000));
     const tx = buildFillTransaction({ ...s.params, expireAt: ceilExpiry + 2n });
-    expect(validateFill({ ...input(tx), expiryGraceSeconds: 2n }).ok).toBe(true);
-    const stale = validateFill({ ...input(tx), expiryGraceSeconds: 2n, nowUnix: ceilExpiry + 1n });
-    expect(!stale.ok && stale.code).toBe(FillRejectCode.QUOTE_EXPIRED);
+    const fill = accepted(validateFill({ ...input(tx), expiryGraceSeconds: 2n }));
+    // The chain clock one second past the quote's expiry: expire_at is still ahead, the quote is not.
+    const stale = expiryRefusal({
+      quoteExpiresAtMs: s.quote.expiresAtMs,
+      expireAt: fill.expireAt,
+      chainTime: ceilExpiry + 1n,
+      safetySeconds: 0n,
+    });
+    expect(stale).toBe(`the quote expired at ${ceilExpiry}; chain time is ${ceilExpiry + 1n}`);
   });
 
   it("accepts a fee exactly at the cap and refuses one lamport over it", () => {
@@ -332,7 +347,6 @@ describe("validateFill on the acceptance fixture", () => {
       tx,
       quote,
       maker: keys[0] as PublicKey,
-      nowUnix: 1_739_139_650n,
       tokens: tokenMap(),
       maxFeeLamports: 2_000_000n,
     };
@@ -342,8 +356,15 @@ describe("validateFill on the acceptance fixture", () => {
     // Not our maker: the same bytes are refused for any other wallet.
     const other = validateFill({ ...input, maker: PublicKey.unique() });
     expect(!other.ok && other.code).toBe(FillRejectCode.INVALID_FEE_PAYER);
-    // Expired today.
-    const late = validateFill({ ...input, nowUnix: 1_739_139_691n });
-    expect(!late.ok && late.code).toBe(FillRejectCode.QUOTE_EXPIRED);
+    // Expired today: after the claim, chain time past the quote's expiry refuses it.
+    const at = (chainTime: bigint) =>
+      expiryRefusal({
+        quoteExpiresAtMs: quote.expiresAtMs,
+        expireAt: fill.expireAt,
+        chainTime,
+        safetySeconds: 1n,
+      });
+    expect(at(1_739_139_650n)).toBeUndefined();
+    expect(at(1_739_139_691n)).toBe("the quote expired at 1739139690; chain time is 1739139691");
   });
 });

@@ -145,6 +145,33 @@ export function quoteStoreContract(name: string, make: () => Promise<StoreFixtur
       expect(again).toEqual({ kind: "taken", existing: { messageHash: "hash-1", claimedAtMs: 1, outcome } });
     });
 
+    it("binds a message to the first quoteId it is presented with and keeps answering that quoteId", async () => {
+      const { store, unique } = await make();
+      const hash = unique("msg");
+      const first = unique("q1");
+      expect(await store.bindMessage(hash, first)).toBe(first);
+      expect(await store.bindMessage(hash, unique("q2"))).toBe(first);
+      expect(await store.bindMessage(hash, first)).toBe(first);
+      const other = unique("msg-other");
+      expect(await store.bindMessage(other, unique("q3"))).not.toBe(first);
+    });
+
+    it("binds one message to exactly one of many concurrent quoteIds", async () => {
+      const { store, unique } = await make();
+      const hash = unique("msg");
+      const ids = Array.from({ length: 20 }, (_, i) => unique(`q${i}`));
+      const answers = await Promise.all(ids.map((id) => store.bindMessage(hash, id)));
+      expect(new Set(answers).size).toBe(1);
+      expect(ids).toContain(answers[0]);
+    });
+
+    it("keeps message bindings apart from claims: a quoteId equal to a message hash claims freely", async () => {
+      const { store, unique } = await make();
+      const id = unique("same");
+      expect(await store.bindMessage(id, unique("q"))).not.toBe(id);
+      expect(await store.claim(id, "hash-1", 1)).toEqual({ kind: "claimed" });
+    });
+
     it("answers ping", async () => {
       const { store } = await make();
       expect(await store.ping()).toBe(true);

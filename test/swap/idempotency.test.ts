@@ -79,7 +79,9 @@ describe("a quote is filled at most once", () => {
     const { http, body } = await setUp({ jup: 5_000_000_000n });
     const first = await postSwap(http, body);
     expect(first.body.state).toBe("accepted");
+    // Both clocks move past the quote's expiry: ours and the chain's, which judges expiry.
     offsetMs = h.config.file.limits.quoteTtlMs + 5_000;
+    chain.clockAheadSeconds = BigInt(Math.ceil(offsetMs / 1000));
     const retry = await postSwap(http, body);
     expect(retry.body).toEqual(first.body);
   });
