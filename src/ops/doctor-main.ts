@@ -3,8 +3,8 @@
  * `--fix` creates the maker's missing ATAs (asks first; `--yes` skips the question).
  */
 import { createInterface } from "node:readline/promises";
+import { formatRatio } from "../../amounts/decimal.ts";
 import { loadConfig } from "../../config/load.ts";
-import { formatRatio } from "../../pricing/decimal.ts";
 import { startPriceSources } from "../../pricing/sources.ts";
 import { parseArgs } from "../cli/args.ts";
 import { runMain } from "../cli/run.ts";
@@ -53,7 +53,7 @@ async function main(): Promise<number> {
   const { fix, yes } = values;
   // Hazards are rows of the table here, not a refusal to run.
   const config = loadConfig(process.env, { hazards: "report" });
-  const ctx = opsContext(config);
+  const ctx = await opsContext(config);
   try {
     process.stdout.write(`doctor: ${config.configPath}, mode ${config.mode}, chain ${ctx.chainNote}\n\n`);
     await ctx.redis?.connect().catch(() => undefined);
