@@ -106,7 +106,10 @@ export async function composeService(config: Config, opts: ComposeOptions = {}):
   let seeded: SeededToken[] | undefined;
   if (!chain) {
     if (config.env.RPC_URL) {
-      chain = new RpcChain({ urls: parseRpcUrls(config.env.RPC_URL) });
+      chain = new RpcChain({
+        urls: parseRpcUrls(config.env.RPC_URL),
+        onError: (method) => metrics.rpcErrors.inc({ method }),
+      });
     } else {
       const local = LocalChain.create();
       seeded = seedFromConfig(local, config.file, signer.publicKey);
@@ -147,6 +150,8 @@ export async function composeService(config: Config, opts: ComposeOptions = {}):
     : new MemoryControls(now);
   await controls.start();
   closers.push(() => controls.close());
+
+  metrics.watch({ config, inventory, controls, priceSources, now });
 
   const book = new QuotingBook(config, priceSources, { now, inventory, controls, usd });
   const tokenLists = new AdvertisedTokenLists(config, inventory, {

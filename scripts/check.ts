@@ -1,0 +1,27 @@
+/**
+ * `npm run check`: the type-check (tsc) and then Biome's lint and format check, as CI runs them.
+ * `--write` lets Biome fix what it can (formatting, safe lint fixes) instead of only reporting it.
+ */
+import { spawnSync } from "node:child_process";
+import { parseArgs } from "../src/cli/args.ts";
+
+const USAGE = {
+  command: "npm run check",
+  summary:
+    "Type-checks the project (tsc --noEmit) and then lints and format-checks it (biome check .), as CI\n" +
+    "does. Exit 0 when both pass.",
+  flags: {
+    write: { type: "boolean", description: "let Biome fix what it can (biome check --write .)" },
+  },
+} as const;
+
+const { values } = parseArgs(process.argv.slice(2), USAGE);
+const steps: [string, string[]][] = [
+  ["tsc", ["--noEmit", "-p", "tsconfig.json"]],
+  ["biome", ["check", ...(values.write ? ["--write"] : []), "."]],
+];
+for (const [cmd, args] of steps) {
+  // npm puts node_modules/.bin on PATH for scripts; `shell` resolves it the same way on every platform.
+  const r = spawnSync(cmd, args, { stdio: "inherit", shell: process.platform === "win32" });
+  if (r.status !== 0) process.exit(r.status ?? 1);
+}
