@@ -10,7 +10,7 @@
  *   <prefix>changed  pub/sub channel: any message makes every instance re-read the two keys now.
  */
 import type { Redis } from "ioredis";
-import type { Logger } from "../src/observability/logger.ts";
+import type { Logger } from "pino";
 
 export interface ControlState {
   paused: boolean;

@@ -13,10 +13,10 @@
  * measured from `ts`, the engine's own clock: an engine that stops writing makes the pairs go stale.
  */
 import type { Redis } from "ioredis";
+import type { Logger } from "pino";
 import { z } from "zod";
+import { compareRatio, parseDecimal, type Ratio } from "../amounts/decimal.ts";
 import { decimalString, u64String } from "../config/schema.ts";
-import type { Logger } from "../src/observability/logger.ts";
-import { compareRatio, parseDecimal, type Ratio } from "./decimal.ts";
 import type { LadderLevel, PricePoint, PriceSource } from "./interface.ts";
 
 const levelWire = z.object({ upToBase: u64String, price: decimalString });

@@ -1,6 +1,8 @@
 /**
- * `npm run check`: the type-check (tsc) and then Biome's lint and format check, as CI runs them.
- * `--write` lets Biome fix what it can (formatting, safe lint fixes) instead of only reporting it.
+ * `npm run check`: the type-check (tsc), Biome's lint and format check, then the layer and orphan
+ * checks (scripts/check-layers.ts, scripts/check-orphans.ts), as CI runs them; the first failure
+ * stops it. `--write` lets Biome fix what it can (formatting, safe lint fixes) instead of only
+ * reporting it.
  */
 import { spawnSync } from "node:child_process";
 import { parseArgs } from "../src/cli/args.ts";
@@ -8,8 +10,9 @@ import { parseArgs } from "../src/cli/args.ts";
 const USAGE = {
   command: "npm run check",
   summary:
-    "Type-checks the project (tsc --noEmit) and then lints and format-checks it (biome check .), as CI\n" +
-    "does. Exit 0 when both pass.",
+    "Type-checks the project (tsc --noEmit), lints and format-checks it (biome check .), then checks the\n" +
+    "folder layers and that nothing shipped is orphaned (scripts/check-layers.ts, check-orphans.ts), as\n" +
+    "CI does. Exit 0 when all pass.",
   flags: {
     write: { type: "boolean", description: "let Biome fix what it can (biome check --write .)" },
   },
@@ -19,6 +22,8 @@ const { values } = parseArgs(process.argv.slice(2), USAGE);
 const steps: [string, string[]][] = [
   ["tsc", ["--noEmit", "-p", "tsconfig.json"]],
   ["biome", ["check", ...(values.write ? ["--write"] : []), "."]],
+  ["tsx", ["scripts/check-layers.ts"]],
+  ["tsx", ["scripts/check-orphans.ts"]],
 ];
 for (const [cmd, args] of steps) {
   // npm puts node_modules/.bin on PATH for scripts; `shell` resolves it the same way on every platform.

@@ -6,11 +6,12 @@
  */
 import { join } from "node:path";
 import { Redis } from "ioredis";
-import type { Config } from "../config/load.ts";
+import { type Config, redisKeys } from "../config/load.ts";
 import { AdvertisedTokenLists, FileAdvertisedStore, RedisAdvertisedStore } from "../inventory/advertised.ts";
 import type { Inventory } from "../inventory/interface.ts";
 import { MemoryInventory } from "../inventory/memory.ts";
 import { RedisInventory } from "../inventory/redis.ts";
+import type { TokenLists } from "../inventory/token-lists.ts";
 import { QuotingBook } from "../pricing/book.ts";
 import { type Controls, MemoryControls, RedisControls } from "../pricing/controls.ts";
 import type { PriceSource } from "../pricing/interface.ts";
@@ -33,14 +34,13 @@ import type { ReadinessProbe } from "./routes/health.ts";
 import { KeypairSigner, loadOrCreateKeypair, readKeypairFile, type Signer } from "./signer/index.ts";
 import type { SwapHandler } from "./swap/handler.ts";
 import { createSwapPorts, type SwapPorts, type SwapTuning } from "./swap/service.ts";
-import type { TokenLists } from "./tokens/lists.ts";
 
 export interface ComposeOptions {
   log?: Logger;
   metrics?: Metrics;
   /** A shared Redis connection; otherwise one is opened from REDIS_URL when set. */
   redis?: Redis;
-  /** Key prefix for everything this service keeps in Redis (tests isolate themselves with it). */
+  /** Overrides the config's `redisPrefix` (tests isolate themselves with it). */
   redisPrefix?: string;
   chain?: Chain;
   signer?: Signer;
@@ -89,7 +89,8 @@ export async function composeService(config: Config, opts: ComposeOptions = {}):
   const metrics = opts.metrics ?? new Metrics();
   const now = opts.now ?? Date.now;
   const closers: (() => Promise<unknown>)[] = [];
-  const prefix = opts.redisPrefix ?? "rfq:";
+  const keys = redisKeys(config.file, opts.redisPrefix);
+  for (const line of keys.deprecated) log.warn(`config: ${line}`);
 
   let redis = opts.redis;
   if (!redis && config.env.REDIS_URL) {
@@ -119,7 +120,7 @@ export async function composeService(config: Config, opts: ComposeOptions = {}):
   closers.push(() => chain.close());
 
   const store: QuoteStore = redis
-    ? new RedisQuoteStore(redis, `${prefix}quote:`, now)
+    ? new RedisQuoteStore(redis, keys.quotes, now)
     : new MemoryQuoteStore(config.file.limits.memoryStoreMaxQuotes, now);
   closers.push(() => store.close());
 
@@ -130,10 +131,9 @@ export async function composeService(config: Config, opts: ComposeOptions = {}):
   }
   const usd = new UsdValuer(config, priceSources, now);
 
-  // Tests isolate themselves with opts.redisPrefix; a deployment sets each prefix in the config file.
   const inventoryOpts = { config, chain, maker: signer.publicKey, usd, log, now };
   const inventory: Inventory = redis
-    ? new RedisInventory(redis, inventoryOpts, opts.redisPrefix ? `${prefix}inv:` : undefined)
+    ? new RedisInventory(redis, inventoryOpts, keys.inventory)
     : new MemoryInventory(inventoryOpts);
   await inventory.start();
   closers.push(() => inventory.close());
@@ -141,7 +141,7 @@ export async function composeService(config: Config, opts: ComposeOptions = {}):
   const ctl = config.file.controls;
   const controls: Controls = redis
     ? new RedisControls(redis, {
-        prefix: opts.redisPrefix ? `${prefix}ctl:` : ctl.redisPrefix,
+        prefix: keys.controls,
         pollMs: ctl.pollMs,
         failClosedAfterMs: ctl.failClosedAfterMs,
         log,
@@ -153,16 +153,21 @@ export async function composeService(config: Config, opts: ComposeOptions = {}):
 
   metrics.watch({ config, inventory, controls, priceSources, now });
 
-  const book = new QuotingBook(config, priceSources, { now, inventory, controls, usd });
+  const book = new QuotingBook(config, priceSources, {
+    now,
+    position: (mint) => inventory.position(mint),
+    controls,
+    usd,
+  });
   const tokenLists = new AdvertisedTokenLists(config, inventory, {
     store: redis
-      ? new RedisAdvertisedStore(redis, `${prefix}advertised`)
+      ? new RedisAdvertisedStore(redis, keys.advertised)
       : new FileAdvertisedStore(join(config.env.DATA_DIR, "advertised.json")),
     log,
   });
   await tokenLists.start();
   closers.push(() => tokenLists.close());
-  const quotes = new QuoteService({ config, book, maker: signer.publicKey.toBase58() });
+  const quotes = new QuoteService({ config, book, inventory, maker: signer.publicKey.toBase58() });
 
   let swap: SwapHandler;
   let swapPorts: SwapPorts | undefined;
@@ -178,7 +183,7 @@ export async function composeService(config: Config, opts: ComposeOptions = {}):
       inventory,
       signer,
       ...(redis ? { redis } : {}),
-      redisPrefix: prefix,
+      journalPrefix: keys.swap,
       now,
       ...(opts.swap ? { tuning: opts.swap } : {}),
     });
