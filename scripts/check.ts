@@ -1,6 +1,7 @@
 /**
- * `npm run check`: the type-check (tsc), Biome's lint and format check, then the layer and orphan
- * checks (scripts/check-layers.ts, scripts/check-orphans.ts), as CI runs them; the first failure
+ * `npm run check`: the type-check (tsc), Biome's lint and format check, then the layer, orphan and
+ * supply-chain checks (scripts/check-layers.ts, check-orphans.ts, supply-chain.ts: native code in
+ * production dependencies, the lockfile), as CI runs them; the first failure
  * stops it. `--write` lets Biome fix what it can (formatting, safe lint fixes) instead of only
  * reporting it.
  */
@@ -11,8 +12,9 @@ const USAGE = {
   command: "npm run check",
   summary:
     "Type-checks the project (tsc --noEmit), lints and format-checks it (biome check .), then checks the\n" +
-    "folder layers and that nothing shipped is orphaned (scripts/check-layers.ts, check-orphans.ts), as\n" +
-    "CI does. Exit 0 when all pass.",
+    "folder layers, that nothing shipped is orphaned, and the supply chain (native code in production\n" +
+    "dependencies, the lockfile): scripts/check-layers.ts, check-orphans.ts, supply-chain.ts, as CI\n" +
+    "does. Exit 0 when all pass.",
   flags: {
     write: { type: "boolean", description: "let Biome fix what it can (biome check --write .)" },
   },
@@ -24,6 +26,7 @@ const steps: [string, string[]][] = [
   ["biome", ["check", ...(values.write ? ["--write"] : []), "."]],
   ["tsx", ["scripts/check-layers.ts"]],
   ["tsx", ["scripts/check-orphans.ts"]],
+  ["tsx", ["scripts/supply-chain.ts"]],
 ];
 for (const [cmd, args] of steps) {
   // npm puts node_modules/.bin on PATH for scripts; `shell` resolves it the same way on every platform.

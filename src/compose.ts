@@ -20,7 +20,7 @@ import { UsdValuer } from "../pricing/usd.ts";
 import { AcceptanceSwapHandler } from "./acceptance/swap.ts";
 import { createApp, createOpsApp } from "./app.ts";
 import type { Chain } from "./chain/interface.ts";
-import { LocalChain } from "./chain/local/index.ts";
+import { loadLocalChain } from "./chain/load-local.ts";
 import { type SeededToken, seedFromConfig } from "./chain/local/seed.ts";
 import { parseRpcUrls, RpcChain } from "./chain/rpc.ts";
 import { createLogger, type Logger } from "./observability/logger.ts";
@@ -112,7 +112,8 @@ export async function composeService(config: Config, opts: ComposeOptions = {}):
         onError: (method) => metrics.rpcErrors.inc({ method }),
       });
     } else {
-      const local = LocalChain.create();
+      // The paper setup only: LiteSVM is a development dependency, loaded on demand.
+      const local = (await loadLocalChain()).create();
       seeded = seedFromConfig(local, config.file, signer.publicKey);
       chain = local;
     }
