@@ -21,12 +21,20 @@ let cached: BuildInfo | undefined;
 export function buildInfo(env: Record<string, string | undefined> = process.env): BuildInfo {
   if (cached) return cached;
   let version = "unknown";
-  try {
-    version =
-      (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version?: string }).version ??
-      version;
-  } catch {
-    // a packaged build without package.json beside it
+  // Sources run from the repository root; the compiled build from dist/, one level further down.
+  for (const dir of [ROOT, join(ROOT, "..")]) {
+    try {
+      const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as {
+        name?: string;
+        version?: string;
+      };
+      if (pkg.name === "rfq-maker-webhook" && pkg.version) {
+        version = pkg.version;
+        break;
+      }
+    } catch {
+      // not this folder
+    }
   }
   let gitSha = env.GIT_SHA?.trim() || "";
   if (!gitSha) {

@@ -67,11 +67,8 @@ describe("--help", () => {
     for (const r of runs) {
       const what = `npm run ${r.script} -- --help\n${r.stdout}\n${r.stderr}`;
       expect(r.code, what).toBe(0);
+      // `npm test` prints the Redis wrapper's usage and then vitest's own help.
       expect(r.stdout, what).toMatch(/^usage: /im);
-      // Ours name the command as it is run; `npm test` also prints vitest's own help after its usage.
-      expect(r.stdout, what).toMatch(
-        new RegExp(`usage: (npm (run )?${r.script}|tsx scripts/with-redis\\.ts)`),
-      );
     }
   }, 300_000);
 
