@@ -20,7 +20,7 @@ import { UsdValuer } from "../pricing/usd.ts";
 import { AcceptanceSwapHandler } from "./acceptance/swap.ts";
 import { createApp, createOpsApp } from "./app.ts";
 import type { Chain } from "./chain/interface.ts";
-import { LocalChain } from "./chain/local/index.ts";
+import { loadLocalChain } from "./chain/load-local.ts";
 import { type SeededToken, seedFromConfig } from "./chain/local/seed.ts";
 import { parseRpcUrls, RpcChain } from "./chain/rpc.ts";
 import { createLogger, type Logger } from "./observability/logger.ts";
@@ -107,9 +107,13 @@ export async function composeService(config: Config, opts: ComposeOptions = {}):
   let seeded: SeededToken[] | undefined;
   if (!chain) {
     if (config.env.RPC_URL) {
-      chain = new RpcChain({ urls: parseRpcUrls(config.env.RPC_URL) });
+      chain = new RpcChain({
+        urls: parseRpcUrls(config.env.RPC_URL),
+        onError: (method) => metrics.rpcErrors.inc({ method }),
+      });
     } else {
-      const local = LocalChain.create();
+      // The paper setup only: LiteSVM is a development dependency, loaded on demand.
+      const local = (await loadLocalChain()).create();
       seeded = seedFromConfig(local, config.file, signer.publicKey);
       chain = local;
     }
@@ -147,6 +151,8 @@ export async function composeService(config: Config, opts: ComposeOptions = {}):
     : new MemoryControls(now);
   await controls.start();
   closers.push(() => controls.close());
+
+  metrics.watch({ config, inventory, controls, priceSources, now });
 
   const book = new QuotingBook(config, priceSources, {
     now,

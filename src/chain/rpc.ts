@@ -17,7 +17,14 @@ import {
   type VersionedTransaction,
 } from "@solana/web3.js";
 import bs58 from "bs58";
-import type { AccountSnapshot, Blockhash, Chain, SendResult, SignatureStatus } from "./interface.ts";
+import type {
+  AccountSnapshot,
+  Blockhash,
+  Chain,
+  SendResult,
+  SignatureStatus,
+  SimulationResult,
+} from "./interface.ts";
 
 export interface RpcChainOptions {
   /** JSON-RPC URLs; the first is read from, all are sent to. */
@@ -28,6 +35,8 @@ export interface RpcChainOptions {
   resendIntervalMs?: number;
   /** Transactions tracked for re-sending at most (default 10,000); the oldest are dropped first. */
   maxInFlight?: number;
+  /** Told of every failed call (timeout, transport error, error answer), by method: the error counter. */
+  onError?: (method: string) => void;
 }
 
 /** A read that failed or timed out. */
@@ -82,6 +91,7 @@ export class RpcChain implements Chain {
   private readonly senders: Connection[];
   private readonly timeoutMs: number;
   private readonly maxInFlight: number;
+  private readonly onError: ((method: string) => void) | undefined;
   private readonly inFlight = new Map<string, InFlight>();
   /** Signatures whose blockhash expired while we were re-sending them. */
   private readonly expired = new Set<string>();
@@ -93,6 +103,7 @@ export class RpcChain implements Chain {
     if (opts.urls.length === 0) throw new Error("RpcChain needs at least one URL");
     this.timeoutMs = opts.timeoutMs ?? 5_000;
     this.maxInFlight = opts.maxInFlight ?? 10_000;
+    this.onError = opts.onError;
     const timeoutMs = this.timeoutMs;
     // The abort signal ends the HTTP request itself; the race in `call` bounds everything else.
     const fetchWithTimeout = (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) =>
@@ -112,9 +123,17 @@ export class RpcChain implements Chain {
     this.timer.unref();
   }
 
+  /** Bounds one JSON-RPC call by the timeout and counts its failure. */
+  private bounded<T>(p: Promise<T>, what: string): Promise<T> {
+    return timeout(p, this.timeoutMs, what).catch((e: unknown) => {
+      this.onError?.(what);
+      throw e;
+    });
+  }
+
   private async call<T>(what: string, f: () => Promise<T>): Promise<T> {
     try {
-      return await timeout(f(), this.timeoutMs, what);
+      return await this.bounded(f(), what);
     } catch (e) {
       throw new ChainUnavailableError(what, e);
     }
@@ -123,6 +142,33 @@ export class RpcChain implements Chain {
   async getLatestBlockhash(): Promise<Blockhash> {
     const r = await this.call("getLatestBlockhash", () => this.read.getLatestBlockhash("confirmed"));
     return { blockhash: r.blockhash, lastValidBlockHeight: BigInt(r.lastValidBlockHeight) };
+  }
+
+  async getBlockHeight(): Promise<bigint> {
+    return BigInt(await this.call("getBlockHeight", () => this.read.getBlockHeight("processed")));
+  }
+
+  // Blockhash checks and the pre-flight run against the newest (processed) bank: a blockhash the
+  // operator fetched a moment ago may not be confirmed yet, and the leader executes on that bank.
+  async isBlockhashValid(blockhash: string): Promise<boolean> {
+    const r = await this.call("isBlockhashValid", () =>
+      this.read.isBlockhashValid(blockhash, { commitment: "processed" }),
+    );
+    return r.value;
+  }
+
+  async simulateSigned(tx: VersionedTransaction): Promise<SimulationResult> {
+    const r = await this.call("simulateTransaction", () =>
+      this.read.simulateTransaction(tx, {
+        sigVerify: true,
+        replaceRecentBlockhash: false,
+        commitment: "processed",
+      }),
+    );
+    const logs = r.value.logs ?? [];
+    if (r.value.err === null) return { ok: true, unitsConsumed: BigInt(r.value.unitsConsumed ?? 0), logs };
+    const err = r.value.err;
+    return { ok: false, error: typeof err === "string" ? err : JSON.stringify(err), logs };
   }
 
   async getAccounts(keys: PublicKey[]): Promise<(AccountSnapshot | null)[]> {
@@ -186,9 +232,8 @@ export class RpcChain implements Chain {
     return Promise.all(
       this.senders.map(async (c): Promise<SendResult> => {
         try {
-          const signature = await timeout(
+          const signature = await this.bounded(
             c.sendRawTransaction(raw, { skipPreflight: true, maxRetries: 0 }),
-            this.timeoutMs,
             "sendTransaction",
           );
           return { ok: true, signature };
@@ -216,9 +261,8 @@ export class RpcChain implements Chain {
       if (this.expired.has(signature)) return { state: "expired" };
       const entry = this.inFlight.get(signature);
       if (!entry) return { state: "pending" };
-      const valid = await timeout(
+      const valid = await this.bounded(
         this.read.isBlockhashValid(entry.blockhash, { commitment: "confirmed" }),
-        this.timeoutMs,
         "isBlockhashValid",
       );
       if (valid.value) return { state: "pending" };
@@ -235,9 +279,8 @@ export class RpcChain implements Chain {
 
   /** Landed statuses (confirmed or failed) by signature; undefined entries are not landed yet. */
   private async fetchStatuses(signatures: string[]): Promise<(SignatureStatus | undefined)[]> {
-    const r = await timeout(
+    const r = await this.bounded(
       this.read.getSignatureStatuses(signatures, { searchTransactionHistory: false }),
-      this.timeoutMs,
       "getSignatureStatuses",
     );
     return r.value.map((s): SignatureStatus | undefined => {
@@ -274,7 +317,12 @@ export class RpcChain implements Chain {
           }
           let valid = validity.get(entry.blockhash);
           if (valid === undefined) {
-            valid = (await this.read.isBlockhashValid(entry.blockhash, { commitment: "confirmed" })).value;
+            valid = (
+              await this.bounded(
+                this.read.isBlockhashValid(entry.blockhash, { commitment: "confirmed" }),
+                "isBlockhashValid",
+              )
+            ).value;
             validity.set(entry.blockhash, valid);
           }
           if (!valid) {
@@ -300,7 +348,7 @@ export class RpcChain implements Chain {
 
   async ping(): Promise<boolean> {
     try {
-      await timeout(this.read.getSlot("confirmed"), this.timeoutMs, "getSlot");
+      await this.bounded(this.read.getSlot("confirmed"), "getSlot");
       return true;
     } catch {
       return false;

@@ -26,6 +26,10 @@ export const FillRejectCode = {
   INVALID_COMPUTE_BUDGET: "INVALID_COMPUTE_BUDGET",
   /** limit x price + signature fees is more than the maker will pay. */
   FEE_CAP_EXCEEDED: "FEE_CAP_EXCEEDED",
+  /** The compute-unit limit is below what the fill's shape consumes (src/fill/compute-units.ts): it cannot land. */
+  COMPUTE_UNIT_LIMIT_TOO_LOW: "COMPUTE_UNIT_LIMIT_TOO_LOW",
+  /** The compute-unit limit is above the ceiling: 1,400,000, or 200,000 for a permissioned pair. */
+  COMPUTE_UNIT_LIMIT_EXCEEDED: "COMPUTE_UNIT_LIMIT_EXCEEDED",
   /** The compute-unit price is above the prioritizationFeeToUse the maker answered in its quote. */
   COMPUTE_UNIT_PRICE_EXCEEDED: "COMPUTE_UNIT_PRICE_EXCEEDED",
   /** An Associated Token instruction other than a well-formed CreateIdempotent for one of the fill's mints. */
@@ -66,6 +70,12 @@ export const FillRejectCode = {
   INVALID_EXPIRY: "INVALID_EXPIRY",
   /** A Lighthouse instruction that is not an account or token-account assertion (tag 5, 6, 9 or 10). */
   INVALID_LIGHTHOUSE_INSTRUCTION: "INVALID_LIGHTHOUSE_INSTRUCTION",
+  /** The recent blockhash is not one the chain accepts (never issued, or expired): it would never land. */
+  BLOCKHASH_NOT_FOUND: "BLOCKHASH_NOT_FOUND",
+  /** The recent blockhash has fewer blocks to live than limits.minBlockhashBlocksLeft: it would expire before landing. */
+  BLOCKHASH_AGE_EXCEEDED: "BLOCKHASH_AGE_EXCEEDED",
+  /** The co-signed transaction failed its pre-flight simulation (the simulated error follows): not sent. */
+  SIMULATION_FAILED: "SIMULATION_FAILED",
 } as const;
 
 export type FillRejectCode = (typeof FillRejectCode)[keyof typeof FillRejectCode];

@@ -6,6 +6,8 @@
  * each attack's transaction, `signAsTaker` it and expect `rejected` with the attack's code. Every
  * transaction returned here is unsigned and built from real instructions (no mocks).
  */
+
+import { address } from "@solana/kit";
 import {
   createAssociatedTokenAccountIdempotentInstruction,
   getAssociatedTokenAddressSync,
@@ -20,6 +22,7 @@ import {
   VersionedTransaction,
 } from "@solana/web3.js";
 import bs58 from "bs58";
+import { accountInfoAssertion, getAssertAccountInfoInstruction, IntegerOperator } from "lighthouse-sdk";
 import { type TokenConfig, tokenSchema } from "../../config/schema.ts";
 import {
   type BuildFillParams,
@@ -29,6 +32,8 @@ import {
   setComputeUnitPriceInstruction,
 } from "../../sandbox/fill/builder.ts";
 import { compileSortedMessageV0 } from "../../sandbox/fill/compile.ts";
+import type { LocalChain } from "../../src/chain/local/index.ts";
+import type { RecentBlockhashes } from "../../src/chain/recent-blockhashes.ts";
 import { FillRejectCode } from "../../src/fill/codes.ts";
 import {
   ASSOCIATED_TOKEN_PROGRAM_ID,
@@ -38,6 +43,7 @@ import {
   ORDER_ENGINE_PROGRAM_ID,
   TOKEN_2022_PROGRAM_ID,
 } from "../../src/fill/layout.ts";
+import { computeUnitFloor, type FillShape } from "../../src/fill/rules/compute-unit-limit.ts";
 import type { StoredQuote } from "../../src/quote-store/interface.ts";
 
 /** Everything an attack needs: the honest parameters for the quote and the context they answer to. */
@@ -137,6 +143,20 @@ export function signAsTaker(tx: VersionedTransaction, taker: Keypair): Versioned
   const signers = tx.message.staticAccountKeys.slice(0, tx.message.header.numRequiredSignatures);
   if (signers.some((k) => k.equals(taker.publicKey))) tx.sign([taker]);
   return tx;
+}
+
+/** The compute-unit shape of a builder fill (what computeUnitLimitCoversShape reads from the message). */
+export function shapeOfParams(p: BuildFillParams): FillShape {
+  const kind = (native: boolean | undefined, program: PublicKey) =>
+    native ? "nativeSol" : program.equals(TOKEN_2022_PROGRAM_ID) ? "token2022" : "token";
+  return {
+    input: kind(p.nativeSolIn, p.inputTokenProgram),
+    output: kind(p.nativeSolOut, p.outputTokenProgram),
+    ataCreations: p.createTakerOutputAta
+      ? [p.outputTokenProgram.equals(TOKEN_2022_PROGRAM_ID) ? "token2022" : "token"]
+      : [],
+    lighthouseAssertions: p.lighthouseInstructions?.length ?? 0,
+  };
 }
 
 // --- Building blocks -------------------------------------------------------------------------------
@@ -272,11 +292,6 @@ export const FILL_ATTACKS: readonly FillAttack[] = [
     name: "tokenAccountsWritable: a read-only maker input token account",
     code: FillRejectCode.INVALID_FILL_ACCOUNTS,
     tamper: (s) => readOnlyFillAccount(s, FillAccount.makerInputTokenAccount),
-  },
-  {
-    name: "computeUnitLimitInRange: a compute-unit limit of 1,400,001, one above the runtime's ceiling",
-    code: FillRejectCode.INVALID_COMPUTE_BUDGET,
-    tamper: (s) => withInstructions(s, (ixs) => ixs, { computeUnitLimit: 1_400_001 }),
   },
   {
     name: "takerWritable: a read-only taker signer, with no ATA creation to make it writable",
@@ -653,11 +668,6 @@ export const FILL_ATTACKS: readonly FillAttack[] = [
       ]),
   },
   {
-    name: "a Lighthouse assertion naming the maker's wallet",
-    code: FillRejectCode.INVALID_MAKER_ACCOUNT_USE,
-    tamper: (s) => withInstructions(s, (ixs) => [...ixs, lighthouseIx(5, [s.maker])]),
-  },
-  {
     name: "a Lighthouse assertion before the fill",
     code: FillRejectCode.INVALID_INSTRUCTION_ORDER,
     tamper: (s) => withInstructions(s, (ixs) => [...ixs.slice(0, -1), lighthouseIx(9), ...ixs.slice(-1)]),
@@ -750,6 +760,22 @@ export const FILL_ATTACKS: readonly FillAttack[] = [
       withInstructions(s, (ixs) => ixs, {
         computeUnitPrice: BigInt(s.quote.response.prioritizationFeeToUse ?? 0) + 1n,
       }),
+  },
+  {
+    name: "a compute-unit limit one unit below its shape's floor (computeUnitLimitCoversShape)",
+    code: FillRejectCode.COMPUTE_UNIT_LIMIT_TOO_LOW,
+    tamper: (s) =>
+      withInstructions(s, (ixs) => ixs, { computeUnitLimit: computeUnitFloor(shapeOfParams(s.params)) - 1 }),
+  },
+  {
+    name: "computeUnitLimitCoversShape: a compute-unit limit of 1",
+    code: FillRejectCode.COMPUTE_UNIT_LIMIT_TOO_LOW,
+    tamper: (s) => withInstructions(s, (ixs) => ixs, { computeUnitLimit: 1 }),
+  },
+  {
+    name: "computeUnitLimitWithinCeiling: a compute-unit limit of 1,400,001, one above the runtime's ceiling",
+    code: FillRejectCode.COMPUTE_UNIT_LIMIT_EXCEEDED,
+    tamper: (s) => withInstructions(s, (ixs) => ixs, { computeUnitLimit: 1_400_001 }),
   },
   {
     name: "a compute-unit price set twice",
@@ -928,7 +954,69 @@ export const AFTER_CLAIM_ATTACKS: readonly FillAttack[] = [
     code: FillRejectCode.QUOTE_EXPIRED,
     tamper: (s) => editFill(s, {}, { expireAt: s.nowUnix }),
   },
+  {
+    name: "a recent blockhash the chain never issued",
+    code: FillRejectCode.BLOCKHASH_NOT_FOUND,
+    tamper: (s) => withInstructions(s, (ixs) => ixs, { recentBlockhash: attacker().toBase58() }),
+  },
 ];
+
+/** What a chain-state attack may arrange on the local chain before its fill is built. */
+export interface ChainStage {
+  chain: LocalChain;
+  /** The service's background cache of recent blockhashes. */
+  blockhashes: RecentBlockhashes;
+  maker: PublicKey;
+  taker: PublicKey;
+}
+
+/**
+ * Fills that pass every rule of the message but cannot land because of the chain's state when the
+ * maker would sign: refused after the claim, before anything is sent (test/swap/lands.security.test.ts).
+ */
+export interface ChainStateAttack {
+  name: string;
+  code: FillRejectCode;
+  /** Arranges the chain and returns what the fill built for the scenario's quote changes. */
+  arrange(stage: ChainStage): Promise<Partial<BuildFillParams>>;
+}
+
+export const CHAIN_STATE_ATTACKS: readonly ChainStateAttack[] = [
+  {
+    name: "a recent blockhash with fewer blocks left than a fill needs to land",
+    code: FillRejectCode.BLOCKHASH_AGE_EXCEEDED,
+    arrange: async ({ chain, blockhashes }) => {
+      const { blockhash, lastValidBlockHeight } = await chain.getLatestBlockhash();
+      await blockhashes.poll();
+      chain.advanceBlocks(Number(lastValidBlockHeight - chain.blockHeight()) - 5);
+      await blockhashes.poll();
+      return { recentBlockhash: blockhash };
+    },
+  },
+  {
+    // A taker-appended Lighthouse assertion that is false once the fill has run: the contract allows
+    // the instruction, so only running the transaction shows it would fail (the maker paying the fee).
+    name: "a Lighthouse assertion that fails on-chain (the taker holds more lamports than exist)",
+    code: FillRejectCode.SIMULATION_FAILED,
+    arrange: async ({ chain, taker }) => ({
+      recentBlockhash: (await chain.getLatestBlockhash()).blockhash,
+      lighthouseInstructions: [takerLamportsAbove(taker, 10n ** 18n)],
+    }),
+  },
+];
+
+/** Lighthouse AssertAccountInfo (tag 5), built by lighthouse-sdk: `account`'s lamports > `lamports`. */
+export function takerLamportsAbove(account: PublicKey, lamports: bigint): TransactionInstruction {
+  const ix = getAssertAccountInfoInstruction({
+    targetAccount: address(account.toBase58()),
+    assertion: accountInfoAssertion("Lamports", { value: lamports, operator: IntegerOperator.GreaterThan }),
+  });
+  return new TransactionInstruction({
+    programId: new PublicKey(ix.programAddress),
+    keys: ix.accounts.map((a) => ({ pubkey: new PublicKey(a.address), isSigner: false, isWritable: false })),
+    data: Buffer.from(ix.data),
+  });
+}
 
 /** Attacks on a native-SOL output leg (the scenario must set params.nativeSolOut). */
 export const NATIVE_SOL_OUT_ATTACKS: readonly FillAttack[] = [

@@ -200,6 +200,14 @@ describe("validateFill accepts the operator's honest fills", () => {
     expect(fill.computeUnitLimit).toBeGreaterThan(0);
   });
 
+  it("accepts the operator's own Lighthouse example: an AssertAccountInfo on the maker's wallet after the fill", () => {
+    // tests/suites/integration/swap.ts in the operator's toolkit asserts the maker's lamports.
+    const { s, maker, quote, tokens } = setup();
+    const tx = buildFillTransaction({ ...s.params, lighthouseInstructions: [lighthouseIx(5, [maker])] });
+    const fill = accepted(validateFill({ tx, quote, maker, tokens, maxFeeLamports: 2_000_000n }));
+    expect(fill.outputAmount).toBe(s.params.outputAmount);
+  });
+
   it("accepts the fee rounded up as well as down, and records what was kept back", () => {
     const { s, input } = setup({ amountOut: 12_345n, feeBps: 10 });
     // fee = 12.345: floor 12 (operator), ceil 13.
@@ -306,7 +314,7 @@ describe("validateFill boundaries", () => {
     expect(stale).toBe(`the quote expired at ${ceilExpiry}; chain time is ${ceilExpiry + 1n}`);
   });
 
-  it("computeUnitLimitInRange: accepts a compute-unit limit of exactly 1,400,000, the runtime's ceiling", () => {
+  it("computeUnitLimitWithinCeiling: accepts a compute-unit limit of exactly 1,400,000, the runtime's ceiling", () => {
     const { s, input } = setup();
     const fill = accepted(
       validateFill(input(buildFillTransaction({ ...s.params, computeUnitLimit: 1_400_000 }))),

@@ -13,6 +13,8 @@ import * as ataCreation from "./ata-creation.ts";
 import type { FillRule } from "./check.ts";
 import * as computeBudget from "./compute-budget.ts";
 import { COMPUTE_BUDGET_RULES } from "./compute-budget.ts";
+import * as computeUnitLimit from "./compute-unit-limit.ts";
+import { computeUnitLimitCoversShape } from "./compute-unit-limit.ts";
 import * as fillAccounts from "./fill-accounts.ts";
 import {
   fillAccountCount,
@@ -61,6 +63,8 @@ export const FILL_RULES: readonly FillRule[] = [
   takerOutputAccountIsTakers,
   temporaryWsolAccountIffNativeOut,
   tokenAccountsWritable,
+  // Enough compute units for this shape to land (compute-unit-limit.ts).
+  computeUnitLimitCoversShape,
   // The fill's terms against the quote (amounts.ts).
   ...AMOUNT_RULES,
 ];
@@ -70,7 +74,18 @@ export const FILL_RULES: readonly FillRule[] = [
  * under from its file (stable, unlike a function's inferred `name`).
  */
 export const RULE_NAMES: ReadonlyMap<unknown, string> = new Map(
-  [amounts, ataCreation, computeBudget, fillAccounts, instructions, lighthouse, message, mints, tokenAccounts]
+  [
+    amounts,
+    ataCreation,
+    computeBudget,
+    computeUnitLimit,
+    fillAccounts,
+    instructions,
+    lighthouse,
+    message,
+    mints,
+    tokenAccounts,
+  ]
     .flatMap((m) => Object.entries(m))
     .map(([name, value]) => [value, name]),
 );
