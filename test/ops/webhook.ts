@@ -11,7 +11,7 @@ import type { Config } from "../../config/load.ts";
 import type { Inventory } from "../../inventory/interface.ts";
 import type { TokenLists } from "../../inventory/token-lists.ts";
 import { QuotingBook } from "../../pricing/book.ts";
-import type { Controls } from "../../pricing/controls.ts";
+import type { Controls } from "../../pricing/controls/interface.ts";
 import type { PriceSource } from "../../pricing/interface.ts";
 import { createApp, createOpsApp } from "../../src/app.ts";
 import { createLogger } from "../../src/observability/logger.ts";

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { MemoryInventory } from "../../inventory/memory.ts";
-import { MemoryControls } from "../../pricing/controls.ts";
+import { MemoryControls } from "../../pricing/controls/memory.ts";
 import { publishPrice, type RedisPriceSource } from "../../pricing/redis.ts";
 import { closePriceSources, startPriceSources } from "../../pricing/sources.ts";
 import { makeWorld } from "../inventory/support.ts";
