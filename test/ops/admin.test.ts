@@ -24,10 +24,11 @@ async function instance(w: World, controls: Controls, adminApiKey?: string): Pro
   await controls.start();
   const hook = await startWebhook({
     config: w.config,
+    chain: w.chain,
     sources: w.sources,
     controls,
     inventory,
-    maker: w.maker.publicKey.toBase58(),
+    maker: w.maker,
     ...(adminApiKey ? { adminApiKey } : {}),
   });
   cleanups.push(async () => {
