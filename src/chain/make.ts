@@ -6,7 +6,7 @@
 import type { PublicKey } from "@solana/web3.js";
 import type { Config } from "../../config/load.ts";
 import type { Chain } from "./interface.ts";
-import { LocalChain } from "./local/index.ts";
+import { loadLocalChain } from "./load-local.ts";
 import { type SeededToken, seedFromConfig } from "./local/seed.ts";
 import { parseRpcUrls, RpcChain } from "./rpc.ts";
 
@@ -30,7 +30,8 @@ export async function makeChain(
     });
     return { chain, note: chain.description };
   }
-  const local = LocalChain.create();
+  // The paper setup only: LiteSVM is a development dependency, loaded on demand (load-local.ts).
+  const local = (await loadLocalChain()).create();
   const seeded = seedFromConfig(local, config.file, maker);
   return { chain: local, seeded, note: "local chain (paper setup, seeded from the configuration)" };
 }
