@@ -107,7 +107,9 @@ export async function composeService(config: Config, opts: ComposeOptions = {}):
 
   const made: MadeChain = opts.chain
     ? { chain: opts.chain, note: opts.chain.description }
-    : await makeChain(config, signer.publicKey);
+    : await makeChain(config, signer.publicKey, {
+        onRpcError: (method) => metrics.rpcErrors.inc({ method }),
+      });
   const chain = made.chain;
   const seeded = made.seeded;
   closers.push(() => chain.close());
@@ -156,6 +158,8 @@ export async function composeService(config: Config, opts: ComposeOptions = {}):
     closers.push(() => own.close());
     controls = own;
   }
+
+  metrics.watch({ config, inventory, controls, priceSources, now });
 
   const book = new QuotingBook(config, priceSources, {
     now,

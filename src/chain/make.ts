@@ -21,12 +21,13 @@ export interface MadeChain {
 export async function makeChain(
   config: Config,
   maker: PublicKey,
-  opts: { rpcTimeoutMs?: number } = {},
+  opts: { rpcTimeoutMs?: number; onRpcError?: (method: string) => void } = {},
 ): Promise<MadeChain> {
   if (config.env.RPC_URL) {
     const chain = new RpcChain({
       urls: parseRpcUrls(config.env.RPC_URL),
       ...(opts.rpcTimeoutMs !== undefined ? { timeoutMs: opts.rpcTimeoutMs } : {}),
+      ...(opts.onRpcError ? { onError: opts.onRpcError } : {}),
     });
     return { chain, note: chain.description };
   }
