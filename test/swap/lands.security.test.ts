@@ -60,11 +60,14 @@ function accountBytes(): Record<string, string> {
   return out;
 }
 
+let sizes = 0n;
+/** A quote for a size no earlier test used: with one blockhash per (minute-long) block, equal terms
+ * would make equal fill messages, which the replay binding refuses. */
 async function quoteJupToUsdc(): Promise<StoredQuote> {
   const { stored } = await askQuote(h, http, {
     tokenIn: MINT.JUP,
     tokenOut: MINT.USDC,
-    amount: 1_000_000_000n,
+    amount: 1_000_000_000n + ++sizes * 1_000n,
     feeBps: 10,
     taker: taker.publicKey,
   });
