@@ -90,12 +90,20 @@ async function signAsIs(b64: string): Promise<string> {
   return getBase64Decoder().decode(getTransactionEncoder().encode(signed));
 }
 
-/** Decompile, append `extra` after the fill, compile, partially sign, encode. */
-async function signWithAppended(b64: string, extra: IInstruction[]): Promise<string> {
+type Message = ReturnType<typeof decompileTransactionMessage>;
+
+/** Decompile, optionally edit, append `extra` after the fill, compile, partially sign, encode. */
+async function signWithAppended(
+  b64: string,
+  extra: IInstruction[],
+  edit: (m: Message) => Message = (m) => m,
+): Promise<string> {
   const tx = getTransactionDecoder().decode(getBase64Encoder().encode(b64));
-  const message = decompileTransactionMessage(getCompiledTransactionMessageDecoder().decode(tx.messageBytes));
+  const message = edit(
+    decompileTransactionMessage(getCompiledTransactionMessageDecoder().decode(tx.messageBytes)),
+  );
   const signed = await pipe(
-    extra.reduce((m, ix) => appendTransactionMessageInstruction(ix, m) as typeof message, message),
+    extra.reduce((m, ix) => appendTransactionMessageInstruction(ix, m) as Message, message),
     (m) => compileTransaction(m),
     (t) => partiallySignTransaction([taker.keyPair], t),
   );
@@ -236,20 +244,47 @@ describe("a @solana/kit taker against the sandbox", () => {
       amount: "1000000",
       swapMode: "ExactIn",
     });
-    const raiseLimit: IInstruction = {
+    const priceAgain: IInstruction = {
       programAddress: address("ComputeBudget111111111111111111111111111111"),
       accounts: [],
-      data: new Uint8Array([2, 0x80, 0x1a, 0x06, 0x00]),
+      data: new Uint8Array([3, 1, 0, 0, 0, 0, 0, 0, 0]),
     };
     const res = await fetch(`${stack.operatorUrl}/ultra/v1/execute?swapType=rfq`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({
-        signedTransaction: await signWithAppended(o.transaction, [raiseLimit]),
+        signedTransaction: await signWithAppended(o.transaction, [priceAgain]),
         requestId: o.requestId,
       }),
     });
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ code: -3 });
+  }, 60_000);
+
+  it("accepts the operator's own client's change: the compute-unit limit raised to 400,000 before its assertion (Success)", async () => {
+    const o = await order({
+      inputMint: MINT.USDC,
+      outputMint: MINT.JUP,
+      amount: "1000000",
+      swapMode: "ExactIn",
+    });
+    const raiseLimit = (m: Message) =>
+      ({
+        ...m,
+        instructions: m.instructions.map((ix) =>
+          ix.programAddress === "ComputeBudget111111111111111111111111111111" && ix.data?.[0] === 2
+            ? { ...ix, data: new Uint8Array([2, 0x80, 0x1a, 0x06, 0x00]) }
+            : ix,
+        ),
+      }) as Message;
+    const assertion = getAssertAccountInfoInstruction({
+      targetAccount: address(o.maker),
+      assertion: accountInfoAssertion("Lamports", {
+        value: 5_000_000,
+        operator: IntegerOperator.GreaterThan,
+      }),
+    });
+    const x = await execute(await signWithAppended(o.transaction, [assertion], raiseLimit), o.requestId);
+    expect(x).toMatchObject({ status: "Success", code: 0 });
   }, 60_000);
 });
