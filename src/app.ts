@@ -110,6 +110,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     store: deps.store,
     metrics,
     minBudgetMs: config.file.limits.minQuoteBudgetMs,
+    logSample: config.env.LOG_QUOTE_SAMPLE,
     now,
   });
   registerSwapRoute(api, deps.swap, metrics);

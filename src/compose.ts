@@ -107,7 +107,10 @@ export async function composeService(config: Config, opts: ComposeOptions = {}):
   let seeded: SeededToken[] | undefined;
   if (!chain) {
     if (config.env.RPC_URL) {
-      chain = new RpcChain({ urls: parseRpcUrls(config.env.RPC_URL) });
+      chain = new RpcChain({
+        urls: parseRpcUrls(config.env.RPC_URL),
+        onError: (method) => metrics.rpcErrors.inc({ method }),
+      });
     } else {
       // The paper setup only: LiteSVM is a development dependency, loaded on demand.
       const local = (await loadLocalChain()).create();
@@ -148,6 +151,8 @@ export async function composeService(config: Config, opts: ComposeOptions = {}):
     : new MemoryControls(now);
   await controls.start();
   closers.push(() => controls.close());
+
+  metrics.watch({ config, inventory, controls, priceSources, now });
 
   const book = new QuotingBook(config, priceSources, {
     now,

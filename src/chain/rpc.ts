@@ -28,6 +28,8 @@ export interface RpcChainOptions {
   resendIntervalMs?: number;
   /** Transactions tracked for re-sending at most (default 10,000); the oldest are dropped first. */
   maxInFlight?: number;
+  /** Told of every failed call (timeout, transport error, error answer), by method: the error counter. */
+  onError?: (method: string) => void;
 }
 
 /** A read that failed or timed out. */
@@ -82,6 +84,7 @@ export class RpcChain implements Chain {
   private readonly senders: Connection[];
   private readonly timeoutMs: number;
   private readonly maxInFlight: number;
+  private readonly onError: ((method: string) => void) | undefined;
   private readonly inFlight = new Map<string, InFlight>();
   /** Signatures whose blockhash expired while we were re-sending them. */
   private readonly expired = new Set<string>();
@@ -93,6 +96,7 @@ export class RpcChain implements Chain {
     if (opts.urls.length === 0) throw new Error("RpcChain needs at least one URL");
     this.timeoutMs = opts.timeoutMs ?? 5_000;
     this.maxInFlight = opts.maxInFlight ?? 10_000;
+    this.onError = opts.onError;
     const timeoutMs = this.timeoutMs;
     // The abort signal ends the HTTP request itself; the race in `call` bounds everything else.
     const fetchWithTimeout = (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) =>
@@ -112,9 +116,17 @@ export class RpcChain implements Chain {
     this.timer.unref();
   }
 
+  /** Bounds one JSON-RPC call by the timeout and counts its failure. */
+  private bounded<T>(p: Promise<T>, what: string): Promise<T> {
+    return timeout(p, this.timeoutMs, what).catch((e: unknown) => {
+      this.onError?.(what);
+      throw e;
+    });
+  }
+
   private async call<T>(what: string, f: () => Promise<T>): Promise<T> {
     try {
-      return await timeout(f(), this.timeoutMs, what);
+      return await this.bounded(f(), what);
     } catch (e) {
       throw new ChainUnavailableError(what, e);
     }
@@ -186,9 +198,8 @@ export class RpcChain implements Chain {
     return Promise.all(
       this.senders.map(async (c): Promise<SendResult> => {
         try {
-          const signature = await timeout(
+          const signature = await this.bounded(
             c.sendRawTransaction(raw, { skipPreflight: true, maxRetries: 0 }),
-            this.timeoutMs,
             "sendTransaction",
           );
           return { ok: true, signature };
@@ -216,9 +227,8 @@ export class RpcChain implements Chain {
       if (this.expired.has(signature)) return { state: "expired" };
       const entry = this.inFlight.get(signature);
       if (!entry) return { state: "pending" };
-      const valid = await timeout(
+      const valid = await this.bounded(
         this.read.isBlockhashValid(entry.blockhash, { commitment: "confirmed" }),
-        this.timeoutMs,
         "isBlockhashValid",
       );
       if (valid.value) return { state: "pending" };
@@ -235,9 +245,8 @@ export class RpcChain implements Chain {
 
   /** Landed statuses (confirmed or failed) by signature; undefined entries are not landed yet. */
   private async fetchStatuses(signatures: string[]): Promise<(SignatureStatus | undefined)[]> {
-    const r = await timeout(
+    const r = await this.bounded(
       this.read.getSignatureStatuses(signatures, { searchTransactionHistory: false }),
-      this.timeoutMs,
       "getSignatureStatuses",
     );
     return r.value.map((s): SignatureStatus | undefined => {
@@ -274,7 +283,12 @@ export class RpcChain implements Chain {
           }
           let valid = validity.get(entry.blockhash);
           if (valid === undefined) {
-            valid = (await this.read.isBlockhashValid(entry.blockhash, { commitment: "confirmed" })).value;
+            valid = (
+              await this.bounded(
+                this.read.isBlockhashValid(entry.blockhash, { commitment: "confirmed" }),
+                "isBlockhashValid",
+              )
+            ).value;
             validity.set(entry.blockhash, valid);
           }
           if (!valid) {
@@ -300,7 +314,7 @@ export class RpcChain implements Chain {
 
   async ping(): Promise<boolean> {
     try {
-      await timeout(this.read.getSlot("confirmed"), this.timeoutMs, "getSlot");
+      await this.bounded(this.read.getSlot("confirmed"), "getSlot");
       return true;
     } catch {
       return false;
