@@ -14,12 +14,12 @@
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
-import { parseArgs } from "node:util";
 import { Keypair, PublicKey } from "@solana/web3.js";
 import { DEFAULT_CONFIG_PATH, parseFileConfig } from "../config/load.ts";
 import { type BuildFillParams, buildFillTransaction } from "../sandbox/fill/builder.ts";
 import { LocalChain } from "../src/chain/local/index.ts";
 import { createMint, fundTaker, seedFromConfig } from "../src/chain/local/seed.ts";
+import { parseArgs } from "../src/cli/args.ts";
 import {
   COMPUTE_UNITS,
   type ComputeUnitTable,
@@ -29,12 +29,32 @@ import {
 } from "../src/fill/compute-units.ts";
 import { NATIVE_MINT, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from "../src/fill/layout.ts";
 
-const { values: args } = parseArgs({
-  options: {
-    samples: { type: "string", default: "10" },
-    margin: { type: "string", default: String(COMPUTE_UNITS.margin) },
-    check: { type: "boolean", default: false },
-    out: { type: "string", default: new URL("../src/fill/compute-units.ts", import.meta.url).pathname },
+const { values: args } = parseArgs(process.argv.slice(2), {
+  command: "npm run bench:compute-units",
+  summary:
+    "Re-measures the compute units each fill shape needs on the local chain (every pair of leg kinds,\n" +
+    "with and without the taker's ATA creation and a Lighthouse assertion) and rewrites the table the\n" +
+    "compute-unit floor rule reads, or with --check compares and exits 1 on drift.",
+  flags: {
+    samples: {
+      type: "string",
+      value: "N",
+      default: "10",
+      description: "simulations per shape (largest kept)",
+    },
+    margin: {
+      type: "string",
+      value: "X",
+      default: String(COMPUTE_UNITS.margin),
+      description: "margin the rule adds on top of the measurement",
+    },
+    check: { type: "boolean", description: "measure and compare with the table; exit 1 on drift" },
+    out: {
+      type: "string",
+      value: "FILE",
+      default: new URL("../src/fill/compute-units.ts", import.meta.url).pathname,
+      description: "the table to rewrite",
+    },
   },
 });
 const config = parseFileConfig(JSON.parse(readFileSync(DEFAULT_CONFIG_PATH, "utf8")));
