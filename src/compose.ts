@@ -7,22 +7,25 @@
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { type Config, redisKeys } from "../config/load.ts";
-import { AdvertisedTokenLists, FileAdvertisedStore, RedisAdvertisedStore } from "../inventory/advertised.ts";
+import { AdvertisedTokenLists } from "../inventory/advertised.ts";
+import { FileAdvertisedStore } from "../inventory/advertised-store/file.ts";
+import { RedisAdvertisedStore } from "../inventory/advertised-store/redis.ts";
 import type { Inventory } from "../inventory/interface.ts";
 import { MemoryInventory } from "../inventory/memory.ts";
 import { RedisInventory } from "../inventory/redis.ts";
 import type { TokenLists } from "../inventory/token-lists.ts";
 import { QuotingBook } from "../pricing/book.ts";
-import { type Controls, MemoryControls, RedisControls } from "../pricing/controls.ts";
+import type { Controls } from "../pricing/controls/interface.ts";
+import { MemoryControls } from "../pricing/controls/memory.ts";
+import { RedisControls } from "../pricing/controls/redis.ts";
 import type { PriceSource } from "../pricing/interface.ts";
 import { createPriceSources } from "../pricing/sources.ts";
 import { UsdValuer } from "../pricing/usd.ts";
 import { AcceptanceSwapHandler } from "./acceptance/swap.ts";
 import { createApp, createOpsApp } from "./app.ts";
 import type { Chain } from "./chain/interface.ts";
-import { loadLocalChain } from "./chain/load-local.ts";
-import { type SeededToken, seedFromConfig } from "./chain/local/seed.ts";
-import { parseRpcUrls, RpcChain } from "./chain/rpc.ts";
+import type { SeededToken } from "./chain/local/seed.ts";
+import { type MadeChain, makeChain } from "./chain/make.ts";
 import { createLogger, type Logger } from "./observability/logger.ts";
 import { Metrics } from "./observability/metrics.ts";
 import { QuoteService } from "./quote/service.ts";
@@ -31,7 +34,7 @@ import { MemoryQuoteStore } from "./quote-store/memory.ts";
 import { RedisQuoteStore } from "./quote-store/redis.ts";
 import { registerAdminRoutes } from "./routes/admin.ts";
 import type { ReadinessProbe } from "./routes/health.ts";
-import { KeypairSigner, loadOrCreateKeypair, readKeypairFile, type Signer } from "./signer/index.ts";
+import { makeSigner, type Signer } from "./signer/index.ts";
 import type { SwapHandler } from "./swap/handler.ts";
 import { createSwapPorts, type SwapPorts, type SwapTuning } from "./swap/service.ts";
 
@@ -47,6 +50,13 @@ export interface ComposeOptions {
   now?: () => number;
   /** Swap-path tunables (budget, step timeouts, confirmation poll interval); see src/swap/service.ts. */
   swap?: SwapTuning;
+  /**
+   * Ready-made, already started ports that the caller owns and closes (tests share them between two
+   * instances, or drive their clocks); everything else is built here as `npm start` builds it.
+   */
+  priceSources?: ReadonlyMap<string, PriceSource>;
+  inventory?: Inventory;
+  controls?: Controls;
 }
 
 export interface Service {
@@ -75,14 +85,6 @@ export interface Service {
   close(): Promise<void>;
 }
 
-function makeSigner(config: Config): { signer: Signer; created: boolean } {
-  if (config.env.MAKER_KEYPAIR) {
-    return { signer: new KeypairSigner(readKeypairFile(config.env.MAKER_KEYPAIR)), created: false };
-  }
-  const { keypair, created } = loadOrCreateKeypair(join(config.env.DATA_DIR, "maker-keypair.json"));
-  return { signer: new KeypairSigner(keypair), created };
-}
-
 /** Builds and starts every port, then the app. `close()` stops them in reverse order. */
 export async function composeService(config: Config, opts: ComposeOptions = {}): Promise<Service> {
   const log = opts.log ?? createLogger(config.env.LOG_LEVEL);
@@ -103,21 +105,13 @@ export async function composeService(config: Config, opts: ComposeOptions = {}):
     ? { signer: opts.signer, created: false }
     : makeSigner(config);
 
-  let chain = opts.chain;
-  let seeded: SeededToken[] | undefined;
-  if (!chain) {
-    if (config.env.RPC_URL) {
-      chain = new RpcChain({
-        urls: parseRpcUrls(config.env.RPC_URL),
-        onError: (method) => metrics.rpcErrors.inc({ method }),
+  const made: MadeChain = opts.chain
+    ? { chain: opts.chain, note: opts.chain.description }
+    : await makeChain(config, signer.publicKey, {
+        onRpcError: (method) => metrics.rpcErrors.inc({ method }),
       });
-    } else {
-      // The paper setup only: LiteSVM is a development dependency, loaded on demand.
-      const local = (await loadLocalChain()).create();
-      seeded = seedFromConfig(local, config.file, signer.publicKey);
-      chain = local;
-    }
-  }
+  const chain = made.chain;
+  const seeded = made.seeded;
   closers.push(() => chain.close());
 
   const store: QuoteStore = redis
@@ -125,38 +119,51 @@ export async function composeService(config: Config, opts: ComposeOptions = {}):
     : new MemoryQuoteStore(config.file.limits.memoryStoreMaxQuotes, now);
   closers.push(() => store.close());
 
-  const priceSources = createPriceSources(config, { ...(redis ? { redis } : {}), log });
-  for (const s of priceSources.values()) {
-    await s.start();
-    closers.push(() => s.close());
+  let priceSources = opts.priceSources;
+  if (!priceSources) {
+    const own = createPriceSources(config, { ...(redis ? { redis } : {}), log });
+    for (const s of own.values()) {
+      await s.start();
+      closers.push(() => s.close());
+    }
+    priceSources = own;
   }
   const usd = new UsdValuer(config, priceSources, now);
 
-  const inventoryOpts = { config, chain, maker: signer.publicKey, usd, log, now };
-  const inventory: Inventory = redis
-    ? new RedisInventory(redis, inventoryOpts, keys.inventory)
-    : new MemoryInventory(inventoryOpts);
-  await inventory.start();
-  closers.push(() => inventory.close());
+  let inventory = opts.inventory;
+  if (!inventory) {
+    const inventoryOpts = { config, chain, maker: signer.publicKey, usd, log, now };
+    const own: Inventory = redis
+      ? new RedisInventory(redis, inventoryOpts, keys.inventory)
+      : new MemoryInventory(inventoryOpts);
+    await own.start();
+    closers.push(() => own.close());
+    inventory = own;
+  }
+  const inv = inventory;
 
-  const ctl = config.file.controls;
-  const controls: Controls = redis
-    ? new RedisControls(redis, {
-        prefix: keys.controls,
-        pollMs: ctl.pollMs,
-        failClosedAfterMs: ctl.failClosedAfterMs,
-        log,
-        now,
-      })
-    : new MemoryControls(now);
-  await controls.start();
-  closers.push(() => controls.close());
+  let controls = opts.controls;
+  if (!controls) {
+    const ctl = config.file.controls;
+    const own: Controls = redis
+      ? new RedisControls(redis, {
+          prefix: keys.controls,
+          pollMs: ctl.pollMs,
+          failClosedAfterMs: ctl.failClosedAfterMs,
+          log,
+          now,
+        })
+      : new MemoryControls(now);
+    await own.start();
+    closers.push(() => own.close());
+    controls = own;
+  }
 
   metrics.watch({ config, inventory, controls, priceSources, now });
 
   const book = new QuotingBook(config, priceSources, {
     now,
-    position: (mint) => inventory.position(mint),
+    position: (mint) => inv.position(mint),
     controls,
     usd,
   });
