@@ -65,6 +65,7 @@ describe("documentation stays inside the repository", () => {
   const docs = [
     "README.md",
     "docs/contract.md",
+    "docs/dependencies.md",
     "sandbox/README.md",
     "pricing/README.md",
     "inventory/README.md",
