@@ -11,6 +11,7 @@
  */
 import type { Redis } from "ioredis";
 import type { Logger } from "../src/observability/logger.ts";
+import { subscriberOf } from "../src/redis/client.ts";
 
 export interface ControlState {
   paused: boolean;
@@ -25,6 +26,11 @@ export interface ControlState {
 export interface Controls {
   /** No quote may be given: paused, or (shared controls) the switches are unknown. Synchronous. */
   isPaused(): boolean;
+  /**
+   * Why the switches are unknown (shared controls whose store cannot be read), or undefined. An outage
+   * refuses quotes like a pause does, but is reported as what it is (`CONTROLS_UNAVAILABLE`).
+   */
+  outage(): string | undefined;
   /** The runtime override for a pair, or undefined to use its configured `enabled`. Synchronous. */
   pairOverride(pairKey: string): boolean | undefined;
   state(): ControlState;
@@ -56,6 +62,14 @@ abstract class KnownSwitches {
 
   isPaused(): boolean {
     return this.paused || !this.known();
+  }
+
+  outage(): string | undefined {
+    return this.known() ? undefined : this.outageDetail();
+  }
+
+  protected outageDetail(): string {
+    return "the shared switches cannot be read";
   }
 
   pairOverride(pairKey: string): boolean | undefined {
@@ -130,6 +144,7 @@ export class RedisControls extends KnownSwitches implements Controls {
   private timer: NodeJS.Timeout | undefined;
   private reading: Promise<void> | undefined;
   private readAgain = false;
+  private readFailing = false;
 
   constructor(
     private readonly redis: Redis,
@@ -156,6 +171,13 @@ export class RedisControls extends KnownSwitches implements Controls {
     return this.now() - this.lastReadMs <= this.failClosedAfterMs;
   }
 
+  protected override outageDetail(): string {
+    const since = Number.isFinite(this.lastReadMs)
+      ? `last read ${this.now() - this.lastReadMs} ms ago`
+      : "never read since start";
+    return `the shared switches (Redis) cannot be read: ${since}; not quoting until they can`;
+  }
+
   async pause(reason: string): Promise<void> {
     const atMs = this.now();
     await this.redis
@@ -180,7 +202,10 @@ export class RedisControls extends KnownSwitches implements Controls {
   }
 
   async start(): Promise<void> {
-    this.subscriber = this.redis.duplicate();
+    this.subscriber = subscriberOf(this.redis, {
+      client: "controls-subscriber",
+      ...(this.opts.log ? { log: this.opts.log } : {}),
+    });
     this.subscriber.on("message", () => void this.read());
     // A reconnected subscriber may have missed messages: read at once.
     this.subscriber.on("ready", () => void this.read());
@@ -217,8 +242,12 @@ export class RedisControls extends KnownSwitches implements Controls {
           if (pausedRes?.[0] || pairsRes?.[0]) throw pausedRes?.[0] ?? pairsRes?.[0];
           this.apply(pausedRes?.[1] as string | null, pairsRes?.[1] as Record<string, string>);
           this.lastReadMs = started;
+          if (this.readFailing) this.opts.log?.info("controls: the shared switches are readable again");
+          this.readFailing = false;
         } catch (err) {
-          this.opts.log?.warn({ err }, "controls: cannot read the shared switches");
+          // Once per outage: the poll runs every `pollMs`.
+          if (!this.readFailing) this.opts.log?.warn({ err }, "controls: cannot read the shared switches");
+          this.readFailing = true;
         }
       } while (this.readAgain);
     })().finally(() => {

@@ -15,6 +15,7 @@ import type { Logger } from "./observability/logger.ts";
 import type { Metrics } from "./observability/metrics.ts";
 import type { QuoteService } from "./quote/service.ts";
 import type { QuoteStore } from "./quote-store/interface.ts";
+import type { Circuit } from "./redis/circuit.ts";
 import { type ReadinessProbe, registerHealthRoutes } from "./routes/health.ts";
 import { registerMetricsRoute } from "./routes/metrics.ts";
 import { registerQuoteRoute } from "./routes/quote.ts";
@@ -32,6 +33,10 @@ export interface AppDeps {
   swap: SwapHandler;
   tokenLists: TokenLists;
   probes: readonly ReadinessProbe[];
+  /** True once the process is shutting down: /ready answers 503 "draining". */
+  draining?: () => boolean;
+  /** The quote store's circuit breaker (compose makes one per service). */
+  storeCircuit?: Circuit;
   /** The maker's admin API: at the root beside /health, behind its own key, never the operator's. */
   adminRoutes?: (app: Hono<AppEnv>) => void;
   now?: () => number;
@@ -51,7 +56,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.onError(errorHandler);
   app.notFound((c) => c.json({ message: `no route ${c.req.method} ${c.req.path}` }, 404));
 
-  registerHealthRoutes(app, deps.probes);
+  registerHealthRoutes(app, deps.probes, deps.draining);
   registerMetricsRoute(app, metrics);
   deps.adminRoutes?.(app);
 
@@ -82,6 +87,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     metrics,
     minBudgetMs: config.file.limits.minQuoteBudgetMs,
     now,
+    ...(deps.storeCircuit ? { storeCircuit: deps.storeCircuit } : {}),
   });
   registerSwapRoute(api, deps.swap, metrics);
   app.route(config.file.basePath || "/", api);

@@ -5,7 +5,7 @@
  * two "instances").
  */
 import { join } from "node:path";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import type { Config } from "../config/load.ts";
 import { AdvertisedTokenLists, FileAdvertisedStore, RedisAdvertisedStore } from "../inventory/advertised.ts";
 import type { Inventory } from "../inventory/interface.ts";
@@ -20,14 +20,17 @@ import { AcceptanceSwapHandler } from "./acceptance/swap.ts";
 import { createApp } from "./app.ts";
 import type { Chain } from "./chain/interface.ts";
 import { LocalChain } from "./chain/local.ts";
-import { parseRpcUrls, RpcChain } from "./chain/rpc.ts";
+import { parseRpcUrls, probeRpcEndpoint, RpcChain, redactUrl } from "./chain/rpc.ts";
 import { type SeededToken, seedFromConfig } from "./chain/seed.ts";
+import { describeCause, StartupError } from "./errors/startup.ts";
 import { createLogger, type Logger } from "./observability/logger.ts";
 import { Metrics } from "./observability/metrics.ts";
 import { QuoteService } from "./quote/service.ts";
 import type { QuoteStore } from "./quote-store/interface.ts";
 import { MemoryQuoteStore } from "./quote-store/memory.ts";
 import { RedisQuoteStore } from "./quote-store/redis.ts";
+import { Circuit } from "./redis/circuit.ts";
+import { createRedisClient, redisAddress, waitReady } from "./redis/client.ts";
 import { registerAdminRoutes } from "./routes/admin.ts";
 import type { ReadinessProbe } from "./routes/health.ts";
 import { KeypairSigner, loadOrCreateKeypair, readKeypairFile, type Signer } from "./signer/index.ts";
@@ -47,6 +50,8 @@ export interface ComposeOptions {
   now?: () => number;
   /** Swap-path tunables (budget, step timeouts, confirmation poll interval); see src/swap/service.ts. */
   swap?: SwapTuning;
+  /** How long start-up waits for Redis and the RPC before giving up with a StartupError (ms, 5,000). */
+  startTimeoutMs?: number;
 }
 
 export interface Service {
@@ -69,12 +74,21 @@ export interface Service {
   keyCreated: boolean;
   /** The swap executor and its background parts (absent in acceptance mode). */
   swapPorts?: SwapPorts;
+  /** The quote store's circuit breaker on the quote path. */
+  storeCircuit: Circuit;
+  /** Shutdown state the app reads: set `draining` and /ready answers 503 (src/http/shutdown.ts). */
+  lifecycle: { draining: boolean };
   close(): Promise<void>;
 }
 
 function makeSigner(config: Config): { signer: Signer; created: boolean } {
-  if (config.env.MAKER_KEYPAIR) {
-    return { signer: new KeypairSigner(readKeypairFile(config.env.MAKER_KEYPAIR)), created: false };
+  const file = config.env.MAKER_KEYPAIR;
+  if (file) {
+    try {
+      return { signer: new KeypairSigner(readKeypairFile(file)), created: false };
+    } catch (e) {
+      throw new StartupError("MAKER_KEYPAIR", file, describeCause(e));
+    }
   }
   const { keypair, created } = loadOrCreateKeypair(join(config.env.DATA_DIR, "maker-keypair.json"));
   return { signer: new KeypairSigner(keypair), created };
@@ -88,140 +102,165 @@ export async function composeService(config: Config, opts: ComposeOptions = {}):
   const closers: (() => Promise<unknown>)[] = [];
   const prefix = opts.redisPrefix ?? "rfq:";
 
-  let redis = opts.redis;
-  if (!redis && config.env.REDIS_URL) {
-    redis = new Redis(config.env.REDIS_URL, { enableAutoPipelining: true, maxRetriesPerRequest: 2 });
-    const owned = redis;
-    closers.push(() => owned.quit());
+  const startTimeoutMs = opts.startTimeoutMs ?? 5_000;
+  const close = async () => {
+    for (const close of closers.reverse()) await close().catch(() => {});
+  };
+  try {
+    return await composeInner();
+  } catch (e) {
+    // A start that fails half-way leaves nothing running behind it (connections, timers).
+    await close();
+    throw e;
   }
 
-  const { signer, created: keyCreated } = opts.signer
-    ? { signer: opts.signer, created: false }
-    : makeSigner(config);
-
-  let chain = opts.chain;
-  let seeded: SeededToken[] | undefined;
-  if (!chain) {
-    if (config.env.RPC_URL) {
-      chain = new RpcChain({ urls: parseRpcUrls(config.env.RPC_URL) });
-    } else {
-      const local = LocalChain.create();
-      seeded = seedFromConfig(local, config.file, signer.publicKey);
-      chain = local;
+  async function composeInner(): Promise<Service> {
+    let redis = opts.redis;
+    if (!redis && config.env.REDIS_URL) {
+      const url = config.env.REDIS_URL;
+      const owned = createRedisClient(url, { client: "main", log, metrics });
+      closers.push(async () => owned.disconnect());
+      await waitReady(owned, "REDIS_URL", redisAddress(url), startTimeoutMs);
+      redis = owned;
     }
-  }
-  closers.push(() => chain.close());
 
-  const store: QuoteStore = redis
-    ? new RedisQuoteStore(redis, `${prefix}quote:`, now)
-    : new MemoryQuoteStore(config.file.limits.memoryStoreMaxQuotes, now);
-  closers.push(() => store.close());
+    const { signer, created: keyCreated } = opts.signer
+      ? { signer: opts.signer, created: false }
+      : makeSigner(config);
 
-  const priceSources = createPriceSources(config, { ...(redis ? { redis } : {}), log });
-  for (const s of priceSources.values()) {
-    await s.start();
-    closers.push(() => s.close());
-  }
-  const usd = new UsdValuer(config, priceSources, now);
+    let chain = opts.chain;
+    let seeded: SeededToken[] | undefined;
+    if (!chain) {
+      if (config.env.RPC_URL) {
+        const urls = parseRpcUrls(config.env.RPC_URL);
+        const problem = await probeRpcEndpoint(urls[0] as string, startTimeoutMs);
+        if (problem)
+          throw new StartupError("RPC_URL", redactUrl(urls[0] as string), `not reachable: ${problem}`);
+        chain = new RpcChain({ urls });
+      } else {
+        const local = LocalChain.create();
+        seeded = seedFromConfig(local, config.file, signer.publicKey);
+        chain = local;
+      }
+    }
+    const ownChain = chain;
+    closers.push(() => ownChain.close());
 
-  // Tests isolate themselves with opts.redisPrefix; a deployment sets each prefix in the config file.
-  const inventoryOpts = { config, chain, maker: signer.publicKey, usd, log, now };
-  const inventory: Inventory = redis
-    ? new RedisInventory(redis, inventoryOpts, opts.redisPrefix ? `${prefix}inv:` : undefined)
-    : new MemoryInventory(inventoryOpts);
-  await inventory.start();
-  closers.push(() => inventory.close());
+    const store: QuoteStore = redis
+      ? new RedisQuoteStore(redis, `${prefix}quote:`, now)
+      : new MemoryQuoteStore(config.file.limits.memoryStoreMaxQuotes, now);
+    closers.push(() => store.close());
 
-  const ctl = config.file.controls;
-  const controls: Controls = redis
-    ? new RedisControls(redis, {
-        prefix: opts.redisPrefix ? `${prefix}ctl:` : ctl.redisPrefix,
-        pollMs: ctl.pollMs,
-        failClosedAfterMs: ctl.failClosedAfterMs,
+    const priceSources = createPriceSources(config, { ...(redis ? { redis } : {}), log });
+    for (const s of priceSources.values()) {
+      await s.start();
+      closers.push(() => s.close());
+    }
+    const usd = new UsdValuer(config, priceSources, now);
+
+    // Tests isolate themselves with opts.redisPrefix; a deployment sets each prefix in the config file.
+    const inventoryOpts = { config, chain, maker: signer.publicKey, usd, log, now };
+    const inventory: Inventory = redis
+      ? new RedisInventory(redis, inventoryOpts, opts.redisPrefix ? `${prefix}inv:` : undefined)
+      : new MemoryInventory(inventoryOpts);
+    await inventory.start();
+    closers.push(() => inventory.close());
+
+    const ctl = config.file.controls;
+    const controls: Controls = redis
+      ? new RedisControls(redis, {
+          prefix: opts.redisPrefix ? `${prefix}ctl:` : ctl.redisPrefix,
+          pollMs: ctl.pollMs,
+          failClosedAfterMs: ctl.failClosedAfterMs,
+          log,
+          now,
+        })
+      : new MemoryControls(now);
+    await controls.start();
+    closers.push(() => controls.close());
+
+    const book = new QuotingBook(config, priceSources, { now, inventory, controls, usd });
+    const tokenLists = new AdvertisedTokenLists(config, inventory, {
+      store: redis
+        ? new RedisAdvertisedStore(redis, `${prefix}advertised`)
+        : new FileAdvertisedStore(join(config.env.DATA_DIR, "advertised.json")),
+      log,
+    });
+    await tokenLists.start();
+    closers.push(() => tokenLists.close());
+    const quotes = new QuoteService({ config, book, maker: signer.publicKey.toBase58() });
+
+    let swap: SwapHandler;
+    let swapPorts: SwapPorts | undefined;
+    if (config.mode === "acceptance") {
+      swap = new AcceptanceSwapHandler();
+    } else {
+      const ports = createSwapPorts({
+        config,
         log,
+        metrics,
+        store,
+        chain,
+        inventory,
+        signer,
+        ...(redis ? { redis } : {}),
+        redisPrefix: prefix,
         now,
-      })
-    : new MemoryControls(now);
-  await controls.start();
-  closers.push(() => controls.close());
+        ...(opts.swap ? { tuning: opts.swap } : {}),
+      });
+      await ports.start();
+      closers.push(() => ports.close());
+      swap = ports.executor;
+      swapPorts = ports;
+    }
 
-  const book = new QuotingBook(config, priceSources, { now, inventory, controls, usd });
-  const tokenLists = new AdvertisedTokenLists(config, inventory, {
-    store: redis
-      ? new RedisAdvertisedStore(redis, `${prefix}advertised`)
-      : new FileAdvertisedStore(join(config.env.DATA_DIR, "advertised.json")),
-    log,
-  });
-  await tokenLists.start();
-  closers.push(() => tokenLists.close());
-  const quotes = new QuoteService({ config, book, maker: signer.publicKey.toBase58() });
-
-  let swap: SwapHandler;
-  let swapPorts: SwapPorts | undefined;
-  if (config.mode === "acceptance") {
-    swap = new AcceptanceSwapHandler();
-  } else {
-    const ports = createSwapPorts({
+    const storeCircuit = new Circuit({ name: "quoteStore", log, metrics, now });
+    const lifecycle = { draining: false };
+    const probes: ReadinessProbe[] = [
+      ["quoteStore", () => store.ping()],
+      ["chain", () => chain.ping()],
+    ];
+    const app = createApp({
       config,
       log,
       metrics,
       store,
-      chain,
-      inventory,
-      signer,
-      ...(redis ? { redis } : {}),
-      redisPrefix: prefix,
+      quotes,
+      swap,
+      tokenLists,
+      probes,
+      storeCircuit,
+      draining: () => lifecycle.draining,
       now,
-      ...(opts.swap ? { tuning: opts.swap } : {}),
+      adminRoutes: (root) =>
+        registerAdminRoutes(root, {
+          adminApiKey: config.env.ADMIN_API_KEY,
+          controls,
+          inventory,
+          pairs: config.file.pairs.map((p) => `${p.base}/${p.quote}`),
+        }),
     });
-    await ports.start();
-    closers.push(() => ports.close());
-    swap = ports.executor;
-    swapPorts = ports;
+
+    return {
+      config,
+      app,
+      log,
+      metrics,
+      store,
+      chain,
+      signer,
+      inventory,
+      controls,
+      book,
+      tokenLists,
+      priceSources,
+      ...(redis ? { redis } : {}),
+      ...(seeded ? { seeded } : {}),
+      keyCreated,
+      ...(swapPorts ? { swapPorts } : {}),
+      storeCircuit,
+      lifecycle,
+      close,
+    };
   }
-
-  const probes: ReadinessProbe[] = [
-    ["quoteStore", () => store.ping()],
-    ["chain", () => chain.ping()],
-  ];
-  const app = createApp({
-    config,
-    log,
-    metrics,
-    store,
-    quotes,
-    swap,
-    tokenLists,
-    probes,
-    now,
-    adminRoutes: (root) =>
-      registerAdminRoutes(root, {
-        adminApiKey: config.env.ADMIN_API_KEY,
-        controls,
-        inventory,
-        pairs: config.file.pairs.map((p) => `${p.base}/${p.quote}`),
-      }),
-  });
-
-  return {
-    config,
-    app,
-    log,
-    metrics,
-    store,
-    chain,
-    signer,
-    inventory,
-    controls,
-    book,
-    tokenLists,
-    priceSources,
-    ...(redis ? { redis } : {}),
-    ...(seeded ? { seeded } : {}),
-    keyCreated,
-    ...(swapPorts ? { swapPorts } : {}),
-    async close() {
-      for (const close of closers.reverse()) await close().catch(() => {});
-    },
-  };
 }

@@ -1,11 +1,14 @@
 /**
  * Entry point: `npm start`. Parses configuration (fatal, naming the key, on any problem), composes the
- * ports, serves, and shuts down cleanly on SIGINT/SIGTERM.
+ * ports (a dependency that cannot be reached stops the start with one line naming its setting), serves,
+ * and shuts down gracefully on SIGINT/SIGTERM (src/http/shutdown.ts).
  */
+import type { Server } from "node:http";
 import { serve } from "@hono/node-server";
 import { loadConfig } from "../config/load.ts";
 import { runMain } from "./cli/run.ts";
 import { composeService, type Service } from "./compose.ts";
+import { GracefulShutdown } from "./http/shutdown.ts";
 
 function banner(service: Service, url: string): string {
   const { config, signer } = service;
@@ -51,31 +54,30 @@ async function main(): Promise<number> {
         "listening",
       );
     },
-  );
+  ) as Server;
   server.once("error", (e: NodeJS.ErrnoException) => {
     // EADDRINUSE and friends: say which address, then stop like any other fatal start-up problem.
     log.fatal({ err: e }, `cannot listen on ${config.env.HOST}:${config.env.PORT}: ${e.code ?? e.message}`);
     void service.close().finally(() => process.exit(1));
   });
   // The operator keeps connections alive across quotes; do not let Node's defaults cut them short.
-  if ("keepAliveTimeout" in server) server.keepAliveTimeout = 65_000;
+  server.keepAliveTimeout = 65_000;
 
-  return new Promise<number>((resolve) => {
-    let stopping = false;
-    const stop = (signal: string) => {
-      if (stopping) return;
-      stopping = true;
-      log.info({ signal }, "shutting down");
-      server.close(async () => {
-        await service.close();
-        resolve(0);
-      });
-      // In-flight swaps get up to the operator's 25 s to finish before we give up on them.
-      setTimeout(() => resolve(1), 25_000).unref();
-    };
-    process.on("SIGINT", () => stop("SIGINT"));
-    process.on("SIGTERM", () => stop("SIGTERM"));
+  // SIGTERM/SIGINT: drain (/ready 503, Connection: close), finish what is in flight, exit 0; a second
+  // signal or SHUTDOWN_GRACE_MS exits 1 naming what was cut (src/http/shutdown.ts).
+  const shutdown = new GracefulShutdown({
+    server,
+    log,
+    drainMs: config.env.SHUTDOWN_DRAIN_MS,
+    graceMs: config.env.SHUTDOWN_GRACE_MS,
+    onDrain: () => {
+      service.lifecycle.draining = true;
+    },
+    closeService: () => service.close(),
+    pendingWork: () => ({ fillsTracked: service.swapPorts?.confirmations.size ?? 0 }),
   });
+  shutdown.installSignalHandlers();
+  return shutdown.done;
 }
 
 runMain(main);

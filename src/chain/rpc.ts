@@ -56,6 +56,34 @@ export function redactUrl(url: string): string {
   }
 }
 
+/**
+ * Asks one endpoint for a blockhash with a plain JSON-RPC call; undefined when it answers, otherwise
+ * the cause in one line (connection refused, HTTP status, the node's error). For start-up checks,
+ * where web3.js' own error text hides the network cause.
+ */
+export async function probeRpcEndpoint(url: string, timeoutMs: number): Promise<string | undefined> {
+  try {
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getLatestBlockhash", params: [] }),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    if (!res.ok) return `HTTP ${res.status} ${res.statusText}`.trim();
+    const body = (await res.json()) as { result?: unknown; error?: { message?: string } };
+    if (body.error) return `JSON-RPC error: ${body.error.message ?? JSON.stringify(body.error)}`;
+    return body.result === undefined ? "no result in the JSON-RPC answer" : undefined;
+  } catch (e) {
+    const parts: string[] = [];
+    for (let cur: unknown = e, i = 0; cur && i < 4; cur = (cur as { cause?: unknown }).cause, i++) {
+      const c = cur as { code?: unknown; message?: unknown; name?: unknown };
+      if (c.name === "TimeoutError") parts.push(`no answer within ${timeoutMs} ms`);
+      else parts.push([c.code, c.message].filter((x) => typeof x === "string").join(" "));
+    }
+    return parts.filter(Boolean).join(": ");
+  }
+}
+
 interface InFlight {
   raw: Buffer;
   blockhash: string;

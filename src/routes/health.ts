@@ -1,4 +1,8 @@
-/** GET /health (the process is alive) and GET /ready (every port answers). */
+/**
+ * GET /health (the process is alive) and GET /ready (every port answers; 503 naming the failing one,
+ * or 503 `{"status":"draining"}` at once while the process shuts down, so a load balancer stops
+ * sending it new work).
+ */
 import type { Hono } from "hono";
 import type { AppEnv } from "../http/env.ts";
 
@@ -19,9 +23,14 @@ async function runProbe(probe: () => Promise<boolean>): Promise<boolean> {
   }
 }
 
-export function registerHealthRoutes(app: Hono<AppEnv>, probes: readonly ReadinessProbe[]): void {
+export function registerHealthRoutes(
+  app: Hono<AppEnv>,
+  probes: readonly ReadinessProbe[],
+  draining: () => boolean = () => false,
+): void {
   app.get("/health", (c) => c.json({ status: "ok" }));
   app.get("/ready", async (c) => {
+    if (draining()) return c.json({ status: "draining", checks: {} }, 503);
     const results = await Promise.all(probes.map(async ([name, p]) => [name, await runProbe(p)] as const));
     const checks = Object.fromEntries(results);
     const ready = results.every(([, ok]) => ok);

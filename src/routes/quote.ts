@@ -1,6 +1,10 @@
 /**
  * POST /quote: the hot path. Parse, check the operator's deadline, price from memory, store, answer.
  * Anything that cannot be answered in time or safely is a 404, never a late 200.
+ *
+ * The one port call (the store's `put`) runs through the store's circuit and is bounded by the
+ * operator's deadline: a store that is slow or gone gives a 404 `STORE_UNAVAILABLE` (counted in
+ * `rfq_no_quote_total{reason}`) before the deadline, never a 5xx and never a late answer.
  */
 import type { Hono } from "hono";
 import { quoteRequestSchema } from "../contract/quote.ts";
@@ -11,6 +15,7 @@ import type { AppEnv } from "../http/env.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import type { QuoteService } from "../quote/service.ts";
 import type { QuoteStore } from "../quote-store/interface.ts";
+import { Circuit } from "../redis/circuit.ts";
 
 export interface QuoteRouteDeps {
   service: QuoteService;
@@ -19,10 +24,13 @@ export interface QuoteRouteDeps {
   /** Answer 404 when less than this much budget remains (time to write the answer). */
   minBudgetMs: number;
   now: () => number;
+  /** The store's circuit breaker (one per service; a closed one of its own otherwise). */
+  storeCircuit?: Circuit;
 }
 
 export function registerQuoteRoute(app: Hono<AppEnv>, deps: QuoteRouteDeps): void {
   const { service, store, metrics, minBudgetMs, now } = deps;
+  const circuit = deps.storeCircuit ?? new Circuit({ name: "quoteStore", metrics, now });
 
   const decline = (reason: string, message: string): never => {
     metrics.noQuotes.inc({ reason });
@@ -55,7 +63,18 @@ export function registerQuoteRoute(app: Hono<AppEnv>, deps: QuoteRouteDeps): voi
         log.info({ reason: decision.reason, detail: decision.detail }, "no quote");
         return decline(decision.reason, `no quote: ${decision.detail}`);
       }
-      if (!(await store.put(decision.stored))) {
+      // The answer must leave with at least half the minimum budget to spare (checked below as well).
+      const stored = await circuit.run(
+        () => store.put(decision.stored),
+        deadline.atMs - now() - minBudgetMs / 2,
+      );
+      if (!stored.ok) {
+        outcome = "unavailable";
+        // One line per outage comes from the circuit and the Redis client; per quote only at debug.
+        log.debug({ error: stored.error, timedOut: stored.timedOut }, "no quote: quote store unavailable");
+        return decline("STORE_UNAVAILABLE", "no quote: the quote store is unavailable");
+      }
+      if (!stored.value) {
         outcome = "bad_request";
         throw new AppError(ErrorCode.INVALID_REQUEST, "quoteId: already used for an earlier quote");
       }
