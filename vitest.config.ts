@@ -2,7 +2,13 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts", "src/**/*.test.ts", "pricing/**/*.test.ts", "inventory/**/*.test.ts"],
+    include: [
+      "test/**/*.test.ts",
+      "src/**/*.test.ts",
+      "sandbox/**/*.test.ts",
+      "pricing/**/*.test.ts",
+      "inventory/**/*.test.ts",
+    ],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Integration tests share one throwaway Redis (see scripts/with-redis.ts); each test file uses its

@@ -26,10 +26,10 @@ import { Redis } from "ioredis";
 import { DEFAULT_CONFIG_PATH, parseFileConfig } from "../config/load.ts";
 import type { FileConfig } from "../config/schema.ts";
 import { publishPrice } from "../pricing/redis.ts";
-import { buildMix, DEFAULT_MIX } from "../src/operator/loadtest/mix.ts";
-import { Outcome, runOpenLoop } from "../src/operator/loadtest/open-loop.ts";
-import { summarize } from "../src/operator/loadtest/stats.ts";
-import { freePort, REPO_ROOT, spawnTs, startRedis, waitForHttp } from "../src/operator/processes.ts";
+import { buildMix, DEFAULT_MIX } from "../sandbox/loadtest/mix.ts";
+import { Outcome, runOpenLoop } from "../sandbox/loadtest/open-loop.ts";
+import { summarize } from "../sandbox/loadtest/stats.ts";
+import { freePort, REPO_ROOT, spawnTs, startRedis, waitForHttp } from "../tooling/processes.ts";
 
 const { values: args } = parseArgs({
   options: {

@@ -17,7 +17,7 @@ import { parseArgs } from "node:util";
 import { Keypair, PublicKey } from "@solana/web3.js";
 import bs58 from "bs58";
 import { buildConfig, DEFAULT_CONFIG_PATH, parseEnv, parseFileConfig } from "../config/load.ts";
-import { buildFillTransaction, fillAmountsFromQuote } from "../src/fill/builder.ts";
+import { buildFillTransaction, fillAmountsFromQuote } from "../sandbox/fill/builder.ts";
 import { deserializeFillTransaction } from "../src/fill/decode.ts";
 import { validateFill } from "../src/fill/validate.ts";
 import type { StoredQuote } from "../src/quote-store/interface.ts";
@@ -111,7 +111,6 @@ function once(record: boolean): void {
     tx: parsed.tx,
     quote,
     maker: maker.publicKey,
-    nowUnix: BigInt(Math.floor(Date.now() / 1000)),
     tokens: config.tokensByMint,
     maxFeeLamports,
   });

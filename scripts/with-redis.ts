@@ -4,7 +4,7 @@
  * it, so tests never touch a Redis someone else relies on. `npm test` runs vitest through this.
  */
 import { spawn } from "node:child_process";
-import { startRedis } from "../src/operator/processes.ts";
+import { startRedis } from "../tooling/processes.ts";
 
 const [cmd, ...args] = process.argv.slice(2);
 if (!cmd) {

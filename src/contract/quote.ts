@@ -22,12 +22,19 @@ export const quoteTypeSchema = z
 
 const optionalPubkey = base58Pubkey.nullish().transform((v) => v ?? undefined);
 
+/**
+ * A mint as the operator names it. Only its type is structural: any string we do not trade, a valid
+ * key or not, is declined with 404 "not supported" by the quote service (CONTRACT.md: the acceptance
+ * suite's unknown mint is a 46-character string that is no public key, and it expects 404).
+ */
+const mintId = z.string({ error: "must be a string (a mint address)" }).min(1, "must not be empty");
+
 export const quoteRequestSchema = z
   .object({
     requestId: wireId,
     quoteId: wireId,
-    tokenIn: base58Pubkey,
-    tokenOut: base58Pubkey,
+    tokenIn: mintId,
+    tokenOut: mintId,
     amount: positiveU64,
     quoteType: quoteTypeSchema,
     protocol: z.literal("v1", { error: 'must be "v1"' }),

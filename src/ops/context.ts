@@ -10,9 +10,9 @@ import type { Config } from "../../config/load.ts";
 import type { PriceSource } from "../../pricing/interface.ts";
 import { createPriceSources } from "../../pricing/sources.ts";
 import type { Chain } from "../chain/interface.ts";
-import { LocalChain } from "../chain/local.ts";
+import { LocalChain } from "../chain/local/index.ts";
+import { seedFromConfig } from "../chain/local/seed.ts";
 import { parseRpcUrls, RpcChain } from "../chain/rpc.ts";
-import { seedFromConfig } from "../chain/seed.ts";
 import { KeypairSigner, loadOrCreateKeypair, readKeypairFile, type Signer } from "../signer/index.ts";
 
 export interface OpsContext {

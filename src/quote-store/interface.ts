@@ -40,9 +40,11 @@ export type ClaimResult =
 
 export interface QuoteStore {
   /**
-   * Stores a quote; it stays readable until QUOTE_RETAIN_AFTER_EXPIRY_MS past `expiresAtMs`. Returns
-   * false, storing nothing, when the quoteId is already taken: a quote we answered is never replaced,
-   * so a swap is always checked against the answer its user actually saw.
+   * Stores a quote; it stays readable until QUOTE_RETAIN_AFTER_EXPIRY_MS past `expiresAtMs`. The
+   * operator may send a quoteId again (CONTRACT.md, "POST /quote": its acceptance suite reuses one id
+   * for every quote): a later answer replaces the earlier one as what `/swap` is checked against,
+   * until a swap has claimed the quoteId. Returns false, storing nothing, when a claim exists: a quote
+   * a swap has claimed is never re-opened. Atomic with `claim` (no put can slip in after a claim).
    */
   put(quote: StoredQuote): Promise<boolean>;
   get(quoteId: string): Promise<StoredQuote | undefined>;
@@ -53,6 +55,12 @@ export interface QuoteStore {
    * sharing the store, at most one caller ever gets `claimed` for a quoteId.
    */
   claim(quoteId: string, messageHash: string, nowMs: number): Promise<ClaimResult>;
+  /**
+   * One message, one quote: binds a fill message (sha256 hex of its bytes) to the first quoteId it is
+   * presented with, atomically across every instance, and returns the quoteId it is bound to (this
+   * one, or the first). A binding is kept as long as a claim (CLAIM_RETAIN_MS).
+   */
+  bindMessage(messageHash: string, quoteId: string): Promise<string>;
   /** Attaches the final answer to an existing claim (idempotent retries read it back). */
   recordOutcome(quoteId: string, outcome: SwapResponse): Promise<void>;
   /** Reachability for /ready. */

@@ -1,6 +1,7 @@
 /**
  * In-memory QuoteStore: the embedded default for a single instance. Bounded (oldest quotes evicted
- * first) and self-expiring. Claims are atomic because the event loop runs one callback at a time.
+ * first) and self-expiring. Claims, and a put's check for a claim, are atomic because the event loop
+ * runs one callback at a time.
  * Not shared between processes: production uses redis.ts.
  */
 import type { SwapResponse } from "../contract/swap.ts";
@@ -29,6 +30,8 @@ export class MemoryQuoteStore implements QuoteStore {
   private readonly byRequest = new Map<string, Set<string>>();
   /** Claims outlive their quotes (CLAIM_RETAIN_MS) so a late duplicate still finds the first answer. */
   private readonly claims = new Map<string, ClaimEntry>();
+  /** Message hash -> the quoteId it was first presented with; kept as long as claims. */
+  private readonly bindings = new Map<string, { quoteId: string; dropAtMs: number }>();
 
   constructor(
     private readonly maxQuotes = 200_000,
@@ -37,7 +40,11 @@ export class MemoryQuoteStore implements QuoteStore {
 
   async put(quote: StoredQuote): Promise<boolean> {
     this.sweep();
-    if (this.live(quote.quoteId)) return false;
+    this.sweepClaims();
+    if (this.claims.has(quote.quoteId)) return false;
+    // A repeat replaces the earlier answer; re-inserting keeps the map in creation order.
+    const earlier = this.quotes.get(quote.quoteId);
+    if (earlier) this.remove(quote.quoteId, earlier);
     while (this.quotes.size >= this.maxQuotes) this.dropOldest();
     this.quotes.set(quote.quoteId, { quote, dropAtMs: quote.expiresAtMs + QUOTE_RETAIN_AFTER_EXPIRY_MS });
     let ids = this.byRequest.get(quote.requestId);
@@ -69,6 +76,18 @@ export class MemoryQuoteStore implements QuoteStore {
     return { kind: "claimed" };
   }
 
+  async bindMessage(messageHash: string, quoteId: string): Promise<string> {
+    const now = this.now();
+    for (const [hash, b] of this.bindings) {
+      if (b.dropAtMs > now) break;
+      this.bindings.delete(hash);
+    }
+    const existing = this.bindings.get(messageHash);
+    if (existing) return existing.quoteId;
+    this.bindings.set(messageHash, { quoteId, dropAtMs: now + CLAIM_RETAIN_MS });
+    return quoteId;
+  }
+
   async recordOutcome(quoteId: string, outcome: SwapResponse): Promise<void> {
     const entry = this.claims.get(quoteId);
     if (entry) entry.record.outcome = outcome;
@@ -82,6 +101,7 @@ export class MemoryQuoteStore implements QuoteStore {
     this.quotes.clear();
     this.byRequest.clear();
     this.claims.clear();
+    this.bindings.clear();
   }
 
   get size(): number {

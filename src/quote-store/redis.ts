@@ -7,6 +7,11 @@
  *   <prefix>{<quoteId>}:claim    the claim record (SET NX: the exactly-once step)
  *   <prefix>{<quoteId>}:outcome  the answer the claimed swap gave
  *   <prefix>{<requestId>}:req    set of quoteIds answered for one requestId
+ *   <prefix>{<messageHash>}:msg  the quoteId a fill message was first presented with (SET NX)
+ *
+ * A repeated quoteId replaces the stored quote unless a swap has claimed it: one Lua script checks
+ * the claim key and writes the quote key (both under the quoteId's hash tag), so no put can land
+ * between a claim and its swap.
  */
 import type { Redis } from "ioredis";
 import type { SwapResponse } from "../contract/swap.ts";
@@ -19,12 +24,27 @@ import {
   type StoredQuote,
 } from "./interface.ts";
 
+/** KEYS: quote, claim. ARGV: quote JSON, TTL ms. 1 = stored, 0 = the quoteId is claimed. */
+const PUT_UNLESS_CLAIMED = `
+if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
+`;
+
+interface Scripted {
+  rfqPutQuote(quoteKey: string, claimKey: string, json: string, ttlMs: number): Promise<number>;
+}
+
 export class RedisQuoteStore implements QuoteStore {
   constructor(
     private readonly redis: Redis,
     private readonly prefix = "rfq:",
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    // defineCommand sends EVALSHA and falls back to EVAL once per connection: the script stays cached.
+    if (!("rfqPutQuote" in redis))
+      redis.defineCommand("rfqPutQuote", { numberOfKeys: 2, lua: PUT_UNLESS_CLAIMED });
+  }
 
   private quoteKey(quoteId: string) {
     return `${this.prefix}{${quoteId}}:q`;
@@ -38,22 +58,27 @@ export class RedisQuoteStore implements QuoteStore {
   private requestKey(requestId: string) {
     return `${this.prefix}{${requestId}}:req`;
   }
+  private messageKey(messageHash: string) {
+    return `${this.prefix}{${messageHash}}:msg`;
+  }
 
   async put(quote: StoredQuote): Promise<boolean> {
     const ttl = Math.max(1, quote.expiresAtMs + QUOTE_RETAIN_AFTER_EXPIRY_MS - this.now());
     const reqKey = this.requestKey(quote.requestId);
-    // One round trip on the quote path. SET NX never replaces a quote we answered. The request index is
-    // a convenience, not a source of truth (readers check the quote key), so it need not be atomic with
-    // the quote: on a duplicate quoteId it may gain a member that resolves to the original quote.
-    const results = await this.redis
-      .pipeline()
-      .set(this.quoteKey(quote.quoteId), JSON.stringify(quote), "PX", ttl, "NX")
-      .sadd(reqKey, quote.quoteId)
-      .pexpire(reqKey, ttl)
-      .exec();
+    // One round trip on the quote path. The request index is a convenience, not a source of truth
+    // (readers check the quote key and its requestId), so it need not be atomic with the quote and
+    // lives under the requestId's own hash tag.
+    const pipeline = this.redis.pipeline() as unknown as Scripted & ReturnType<Redis["pipeline"]>;
+    pipeline.rfqPutQuote(
+      this.quoteKey(quote.quoteId),
+      this.claimKey(quote.quoteId),
+      JSON.stringify(quote),
+      ttl,
+    );
+    const results = await pipeline.sadd(reqKey, quote.quoteId).pexpire(reqKey, ttl).exec();
     const failed = results?.find(([err]) => err);
     if (failed) throw failed[0];
-    return results?.[0]?.[1] === "OK";
+    return results?.[0]?.[1] === 1;
   }
 
   async get(quoteId: string): Promise<StoredQuote | undefined> {
@@ -65,7 +90,11 @@ export class RedisQuoteStore implements QuoteStore {
     const ids = await this.redis.smembers(this.requestKey(requestId));
     if (ids.length === 0) return [];
     const present = await this.redis.mget(ids.map((id) => this.quoteKey(id)));
-    return ids.filter((_, i) => present[i] !== null);
+    // A quoteId answered again under another requestId now belongs to that one.
+    return ids.filter((_, i) => {
+      const raw = present[i];
+      return raw != null && (JSON.parse(raw) as StoredQuote).requestId === requestId;
+    });
   }
 
   async claim(quoteId: string, messageHash: string, nowMs: number): Promise<ClaimResult> {
@@ -83,6 +112,17 @@ export class RedisQuoteStore implements QuoteStore {
       }
     }
     throw new Error(`claim on ${quoteId} neither set nor readable`);
+  }
+
+  async bindMessage(messageHash: string, quoteId: string): Promise<string> {
+    const key = this.messageKey(messageHash);
+    // Two tries, as for a claim: the second covers a binding that expired between SET NX and GET.
+    for (let attempt = 0; attempt < 2; attempt++) {
+      if ((await this.redis.set(key, quoteId, "PX", CLAIM_RETAIN_MS, "NX")) === "OK") return quoteId;
+      const bound = await this.redis.get(key);
+      if (bound !== null) return bound;
+    }
+    throw new Error(`message binding for ${messageHash} neither set nor readable`);
   }
 
   async recordOutcome(quoteId: string, outcome: SwapResponse): Promise<void> {

@@ -20,6 +20,16 @@ export interface QuoteServiceDeps {
   maker: string;
 }
 
+/** Any mint we do not trade, whatever its form (a valid key or not): 404, never 400. */
+function notSupported(field: "tokenIn" | "tokenOut", mint: string): QuoteDecision {
+  const shown = mint.length > 64 ? `${mint.slice(0, 64)}...` : mint;
+  return {
+    ok: false,
+    reason: "TOKEN_NOT_SUPPORTED",
+    detail: `${field} ${shown} is not supported (not traded)`,
+  };
+}
+
 export class QuoteService {
   private readonly ttlMs: number;
   private readonly defaultCuPrice: number;
@@ -36,11 +46,8 @@ export class QuoteService {
     const { config, book } = this.deps;
     const tokenIn = config.tokensByMint.get(req.tokenIn);
     const tokenOut = config.tokensByMint.get(req.tokenOut);
-    if (!tokenIn)
-      return { ok: false, reason: "TOKEN_NOT_SUPPORTED", detail: `tokenIn ${req.tokenIn} is not traded` };
-    if (!tokenOut) {
-      return { ok: false, reason: "TOKEN_NOT_SUPPORTED", detail: `tokenOut ${req.tokenOut} is not traded` };
-    }
+    if (!tokenIn) return notSupported("tokenIn", req.tokenIn);
+    if (!tokenOut) return notSupported("tokenOut", req.tokenOut);
     const priced = book.price({
       tokenIn: req.tokenIn,
       tokenOut: req.tokenOut,

@@ -74,9 +74,15 @@ export function registerQuoteRoute(app: Hono<AppEnv>, deps: QuoteRouteDeps): voi
         log.debug({ error: stored.error, timedOut: stored.timedOut }, "no quote: quote store unavailable");
         return decline("STORE_UNAVAILABLE", "no quote: the quote store is unavailable");
       }
+      // A repeated quoteId replaces the earlier answer (the operator reuses ids), unless a swap has
+      // claimed it: a filled quote is never re-opened.
       if (!stored.value) {
-        outcome = "bad_request";
-        throw new AppError(ErrorCode.INVALID_REQUEST, "quoteId: already used for an earlier quote");
+        outcome = "no_quote";
+        log.info("no quote: quoteId already claimed by a swap");
+        return decline(
+          "QUOTE_ID_CLAIMED",
+          `no quote: quoteId ${req.quoteId} was already claimed by a swap; a claimed quote is never re-opened`,
+        );
       }
       const left = deadline.atMs - now();
       if (left < minBudgetMs / 2) {

@@ -2,30 +2,36 @@
  * The swap executor: POST /swap's real answer. Decides one fill transaction for one quote and, when
  * everything holds, co-signs it as fee payer and sends it (CONTRACT.md, "POST /swap").
  *
- * Order of steps, and why:
+ * The steps, in order (this list is the one reference: src/swap/README.md and the README link here):
  *  1. decode the bytes, hash the message          (CPU only; garbage never reaches the store)
  *  2. look up the quote; requestId must match     (unknown quote -> rejected)
- *  3. validate the fill against the quote         (validateFill: every contract rule, named)
- *  4. verify the taker's signature, empty maker slot
- *  5. bind the message to this quote               (atomic SET NX on the message hash: no replay)
- *     CLAIM the quote for this message hash       (atomic SET NX in the shared store)
- *  6. time checks (quote expiry; expire_at against chain time), taker funds from the chain
- *  7. reserve maker inventory, co-sign, journal, send, answer
+ *  3. validate the fill against the quote         (validateFill: every rule of src/fill/rules/, named)
+ *  4. verify the taker's signature, empty maker slot (bad signature -> signatureVerificationFailed)
+ *  5. BIND the message to this quote               (QuoteStore.bindMessage: a message already bound to
+ *                                                   another quote is refused, before any claim)
+ *     CLAIM the quote for this message hash       (QuoteStore.claim, SET NX: the exactly-once step)
+ *  6. check time and funds                         (the quote's expiry and expire_at (+1 s safety)
+ *                                                   against chain time: QUOTE_EXPIRED; the taker's
+ *                                                   balances read from the chain: insufficientBalance,
+ *                                                   insufficientBalanceForAtaCreation)
+ *  7. reserve maker inventory                      (the quoted amountOut)
+ *  8. sign and send                                (co-sign, journal, send, answer accepted + txSignature)
+ * Every answer after the claim is recorded on it (QuoteStore.recordOutcome).
  *
  * Validation and the signature check run BEFORE the claim: only a transaction that is a valid fill
  * for this quote AND carries the taker's own signature can claim it. A tampered or forged transaction
  * is refused without touching the claim, so it cannot burn a legitimate user's quote. Everything that
  * depends on time or chain state runs AFTER the claim, so a retry of the same bytes always gets the
  * first answer: re-checking balances after the first fill landed, or the clock after the quote
- * expired, would otherwise turn a retried acceptance into a rejection. (The one time-based rule of
- * validateFill, QUOTE_EXPIRED, is therefore deferred until after the claim.) Once claimed, every
- * answer is recorded on the claim, whatever it is: a quote is decided once.
+ * expired, would otherwise turn a retried acceptance into a rejection. Expiry is judged there once,
+ * against chain time (the clock the program checks expire_at against). Once claimed, every answer is
+ * recorded on the claim, whatever it is: a quote is decided once.
  *
  * One message serves one quote. Re-quotes of an unchanged price have identical terms, so a fill the
  * taker signed for one quote is also a valid fill for the next; the chain would take it once (same
  * signature), but a second acceptance would commit the inventory and book the operator's fee twice
  * when that one signature lands. So the message hash is bound to the first quote it is presented
- * with (a claim of its own in the same store, before the quote's claim, so a replay burns nothing).
+ * with, before the quote's claim, so a replay burns nothing.
  *
  * A duplicate (same quoteId, same message hash) gets the recorded answer; if the first is still in
  * flight the duplicate polls the store for it, bounded well inside the budget. A different message
@@ -50,12 +56,19 @@ import {
   type SwapResponse,
 } from "../contract/swap.ts";
 import { deserializeFillTransaction } from "../fill/decode.ts";
-import { FillRejectCode, type FillValidation, messageBytesHash, validateFill } from "../fill/validate.ts";
+import {
+  FillRejectCode,
+  type FillValidation,
+  messageBytesHash,
+  type ValidatedFill,
+  validateFill,
+} from "../fill/validate.ts";
 import type { Logger } from "../observability/logger.ts";
 import type { QuoteStore, StoredQuote } from "../quote-store/interface.ts";
 import type { Signer } from "../signer/index.ts";
 import { Budget, bounded, sleep } from "./bounded.ts";
 import type { ConfirmationTracker } from "./confirmations.ts";
+import { expiryRefusal } from "./expiry.ts";
 import type { FillRate, SwapDecisionKind } from "./fill-rate.ts";
 import type { SwapHandler } from "./handler.ts";
 import type { PendingFill } from "./journal.ts";
@@ -101,12 +114,6 @@ export interface SwapExecutorOptions {
 
 export const DEFAULT_SWAP_BUDGET_MS = 20_000;
 
-/**
- * The store id under which a fill message is bound to the first quote it was presented with. The "#"
- * cannot occur in an operator's quoteId (src/contract/common.ts), so the two never share a key.
- */
-export const messageClaimId = (messageHash: string): string => `#message:${messageHash}`;
-
 const DEFAULT_STEPS: SwapStepTimeouts = {
   store: 2_000,
   chainRead: 5_000,
@@ -128,6 +135,16 @@ const HONEST: ReadonlySet<RejectionReason> = new Set([
   "botActivityDetected",
 ]);
 
+/** What the claim holder works with in steps 6 to 8. */
+interface Held {
+  req: SwapRequest;
+  quote: StoredQuote;
+  tx: VersionedTransaction;
+  fill: ValidatedFill;
+  budget: Budget;
+  log: Logger;
+}
+
 const decided = (response: SwapResponse): Decision => {
   const s = response.state;
   const kind: SwapDecisionKind =
@@ -138,6 +155,8 @@ const decided = (response: SwapResponse): Decision => {
         : "rejected";
   return { response, kind };
 };
+
+const refused = (req: SwapRequest, reason: string): Decision => decided(rejected(req.quoteId, reason));
 
 export class SwapExecutor implements SwapHandler {
   private readonly budgetMs: number;
@@ -179,11 +198,10 @@ export class SwapExecutor implements SwapHandler {
 
   private async decide(req: SwapRequest, routeLog: Logger, budget: Budget): Promise<Decision> {
     const { quoteId } = req;
-    const reject = (reason: string): Decision => decided(rejected(quoteId, reason));
 
     // 1. Bytes -> transaction -> message hash.
     const parsed = deserializeFillTransaction(req.transaction);
-    if (!parsed.ok) return reject(`${FillRejectCode.MALFORMED_TRANSACTION}: ${parsed.problem}`);
+    if (!parsed.ok) return refused(req, `${FillRejectCode.MALFORMED_TRANSACTION}: ${parsed.problem}`);
     const tx = parsed.tx;
     const messageBytes = tx.message.serialize();
     const messageHash = messageBytesHash(messageBytes);
@@ -193,23 +211,23 @@ export class SwapExecutor implements SwapHandler {
     const got = await bounded(() => this.opts.store.get(quoteId), budget.forStep(this.steps.store));
     if (!got.ok) {
       log.warn({ error: got.error }, "quote store read failed");
-      return reject(`quote store unavailable: ${got.error}`);
+      return refused(req, `quote store unavailable: ${got.error}`);
     }
     const quote = got.value;
-    if (!quote) return reject(`unknown quote ${quoteId} (never quoted here, or forgotten long after expiry)`);
+    if (!quote)
+      return refused(req, `unknown quote ${quoteId} (never quoted here, or forgotten long after expiry)`);
     if (quote.requestId !== req.requestId) {
-      return reject(`requestId ${req.requestId} does not match the quote's requestId ${quote.requestId}`);
+      return refused(
+        req,
+        `requestId ${req.requestId} does not match the quote's requestId ${quote.requestId}`,
+      );
     }
 
-    // 3. Every contract rule, against the quote. Time is judged after the claim (see the file comment).
+    // 3. Every contract rule, against the quote. Time is judged after the claim (step 6).
     const validation = this.validate(tx, quote, messageHash);
-    let deferredExpiry: string | undefined;
     if (!validation.ok) {
-      if (validation.code !== FillRejectCode.QUOTE_EXPIRED) {
-        log.info({ rule: validation.code, detail: validation.detail }, "fill refused by validation");
-        return reject(`${validation.code}: ${validation.detail}`);
-      }
-      deferredExpiry = `${validation.code}: ${validation.detail}`;
+      log.info({ rule: validation.code, detail: validation.detail }, "fill refused by validation");
+      return refused(req, `${validation.code}: ${validation.detail}`);
     }
 
     // 4. The taker's signature over exactly these message bytes; the maker's slot empty.
@@ -218,24 +236,45 @@ export class SwapExecutor implements SwapHandler {
       log.info({ detail: sigs.detail }, "fill refused: signatures");
       return sigs.kind === "signatureInvalid"
         ? decided(rejectedWithReason(quoteId, "signatureVerificationFailed", sigs.detail))
-        : reject(sigs.detail);
+        : refused(req, sigs.detail);
     }
 
-    // 5a. One message, one quote (see the file comment). The store's claim is reused under a key of
-    // its own; the record holds the quoteId the message was first presented with. Should an operator
-    // quoteId ever equal such a key, both sides merely refuse: nothing extra is signed.
+    // 5. Bind the message, claim the quote; a refusal or a duplicate's answer ends here.
+    const notHeld = await this.bindAndClaim(req, messageHash, budget, log);
+    if (notHeld) return notHeld;
+
+    // From here on this caller alone holds the quote; every answer is recorded on the claim.
+    const held: Held = { req, quote, tx, fill: validation.fill, budget, log };
+    const decision =
+      (await this.checkTimeAndFunds(held)) ?? (await this.reserve(held)) ?? (await this.signAndSend(held));
+    const recorded = await bounded(
+      () => this.opts.store.recordOutcome(quoteId, decision.response),
+      Math.max(budget.forStep(this.steps.store), 250),
+    );
+    if (!recorded.ok) log.warn({ error: recorded.error }, "could not record the swap outcome on its claim");
+    return decision;
+  }
+
+  /** Step 5: the message bound to this quote, then the claim; undefined when this caller holds it. */
+  private async bindAndClaim(
+    req: SwapRequest,
+    messageHash: string,
+    budget: Budget,
+    log: Logger,
+  ): Promise<Decision | undefined> {
+    const { quoteId } = req;
+    // 5a. One message, one quote (see the file comment).
     const bound = await bounded(
-      () => this.opts.store.claim(messageClaimId(messageHash), quoteId, this.now()),
+      () => this.opts.store.bindMessage(messageHash, quoteId),
       budget.forStep(this.steps.store),
     );
     if (!bound.ok) {
-      log.warn({ error: bound.error }, "message claim failed");
-      return reject(`quote store unavailable: ${bound.error}`);
+      log.warn({ error: bound.error }, "message binding failed");
+      return refused(req, `quote store unavailable: ${bound.error}`);
     }
-    if (bound.value.kind === "taken" && bound.value.existing.messageHash !== quoteId) {
-      const firstQuoteId = bound.value.existing.messageHash;
-      log.warn({ firstQuoteId }, "fill replayed under another quote");
-      return reject(`the transaction was already submitted for another quote (${firstQuoteId})`);
+    if (bound.value !== quoteId) {
+      log.warn({ firstQuoteId: bound.value }, "fill replayed under another quote");
+      return refused(req, `the transaction was already submitted for another quote (${bound.value})`);
     }
 
     // 5b. The exactly-once step.
@@ -245,13 +284,13 @@ export class SwapExecutor implements SwapHandler {
     );
     if (!claim.ok) {
       log.warn({ error: claim.error }, "quote claim failed");
-      return reject(`quote store unavailable: ${claim.error}`);
+      return refused(req, `quote store unavailable: ${claim.error}`);
     }
     if (claim.value.kind === "taken") {
       const existing = claim.value.existing;
       if (existing.messageHash !== messageHash) {
         log.warn({ claimedHash: existing.messageHash }, "quote already claimed by a different transaction");
-        return reject("quote already claimed by a different transaction");
+        return refused(req, "quote already claimed by a different transaction");
       }
       const first = existing.outcome ?? (await this.awaitOutcome(quoteId, messageHash, budget, log));
       log.info({ duplicate: true, state: first?.state }, "duplicate swap: answering the first outcome");
@@ -262,92 +301,87 @@ export class SwapExecutor implements SwapHandler {
       };
     }
 
-    // From here on this caller alone holds the quote; every answer is recorded on the claim.
-    const decision = await this.claimed(req, quote, tx, validation, deferredExpiry, budget, log);
-    const recorded = await bounded(
-      () => this.opts.store.recordOutcome(quoteId, decision.response),
-      Math.max(budget.forStep(this.steps.store), 250),
-    );
-    if (!recorded.ok) log.warn({ error: recorded.error }, "could not record the swap outcome on its claim");
-    return decision;
+    return undefined;
   }
 
-  /** Steps 6 and 7, for the claim holder. */
-  private async claimed(
-    req: SwapRequest,
-    quote: StoredQuote,
-    tx: VersionedTransaction,
-    validation: FillValidation,
-    deferredExpiry: string | undefined,
-    budget: Budget,
-    log: Logger,
-  ): Promise<Decision> {
-    const { quoteId } = req;
-    const reject = (reason: string): Decision => decided(rejected(quoteId, reason));
-    if (deferredExpiry || !validation.ok) return reject(deferredExpiry ?? "quote expired");
-    const fill = validation.fill;
-
-    // 6. Chain time and the taker's funds, read together.
+  /** Step 6: chain time and the taker's funds, read together; a refusal, or nothing when both hold. */
+  private async checkTimeAndFunds({ req, quote, fill, budget, log }: Held): Promise<Decision | undefined> {
     const chainStep = budget.forStep(this.steps.chainRead);
     const [chainTime, funds] = await Promise.all([
       bounded(() => this.opts.chain.getUnixTimestamp(), chainStep),
       checkTakerFunds(this.opts.chain, fill, chainStep),
     ]);
+    if (!chainTime.ok) return refused(req, `could not read the chain clock: ${chainTime.error}`);
+    const expired = expiryRefusal({
+      quoteExpiresAtMs: quote.expiresAtMs,
+      expireAt: fill.expireAt,
+      chainTime: chainTime.value,
+      safetySeconds: this.expirySafetySeconds,
+    });
+    if (expired) {
+      log.info({ rule: FillRejectCode.QUOTE_EXPIRED, detail: expired }, "fill refused: expired");
+      return refused(req, `${FillRejectCode.QUOTE_EXPIRED}: ${expired}`);
+    }
     if (!funds.ok) {
       log.info({ reason: funds.reason, detail: funds.detail }, "taker cannot be shown to pay");
       return funds.reason === "unverifiable"
-        ? reject(funds.detail)
-        : decided(rejectedWithReason(quoteId, funds.reason, funds.detail));
+        ? refused(req, funds.detail)
+        : decided(rejectedWithReason(req.quoteId, funds.reason, funds.detail));
     }
-    if (!chainTime.ok) return reject(`could not read the chain clock: ${chainTime.error}`);
-    if (fill.expireAt < chainTime.value + this.expirySafetySeconds) {
-      return reject(
-        `${FillRejectCode.QUOTE_EXPIRED}: the fill expires at ${fill.expireAt}, chain time is ${chainTime.value}`,
-      );
-    }
+    return undefined;
+  }
 
-    // 7a. Maker inventory: the whole quoted amountOut leaves (the fee part is owed to the operator).
-    const reservation = {
-      quoteId,
-      mint: quote.request.tokenOut,
-      amount: BigInt(quote.response.amountOut),
-      inputMint: quote.request.tokenIn,
-      inputAmount: fill.inputAmount,
-      expiresAtMs: this.now() + this.reservationTtlMs,
-    };
+  /** Step 7: maker inventory; the whole quoted amountOut leaves (the fee part is owed to the operator). */
+  private async reserve({ req, quote, fill, budget, log }: Held): Promise<Decision | undefined> {
+    const { quoteId } = req;
     const reserved = await bounded(
-      () => this.opts.inventory.reserve(reservation),
+      () =>
+        this.opts.inventory.reserve({
+          quoteId,
+          mint: quote.request.tokenOut,
+          amount: BigInt(quote.response.amountOut),
+          inputMint: quote.request.tokenIn,
+          inputAmount: fill.inputAmount,
+          expiresAtMs: this.now() + this.reservationTtlMs,
+        }),
       budget.forStep(this.steps.inventory),
     );
-    if (!reserved.ok || !reserved.value.ok) {
+    if (!reserved.ok) {
       // A reserve that timed out may still land later: release so nothing is stranded.
-      if (!reserved.ok) void this.opts.inventory.release(quoteId).catch(() => undefined);
-      const why = reserved.ok
-        ? `${(reserved.value as { reason: string }).reason}: ${(reserved.value as { detail: string }).detail}`
-        : `inventory unavailable: ${reserved.error}`;
+      void this.releaseQuietly(quoteId);
+      log.info({ detail: reserved.error }, "maker inventory unavailable");
+      return refused(req, `inventory unavailable: ${reserved.error}`);
+    }
+    if (!reserved.value.ok) {
+      const why = `${reserved.value.reason}: ${reserved.value.detail}`;
       log.info({ detail: why }, "maker inventory refused the fill");
-      return reject(why);
+      return refused(req, why);
     }
     if (budget.left() < 250) {
-      await this.opts.inventory.release(quoteId).catch(() => undefined);
-      return reject("the swap ran out of its time budget before signing");
+      await this.releaseQuietly(quoteId);
+      return refused(req, "the swap ran out of its time budget before signing");
     }
+    return undefined;
+  }
 
-    // 7b. Co-sign. Defence in depth: never sign a message whose fee payer is not our key.
+  /** Step 8: co-sign, journal, send, answer. Any refusal before the send releases the reservation. */
+  private async signAndSend({ req, quote, tx, fill, budget, log }: Held): Promise<Decision> {
+    const { quoteId } = req;
+    // Defence in depth: never sign a message whose fee payer is not our key.
     if (!tx.message.staticAccountKeys[0]?.equals(this.opts.signer.publicKey)) {
-      await this.opts.inventory.release(quoteId).catch(() => undefined);
-      return reject(`${FillRejectCode.INVALID_FEE_PAYER}: the fee payer is not the maker`);
+      await this.releaseQuietly(quoteId);
+      return refused(req, `${FillRejectCode.INVALID_FEE_PAYER}: the fee payer is not the maker`);
     }
     this.opts.signer.sign(tx);
     const makerSig = tx.signatures[0];
     if (!makerSig || makerSig.every((b) => b === 0)) {
-      await this.opts.inventory.release(quoteId).catch(() => undefined);
-      return reject("the maker signature could not be produced");
+      await this.releaseQuietly(quoteId);
+      return refused(req, "the maker signature could not be produced");
     }
     const txSignature = bs58.encode(makerSig);
     const slog = log.child({ txSignature });
 
-    // 7c. Journal first (a crash after the send still finds the fill), then send.
+    // Journal first (a crash after the send still finds the fill), then send.
     const pending: PendingFill = {
       quoteId,
       requestId: req.requestId,
@@ -374,7 +408,7 @@ export class SwapExecutor implements SwapHandler {
           ? `the chain did not acknowledge the transaction in time (${sent.error})`
           : `sending failed: ${sent.error}`;
       slog.warn({ detail: why }, "fill not sent");
-      return reject(why);
+      return refused(req, why);
     }
     slog.info(
       {
@@ -388,13 +422,20 @@ export class SwapExecutor implements SwapHandler {
     return { response: accepted(quoteId, txSignature), kind: undefined };
   }
 
+  /** Releases a reservation, ignoring failure: it lapses on its own expiry anyway. */
+  private releaseQuietly(quoteId: string): Promise<void> {
+    return this.opts.inventory.release(quoteId).then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+
   private validate(tx: VersionedTransaction, quote: StoredQuote, messageHash: string): FillValidation {
     return validateFill({
       tx,
       messageHash,
       quote,
       maker: this.opts.signer.publicKey,
-      nowUnix: BigInt(Math.floor(this.now() / 1000)),
       tokens: this.opts.config.tokensByMint,
       maxFeeLamports: this.maxFeeLamports,
       expiryGraceSeconds: this.expiryGraceSeconds,

@@ -5,9 +5,9 @@
 import { readFileSync } from "node:fs";
 import { Keypair, PublicKey, type VersionedTransaction } from "@solana/web3.js";
 import { DEFAULT_CONFIG_PATH, parseFileConfig } from "../../config/load.ts";
-import { LocalChain } from "../../src/chain/local.ts";
-import { seedFromConfig } from "../../src/chain/seed.ts";
-import { type BuildFillParams, buildFillTransaction } from "../../src/fill/builder.ts";
+import { type BuildFillParams, buildFillTransaction } from "../../sandbox/fill/builder.ts";
+import { LocalChain } from "../../src/chain/local/index.ts";
+import { seedFromConfig } from "../../src/chain/local/seed.ts";
 import { TOKEN_PROGRAM_ID } from "../../src/fill/layout.ts";
 
 export const config = parseFileConfig(JSON.parse(readFileSync(DEFAULT_CONFIG_PATH, "utf8")));

@@ -16,7 +16,7 @@ import {
   VersionedTransaction,
 } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
-import { creditToken, fundTaker, lamports, tokenBalance } from "../../src/chain/seed.ts";
+import { creditToken, fundTaker, lamports, tokenBalance } from "../../src/chain/local/seed.ts";
 import { LIGHTHOUSE_PROGRAM_ID, TOKEN_2022_PROGRAM_ID } from "../../src/fill/layout.ts";
 import { fillFee, JUP, seededChain, signedFill, USDC } from "./helpers.ts";
 

@@ -1,11 +1,11 @@
 /**
  * LocalChain against the real SVM: builder-made fills, really signed, executed through the fill
- * emulation (the order-engine binary is not available; see src/chain/local.ts).
+ * emulation (the order-engine binary is not available; see src/chain/local/index.ts).
  */
 import { Keypair } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
-import { fpuStateIsClean } from "../../src/chain/fpu-canary.ts";
-import { ata, fundTaker, lamports, tokenBalance } from "../../src/chain/seed.ts";
+import { ata, fundTaker, lamports, tokenBalance } from "../../src/chain/local/seed.ts";
+import { fpuStateIsClean } from "./fpu-canary.ts";
 import { fillFee, JUP, SOL, seededChain, signedFill, USDC } from "./helpers.ts";
 
 describe("LocalChain fills", () => {

@@ -5,11 +5,11 @@
 import { Keypair, PublicKey } from "@solana/web3.js";
 import bs58 from "bs58";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LocalChain } from "../../src/chain/local.ts";
+import { type RpcServer, startRpcServer } from "../../sandbox/chain/rpc-server.ts";
+import type { LocalChain } from "../../src/chain/local/index.ts";
+import { ata, fundTaker, tokenBalance } from "../../src/chain/local/seed.ts";
+import { readTokenAccount } from "../../src/chain/local/spl-state.ts";
 import { RpcChain } from "../../src/chain/rpc.ts";
-import { type RpcServer, startRpcServer } from "../../src/chain/rpc-server.ts";
-import { ata, fundTaker, tokenBalance } from "../../src/chain/seed.ts";
-import { readTokenAccount } from "../../src/chain/spl-state.ts";
 import { TOKEN_PROGRAM_ID } from "../../src/fill/layout.ts";
 import { JUP, seededChain, signedFill, USDC } from "./helpers.ts";
 

@@ -1,7 +1,7 @@
 import { getAssociatedTokenAddressSync } from "@solana/spl-token";
 import { Keypair, MessageV0, PublicKey, VersionedTransaction } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
-import { buildFillTransaction, fillAmountsFromQuote } from "../../src/fill/builder.ts";
+import { buildFillTransaction, fillAmountsFromQuote } from "../../sandbox/fill/builder.ts";
 import { decodeFillTransaction, deserializeFillTransaction } from "../../src/fill/decode.ts";
 import {
   NATIVE_MINT,

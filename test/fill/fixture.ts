@@ -1,11 +1,11 @@
 /**
- * The operator's acceptance-suite fill transaction (a copy of
- * ../shared/reference/fixtures/acceptance-fill-tx.json, kept in the repo so the tests are
- * self-contained) and the parameters it was built from, recovered by decoding it.
+ * The operator's acceptance-suite fill transaction (sandbox/fixtures/acceptance-fill-tx.json, the
+ * bytes the operator's public suite sends) and the parameters it was built from, recovered by decoding
+ * it.
  */
 import { readFileSync } from "node:fs";
 import { VersionedTransaction } from "@solana/web3.js";
-import type { BuildFillParams } from "../../src/fill/builder.ts";
+import type { BuildFillParams } from "../../sandbox/fill/builder.ts";
 import { decodeFillTransaction } from "../../src/fill/decode.ts";
 
 interface FixtureFile {
@@ -14,7 +14,7 @@ interface FixtureFile {
 }
 
 export const acceptanceFixture: FixtureFile = JSON.parse(
-  readFileSync(new URL("./fixtures/acceptance-fill-tx.json", import.meta.url), "utf8"),
+  readFileSync(new URL("../../sandbox/fixtures/acceptance-fill-tx.json", import.meta.url), "utf8"),
 );
 
 export function acceptanceFixtureBytes(): Buffer {

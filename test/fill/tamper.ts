@@ -27,7 +27,7 @@ import {
   fillTransactionInstructions,
   setComputeUnitLimitInstruction,
   setComputeUnitPriceInstruction,
-} from "../../src/fill/builder.ts";
+} from "../../sandbox/fill/builder.ts";
 import { FillRejectCode } from "../../src/fill/codes.ts";
 import { compileSortedMessageV0 } from "../../src/fill/compile.ts";
 import {
@@ -527,11 +527,6 @@ export const FILL_ATTACKS: readonly FillAttack[] = [
     tamper: (s) => withInstructions(s, (ixs) => ixs, { taker: attacker() }),
   },
   {
-    name: "an expire_at already in the past",
-    code: FillRejectCode.QUOTE_EXPIRED,
-    tamper: (s) => editFill(s, {}, { expireAt: s.nowUnix - 1n }),
-  },
-  {
     name: "an expire_at beyond the quote's expiry",
     code: FillRejectCode.INVALID_EXPIRY,
     tamper: (s) => editFill(s, {}, { expireAt: BigInt(Math.ceil(s.quote.expiresAtMs / 1000)) + 3_600n }),
@@ -683,6 +678,68 @@ export const FILL_ATTACKS: readonly FillAttack[] = [
         }),
       );
     },
+  },
+];
+
+/**
+ * A valid-looking fill paired with a quote it does not belong to: the attack edits the quote the
+ * fill is judged against (as stored by another maker wallet, or with a receiver the requester chose).
+ * validateFill runs these (test/fill/validate.attacks.test.ts); a stored quote cannot be edited
+ * through POST /swap, so they have no end-to-end run.
+ */
+export interface PairingAttack {
+  name: string;
+  code: FillRejectCode;
+  pair(s: FillScenario): { quote: StoredQuote; tx: VersionedTransaction };
+}
+
+export const PAIRING_ATTACKS: readonly PairingAttack[] = [
+  {
+    // Two maker wallets sharing one quote store (instances with their own keys, a rotated key): the
+    // taker takes wallet A's answer and builds the fill with wallet B as maker and fee payer.
+    name: "a fill co-signed by our key against a quote another maker key answered",
+    code: FillRejectCode.INVALID_QUOTE_MAKER,
+    pair: (s) => ({
+      quote: { ...s.quote, response: { ...s.quote.response, maker: attacker().toBase58() } },
+      tx: honest(s),
+    }),
+  },
+  {
+    // The quote request's receiver is the requester's to choose; naming the maker there must not let
+    // the maker's wallet (a signer of this transaction) into an instruction other than the fill.
+    name: "a CreateIdempotent naming the maker's wallet as owner, on a quote whose receiver is the maker",
+    code: FillRejectCode.INVALID_MAKER_ACCOUNT_USE,
+    pair: (s) => ({
+      quote: { ...s.quote, request: { ...s.quote.request, receiver: s.maker.toBase58() } },
+      tx: withInstructions(s, (ixs) => [
+        createAssociatedTokenAccountIdempotentInstruction(
+          s.taker,
+          getAssociatedTokenAddressSync(s.params.outputMint, s.maker, true, s.params.outputTokenProgram),
+          s.maker,
+          s.params.outputMint,
+          s.params.outputTokenProgram,
+        ),
+        ...ixs,
+      ]),
+    }),
+  },
+];
+
+/**
+ * Attacks on the clock, judged once, after the claim, against chain time (src/swap/expiry.ts):
+ * validateFill has no clock and accepts them, so they run through POST /swap only
+ * (test/swap/attacks.security.test.ts), each against a quote of its own (the claim is taken).
+ */
+export const AFTER_CLAIM_ATTACKS: readonly FillAttack[] = [
+  {
+    name: "an expire_at already in the past",
+    code: FillRejectCode.QUOTE_EXPIRED,
+    tamper: (s) => editFill(s, {}, { expireAt: s.nowUnix - 1n }),
+  },
+  {
+    name: "an expire_at inside the one second kept for landing",
+    code: FillRejectCode.QUOTE_EXPIRED,
+    tamper: (s) => editFill(s, {}, { expireAt: s.nowUnix }),
   },
 ];
 

@@ -6,7 +6,7 @@ import {
 import { Keypair, PublicKey, TransactionInstruction } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
 import { TOKEN_2022_PROGRAM } from "../../config/schema.ts";
-import { buildFillTransaction, fillTransactionInstructions } from "../../src/fill/builder.ts";
+import { buildFillTransaction, fillTransactionInstructions } from "../../sandbox/fill/builder.ts";
 import { deserializeFillTransaction } from "../../src/fill/decode.ts";
 import { ORDER_ENGINE_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from "../../src/fill/layout.ts";
 import {
@@ -16,6 +16,7 @@ import {
   type ValidateFillInput,
   validateFill,
 } from "../../src/fill/validate.ts";
+import { expiryRefusal } from "../../src/swap/expiry.ts";
 import { MINT } from "../support/config.ts";
 import { storedQuote } from "../support/quotes.ts";
 import { acceptanceFixtureTx } from "./fixture.ts";
@@ -87,7 +88,6 @@ function setup(over: Partial<SetupOptions> = {}) {
     tx,
     quote,
     maker,
-    nowUnix: NOW,
     tokens,
     maxFeeLamports: 2_000_000n,
   });
@@ -275,6 +275,15 @@ describe("validateFill boundaries", () => {
   it("accepts expire_at equal to now and equal to the quote's expiry rounded up", () => {
     const { s, input } = setup();
     expect(validateFill(input(buildFillTransaction({ ...s.params, expireAt: NOW }))).ok).toBe(true);
+    // Whether `now` has passed is judged after the claim, against chain time (src/swap/expiry.ts).
+    expect(
+      expiryRefusal({
+        quoteExpiresAtMs: s.quote.expiresAtMs,
+        expireAt: NOW,
+        chainTime: NOW,
+        safetySeconds: 0n,
+      }),
+    ).toBeUndefined();
     const ceilExpiry = BigInt(Math.ceil(s.quote.expiresAtMs / 1000));
     expect(validateFill(input(buildFillTransaction({ ...s.params, expireAt: ceilExpiry }))).ok).toBe(true);
     const late = validateFill(input(buildFillTransaction({ ...s.params, expireAt: ceilExpiry + 1n })));
@@ -285,9 +294,15 @@ describe("validateFill boundaries", () => {
     const { s, input } = setup();
     const ceilExpiry = BigInt(Math.ceil(s.quote.expiresAtMs / 1000));
     const tx = buildFillTransaction({ ...s.params, expireAt: ceilExpiry + 2n });
-    expect(validateFill({ ...input(tx), expiryGraceSeconds: 2n }).ok).toBe(true);
-    const stale = validateFill({ ...input(tx), expiryGraceSeconds: 2n, nowUnix: ceilExpiry + 1n });
-    expect(!stale.ok && stale.code).toBe(FillRejectCode.QUOTE_EXPIRED);
+    const fill = accepted(validateFill({ ...input(tx), expiryGraceSeconds: 2n }));
+    // The chain clock one second past the quote's expiry: expire_at is still ahead, the quote is not.
+    const stale = expiryRefusal({
+      quoteExpiresAtMs: s.quote.expiresAtMs,
+      expireAt: fill.expireAt,
+      chainTime: ceilExpiry + 1n,
+      safetySeconds: 0n,
+    });
+    expect(stale).toBe(`the quote expired at ${ceilExpiry}; chain time is ${ceilExpiry + 1n}`);
   });
 
   it("accepts a fee exactly at the cap and refuses one lamport over it", () => {
@@ -325,7 +340,6 @@ describe("validateFill on the acceptance fixture", () => {
       tx,
       quote,
       maker: keys[0] as PublicKey,
-      nowUnix: 1_739_139_650n,
       tokens: tokenMap(),
       maxFeeLamports: 2_000_000n,
     };
@@ -335,8 +349,15 @@ describe("validateFill on the acceptance fixture", () => {
     // Not our maker: the same bytes are refused for any other wallet.
     const other = validateFill({ ...input, maker: PublicKey.unique() });
     expect(!other.ok && other.code).toBe(FillRejectCode.INVALID_FEE_PAYER);
-    // Expired today.
-    const late = validateFill({ ...input, nowUnix: 1_739_139_691n });
-    expect(!late.ok && late.code).toBe(FillRejectCode.QUOTE_EXPIRED);
+    // Expired today: after the claim, chain time past the quote's expiry refuses it.
+    const at = (chainTime: bigint) =>
+      expiryRefusal({
+        quoteExpiresAtMs: quote.expiresAtMs,
+        expireAt: fill.expireAt,
+        chainTime,
+        safetySeconds: 1n,
+      });
+    expect(at(1_739_139_650n)).toBeUndefined();
+    expect(at(1_739_139_691n)).toBe("the quote expired at 1739139690; chain time is 1739139691");
   });
 });

@@ -39,8 +39,9 @@ const cases: [string, string, unknown, number, string][] = [
   ["amount as a JSON number", "/quote", quoteBody({ amount: 1000000 }), 400, "amount"],
   ["amount above u64", "/quote", quoteBody({ amount: "18446744073709551616" }), 400, "amount"],
   ["amount in hex", "/quote", quoteBody({ amount: "0x10" }), 400, "amount"],
-  ["tokenIn not base58", "/quote", quoteBody({ tokenIn: "not-a-mint-0OIl" }), 400, "tokenIn"],
-  ["tokenOut too short", "/quote", quoteBody({ tokenOut: "abc" }), 400, "tokenOut"],
+  ["tokenIn a number", "/quote", quoteBody({ tokenIn: 42 }), 400, "tokenIn"],
+  ["tokenOut missing", "/quote", withoutKey("tokenOut"), 400, "tokenOut"],
+  ["tokenOut empty", "/quote", quoteBody({ tokenOut: "" }), 400, "tokenOut"],
   ["the same mint on both sides", "/quote", quoteBody({ tokenOut: MINT.USDC }), 400, "tokenOut"],
   ["unknown quoteType", "/quote", quoteBody({ quoteType: "exactSideways" }), 400, "quoteType"],
   ["unknown protocol", "/quote", quoteBody({ protocol: "v2" }), 400, "protocol"],
@@ -101,8 +102,29 @@ describe("quotes we decline (404, never penalised)", () => {
       jsonPost(quoteBody({ tokenOut: "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263" })),
     );
     expect(res.status).toBe(404);
-    expect((await readJson(res)).message).toMatch(/not traded/);
+    expect((await readJson(res)).message).toMatch(/tokenOut .* not supported/);
   });
+
+  it.each([
+    [
+      "the acceptance suite's 46-character non-key",
+      { tokenOut: "fake3KUxqvJ5erXobKTYFtL2BpTgGzy7B9AcRcXeCwWvFM" },
+      "tokenOut",
+    ],
+    ["a string that is not base58", { tokenIn: "not-a-mint-0OIl" }, "tokenIn"],
+    ["a string too short for a key", { tokenOut: "abc" }, "tokenOut"],
+    ["a very long string", { tokenIn: "x".repeat(500) }, "tokenIn"],
+  ])(
+    "declines a mint we do not trade given as %s with 404 not supported, not 400",
+    async (_n, over, field) => {
+      const res = await svc.app.request("/quote", jsonPost(quoteBody(over)));
+      expect(res.status).toBe(404);
+      const { message } = await readJson(res);
+      expect(message).toContain(field);
+      expect(message).toMatch(/not supported/);
+      expect(message.length).toBeLessThan(200);
+    },
+  );
 
   it("declines with 404 when the operator's deadline has already passed (x-request-start too old)", async () => {
     const res = await svc.app.request(

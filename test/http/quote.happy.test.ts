@@ -61,12 +61,31 @@ describe("POST /quote (happy paths)", () => {
     expect(await svc.store.quoteIdsForRequest(body.requestId as string)).toEqual([body.quoteId]);
   });
 
-  it("refuses a second quote under a quoteId already answered, keeping the first (400 naming quoteId)", async () => {
+  it("answers a repeated quoteId and requestId as a new quote, the later answer replacing the earlier", async () => {
+    // The operator's acceptance suite sends one quoteId/requestId for its exactIn, exactOut and
+    // unknown-mint quotes (CONTRACT.md, "POST /quote").
+    const first = quoteBody();
+    const a = await svc.app.request("/quote", jsonPost(first));
+    expect(a.status).toBe(200);
+    const repeat = { ...first, tokenIn: MINT.SOL, tokenOut: MINT.USDC, quoteType: "exactOut" };
+    const b = await svc.app.request("/quote", jsonPost(repeat));
+    expect(b.status).toBe(200);
+    const answer = await readJson(b);
+    expect(answer).toMatchObject({
+      quoteId: first.quoteId,
+      requestId: first.requestId,
+      amountOut: "1000000",
+    });
+    expect((await svc.store.get(first.quoteId as string))?.response).toEqual(answer);
+  });
+
+  it("declines a re-quote of a quoteId a swap has claimed with 404 naming why, keeping the claimed quote", async () => {
     const first = quoteBody();
     const answer = await readJson(await svc.app.request("/quote", jsonPost(first)));
+    await svc.store.claim(first.quoteId as string, "some-message-hash", Date.now());
     const again = await svc.app.request("/quote", jsonPost({ ...first, amount: "2000000" }));
-    expect(again.status).toBe(400);
-    expect((await readJson(again)).message).toMatch(/^quoteId: /);
+    expect(again.status).toBe(404);
+    expect((await readJson(again)).message).toMatch(/quoteId .* already claimed by a swap/);
     expect((await svc.store.get(first.quoteId as string))?.response).toEqual(answer);
   });
 

@@ -7,7 +7,7 @@
  */
 import { connect } from "node:net";
 import { describe, expect, it } from "vitest";
-import { freePort } from "../../src/operator/processes.ts";
+import { freePort } from "../../tooling/processes.ts";
 import { logLines, startWebhook, type WebhookProcess } from "../support/process.ts";
 import { quoteBody } from "../support/quotes.ts";
 

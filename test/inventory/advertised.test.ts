@@ -14,7 +14,7 @@ import {
   RedisAdvertisedStore,
 } from "../../inventory/advertised.ts";
 import { MemoryInventory } from "../../inventory/memory.ts";
-import { creditToken } from "../../src/chain/seed.ts";
+import { creditToken } from "../../src/chain/local/seed.ts";
 import { createLogger } from "../../src/observability/logger.ts";
 import { cleanupsAfterEach } from "../support/cleanups.ts";
 import { MINT } from "../support/config.ts";

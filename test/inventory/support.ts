@@ -12,8 +12,8 @@ import type { InventoryOptions } from "../../inventory/ledger-inventory.ts";
 import type { PriceSource } from "../../pricing/interface.ts";
 import { createPriceSources } from "../../pricing/sources.ts";
 import { UsdValuer } from "../../pricing/usd.ts";
-import { LocalChain } from "../../src/chain/local.ts";
-import { ata, creditToken, type MakerSeedOptions, seedFromConfig } from "../../src/chain/seed.ts";
+import { LocalChain } from "../../src/chain/local/index.ts";
+import { ata, creditToken, type MakerSeedOptions, seedFromConfig } from "../../src/chain/local/seed.ts";
 import { testConfig } from "../support/config.ts";
 
 export interface World {

@@ -12,9 +12,9 @@ import { TOKEN_2022_PROGRAM } from "../../config/schema.ts";
 import { readHoldings } from "../../inventory/holdings.ts";
 import { publishPrice } from "../../pricing/redis.ts";
 import { closePriceSources, startPriceSources } from "../../pricing/sources.ts";
-import { LocalChain } from "../../src/chain/local.ts";
-import { startRpcServer } from "../../src/chain/rpc-server.ts";
-import { ata, seedFromConfig } from "../../src/chain/seed.ts";
+import { startRpcServer } from "../../sandbox/chain/rpc-server.ts";
+import { LocalChain } from "../../src/chain/local/index.ts";
+import { ata, seedFromConfig } from "../../src/chain/local/seed.ts";
 import { createMissingAtas, diagnose } from "../../src/ops/doctor.ts";
 import { KeypairSigner } from "../../src/signer/index.ts";
 import {

@@ -7,7 +7,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Keypair } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
-import { freePort } from "../../src/operator/processes.ts";
+import { freePort } from "../../tooling/processes.ts";
 import { startWebhook } from "../support/process.ts";
 import { redisUrl } from "../support/redis.ts";
 import { fileTempDir } from "../support/tmp.ts";

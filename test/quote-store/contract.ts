@@ -48,13 +48,51 @@ export function quoteStoreContract(name: string, make: () => Promise<StoreFixtur
       expect(await store.get(q.quoteId)).toEqual(q);
     });
 
-    it("never replaces a stored quote: a second put under the same quoteId is refused", async () => {
+    it("replaces a stored quote answered again under the same quoteId, until a swap claims it", async () => {
       const { store, unique } = await make();
       const q = sampleQuote(unique("q"), unique("r"), Date.now());
       expect(await store.put(q)).toBe(true);
-      const other = { ...q, response: { ...q.response, amountOut: "1" } };
-      expect(await store.put(other)).toBe(false);
+      const again = { ...q, requestId: unique("r2"), response: { ...q.response, amountOut: "1" } };
+      expect(await store.put(again)).toBe(true);
+      expect(await store.get(q.quoteId)).toEqual(again);
+      // The request index follows the quote to its new requestId.
+      expect(await store.quoteIdsForRequest(q.requestId)).toEqual([]);
+      expect(await store.quoteIdsForRequest(again.requestId)).toEqual([q.quoteId]);
+    });
+
+    it("never re-opens a claimed quoteId: a put after the claim stores nothing", async () => {
+      const { store, unique } = await make();
+      const q = sampleQuote(unique("q"), unique("r"), Date.now());
+      await store.put(q);
+      await store.claim(q.quoteId, "hash-1", 1);
+      const later = { ...q, response: { ...q.response, amountOut: "1" } };
+      expect(await store.put(later)).toBe(false);
       expect((await store.get(q.quoteId))?.response.amountOut).toBe(q.response.amountOut);
+    });
+
+    it("refuses a put for a quoteId claimed before it was ever stored", async () => {
+      const { store, unique } = await make();
+      const id = unique("q");
+      await store.claim(id, "hash-1", 1);
+      expect(await store.put(sampleQuote(id, unique("r"), Date.now()))).toBe(false);
+      expect(await store.get(id)).toBeUndefined();
+    });
+
+    it("lets exactly the puts that come before a claim land, when puts and the claim race", async () => {
+      const { store, unique } = await make();
+      const q = sampleQuote(unique("q"), unique("r"), Date.now());
+      await store.put(q);
+      const racing = await Promise.all([
+        ...Array.from({ length: 20 }, (_, i) =>
+          store.put({ ...q, response: { ...q.response, amountOut: String(100 + i) } }),
+        ),
+        store.claim(q.quoteId, "hash-1", 1),
+      ]);
+      const stored = await store.get(q.quoteId);
+      // After the claim nothing changes any more.
+      expect(await store.put({ ...q, response: { ...q.response, amountOut: "7" } })).toBe(false);
+      expect(await store.get(q.quoteId)).toEqual(stored);
+      expect(racing.at(-1)).toEqual({ kind: "claimed" });
     });
 
     it("answers undefined for an unknown quoteId", async () => {
@@ -105,6 +143,33 @@ export function quoteStoreContract(name: string, make: () => Promise<StoreFixtur
       await store.recordOutcome(q.quoteId, outcome);
       const again = await store.claim(q.quoteId, "hash-1", 2);
       expect(again).toEqual({ kind: "taken", existing: { messageHash: "hash-1", claimedAtMs: 1, outcome } });
+    });
+
+    it("binds a message to the first quoteId it is presented with and keeps answering that quoteId", async () => {
+      const { store, unique } = await make();
+      const hash = unique("msg");
+      const first = unique("q1");
+      expect(await store.bindMessage(hash, first)).toBe(first);
+      expect(await store.bindMessage(hash, unique("q2"))).toBe(first);
+      expect(await store.bindMessage(hash, first)).toBe(first);
+      const other = unique("msg-other");
+      expect(await store.bindMessage(other, unique("q3"))).not.toBe(first);
+    });
+
+    it("binds one message to exactly one of many concurrent quoteIds", async () => {
+      const { store, unique } = await make();
+      const hash = unique("msg");
+      const ids = Array.from({ length: 20 }, (_, i) => unique(`q${i}`));
+      const answers = await Promise.all(ids.map((id) => store.bindMessage(hash, id)));
+      expect(new Set(answers).size).toBe(1);
+      expect(ids).toContain(answers[0]);
+    });
+
+    it("keeps message bindings apart from claims: a quoteId equal to a message hash claims freely", async () => {
+      const { store, unique } = await make();
+      const id = unique("same");
+      expect(await store.bindMessage(id, unique("q"))).not.toBe(id);
+      expect(await store.claim(id, "hash-1", 1)).toEqual({ kind: "claimed" });
     });
 
     it("answers ping", async () => {

@@ -10,7 +10,7 @@
  * journal.
  *
  * Helpers below drive the operator's side: ask for a quote, build the fill the operator would build
- * from it (src/fill/builder.ts), sign it as the taker, post it to /swap.
+ * from it (sandbox/fill/builder.ts), sign it as the taker, post it to /swap.
  */
 import { type AddressInfo, createServer } from "node:net";
 import { serve } from "@hono/node-server";
@@ -18,13 +18,17 @@ import { Keypair, PublicKey, type VersionedTransaction } from "@solana/web3.js";
 import type { Hono } from "hono";
 import type { Redis } from "ioredis";
 import type { FileConfig } from "../../config/schema.ts";
+import {
+  type BuildFillParams,
+  buildFillTransaction,
+  fillAmountsFromQuote,
+} from "../../sandbox/fill/builder.ts";
 import type { Chain } from "../../src/chain/interface.ts";
-import { LocalChain } from "../../src/chain/local.ts";
-import { seedFromConfig } from "../../src/chain/seed.ts";
+import { LocalChain } from "../../src/chain/local/index.ts";
+import { seedFromConfig } from "../../src/chain/local/seed.ts";
 import type { Service } from "../../src/compose.ts";
 import type { QuoteResponse } from "../../src/contract/quote.ts";
 import type { SwapResponse } from "../../src/contract/swap.ts";
-import { type BuildFillParams, buildFillTransaction, fillAmountsFromQuote } from "../../src/fill/builder.ts";
 import type { AppEnv } from "../../src/http/env.ts";
 import type { Logger } from "../../src/observability/logger.ts";
 import type { StoredQuote } from "../../src/quote-store/interface.ts";
@@ -227,6 +231,8 @@ export interface QuoteAsk {
   quoteType?: "exactIn" | "exactOut";
   feeBps?: number;
   taker?: PublicKey;
+  /** Reuse these ids (the operator may repeat them); fresh ones otherwise. */
+  ids?: { quoteId: string; requestId: string };
 }
 
 let quoteCounter = 0;
@@ -239,8 +245,9 @@ export async function askQuote(
 ): Promise<{ response: QuoteResponse; stored: StoredQuote }> {
   const n = quoteCounter++;
   const body = {
-    requestId: `req-${process.pid}-${Date.now()}-${n}`,
-    quoteId: `quote-${process.pid}-${Date.now()}-${n}-${Math.random().toString(36).slice(2)}`,
+    requestId: ask.ids?.requestId ?? `req-${process.pid}-${Date.now()}-${n}`,
+    quoteId:
+      ask.ids?.quoteId ?? `quote-${process.pid}-${Date.now()}-${n}-${Math.random().toString(36).slice(2)}`,
     tokenIn: ask.tokenIn,
     tokenOut: ask.tokenOut,
     amount: ask.amount.toString(),
@@ -265,7 +272,7 @@ export async function askQuote(
   return { response, stored };
 }
 
-/** The fill the operator builds for a stored quote (src/fill/builder.ts), unsigned. */
+/** The fill the operator builds for a stored quote (sandbox/fill/builder.ts), unsigned. */
 export async function operatorFill(
   h: Harness,
   quote: StoredQuote,

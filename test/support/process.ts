@@ -6,7 +6,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { REPO_ROOT } from "../../src/operator/processes.ts";
+import { REPO_ROOT } from "../../tooling/processes.ts";
 
 export interface WebhookProcess {
   proc: ChildProcess;

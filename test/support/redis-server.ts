@@ -10,7 +10,7 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort } from "../../src/operator/processes.ts";
+import { freePort } from "../../tooling/processes.ts";
 
 export interface KillableRedis {
   url: string;

@@ -7,8 +7,8 @@
  */
 import { Keypair, PublicKey } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fundTaker, tokenBalance } from "../../src/chain/seed.ts";
-import { fillAmountsFromQuote } from "../../src/fill/builder.ts";
+import { fillAmountsFromQuote } from "../../sandbox/fill/builder.ts";
+import { fundTaker, tokenBalance } from "../../src/chain/local/seed.ts";
 import { MINT } from "../support/config.ts";
 import {
   askQuote,

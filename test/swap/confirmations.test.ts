@@ -7,8 +7,8 @@
 import { Keypair } from "@solana/web3.js";
 import bs58 from "bs58";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fundTaker } from "../../src/chain/seed.ts";
-import { fillAmountsFromQuote } from "../../src/fill/builder.ts";
+import { fillAmountsFromQuote } from "../../sandbox/fill/builder.ts";
+import { fundTaker } from "../../src/chain/local/seed.ts";
 import { createLogger } from "../../src/observability/logger.ts";
 import { Metrics } from "../../src/observability/metrics.ts";
 import { ConfirmationTracker } from "../../src/swap/confirmations.ts";

@@ -1,13 +1,13 @@
 /**
  * End to end through the real HTTP path over a real socket: POST /quote -> the fill the operator
- * builds from our answer (src/fill/builder.ts) -> the taker signs -> POST /swap -> accepted, and both
+ * builds from our answer (sandbox/fill/builder.ts) -> the taker signs -> POST /swap -> accepted, and both
  * parties' balances on the local chain (LiteSVM) moved by exactly the filled amounts. Then the
  * confirmation tracker settles the fill: landed, fee owed recorded, reservation committed.
  */
 import { Keypair, PublicKey } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fundTaker, lamports, tokenBalance } from "../../src/chain/seed.ts";
-import { fillAmountsFromQuote } from "../../src/fill/builder.ts";
+import { fillAmountsFromQuote } from "../../sandbox/fill/builder.ts";
+import { fundTaker, lamports, tokenBalance } from "../../src/chain/local/seed.ts";
 import { NATIVE_MINT } from "../../src/fill/layout.ts";
 import { makerFeeLamports } from "../../src/fill/validate.ts";
 import { MINT } from "../support/config.ts";

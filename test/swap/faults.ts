@@ -2,7 +2,8 @@
  * DELIBERATE FAULT INJECTOR, not a fake chain: a Chain that forwards every call to the real local
  * chain until a test arms a fault on one method; that method then never resolves ("hang"), rejects
  * ("fail") or is delayed ("delay") while everything else keeps working. Used to prove the swap path
- * answers within its budget, and never claims a balance problem the chain did not show.
+ * answers within its budget, and never claims a balance problem the chain did not show. Its clock can
+ * also be put ahead of the wall (`clockAheadSeconds`), for expiry judged against chain time.
  */
 import type { PublicKey, VersionedTransaction } from "@solana/web3.js";
 import type { Chain } from "../../src/chain/interface.ts";
@@ -18,6 +19,8 @@ type Fault = { kind: "hang" } | { kind: "fail"; error: string } | { kind: "delay
 
 export class FaultyChain extends ObservedChain {
   private readonly faults = new Map<Method, Fault>();
+  /** Seconds getUnixTimestamp runs ahead of the real local chain's clock; disarm() resets it. */
+  clockAheadSeconds = 0n;
 
   constructor(inner: Chain) {
     super(inner);
@@ -29,6 +32,7 @@ export class FaultyChain extends ObservedChain {
 
   disarm(): void {
     this.faults.clear();
+    this.clockAheadSeconds = 0n;
   }
 
   private apply<T>(method: Method, call: () => Promise<T>): Promise<T> {
@@ -53,7 +57,10 @@ export class FaultyChain extends ObservedChain {
     );
   }
   override getUnixTimestamp() {
-    return this.apply("getUnixTimestamp", () => super.getUnixTimestamp());
+    return this.apply(
+      "getUnixTimestamp",
+      async () => (await super.getUnixTimestamp()) + this.clockAheadSeconds,
+    );
   }
   override send(tx: VersionedTransaction) {
     this.sends++;

@@ -5,7 +5,7 @@
  * wrapped by a deliberate fault injector (faults.ts) only to slow a send down.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { fundTaker } from "../../src/chain/seed.ts";
+import { fundTaker } from "../../src/chain/local/seed.ts";
 import { MINT } from "../support/config.ts";
 import { type CountingSigner, type Harness, inProcess, operatorFill, postSwap } from "../support/harness.ts";
 import { testRedis } from "../support/redis.ts";
@@ -79,7 +79,9 @@ describe("a quote is filled at most once", () => {
     const { http, body } = await setUp({ jup: 5_000_000_000n });
     const first = await postSwap(http, body);
     expect(first.body.state).toBe("accepted");
+    // Both clocks move past the quote's expiry: ours and the chain's, which judges expiry.
     offsetMs = h.config.file.limits.quoteTtlMs + 5_000;
+    chain.clockAheadSeconds = BigInt(Math.ceil(offsetMs / 1000));
     const retry = await postSwap(http, body);
     expect(retry.body).toEqual(first.body);
   });

@@ -6,7 +6,7 @@
  */
 import { Keypair, type VersionedTransaction } from "@solana/web3.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { fundTaker, lamports } from "../../src/chain/seed.ts";
+import { fundTaker, lamports } from "../../src/chain/local/seed.ts";
 import type { SwapResponse } from "../../src/contract/swap.ts";
 import { MINT } from "../support/config.ts";
 import {
@@ -23,18 +23,14 @@ import { faultyHarness } from "./setup.ts";
 let h: Harness;
 let signer: CountingSigner;
 let chain: FaultyChain;
-/** Our clock runs `offsetMs` ahead of the wall (the local chain keeps wall time). */
-let offsetMs = 0;
 
 beforeAll(async () => {
   ({ h, signer, chain } = await faultyHarness({
-    // The executor's clock alone runs ahead when a test moves it (quotes are made on wall time).
-    swap: { budgetMs: 3_000, now: () => Date.now() + offsetMs },
+    swap: { budgetMs: 3_000 },
   }));
 });
 afterAll(() => h.close());
 beforeEach(() => {
-  offsetMs = 0;
   chain.disarm();
 });
 
@@ -151,9 +147,10 @@ describe("plain rejections", () => {
   it("rejects a fill for a quote that has expired by the time the swap arrives", async () => {
     const taker = Keypair.generate();
     fundTaker(h.chain, taker.publicKey, { sol: 100_000_000n, tokens: { [MINT.JUP]: 5_000_000_000n } });
-    offsetMs = h.config.file.limits.quoteTtlMs + 5_000;
+    // Expiry is judged against chain time: the chain's clock alone moves past the quote's expiry.
+    chain.clockAheadSeconds = BigInt(Math.ceil((h.config.file.limits.quoteTtlMs + 5_000) / 1000));
     const res = await attempt(taker, { tokenIn: MINT.JUP, tokenOut: MINT.USDC, amount: 1_000_000_000n });
     expect(res.state).toBe("rejected");
-    expect(res.rejectionReason).toMatch(/^QUOTE_EXPIRED: /);
+    expect(res.rejectionReason).toMatch(/^QUOTE_EXPIRED: the quote expired at \d+; chain time is \d+$/);
   });
 });

@@ -11,7 +11,7 @@
  */
 import { Keypair } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fundTaker } from "../../src/chain/seed.ts";
+import { fundTaker } from "../../src/chain/local/seed.ts";
 import { MINT } from "../support/config.ts";
 import {
   askQuote,
@@ -122,5 +122,49 @@ describe("a signed fill replayed under another quote", () => {
     expect(a.body.state).toBe("accepted");
     expect(b.body).toEqual(a.body);
     expect(signer.count).toBe(signs);
+  });
+
+  it("refuses the replay across re-quotes of one repeated quoteId, and re-quoting a claimed quoteId is a 404", async () => {
+    // The operator repeats quoteIds (CONTRACT.md): repeats are answered, so the one-message-one-quote
+    // binding, not a refusal of the operator, is what stops the replay.
+    const { http, taker, first, tx } = await twinQuotes();
+    const ask = { tokenIn: MINT.JUP, tokenOut: MINT.USDC, amount: 1_000_000_000n, taker: taker.publicKey };
+    const other = await askQuote(h, http, ask);
+    // Quote 1's id answered again, identical terms: the later answer replaces the earlier one.
+    const requoted = await askQuote(h, http, {
+      ...ask,
+      ids: { quoteId: first.response.quoteId, requestId: first.response.requestId },
+    });
+    expect(requoted.response.amountOut).toBe(first.response.amountOut);
+    const accepted = await postSwap(http, {
+      requestId: first.response.requestId,
+      quoteId: first.response.quoteId,
+      transaction: tx,
+    });
+    expect(accepted.body.state).toBe("accepted");
+
+    const signs = signer.count;
+    // The other quote re-quoted under the same ids, identical terms: the signed fill is still bound.
+    await askQuote(h, http, {
+      ...ask,
+      ids: { quoteId: other.response.quoteId, requestId: other.response.requestId },
+    });
+    const replay = await postSwap(http, {
+      requestId: other.response.requestId,
+      quoteId: other.response.quoteId,
+      transaction: tx,
+    });
+    expect(replay.body.state).toBe("rejected");
+    expect(replay.body.rejectionReason).toMatch(/already submitted for another quote/);
+    expect(signer.count).toBe(signs);
+
+    // The claimed quoteId is never re-opened.
+    const reopen = await http("/quote", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ ...first.stored.request, amount: first.stored.request.amount, protocol: "v1" }),
+    });
+    expect(reopen.status).toBe(404);
+    expect(await reopen.text()).toMatch(/already claimed by a swap/);
   });
 });

@@ -4,7 +4,7 @@
  * 1 JUP for USDC, signed).
  */
 import { Keypair } from "@solana/web3.js";
-import { fundTaker } from "../../src/chain/seed.ts";
+import { fundTaker } from "../../src/chain/local/seed.ts";
 import { MINT } from "../support/config.ts";
 import {
   askQuote,

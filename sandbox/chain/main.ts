@@ -1,0 +1,95 @@
+/**
+ * `npm run chain`: a seeded LocalChain behind a Solana JSON-RPC endpoint on loopback.
+ *
+ *   npm run chain                        # config/chain.json, tokens from config/default.json
+ *   CHAIN_SEED=my-seed.json CONFIG=my-config.json npm run chain
+ *
+ * Then point the service at it: RPC_URL=http://127.0.0.1:8899 (with the same maker keypair). The
+ * order-engine fill is emulated (see src/chain/local/index.ts): this is a paper chain, not a validator.
+ */
+import { readFileSync } from "node:fs";
+import { PublicKey } from "@solana/web3.js";
+import { DEFAULT_CONFIG_PATH, parseFileConfig } from "../../config/load.ts";
+import type { TokenConfig } from "../../config/schema.ts";
+import { LocalChain } from "../../src/chain/local/index.ts";
+import {
+  creditSol,
+  creditToken,
+  lamports,
+  seedFromConfig,
+  tokenBalance,
+} from "../../src/chain/local/seed.ts";
+import { loadOrCreateKeypair } from "../../src/signer/index.ts";
+import { startRpcServer } from "./rpc-server.ts";
+import { type ChainSeed, readChainSeed } from "./seed-file.ts";
+
+function wallet(w: { keypair?: string; pubkey?: string }): { key: PublicKey; note: string } {
+  if (w.pubkey) return { key: new PublicKey(w.pubkey), note: "pubkey only" };
+  const path = w.keypair as string;
+  const { keypair, created } = loadOrCreateKeypair(path);
+  return { key: keypair.publicKey, note: `${path}${created ? " (created)" : ""}` };
+}
+
+function mintOf(name: string, tokens: readonly TokenConfig[], where: string): PublicKey {
+  const t = tokens.find((x) => x.symbol === name || x.mint === name);
+  if (!t) throw new Error(`${where}: unknown token ${name} (not in the service config)`);
+  return new PublicKey(t.mint);
+}
+
+/** Builds, seeds and serves the chain described by `seed`; returns a stop function. */
+export async function runChainServer(seed: ChainSeed, tokens: readonly TokenConfig[]) {
+  const chain = LocalChain.create({ slotMs: seed.slotMs, blockhashValidity: seed.blockhashValidity });
+  const maker = wallet(seed.maker);
+  const inventory: Record<string, bigint> = {};
+  for (const [name, amount] of Object.entries(seed.maker.inventory)) {
+    inventory[mintOf(name, tokens, "maker.inventory").toBase58()] = BigInt(amount);
+  }
+  const seeded = seedFromConfig(chain, { tokens }, maker.key, { sol: BigInt(seed.maker.sol), inventory });
+
+  const takers = seed.takers.map((t, i) => {
+    const w = wallet(t);
+    creditSol(chain, w.key, BigInt(t.sol));
+    for (const [name, amount] of Object.entries(t.tokens)) {
+      creditToken(chain, w.key, mintOf(name, tokens, `takers.${i}.tokens`), BigInt(amount));
+    }
+    return { ...w, tokens: Object.keys(t.tokens) };
+  });
+
+  const server = await startRpcServer(chain, { host: seed.host, port: seed.port });
+  const lines = [
+    `local chain (LiteSVM, order-engine fill emulated) listening on ${server.url}`,
+    `  maker ${maker.key.toBase58()}  [${maker.note}]  ${lamports(chain, maker.key)} lamports`,
+    ...seeded.map(
+      (s) =>
+        `    ${s.symbol.padEnd(6)} mint ${s.mint.toBase58()}  ATA ${s.makerAta.toBase58()}  ${s.inventory}`,
+    ),
+    ...takers.map(
+      (t, i) =>
+        `  taker ${i + 1} ${t.key.toBase58()}  [${t.note}]  ${lamports(chain, t.key)} lamports` +
+        t.tokens
+          .map((name) => `  ${name} ${tokenBalance(chain, t.key, mintOf(name, tokens, "takers"))}`)
+          .join(""),
+    ),
+  ];
+  return { chain, server, banner: lines.join("\n") };
+}
+
+async function main(): Promise<void> {
+  const seedPath = process.env.CHAIN_SEED || process.argv[2] || "config/chain.json";
+  const configPath = process.env.CONFIG || DEFAULT_CONFIG_PATH;
+  const file = parseFileConfig(JSON.parse(readFileSync(configPath, "utf8")), configPath);
+  const { server, banner } = await runChainServer(readChainSeed(seedPath), file.tokens);
+  process.stdout.write(`${banner}\n`);
+  const stop = () => {
+    void server.close().then(() => process.exit(0));
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  main().catch((e: unknown) => {
+    process.stderr.write(`${e instanceof Error ? e.message : String(e)}\n`);
+    process.exit(1);
+  });
+}

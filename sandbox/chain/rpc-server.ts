@@ -1,0 +1,390 @@
+/**
+ * The LocalChain behind a Solana JSON-RPC 2.0 HTTP endpoint, so that anything speaking Solana RPC
+ * (our RpcChain, web3.js scripts, the operator simulator) can use the local chain over a socket.
+ *
+ * It implements the methods @solana/web3.js v1 `Connection` calls on our paths, with the same
+ * envelopes (`{context:{slot}, value}`) and error codes as a mainnet RPC node:
+ * -32002 preflight (simulation) failure, -32003 signature verification failure, -32602 invalid
+ * params, -32601 unknown method. Only base64 account data is served (web3.js asks for base64).
+ *
+ * Listen on loopback only: it can mint SOL (`requestAirdrop`).
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { PublicKey, VersionedTransaction } from "@solana/web3.js";
+import bs58 from "bs58";
+import type { LocalChain } from "../../src/chain/local/index.ts";
+import { readMint, readTokenAccount } from "../../src/chain/local/spl-state.ts";
+
+export interface RpcServerOptions {
+  host?: string;
+  port?: number;
+  /** Largest request body, bytes (default 1 MiB). */
+  maxBodyBytes?: number;
+}
+
+export interface RpcServer {
+  readonly url: string;
+  readonly server: Server;
+  close(): Promise<void>;
+}
+
+interface JsonRpcRequest {
+  jsonrpc?: string;
+  id?: unknown;
+  method?: unknown;
+  params?: unknown;
+}
+
+/** A JSON-RPC error answer (thrown inside a handler, turned into the `error` member). */
+class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+const INVALID_PARAMS = -32602;
+const SOLANA_VERSION = { "solana-core": "2.2.0", "feature-set": 0 };
+const SLOTS_PER_EPOCH = 432_000n;
+
+function param<T>(params: unknown[], i: number, what: string, check: (v: unknown) => v is T): T {
+  const v = params[i];
+  if (!check(v)) throw new RpcError(INVALID_PARAMS, `Invalid params: ${what}`);
+  return v;
+}
+
+const isString = (v: unknown): v is string => typeof v === "string";
+const isNumber = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
+const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every(isString);
+
+function pubkey(s: string): PublicKey {
+  try {
+    return new PublicKey(s);
+  } catch {
+    throw new RpcError(INVALID_PARAMS, `Invalid param: Invalid pubkey ${JSON.stringify(s)}`);
+  }
+}
+
+function config(params: unknown[], i: number): Record<string, unknown> {
+  const c = params[i];
+  return c && typeof c === "object" && !Array.isArray(c) ? (c as Record<string, unknown>) : {};
+}
+
+function requireBase64(cfg: Record<string, unknown>): void {
+  const encoding = cfg.encoding ?? "base64";
+  if (encoding !== "base64") {
+    throw new RpcError(INVALID_PARAMS, `Invalid params: the local chain serves encoding "base64" only`);
+  }
+}
+
+function decodeTransaction(encoded: string, cfg: Record<string, unknown>): VersionedTransaction {
+  const encoding = cfg.encoding ?? "base58";
+  try {
+    const bytes =
+      encoding === "base64"
+        ? Buffer.from(encoded, "base64")
+        : encoding === "base58"
+          ? bs58.decode(encoded)
+          : undefined;
+    if (!bytes) throw new Error(`unsupported encoding ${String(encoding)}`);
+    return VersionedTransaction.deserialize(bytes);
+  } catch (e) {
+    throw new RpcError(INVALID_PARAMS, `invalid transaction: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+/** Answers JSON-RPC calls against one LocalChain. */
+export class LocalRpcHandler {
+  constructor(private readonly chain: LocalChain) {}
+
+  private context(): { slot: number } {
+    return { slot: Number(this.chain.blockHeight()) };
+  }
+
+  private envelope<T>(value: T): { context: { slot: number; apiVersion: string }; value: T } {
+    return { context: { ...this.context(), apiVersion: SOLANA_VERSION["solana-core"] }, value };
+  }
+
+  private accountJson(key: PublicKey) {
+    const acc = this.chain.svm.getAccount(key);
+    if (!acc) return null;
+    return {
+      data: [Buffer.from(acc.data).toString("base64"), "base64"],
+      executable: acc.executable,
+      lamports: Number(acc.lamports),
+      owner: acc.owner.toBase58(),
+      rentEpoch: 0,
+      space: acc.data.length,
+    };
+  }
+
+  /** One call; throws RpcError for error answers. */
+  handle(method: string, params: unknown[]): unknown {
+    const chain = this.chain;
+    switch (method) {
+      case "getHealth":
+        return "ok";
+      case "getVersion":
+        return SOLANA_VERSION;
+      case "getSlot":
+      case "getBlockHeight":
+        return Number(chain.blockHeight());
+      case "getEpochInfo": {
+        const height = chain.blockHeight();
+        return {
+          absoluteSlot: Number(height),
+          blockHeight: Number(height),
+          epoch: Number(height / SLOTS_PER_EPOCH),
+          slotIndex: Number(height % SLOTS_PER_EPOCH),
+          slotsInEpoch: Number(SLOTS_PER_EPOCH),
+        };
+      }
+      case "getLatestBlockhash": {
+        const { blockhash, lastValidBlockHeight } = chain.latestBlockhash();
+        return this.envelope({ blockhash, lastValidBlockHeight: Number(lastValidBlockHeight) });
+      }
+      case "isBlockhashValid":
+        return this.envelope(chain.isBlockhashValid(param(params, 0, "blockhash", isString)));
+      case "getMinimumBalanceForRentExemption": {
+        const len = param(params, 0, "data length", isNumber);
+        return Number(chain.svm.minimumBalanceForRentExemption(BigInt(Math.max(0, Math.floor(len)))));
+      }
+      case "getBalance":
+        return this.envelope(
+          Number(chain.svm.getBalance(pubkey(param(params, 0, "pubkey", isString))) ?? 0n),
+        );
+      case "getAccountInfo": {
+        requireBase64(config(params, 1));
+        chain.syncClock();
+        return this.envelope(this.accountJson(pubkey(param(params, 0, "pubkey", isString))));
+      }
+      case "getMultipleAccounts": {
+        requireBase64(config(params, 1));
+        const keys = param(params, 0, "pubkeys", isStringArray);
+        if (keys.length > 100) throw new RpcError(INVALID_PARAMS, "Too many inputs provided; max 100");
+        chain.syncClock();
+        return this.envelope(keys.map((k) => this.accountJson(pubkey(k))));
+      }
+      case "getTokenAccountBalance": {
+        const key = pubkey(param(params, 0, "pubkey", isString));
+        const acc = chain.svm.getAccount(key);
+        const token = acc ? readTokenAccount(key, acc, acc.owner) : undefined;
+        const mint =
+          token && acc ? readMint(token.mint, chain.svm.getAccount(token.mint), acc.owner) : undefined;
+        if (!token || !mint) throw new RpcError(INVALID_PARAMS, "Invalid param: not a Token account");
+        const amount = token.amount.toString();
+        const ui = formatUnits(token.amount, mint.decimals);
+        return this.envelope({ amount, decimals: mint.decimals, uiAmount: Number(ui), uiAmountString: ui });
+      }
+      case "requestAirdrop": {
+        const key = pubkey(param(params, 0, "pubkey", isString));
+        const lamports = param(params, 1, "lamports", isNumber);
+        const res = chain.airdrop(key, BigInt(Math.floor(lamports)));
+        if (!res.ok) throw new RpcError(-32600, `airdrop failed: ${res.error}`);
+        return res.signature;
+      }
+      case "getSignatureStatuses": {
+        const sigs = param(params, 0, "signatures", isStringArray);
+        if (sigs.length > 256) throw new RpcError(INVALID_PARAMS, "Too many inputs provided; max 256");
+        return this.envelope(
+          sigs.map((s) => {
+            const rec = chain.landed(s);
+            if (!rec) return null;
+            const err = rec.state === "failed" ? rec.errJson : null;
+            // One chain, no forks: a landed transaction is final at once.
+            return {
+              slot: Number(rec.slot),
+              confirmations: null,
+              err,
+              status: err === null ? { Ok: null } : { Err: err },
+              confirmationStatus: "finalized",
+            };
+          }),
+        );
+      }
+      case "simulateTransaction": {
+        const cfg = config(params, 1);
+        const tx = decodeTransaction(param(params, 0, "transaction", isString), cfg);
+        const sim = chain.simulate(tx, {
+          sigVerify: cfg.sigVerify === true,
+          replaceRecentBlockhash: cfg.replaceRecentBlockhash === true,
+        });
+        return this.envelope({
+          err: sim.errJson,
+          logs: sim.error && sim.logs.length === 0 ? [`local chain: ${sim.error}`] : sim.logs,
+          accounts: null,
+          unitsConsumed: Number(sim.unitsConsumed),
+          returnData: null,
+        });
+      }
+      case "sendTransaction":
+        return this.sendTransaction(params);
+      default:
+        throw new RpcError(-32601, "Method not found");
+    }
+  }
+
+  private sendTransaction(params: unknown[]): string {
+    const cfg = config(params, 1);
+    const tx = decodeTransaction(param(params, 0, "transaction", isString), cfg);
+    if (cfg.skipPreflight !== true) {
+      const sim = this.chain.simulate(tx, { sigVerify: true });
+      if (sim.errJson !== null) {
+        if (sim.errJson === "SignatureFailure") {
+          throw new RpcError(-32003, "Transaction signature verification failure");
+        }
+        throw new RpcError(
+          -32002,
+          `Transaction simulation failed: ${sim.error ?? JSON.stringify(sim.errJson)}`,
+          {
+            err: sim.errJson,
+            logs: sim.logs,
+            accounts: null,
+            unitsConsumed: Number(sim.unitsConsumed),
+            returnData: null,
+          },
+        );
+      }
+    }
+    const out = this.chain.submit(tx);
+    if (out.kind !== "dropped") return out.signature;
+    switch (out.reason) {
+      case "signature":
+        // Mainnet RPC nodes verify signatures before forwarding, preflight or not.
+        throw new RpcError(-32003, "Transaction signature verification failure");
+      case "blockhash":
+      case "rejected":
+        // With skipPreflight a node forwards the transaction and the leader drops it: the caller gets
+        // the signature and the transaction never lands.
+        return out.signature;
+      default:
+        throw new RpcError(-32002, `Transaction simulation failed: ${out.error}`, {
+          err: "InvalidProgramForExecution",
+          logs: [`local chain: ${out.error}`],
+          accounts: null,
+          unitsConsumed: 0,
+          returnData: null,
+        });
+    }
+  }
+
+  /** One JSON-RPC request object to its response object. */
+  respond(req: JsonRpcRequest): Record<string, unknown> {
+    const id = req.id ?? null;
+    if (req.jsonrpc !== "2.0" || typeof req.method !== "string") {
+      return { jsonrpc: "2.0", id, error: { code: -32600, message: "Invalid request" } };
+    }
+    const params = Array.isArray(req.params) ? req.params : [];
+    try {
+      return { jsonrpc: "2.0", id, result: this.handle(req.method, params) };
+    } catch (e) {
+      if (e instanceof RpcError) {
+        const error: Record<string, unknown> = { code: e.code, message: e.message };
+        if (e.data !== undefined) error.data = e.data;
+        return { jsonrpc: "2.0", id, error };
+      }
+      return {
+        jsonrpc: "2.0",
+        id,
+        error: { code: -32603, message: `Internal error: ${(e as Error).message}` },
+      };
+    }
+  }
+}
+
+/** Smallest units to a decimal string ("1.5"), as the RPC's `uiAmountString`. */
+export function formatUnits(amount: bigint, decimals: number): string {
+  if (decimals === 0) return amount.toString();
+  const s = amount.toString().padStart(decimals + 1, "0");
+  const whole = s.slice(0, -decimals);
+  const frac = s.slice(-decimals).replace(/0+$/, "");
+  return frac ? `${whole}.${frac}` : whole;
+}
+
+function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (c: Buffer) => {
+      size += c.length;
+      if (size > limit) {
+        resolve(undefined);
+        req.destroy();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+function reply(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+  res.end(text);
+}
+
+/** Starts the JSON-RPC server for `chain` (default 127.0.0.1:8899; port 0 picks a free one). */
+export async function startRpcServer(chain: LocalChain, opts: RpcServerOptions = {}): Promise<RpcServer> {
+  const handler = new LocalRpcHandler(chain);
+  const limit = opts.maxBodyBytes ?? 1_048_576;
+  const server = createServer(async (req, res) => {
+    if (req.method === "GET" && req.url === "/health") {
+      res.writeHead(200, { "content-type": "text/plain" }).end("ok");
+      return;
+    }
+    if (req.method !== "POST") {
+      reply(res, 405, { jsonrpc: "2.0", id: null, error: { code: -32600, message: "POST JSON-RPC only" } });
+      return;
+    }
+    let body: string | undefined;
+    try {
+      body = await readBody(req, limit);
+    } catch {
+      return;
+    }
+    if (body === undefined) {
+      reply(res, 413, { jsonrpc: "2.0", id: null, error: { code: -32600, message: "request too large" } });
+      return;
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      reply(res, 200, { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } });
+      return;
+    }
+    if (Array.isArray(parsed)) {
+      reply(
+        res,
+        200,
+        parsed.map((r) => handler.respond((r ?? {}) as JsonRpcRequest)),
+      );
+    } else {
+      reply(res, 200, handler.respond((parsed ?? {}) as JsonRpcRequest));
+    }
+  });
+  const host = opts.host ?? "127.0.0.1";
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port ?? 8899, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

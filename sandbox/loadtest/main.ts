@@ -1,0 +1,261 @@
+/**
+ * `npm run loadtest`: operator-shaped load against the webhook, then a swap phase of full fills.
+ *
+ * Quote phase: open-loop POST /quote at a constant rate (see open-loop.ts) straight to the webhook,
+ * as the operator's fan-out sends them. Swap phase: N complete fills through the operator simulator
+ * (order, sign as the taker, execute), each of which must land.
+ *
+ * By default the whole stack is started here, each part in its own process so this generator does
+ * not share an event loop with what it measures: a throwaway Redis (or REDIS_URL), the Redis-backed
+ * webhook, and for the swap phase the local chain server and the operator simulator.
+ *
+ *   npm run loadtest -- --rate 2000 --duration 60 --swaps 200
+ *   npm run loadtest -- --webhook http://127.0.0.1:8080 --swaps 0      (an already running webhook)
+ */
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { DEFAULT_CONFIG_PATH, parseFileConfig } from "../../config/load.ts";
+import { cpuSecondsOf, machineBusySeconds, REPO_ROOT } from "../../tooling/processes.ts";
+import { type Stack, startStack } from "../operator/stack.ts";
+import { buildMix, DEFAULT_MIX } from "./mix.ts";
+import { OUTCOME_NAMES, runOpenLoop } from "./open-loop.ts";
+import { type Check, type LoadReport, renderHtml, textSummary } from "./report.ts";
+import { series, summarize } from "./stats.ts";
+import { runSwapPhase, SWAP_TAKER_FUNDING } from "./swaps.ts";
+
+const { values: args } = parseArgs({
+  options: {
+    rate: { type: "string", default: "2000" },
+    duration: { type: "string", default: "60" },
+    warmup: { type: "string", default: "5" },
+    budget: { type: "string", default: "250" },
+    swaps: { type: "string", default: "200" },
+    "swap-concurrency": { type: "string", default: "4" },
+    webhook: { type: "string" },
+    "api-key": { type: "string" },
+    "log-level": { type: "string", default: "info" },
+    "max-sockets": { type: "string", default: "128" },
+    out: { type: "string", default: join(REPO_ROOT, "results") },
+    "p99-target": { type: "string", default: "10" },
+    "no-redis": { type: "boolean", default: false },
+  },
+});
+
+const num = (name: keyof typeof args) => {
+  const v = Number(args[name]);
+  if (!Number.isFinite(v) || v < 0) throw new Error(`--${name}: must be a non-negative number`);
+  return v;
+};
+
+async function main(): Promise<void> {
+  const rate = num("rate");
+  const durationS = num("duration");
+  const warmupS = num("warmup");
+  const budgetMs = num("budget");
+  const swaps = num("swaps");
+  const p99Target = num("p99-target");
+  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+  const outDir = join(args.out as string, `loadtest-${stamp}`);
+  mkdirSync(outDir, { recursive: true });
+
+  const cleanups: (() => Promise<void>)[] = [];
+  const cleanup = async () => {
+    for (const c of cleanups.reverse()) await c().catch(() => {});
+  };
+  process.on("SIGINT", () => void cleanup().then(() => process.exit(130)));
+
+  try {
+    const configPath = process.env.CONFIG ?? DEFAULT_CONFIG_PATH;
+    const file = parseFileConfig(JSON.parse(readFileSync(configPath, "utf8")), configPath);
+
+    let webhookUrl = args.webhook;
+    let store = "as running";
+    let pids: Record<string, number | undefined> = {};
+    let stack: Stack | undefined;
+    if (!webhookUrl) {
+      // WEBHOOK_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the webhook under load.
+      const nodeArgs = process.env.WEBHOOK_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
+      const takers = Math.max(1, Math.min(swaps, num("swap-concurrency") * 2));
+      stack = await startStack({
+        dir: join(outDir, "stack"),
+        takers: Array.from({ length: swaps > 0 ? takers : 0 }, (_, i) => ({
+          name: String(i + 1),
+          ...SWAP_TAKER_FUNDING,
+        })),
+        webhookLogLevel: args["log-level"] as string,
+        ...(args["api-key"] ? { webhookApiKey: args["api-key"] } : {}),
+        webhookNodeArgs: nodeArgs,
+        say: (line) => process.stdout.write(`  ${line}\n`),
+      });
+      cleanups.push(stack.close);
+      webhookUrl = stack.webhookUrl;
+      pids = stack.pids;
+      store = `redis (${process.env.REDIS_URL ? "REDIS_URL" : "throwaway redis-server"})`;
+    }
+
+    const total = Math.round((warmupS + durationS) * rate);
+    const mix = buildMix(file, total, { ...DEFAULT_MIX, seed: `loadtest:${stamp}` });
+    process.stdout.write(
+      `quote phase: ${rate}/s for ${durationS} s after ${warmupS} s warm-up (${total} requests prebuilt)\n`,
+    );
+    const cpuBefore = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSecondsOf(pid)]));
+    const genBefore = process.cpuUsage();
+    const machineBefore = machineBusySeconds();
+    const q = await runOpenLoop(mix, {
+      url: new URL(`${webhookUrl.replace(/\/+$/, "")}/quote`),
+      rate,
+      durationS,
+      warmupS,
+      budgetMs,
+      requestTimeoutMs: 5_000,
+      maxSockets: num("max-sockets"),
+      ...(args["api-key"] ? { apiKey: args["api-key"] } : {}),
+    });
+
+    const gen = process.cpuUsage(genBefore);
+    const machineAfter = machineBusySeconds();
+    const cpu: Record<string, string> = {
+      generator: `${((gen.user + gen.system) / 1e6).toFixed(2)} s (${((gen.user + gen.system) / total).toFixed(0)} µs/request)`,
+    };
+    for (const [k, pid] of Object.entries(pids)) {
+      const after = cpuSecondsOf(pid);
+      const before = cpuBefore[k];
+      if (after !== undefined && before !== undefined) {
+        cpu[k] =
+          `${(after - before).toFixed(2)} s (${(((after - before) * 1e6) / total).toFixed(0)} µs/request)`;
+      }
+    }
+    // Whatever else ran on the machine meanwhile (other builds, tests): the context for the figures.
+    if (machineBefore !== undefined && machineAfter !== undefined) {
+      let ours = (gen.user + gen.system) / 1e6;
+      for (const [k, pid] of Object.entries(pids)) {
+        const after = cpuSecondsOf(pid);
+        const before = cpuBefore[k];
+        if (after !== undefined && before !== undefined) ours += after - before;
+      }
+      const wallS = q.wallMs / 1000;
+      const others = Math.max(0, machineAfter - machineBefore - ours);
+      cpu["other processes"] =
+        `${others.toFixed(2)} s (${((others / wallS) * 100).toFixed(0)}% of one core over the phase)`;
+      cpu["machine busy"] =
+        `${(((machineAfter - machineBefore) / (wallS * os.availableParallelism())) * 100).toFixed(0)}% of ${os.availableParallelism()} cores`;
+    }
+    const outcomes: Record<string, number> = Object.fromEntries(OUTCOME_NAMES.map((n) => [n, 0]));
+    let within = 0;
+    for (let i = 0; i < q.outcome.length; i++) {
+      outcomes[OUTCOME_NAMES[q.outcome[i] as number] as string]! += 1;
+      const l = q.latencyMs[i] as number;
+      if (Number.isFinite(l) && l <= budgetMs) within++;
+    }
+    const errors = q.outcome.length - outcomes.quoted! - outcomes.noQuote!;
+    const latency = summarize(q.latencyMs);
+    const measured = q.outcome.length;
+    const checks: Check[] = [
+      {
+        name: "within budget",
+        ok: within / measured >= 0.999,
+        detail: `${((within / measured) * 100).toFixed(3)}% answered within ${budgetMs} ms of x-request-start (need >= 99.9%)`,
+      },
+      {
+        name: "p99",
+        ok: latency.p99 < p99Target,
+        detail: `${latency.p99.toFixed(2)} ms (need < ${p99Target} ms)`,
+      },
+      { name: "errors", ok: errors === 0, detail: `${errors} (need 0)` },
+    ];
+
+    let swapResult: Awaited<ReturnType<typeof runSwapPhase>> | undefined;
+    if (swaps > 0 && stack) {
+      process.stdout.write(
+        `swap phase: ${swaps} fills through the operator, ${num("swap-concurrency")} at a time\n`,
+      );
+      swapResult = await runSwapPhase({
+        operatorUrl: stack.operatorUrl,
+        chainUrl: stack.chainUrl,
+        takers: stack.takers.map((t) => t.keypair),
+        count: swaps,
+        concurrency: num("swap-concurrency"),
+      });
+      checks.push({
+        name: "fills",
+        ok: swapResult.landed === swaps,
+        detail: `${swapResult.landed}/${swaps} landed (need all); operator's fill rate for the maker: ${(stack.operator.fillRate.status("maker").rate * 100).toFixed(1)}%`,
+      });
+    } else if (swaps > 0) {
+      checks.push({
+        name: "fills",
+        ok: false,
+        detail: "not run: --webhook targets a running webhook without a sandbox stack",
+      });
+    }
+
+    const report: LoadReport = {
+      title: "RFQ webhook load test",
+      startedAt: new Date().toISOString(),
+      machine: {
+        nproc: os.availableParallelism(),
+        cpu: os.cpus()[0]?.model ?? "unknown",
+        memoryGiB: Number((os.totalmem() / 2 ** 30).toFixed(1)),
+        node: process.version,
+        platform: `${os.platform()} ${os.release()}`,
+        loadavgBefore: os
+          .loadavg()
+          .map((x) => x.toFixed(2))
+          .join("/"),
+      },
+      settings: {
+        target: webhookUrl,
+        store,
+        rate,
+        durationS,
+        warmupS,
+        budgetMs,
+        maxSockets: num("max-sockets"),
+        webhookLogLevel: args.webhook ? "as running" : (args["log-level"] as string),
+        mix: `unknownMint ${DEFAULT_MIX.unknownMintShare}, oversize ${DEFAULT_MIX.oversizeShare}, taker ${DEFAULT_MIX.takerShare}, exactOut ${DEFAULT_MIX.exactOutShare}, ${DEFAULT_MIX.takers} takers, pairs from ${configPath}`,
+        swaps,
+        swapConcurrency: num("swap-concurrency"),
+      },
+      quotes: {
+        measured,
+        achievedRatePerS: measured / (durationS || 1),
+        outcomes,
+        errors,
+        latencyMs: latency,
+        withinBudget: { count: within, share: within / measured },
+        sendLagMs: summarize(q.sendLagMs),
+        errorSamples: q.errorSamples,
+        series: series(q.scheduledMs, q.latencyMs, durationS > 20 ? 1000 : 250),
+        cpu,
+      },
+      ...(swapResult
+        ? {
+            swaps: {
+              requested: swapResult.requested,
+              landed: swapResult.landed,
+              outcomes: swapResult.outcomes,
+              latencyMs: swapResult.latencyMs,
+              errorSamples: swapResult.errorSamples,
+            },
+          }
+        : {}),
+      checks,
+      pass: checks.every((c) => c.ok),
+    };
+
+    writeFileSync(join(outDir, "report.json"), JSON.stringify(report, null, 2));
+    writeFileSync(join(outDir, "report.txt"), `${textSummary(report)}\n`);
+    writeFileSync(join(outDir, "report.html"), renderHtml(report, budgetMs));
+    process.stdout.write(`\n${textSummary(report)}\n\nreport: ${join(outDir, "report.html")}\n`);
+    process.exitCode = report.pass ? 0 : 1;
+  } finally {
+    await cleanup();
+  }
+}
+
+main().catch((e) => {
+  console.error(e instanceof Error ? e.message : e);
+  process.exit(1);
+});

@@ -1,0 +1,103 @@
+/**
+ * The load test's swap phase: N complete fills through the operator simulator, as takers do them
+ * (order with a taker, sign, execute), C at a time, each taker used by one swap at a time. A fill
+ * counts as landed only when the operator's execute answers Success (it waits for the chain).
+ */
+import type { Keypair } from "@solana/web3.js";
+import { type OrderAsk, TakerClient } from "../operator/taker.ts";
+import { type LatencySummary, summarize } from "./stats.ts";
+
+const SOL = "So11111111111111111111111111111111111111112";
+const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
+const USDT = "Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB";
+const JUP = "JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN";
+
+/** Both quote types, token and native-SOL legs, a fee-free stable pair. */
+export const SWAP_MIX: OrderAsk[] = [
+  { inputMint: USDC, outputMint: JUP, amount: 25_000_000n },
+  { inputMint: JUP, outputMint: USDC, amount: 40_000_000n },
+  { inputMint: USDC, outputMint: SOL, amount: 10_000_000n },
+  { inputMint: SOL, outputMint: USDC, amount: 5_000_000n, swapMode: "ExactOut" },
+  { inputMint: USDT, outputMint: SOL, amount: 20_000_000n },
+  { inputMint: USDC, outputMint: USDT, amount: 50_000_000n },
+  { inputMint: SOL, outputMint: JUP, amount: 30_000_000n, swapMode: "ExactOut" },
+];
+
+/** What each swap-phase taker starts with (symbol -> smallest units, plus lamports). */
+export const SWAP_TAKER_FUNDING = {
+  sol: 10_000_000_000_000n,
+  tokens: { USDC: 1_000_000_000_000n, USDT: 1_000_000_000_000n, JUP: 1_000_000_000_000n, SOL: 0n },
+};
+
+export interface SwapPhaseResult {
+  requested: number;
+  landed: number;
+  outcomes: Record<string, number>;
+  latencyMs: LatencySummary;
+  errorSamples: string[];
+  wallMs: number;
+}
+
+export async function runSwapPhase(opts: {
+  operatorUrl: string;
+  chainUrl: string;
+  takers: Keypair[];
+  count: number;
+  concurrency: number;
+}): Promise<SwapPhaseResult> {
+  const client = new TakerClient(opts.operatorUrl, opts.chainUrl);
+  const outcomes: Record<string, number> = {};
+  const errorSamples: string[] = [];
+  const latency = new Float64Array(opts.count).fill(Number.NaN);
+  const bump = (k: string) => {
+    outcomes[k] = (outcomes[k] ?? 0) + 1;
+  };
+  let next = 0;
+  const started = performance.now();
+  const worker = async (w: number) => {
+    for (;;) {
+      const i = next++;
+      if (i >= opts.count) return;
+      // Worker w only ever uses takers w, w + C, ...: no two swaps in flight share a taker.
+      const takers = opts.takers.filter((_, k) => k % opts.concurrency === w);
+      const taker = takers[Math.floor(i / opts.concurrency) % takers.length] as Keypair;
+      const ask = SWAP_MIX[i % SWAP_MIX.length] as OrderAsk;
+      const t0 = performance.now();
+      const order = await client
+        .order(ask, taker.publicKey)
+        .catch((e: Error) => ({ ok: false as const, status: 0, error: e.message }));
+      if (!order.ok) {
+        bump(`order ${order.status}`);
+        if (errorSamples.length < 10) errorSamples.push(`order: ${order.error}`);
+        continue;
+      }
+      if (!order.body.transaction) {
+        bump(`order errorCode ${order.body.errorCode}`);
+        if (errorSamples.length < 10) errorSamples.push(`order: ${order.body.errorMessage}`);
+        continue;
+      }
+      const path = i % 2 ? "/ultra/v1/execute" : "/swap/v2/execute";
+      const res = await client
+        .execute(order.body, taker, path)
+        .catch((e: Error) => ({ ok: false as const, status: 0, error: e.message }));
+      latency[i] = performance.now() - t0;
+      if (res.ok && res.body.status === "Success") {
+        bump("landed");
+        continue;
+      }
+      const key = res.ok ? `execute code ${res.body.code}` : `execute http ${res.status}`;
+      bump(key);
+      if (errorSamples.length < 10) errorSamples.push(`${key}: ${res.ok ? res.body.error : res.error}`);
+    }
+  };
+  const workers = Math.max(1, Math.min(opts.concurrency, opts.takers.length));
+  await Promise.all(Array.from({ length: workers }, (_, w) => worker(w)));
+  return {
+    requested: opts.count,
+    landed: outcomes.landed ?? 0,
+    outcomes,
+    latencyMs: summarize(latency),
+    errorSamples,
+    wallMs: performance.now() - started,
+  };
+}

@@ -1,0 +1,127 @@
+/**
+ * `npm run demo`: plays a taker against the sandbox. Starts a private stack (local chain server,
+ * Redis-backed webhook, operator simulator) in data/demo/, then for each swap: asks the operator for
+ * an order, signs it, executes it, and compares the taker's balances before and after with the order.
+ * Exits non-zero if any swap fails or any balance moved by anything other than what was quoted.
+ *
+ *   npm run demo
+ */
+import { join } from "node:path";
+
+import { REPO_ROOT } from "../../tooling/processes.ts";
+import { startStack } from "./stack.ts";
+import { expectedDeltas, type OrderAsk, TakerClient } from "./taker.ts";
+
+const SOL = "So11111111111111111111111111111111111111112";
+const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
+const USDT = "Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB";
+const JUP = "JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN";
+const SYMBOL: Record<string, string> = { [SOL]: "SOL", [USDC]: "USDC", [USDT]: "USDT", [JUP]: "JUP" };
+
+const SWAPS: (OrderAsk & { what: string })[] = [
+  {
+    what: "sell 25 USDC for JUP (exactIn, token to token)",
+    inputMint: USDC,
+    outputMint: JUP,
+    amount: 25_000_000n,
+  },
+  {
+    what: "sell 10 USDC for SOL (exactIn, native SOL out)",
+    inputMint: USDC,
+    outputMint: SOL,
+    amount: 10_000_000n,
+  },
+  {
+    what: "buy 5 USDC with SOL (exactOut, native SOL in; the operator fee comes out of the 5)",
+    inputMint: SOL,
+    outputMint: USDC,
+    amount: 5_000_000n,
+    swapMode: "ExactOut",
+  },
+  {
+    what: "sell 0.1 SOL for USDT (the taker has no USDT account: it pays the rent for one)",
+    inputMint: SOL,
+    outputMint: USDT,
+    amount: 100_000_000n,
+  },
+];
+
+const fmt = (mint: string, v: bigint) =>
+  `${v >= 0n ? "+" : ""}${v} ${mint === "lamports" ? "lamports" : (SYMBOL[mint] ?? mint)}`;
+
+async function main(): Promise<number> {
+  const say = (s: string) => process.stdout.write(`${s}\n`);
+  say("starting the sandbox (chain, webhook, operator) for the demo ...");
+  const stack = await startStack({
+    dir: join(REPO_ROOT, "data", "demo"),
+    takers: [{ name: "demo", sol: 20_000_000_000n, tokens: { USDC: 1_000_000_000n, JUP: 1_000_000_000n } }],
+    say: (s) => say(`  ${s}`),
+  });
+  let failures = 0;
+  try {
+    const taker = stack.takers[0]!.keypair;
+    const client = new TakerClient(stack.operatorUrl, stack.chainUrl);
+    const mints = [SOL, USDC, USDT, JUP];
+    say(`taker ${taker.publicKey.toBase58()}\n`);
+    for (const [i, swap] of SWAPS.entries()) {
+      say(`${i + 1}. ${swap.what}`);
+      const order = await client.order(swap, taker.publicKey);
+      if (!order.ok) {
+        say(`   FAIL order: ${order.status} ${order.error}`);
+        failures++;
+        continue;
+      }
+      const o = order.body;
+      say(
+        `   order ${o.requestId}: in ${o.inAmount} ${SYMBOL[o.inputMint]}, out ${o.outAmount} ${SYMBOL[o.outputMint]} ` +
+          `(fee ${o.platformFee.amount ?? 0} at ${o.feeBps} bps), maker ${o.maker}, expires ${o.expireAt}` +
+          `${o.rentFeePayer ? `, taker pays ${o.rentFeeLamports} lamports ATA rent` : ""}`,
+      );
+      const before = await client.balances(taker.publicKey, mints);
+      const result = await client.execute(o, taker, i % 2 ? "/ultra/v1/execute" : "/swap/v2/execute");
+      const after = await client.balances(taker.publicKey, mints);
+      if (!result.ok || result.body.status !== "Success") {
+        say(`   FAIL execute: ${result.ok ? `${result.body.code} ${result.body.error}` : result.error}`);
+        failures++;
+        continue;
+      }
+      const r = result.body;
+      say(`   executed: ${r.signature} in slot ${r.slot}, code ${r.code}`);
+      const expected = expectedDeltas(o, taker.publicKey);
+      const problems: string[] = [];
+      for (const key of ["lamports", ...mints]) {
+        const got = (after[key] ?? 0n) - (before[key] ?? 0n);
+        const want = expected[key] ?? 0n;
+        const line = `   ${(key === "lamports" ? "SOL (lamports)" : (SYMBOL[key] as string)).padEnd(15)} ${String(before[key]).padStart(16)} -> ${String(after[key]).padStart(16)}  ${fmt(key, got)}`;
+        if (got !== want) problems.push(`${key}: moved ${got}, quote says ${want}`);
+        say(`${line}${got !== want ? `   <-- expected ${fmt(key, want)}` : ""}`);
+      }
+      if (r.totalInputAmount !== o.inAmount)
+        problems.push(`execute totalInputAmount ${r.totalInputAmount} != order inAmount ${o.inAmount}`);
+      if (r.totalOutputAmount !== o.outAmount)
+        problems.push(`execute totalOutputAmount ${r.totalOutputAmount} != order outAmount ${o.outAmount}`);
+      if (problems.length) {
+        failures++;
+        for (const p of problems) say(`   FAIL ${p}`);
+      } else {
+        say("   OK: balances moved exactly as quoted");
+      }
+    }
+  } finally {
+    await stack.close();
+  }
+  say(
+    failures
+      ? `\nDEMO FAILED: ${failures} of ${SWAPS.length} swaps`
+      : `\nDEMO PASSED: ${SWAPS.length} swaps, balances as quoted`,
+  );
+  return failures ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (e) => {
+    console.error(e instanceof Error ? e.message : e);
+    process.exit(1);
+  },
+);

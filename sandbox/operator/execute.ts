@@ -1,0 +1,287 @@
+/**
+ * POST /ultra/v1/execute and POST /swap/v2/execute: the user's signed transaction goes to the maker.
+ *
+ * The simulator checks the signed transaction against the one it built (identical message bytes, a
+ * valid taker signature, maker slot still empty), refuses an expired order, forwards POST /swap to the
+ * maker with the 25 s limit, waits for the chain to confirm the maker's send, records the outcome in
+ * the maker's fill rate, and answers with the seed's execute result.
+ *
+ * The signature check here is deliberately independent of the webhook's own (src/swap): the operator
+ * is a different party, and a shared bug must not hide on both sides.
+ */
+
+import { getAssociatedTokenAddressSync, unpackAccount } from "@solana/spl-token";
+import { PublicKey, VersionedTransaction } from "@solana/web3.js";
+import bs58 from "bs58";
+import type { SignatureStatus } from "../../src/chain/interface.ts";
+import type { RejectionReason } from "../../src/contract/swap.ts";
+import { verifyEd25519 } from "../../src/crypto/ed25519.ts";
+import { NATIVE_MINT } from "../../src/fill/layout.ts";
+import type { OperatorChain } from "./build-order.ts";
+import type { CountedOutcome, FillRateTracker } from "./fill-rate.ts";
+import type { HttpClient } from "./http-client.ts";
+import type { OrderBook, PendingOrder } from "./order-book.ts";
+import { endpointUrl, type WebhookRegistry } from "./webhooks.ts";
+import { ExecuteCode, type ExecuteResult } from "./wire.ts";
+
+/** The maker has 25 s to answer POST /swap. */
+export const SWAP_TIMEOUT_MS = 25_000;
+
+export interface ExecuteDeps {
+  http: HttpClient;
+  registry: WebhookRegistry;
+  fillRate: FillRateTracker;
+  chain: OperatorChain;
+  orders: OrderBook;
+  now: () => number;
+  swapTimeoutMs?: number;
+  /** How long to wait for confirmation after the maker accepted. */
+  confirmTimeoutMs?: number;
+  confirmPollMs?: number;
+  /** Every finished execute, for logs and reports. */
+  onOutcome?: (order: PendingOrder, result: ExecuteResult, counted: CountedOutcome | "notCounted") => void;
+}
+
+export interface ExecuteBody {
+  signedTransaction: string;
+  requestId: string;
+}
+
+export type ExecuteAnswer =
+  | { status: 200; body: ExecuteResult }
+  | { status: 400; body: { error: string; code: number } };
+
+const failed = (code: number, error: string, extra: Partial<ExecuteResult> = {}): ExecuteResult => ({
+  status: "Failed",
+  code,
+  error,
+  ...extra,
+});
+
+/** In-flight and finished executes by order, so a retried execute gets the same answer. */
+const results = new WeakMap<PendingOrder, Promise<ExecuteResult>>();
+
+/** Handles one execute call. */
+export async function executeOrder(deps: ExecuteDeps, body: ExecuteBody): Promise<ExecuteAnswer> {
+  let tx: VersionedTransaction;
+  try {
+    tx = VersionedTransaction.deserialize(Buffer.from(body.signedTransaction, "base64"));
+  } catch (e) {
+    return {
+      status: 400,
+      body: {
+        error: `signedTransaction: not a serialized transaction: ${(e as Error).message}`,
+        code: ExecuteCode.INVALID_SIGNED_TRANSACTION,
+      },
+    };
+  }
+  const candidates = deps.orders.forRequest(body.requestId);
+  if (candidates.length === 0) {
+    return {
+      status: 400,
+      body: { error: `no order for requestId ${body.requestId}`, code: ExecuteCode.MISSING_CACHED_ORDER },
+    };
+  }
+  const messageBytes = tx.message.serialize();
+  const order = deps.orders.find(body.requestId, messageBytes);
+  if (!order) {
+    return {
+      status: 400,
+      body: {
+        error: "the signed message differs from the order's transaction",
+        code: ExecuteCode.INVALID_MESSAGE_BYTES,
+      },
+    };
+  }
+  const takerKey = new PublicKey(order.intent.taker);
+  const keys = tx.message.staticAccountKeys;
+  const takerIndex = keys.findIndex((k) => k.equals(takerKey));
+  const takerSig = takerIndex > 0 ? tx.signatures[takerIndex] : undefined;
+  if (!takerSig || !verifyEd25519(messageBytes, takerSig, takerKey.toBytes())) {
+    return {
+      status: 400,
+      body: {
+        error: "the taker's signature is missing or invalid",
+        code: ExecuteCode.INVALID_SIGNED_TRANSACTION,
+      },
+    };
+  }
+  if (!tx.signatures[0]?.every((b) => b === 0)) {
+    return {
+      status: 400,
+      body: {
+        error: "the maker's signature slot must be empty",
+        code: ExecuteCode.INVALID_SIGNED_TRANSACTION,
+      },
+    };
+  }
+
+  let pending = results.get(order);
+  if (!pending) {
+    pending = runExecute(deps, order, tx);
+    results.set(order, pending);
+  }
+  return { status: 200, body: await pending };
+}
+
+async function runExecute(
+  deps: ExecuteDeps,
+  order: PendingOrder,
+  tx: VersionedTransaction,
+): Promise<ExecuteResult> {
+  const hook = order.quote.webhook;
+  const heldMs = deps.now() - order.createdAtMs;
+  const finish = (result: ExecuteResult, counted: CountedOutcome | "notCounted"): ExecuteResult => {
+    if (counted !== "notCounted") deps.fillRate.record(hook.name, counted, heldMs);
+    deps.onOutcome?.(order, result, counted);
+    return result;
+  };
+
+  if (deps.now() > Number(order.built.expireAt) * 1000) {
+    return finish(
+      failed(ExecuteCode.RFQ_QUOTE_EXPIRED, "the order expired before it was executed"),
+      "notCounted",
+    );
+  }
+
+  const res = await deps.http.request(endpointUrl(hook.baseUrl, "/swap"), {
+    method: "POST",
+    headers: deps.registry.headersFor(hook),
+    body: JSON.stringify({
+      requestId: order.requestId,
+      quoteId: order.quote.quoteId,
+      transaction: Buffer.from(tx.serialize()).toString("base64"),
+    }),
+    timeoutMs: deps.swapTimeoutMs ?? SWAP_TIMEOUT_MS,
+  });
+  if (!res.ok)
+    return finish(failed(ExecuteCode.RFQ_UNKNOWN, `maker /swap: ${res.error}: ${res.detail}`), "failed");
+  if (res.status !== 200) {
+    const code = res.status >= 500 ? ExecuteCode.RFQ_UNKNOWN : ExecuteCode.RFQ_INVALID_PAYLOAD;
+    return finish(failed(code, `maker /swap answered ${res.status}: ${res.body.slice(0, 300)}`), "failed");
+  }
+  let answer: { state?: unknown; rejectionReason?: unknown; txSignature?: unknown; quoteId?: unknown };
+  try {
+    answer = JSON.parse(res.body);
+  } catch {
+    return finish(
+      failed(ExecuteCode.RFQ_UNKNOWN, "maker /swap answered 200 with a body that is not JSON"),
+      "failed",
+    );
+  }
+  if (answer.state !== "accepted") {
+    const reason =
+      answer.state && typeof answer.state === "object" && "rejectedWithReason" in answer.state
+        ? String((answer.state as { rejectedWithReason: unknown }).rejectedWithReason)
+        : undefined;
+    const text = `maker rejected the swap${reason ? ` (${reason})` : ""}${typeof answer.rejectionReason === "string" ? `: ${answer.rejectionReason}` : ""}`;
+    const honest = reason ? await rejectionIsHonest(deps.chain, order, reason as RejectionReason) : false;
+    return finish(failed(ExecuteCode.RFQ_SWAP_REJECTED, text), honest ? "honestRejection" : "failed");
+  }
+
+  // The transaction id is the maker's (first) signature: the maker tells us which it sent.
+  const signature = typeof answer.txSignature === "string" ? answer.txSignature : undefined;
+  if (!signature || !isSignature(signature)) {
+    return finish(
+      failed(ExecuteCode.RFQ_UNKNOWN, "maker accepted without a transaction signature"),
+      "failed",
+    );
+  }
+  const status = await waitForConfirmation(deps, signature);
+  if (status.state !== "confirmed") {
+    const why = status.state === "failed" || status.state === "unknown" ? status.error : status.state;
+    return finish(
+      failed(ExecuteCode.RFQ_FAILED_TO_LAND, `transaction did not land: ${why}`, {
+        signature,
+        ...(status.state === "failed" && status.slot !== undefined ? { slot: status.slot.toString() } : {}),
+      }),
+      "failed",
+    );
+  }
+  const b = order.built;
+  const i = order.intent;
+  return finish(
+    {
+      status: "Success",
+      signature,
+      slot: status.slot.toString(),
+      code: ExecuteCode.SUCCESS,
+      totalInputAmount: b.inputAmount.toString(),
+      totalOutputAmount: b.outputAmount.toString(),
+      inputAmountResult: b.inputAmount.toString(),
+      outputAmountResult: order.quote.amountOut.toString(),
+      swapEvents: [
+        {
+          inputMint: i.inputMint,
+          inputAmount: b.inputAmount.toString(),
+          outputMint: i.outputMint,
+          outputAmount: b.outputAmount.toString(),
+        },
+      ],
+    },
+    "filled",
+  );
+}
+
+function isSignature(s: string): boolean {
+  try {
+    return bs58.decode(s).length === 64;
+  } catch {
+    return false;
+  }
+}
+
+async function waitForConfirmation(deps: ExecuteDeps, signature: string): Promise<SignatureStatus> {
+  const until = deps.now() + (deps.confirmTimeoutMs ?? 60_000);
+  const poll = deps.confirmPollMs ?? 200;
+  for (;;) {
+    const s = await deps.chain.chain.getSignatureStatus(signature);
+    if (s.state === "confirmed" || s.state === "failed" || s.state === "expired") return s;
+    if (deps.now() >= until) {
+      return {
+        state: "unknown",
+        error: `not confirmed within ${deps.confirmTimeoutMs ?? 60_000} ms (last: ${s.state})`,
+      };
+    }
+    await new Promise((r) => setTimeout(r, poll));
+  }
+}
+
+/**
+ * The operator re-checks a taker-cannot-pay rejection and forgives only the true ones (CONTRACT.md,
+ * "POST /swap"): the taker's input balance (or SOL for native input) below the order's input amount,
+ * or too little SOL for the output ATA's rent.
+ */
+async function rejectionIsHonest(
+  chain: OperatorChain,
+  order: PendingOrder,
+  reason: RejectionReason,
+): Promise<boolean> {
+  if (reason !== "insufficientBalance" && reason !== "insufficientBalanceForAtaCreation") return false;
+  const taker = new PublicKey(order.intent.taker);
+  const inputMint = new PublicKey(order.intent.inputMint);
+  const b = order.built;
+  const [mintAcc, takerAcc] = await chain.chain.getAccounts([inputMint, taker]);
+  const lamports = takerAcc?.lamports ?? 0n;
+  if (reason === "insufficientBalanceForAtaCreation") return lamports < b.rentLamports;
+  if (b.nativeSolIn && inputMint.equals(NATIVE_MINT)) return lamports < b.inputAmount + b.rentLamports;
+  if (!mintAcc) return false;
+  const ata = getAssociatedTokenAddressSync(inputMint, taker, true, mintAcc.owner);
+  const [acc] = await chain.chain.getAccounts([ata]);
+  if (!acc) return true;
+  try {
+    const parsed = unpackAccount(
+      ata,
+      {
+        data: Buffer.from(acc.data),
+        owner: acc.owner,
+        lamports: Number(acc.lamports),
+        executable: acc.executable,
+      },
+      mintAcc.owner,
+    );
+    return parsed.amount < b.inputAmount;
+  } catch {
+    return true;
+  }
+}

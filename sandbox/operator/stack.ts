@@ -1,0 +1,214 @@
+/**
+ * The sandbox stack: the local chain server (`npm run chain`'s entry point, seeded from a file this
+ * module writes), the webhook (`npm start`'s entry point, Redis-backed, RPC_URL at the local chain,
+ * production mode with the sandbox's maker key), and the operator simulator (in this process),
+ * registered with the webhook. Used by `npm run sandbox`, `npm run demo` and `npm run loadtest`.
+ *
+ * Each child runs in its own process and logs to a file in the stack's folder; everything listens on
+ * 127.0.0.1 only.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { Keypair } from "@solana/web3.js";
+import { DEFAULT_CONFIG_PATH, parseFileConfig } from "../../config/load.ts";
+import type { FileConfig } from "../../config/schema.ts";
+import { loadOrCreateKeypair } from "../../src/signer/index.ts";
+import { type Child, freePort, spawnTs, startRedis, waitForHttp } from "../../tooling/processes.ts";
+import { operatorChainOverRpc } from "./rpc-chain.ts";
+import { type OperatorServer, type OperatorServerOptions, startOperator } from "./server.ts";
+
+export interface TakerSpec {
+  name: string;
+  /** Lamports. */
+  sol: bigint;
+  /** Smallest units by token symbol; 0 creates an empty account. */
+  tokens: Record<string, bigint>;
+}
+
+export interface StackOptions {
+  /** Folder for keys, the chain seed, logs and the manifest. */
+  dir: string;
+  /** Fixed ports (sandbox); 0 or absent picks free ones. */
+  ports?: { chain?: number; webhook?: number; operator?: number };
+  takers: TakerSpec[];
+  /** Maker inventory by symbol (smallest units); defaults to plenty of everything. */
+  makerInventory?: Record<string, bigint>;
+  webhookLogLevel?: string;
+  /** The webhook's API key (the operator is registered with it). */
+  webhookApiKey?: string;
+  webhookNodeArgs?: string[];
+  operator?: Partial<Omit<OperatorServerOptions, "chain" | "webhooks">>;
+  /** Progress lines. */
+  say?: (line: string) => void;
+}
+
+export interface StackTaker {
+  name: string;
+  keypair: Keypair;
+  keypairPath: string;
+}
+
+export interface Stack {
+  dir: string;
+  config: FileConfig;
+  chainUrl: string;
+  /** The base URL the operator calls (includes the configured basePath). */
+  webhookUrl: string;
+  /** The webhook's root (health, ready, metrics). */
+  webhookRoot: string;
+  operatorUrl: string;
+  operator: OperatorServer;
+  maker: string;
+  takers: StackTaker[];
+  redis: string;
+  children: Child[];
+  pids: Record<string, number | undefined>;
+  close(): Promise<void>;
+}
+
+/** Ten thousand whole units of every token by default: far more than any demo or load test moves. */
+function defaultInventory(config: FileConfig): Record<string, bigint> {
+  return Object.fromEntries(config.tokens.map((t) => [t.symbol, 10_000_000n * 10n ** BigInt(t.decimals)]));
+}
+
+export async function startStack(opts: StackOptions): Promise<Stack> {
+  const say = opts.say ?? (() => {});
+  const dir = resolve(opts.dir);
+  mkdirSync(dir, { recursive: true });
+  const configPath = process.env.CONFIG || DEFAULT_CONFIG_PATH;
+  const config = parseFileConfig(JSON.parse(readFileSync(configPath, "utf8")), configPath);
+
+  const closers: (() => Promise<void>)[] = [];
+  const children: Child[] = [];
+  const close = async () => {
+    for (const c of closers.reverse()) await c().catch(() => {});
+  };
+
+  try {
+    const makerPath = join(dir, "maker-keypair.json");
+    const maker = loadOrCreateKeypair(makerPath).keypair;
+    const takers: StackTaker[] = opts.takers.map((t) => {
+      const keypairPath = join(dir, `taker-${t.name}-keypair.json`);
+      return { name: t.name, keypair: loadOrCreateKeypair(keypairPath).keypair, keypairPath };
+    });
+
+    const chainPort = opts.ports?.chain || (await freePort());
+    const inventory = opts.makerInventory ?? defaultInventory(config);
+    const seed = {
+      host: "127.0.0.1",
+      port: chainPort,
+      slotMs: 400,
+      blockhashValidity: 150,
+      maker: {
+        keypair: makerPath,
+        sol: "1000000000000",
+        inventory: Object.fromEntries(Object.entries(inventory).map(([k, v]) => [k, v.toString()])),
+      },
+      takers: opts.takers.map((t, i) => ({
+        keypair: (takers[i] as StackTaker).keypairPath,
+        sol: t.sol.toString(),
+        tokens: Object.fromEntries(Object.entries(t.tokens).map(([k, v]) => [k, v.toString()])),
+      })),
+    };
+    const seedPath = join(dir, "chain-seed.json");
+    writeFileSync(seedPath, JSON.stringify(seed, null, 2));
+
+    const redis = await startRedis();
+    closers.push(redis.stop);
+
+    const chain = spawnTs(
+      "chain",
+      "sandbox/chain/main.ts",
+      { CHAIN_SEED: seedPath, CONFIG: configPath },
+      join(dir, "chain.log"),
+    );
+    children.push(chain);
+    closers.push(chain.stop);
+    const chainUrl = `http://127.0.0.1:${chainPort}`;
+    await waitForHttp(`${chainUrl}/health`, chain);
+    say(`chain     ${chainUrl}  (log ${chain.logPath})`);
+
+    const webhookPort = opts.ports?.webhook || (await freePort());
+    const webhook = spawnTs(
+      "webhook",
+      "src/main.ts",
+      {
+        HOST: "127.0.0.1",
+        PORT: String(webhookPort),
+        REDIS_URL: redis.url,
+        RPC_URL: chainUrl,
+        MAKER_KEYPAIR: makerPath,
+        DATA_DIR: join(dir, "webhook-data"),
+        LOG_LEVEL: opts.webhookLogLevel ?? "info",
+        CONFIG: configPath,
+        ACCEPTANCE_MODE: "0",
+        ...(opts.webhookApiKey ? { API_KEY: opts.webhookApiKey } : { API_KEY: "" }),
+      },
+      join(dir, "webhook.log"),
+      [],
+      opts.webhookNodeArgs ?? [],
+    );
+    children.push(webhook);
+    closers.push(webhook.stop);
+    const webhookRoot = `http://127.0.0.1:${webhookPort}`;
+    const webhookUrl = `${webhookRoot}${config.basePath}`;
+    await waitForHttp(`${webhookRoot}/ready`, webhook);
+    say(
+      `webhook   ${webhookUrl}  (Redis ${redis.owned ? "throwaway" : "REDIS_URL"}, log ${webhook.logPath})`,
+    );
+
+    const operator = await startOperator({
+      ...opts.operator,
+      chain: operatorChainOverRpc(chainUrl),
+      webhooks: [
+        { name: "maker", baseUrl: webhookUrl, ...(opts.webhookApiKey ? { apiKey: opts.webhookApiKey } : {}) },
+      ],
+      port: opts.ports?.operator ?? 0,
+    });
+    closers.push(() => operator.close());
+    const sync = operator.firstSync.get("maker");
+    if (sync?.kind === "failed")
+      throw new Error(`the operator could not read the webhook's token lists: ${sync.error}`);
+    say(
+      `operator  ${operator.url}  (webhook "maker" registered, ${operator.registry.get("maker")?.tokens.size ?? 0} tokens)`,
+    );
+
+    const stack: Stack = {
+      dir,
+      config,
+      chainUrl,
+      webhookUrl,
+      webhookRoot,
+      operatorUrl: operator.url,
+      operator,
+      maker: maker.publicKey.toBase58(),
+      takers,
+      redis: redis.url,
+      children,
+      pids: { chain: chain.proc.pid, webhook: webhook.proc.pid, ...(redis.pid ? { redis: redis.pid } : {}) },
+      close,
+    };
+    writeFileSync(
+      join(dir, "stack.json"),
+      JSON.stringify(
+        {
+          chainUrl,
+          webhookUrl,
+          operatorUrl: operator.url,
+          maker: stack.maker,
+          takers: takers.map((t) => ({
+            name: t.name,
+            pubkey: t.keypair.publicKey.toBase58(),
+            keypair: t.keypairPath,
+          })),
+        },
+        null,
+        2,
+      ),
+    );
+    return stack;
+  } catch (e) {
+    await close();
+    throw e;
+  }
+}

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Runs the operator's PUBLISHED acceptance suite (jup-ag/rfq-webhook-toolkit, tests/suites/acceptance),
+# as published, twice against one `ACCEPTANCE_MODE=1 npm start` instance. Nothing of the toolkit is
+# copied into this repository: its tests/ folder is exported to a scratch directory outside it and
+# its own package.json is installed there from the npm registry.
+#
+#   scripts/run-published-acceptance.sh <toolkit> [scratch-dir] [port]
+#
+# <toolkit>: a clone of the toolkit (working tree or bare git dir), e.g.
+#   git clone https://github.com/jup-ag/rfq-webhook-toolkit /tmp/rfq-webhook-toolkit
+# scratch-dir defaults to a new temporary directory; port defaults to 18480.
+# Exits non-zero unless both runs pass.
+set -euo pipefail
+
+toolkit=${1:?usage: $0 <toolkit checkout or git dir> [scratch-dir] [port]}
+scratch=${2:-$(mktemp -d -t rfq-toolkit-XXXXXX)}
+port=${3:-18480}
+repo=$(cd "$(dirname "$0")/.." && pwd)
+
+case "$(cd "$scratch" 2>/dev/null && pwd || echo "$scratch")/" in
+  "$repo"/*) echo "scratch dir must be outside the repository ($repo)" >&2; exit 2 ;;
+esac
+mkdir -p "$scratch"
+
+echo "exporting the toolkit's tests/ into $scratch"
+git -C "$toolkit" archive HEAD tests | tar -x -C "$scratch"
+(cd "$scratch/tests" && npm install --no-audit --no-fund >/dev/null)
+
+data=$(mktemp -d -t rfq-acceptance-data-XXXXXX)
+log="$scratch/webhook.log"
+echo "starting ACCEPTANCE_MODE=1 npm start on 127.0.0.1:$port (log: $log)"
+# Its own process group (setsid), so that stopping it stops npm and the node process under it.
+(cd "$repo" && exec setsid env ACCEPTANCE_MODE=1 PORT="$port" HOST=127.0.0.1 DATA_DIR="$data" \
+  LOG_LEVEL=warn npm start) >"$log" 2>&1 &
+server=$!
+trap 'kill -- -"$server" 2>/dev/null; wait "$server" 2>/dev/null; rm -rf "$data"' EXIT
+
+for _ in $(seq 1 60); do
+  curl -sf "http://127.0.0.1:$port/health" >/dev/null && break
+  sleep 0.5
+done
+
+status=0
+for run in 1 2; do
+  echo "--- run $run"
+  (cd "$scratch/tests" && WEBHOOK_URL="http://127.0.0.1:$port" npx vitest run ./suites/acceptance) || status=1
+done
+exit $status

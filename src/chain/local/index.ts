@@ -1,0 +1,500 @@
+/**
+ * LocalChain: the Chain port on an embedded SVM (LiteSVM), the default for paper trading and the
+ * test bed. It stands in for Solana mainnet with the order-engine program deployed.
+ *
+ * What is real: the SVM executes the System, SPL Token, Token-2022 and Compute Budget programs;
+ * fees (5,000 lamports per signature + compute-unit limit x price) are charged, failures roll back,
+ * the fee payer pays even when the transaction fails.
+ *
+ * What is emulated, and how:
+ * - The order-engine program binary is not available here, so its `fill` is emulated: checked, then
+ *   replaced by the equivalent SPL-token / System instructions (fill-emulation.ts) inside the same
+ *   SVM transaction, so the fill stays atomic with every other instruction and the same fee payer.
+ * - Rewriting the message voids its signatures, so this class checks every ed25519 signature over
+ *   the ORIGINAL message first, and the SVM then runs the rewritten one with sigverify off. The
+ *   original signatures are carried over by signer, so the transaction id is unchanged.
+ * - Blockhashes: a block height follows wall time (one block per `slotMs`, 400 ms as on mainnet);
+ *   a blockhash is valid for `blockhashValidity` (150) blocks after the one it was issued at, and an
+ *   unknown or expired one is refused, like a validator drops it. The SVM's own check is off.
+ * - The chain clock follows wall time (`unixTimestamp = now`), so `expire_at` means what it means on
+ *   mainnet.
+ * - The Associated Token program's Create/CreateIdempotent is emulated too (ata-emulation.ts): in
+ *   litesvm 0.8 running that program corrupts the Node process's FPU state and crashes it later.
+ * - Lighthouse (assertion program) is not available either. Transactions carrying a Lighthouse
+ *   instruction are refused (not executed, nothing charged) with a clear error rather than run with
+ *   the assertions silently dropped: an assertion that would fail on mainnet must not pass here.
+ *
+ * Outcomes: a transaction refused before execution (bad or missing signature, unknown or expired
+ * blockhash, unsupported program, malformed) is "dropped": `send` reports the reason and the status
+ * stays pending until its blockhash expires, as on mainnet where it never lands. An executed one is
+ * "confirmed" or "failed" at once (one block).
+ */
+import { createHash } from "node:crypto";
+import {
+  AddressLookupTableAccount,
+  type PublicKey,
+  type TransactionInstruction,
+  TransactionMessage,
+  VersionedTransaction,
+} from "@solana/web3.js";
+import bs58 from "bs58";
+import { FailedTransactionMetadata, LiteSVM } from "litesvm";
+import { LAMPORTS_PER_SIGNATURE, LIGHTHOUSE_PROGRAM_ID } from "../../fill/layout.ts";
+import type { AccountSnapshot, Blockhash, Chain, SendResult, SignatureStatus } from "../interface.ts";
+import { checkTransactionSignatures } from "../signatures.ts";
+import { emulateAta, isAtaInstruction } from "./ata-emulation.ts";
+import { emulateFill, failingInstruction, isOrderEngineInstruction } from "./fill-emulation.ts";
+import { errorText, transactionErrorJson } from "./svm-errors.ts";
+
+export interface LocalChainOptions {
+  /** Block time, ms (mainnet: about 400). */
+  slotMs?: number;
+  /** Blocks a blockhash stays valid after the block it was issued at (mainnet: 150). */
+  blockhashValidity?: number;
+  /** Signatures remembered for status queries; the oldest are forgotten first. */
+  maxRecords?: number;
+}
+
+/** Why a transaction was not executed. */
+export type DropReason = "signature" | "blockhash" | "unsupported" | "malformed" | "rejected";
+
+/** The detailed result of `submit`, for the JSON-RPC server; `send` reduces it to a SendResult. */
+export type SubmitOutcome =
+  | { kind: "confirmed"; signature: string; slot: bigint; logs: string[]; unitsConsumed: bigint }
+  | { kind: "failed"; signature: string; slot: bigint; error: string; errJson: unknown; logs: string[] }
+  | { kind: "dropped"; signature: string; reason: DropReason; error: string };
+
+export interface SimulationOutcome {
+  /** RPC JSON error, null on success. */
+  errJson: unknown;
+  error?: string;
+  logs: string[];
+  unitsConsumed: bigint;
+}
+
+type StatusRecord =
+  | { state: "confirmed"; slot: bigint }
+  | { state: "failed"; slot: bigint; error: string; errJson: unknown }
+  | { state: "dropped"; lastValidBlockHeight: bigint };
+
+const DEFAULT_SLOT_MS = 400;
+const DEFAULT_BLOCKHASH_VALIDITY = 150;
+const TOKEN_ACCOUNT_SIZE = 165n;
+
+/** Blocks that follow wall time; each height has a deterministic hash for this chain instance. */
+class BlockClock {
+  private readonly startMs = Date.now();
+  private offset = 0n;
+  private readonly salt = createHash("sha256")
+    .update(`${process.pid}:${Date.now()}:${Math.random()}`)
+    .digest();
+  /** Hashes handed out, by hash, with the height they were issued at. */
+  private readonly issued = new Map<string, bigint>();
+
+  constructor(
+    private readonly slotMs: number,
+    readonly validity: bigint,
+  ) {}
+
+  height(): bigint {
+    return BigInt(Math.floor((Date.now() - this.startMs) / this.slotMs)) + this.offset;
+  }
+
+  advance(blocks: number): void {
+    this.offset += BigInt(blocks);
+  }
+
+  latest(): Blockhash & { height: bigint } {
+    const height = this.height();
+    const blockhash = bs58.encode(createHash("sha256").update(this.salt).update(String(height)).digest());
+    if (!this.issued.has(blockhash)) {
+      this.issued.set(blockhash, height);
+      this.prune(height);
+    }
+    return { blockhash, height, lastValidBlockHeight: height + this.validity };
+  }
+
+  /** Last valid height of a blockhash this chain issued; undefined for one it never issued. */
+  lastValidHeightOf(blockhash: string): bigint | undefined {
+    const h = this.issued.get(blockhash);
+    return h === undefined ? undefined : h + this.validity;
+  }
+
+  private prune(height: bigint): void {
+    if (this.issued.size < 4 * Number(this.validity)) return;
+    for (const [hash, h] of this.issued) {
+      if (h + 2n * this.validity < height) this.issued.delete(hash);
+    }
+  }
+}
+
+export class LocalChain implements Chain {
+  readonly description = "local LiteSVM (order-engine fill emulated)";
+  readonly svm: LiteSVM;
+  private readonly blocks: BlockClock;
+  private readonly records = new Map<string, StatusRecord>();
+  private readonly maxRecords: number;
+
+  private constructor(opts: LocalChainOptions) {
+    // Standard builtins, sysvars, SPL programs and the native mints; signatures and blockhashes are
+    // checked by this class (see the file comment), so the SVM's own checks are off.
+    // Transaction history off: this class de-duplicates by signature itself, and a transaction the SVM
+    // rejected at load (e.g. fee payer short of lamports) must be able to land when sent again.
+    this.svm = new LiteSVM()
+      .withNativeMints()
+      .withSigverify(false)
+      .withBlockhashCheck(false)
+      .withTransactionHistory(0n);
+    this.blocks = new BlockClock(
+      opts.slotMs ?? DEFAULT_SLOT_MS,
+      BigInt(opts.blockhashValidity ?? DEFAULT_BLOCKHASH_VALIDITY),
+    );
+    this.maxRecords = opts.maxRecords ?? 100_000;
+    this.syncClock();
+  }
+
+  /** A fresh, empty local chain (seed it with seed.ts). */
+  static create(opts: LocalChainOptions = {}): LocalChain {
+    return new LocalChain(opts);
+  }
+
+  /** Current block height (= slot here: one block per slot). */
+  blockHeight(): bigint {
+    return this.blocks.height();
+  }
+
+  /** Moves the block height forward, e.g. to expire blockhashes in tests. */
+  advanceBlocks(blocks: number): void {
+    this.blocks.advance(blocks);
+    this.syncClock();
+  }
+
+  /** Puts the SVM clock sysvar at wall time and the current height. */
+  syncClock(): { slot: bigint; unixTimestamp: bigint; epoch: bigint } {
+    const clock = this.svm.getClock();
+    clock.slot = this.blocks.height();
+    clock.unixTimestamp = BigInt(Math.floor(Date.now() / 1000));
+    this.svm.setClock(clock);
+    return { slot: clock.slot, unixTimestamp: clock.unixTimestamp, epoch: clock.epoch };
+  }
+
+  isBlockhashValid(blockhash: string): boolean {
+    const last = this.blocks.lastValidHeightOf(blockhash);
+    return last !== undefined && this.blocks.height() <= last;
+  }
+
+  async getLatestBlockhash(): Promise<Blockhash> {
+    const { blockhash, lastValidBlockHeight } = this.blocks.latest();
+    return { blockhash, lastValidBlockHeight };
+  }
+
+  /** Like getLatestBlockhash, with the height it was issued at (for the RPC context slot). */
+  latestBlockhash(): Blockhash & { height: bigint } {
+    return this.blocks.latest();
+  }
+
+  async getAccounts(keys: PublicKey[]): Promise<(AccountSnapshot | null)[]> {
+    this.syncClock();
+    return keys.map((k) => this.account(k));
+  }
+
+  /** Synchronous account read. */
+  account(key: PublicKey): AccountSnapshot | null {
+    const acc = this.svm.getAccount(key);
+    if (!acc) return null;
+    return { owner: acc.owner, lamports: BigInt(acc.lamports), data: acc.data, executable: acc.executable };
+  }
+
+  async getMinimumBalanceForRentExemption(dataLength: number): Promise<bigint> {
+    return this.svm.minimumBalanceForRentExemption(BigInt(dataLength));
+  }
+
+  async getUnixTimestamp(): Promise<bigint> {
+    return this.syncClock().unixTimestamp;
+  }
+
+  async send(tx: VersionedTransaction): Promise<SendResult> {
+    const outcome = this.submit(tx);
+    if (outcome.kind === "dropped") return { ok: false, error: `${outcome.reason}: ${outcome.error}` };
+    return { ok: true, signature: outcome.signature };
+  }
+
+  async getSignatureStatus(signature: string): Promise<SignatureStatus> {
+    const rec = this.records.get(signature);
+    if (!rec) return { state: "pending" };
+    switch (rec.state) {
+      case "confirmed":
+        return { state: "confirmed", slot: rec.slot };
+      case "failed":
+        return { state: "failed", error: rec.error, slot: rec.slot };
+      case "dropped":
+        return this.blocks.height() > rec.lastValidBlockHeight ? { state: "expired" } : { state: "pending" };
+    }
+  }
+
+  /** The landed record of a signature (confirmed or failed), for the RPC server's status query. */
+  landed(signature: string): Exclude<StatusRecord, { state: "dropped" }> | undefined {
+    const rec = this.records.get(signature);
+    return rec && rec.state !== "dropped" ? rec : undefined;
+  }
+
+  async ping(): Promise<boolean> {
+    return true;
+  }
+
+  async close(): Promise<void> {}
+
+  /** Gives `lamports` to `to` through the SVM's airdrop (a real System transfer); returns its id. */
+  airdrop(to: PublicKey, lamports: bigint): SendResult {
+    const res = this.svm.airdrop(to, lamports);
+    if (!res) return { ok: false, error: "airdrop failed" };
+    if (res instanceof FailedTransactionMetadata)
+      return { ok: false, error: errorText(transactionErrorJson(res.err())) };
+    const signature = bs58.encode(res.signature());
+    this.remember(signature, { state: "confirmed", slot: this.blocks.height() });
+    return { ok: true, signature };
+  }
+
+  /**
+   * Checks and executes a transaction: signatures and blockhash first (refused: "dropped"), then the
+   * rewritten transaction in the SVM ("confirmed" or "failed"). Sending a transaction that already
+   * landed again changes nothing and answers its first outcome.
+   */
+  submit(tx: VersionedTransaction): SubmitOutcome {
+    const first = tx.signatures[0];
+    if (!first) return { kind: "dropped", signature: "", reason: "malformed", error: "no signatures" };
+    const signature = bs58.encode(first);
+    const previous = this.records.get(signature);
+    if (previous && previous.state !== "dropped") return this.replay(signature, previous);
+
+    const sigs = checkTransactionSignatures(tx);
+    if (!sigs.ok) return this.drop(tx, signature, "signature", sigs.error);
+    if (!this.isBlockhashValid(tx.message.recentBlockhash)) {
+      return this.drop(tx, signature, "blockhash", "blockhash not found or expired");
+    }
+    const prepared = this.prepare(tx);
+    if (!prepared.ok) return this.drop(tx, signature, prepared.reason, prepared.error);
+
+    const slot = this.syncClock().slot;
+    const feePayer = prepared.tx.message.staticAccountKeys[0] as PublicKey;
+    const res = this.svm.sendTransaction(prepared.tx);
+    if (res instanceof FailedTransactionMetadata) {
+      const errJson = transactionErrorJson(res.err());
+      if (typeof errJson === "string") {
+        // Load-time errors (fee payer cannot pay, account or program missing, ...): a validator
+        // drops such a transaction; it never lands and charges nothing.
+        return this.drop(tx, signature, "rejected", errJson);
+      }
+      this.refundExtraSignatures(feePayer, prepared.extraSignatures);
+      const error = prepared.emulationError ?? errorText(errJson);
+      this.remember(signature, { state: "failed", slot, error, errJson });
+      return { kind: "failed", signature, slot, error, errJson, logs: res.meta().logs() };
+    }
+    this.refundExtraSignatures(feePayer, prepared.extraSignatures);
+    this.remember(signature, { state: "confirmed", slot });
+    return {
+      kind: "confirmed",
+      signature,
+      slot,
+      logs: res.logs(),
+      unitsConsumed: res.computeUnitsConsumed(),
+    };
+  }
+
+  /**
+   * Runs a transaction without committing it, as `simulateTransaction` does: signatures are checked
+   * only with `sigVerify`, and `replaceRecentBlockhash` skips the blockhash check.
+   */
+  simulate(
+    tx: VersionedTransaction,
+    opts: { sigVerify?: boolean; replaceRecentBlockhash?: boolean } = {},
+  ): SimulationOutcome {
+    const fail = (errJson: unknown, error: string): SimulationOutcome => ({
+      errJson,
+      error,
+      logs: [],
+      unitsConsumed: 0n,
+    });
+    if (opts.sigVerify) {
+      const sigs = checkTransactionSignatures(tx);
+      if (!sigs.ok) return fail("SignatureFailure", sigs.error);
+    }
+    if (!opts.replaceRecentBlockhash && !this.isBlockhashValid(tx.message.recentBlockhash)) {
+      return fail("BlockhashNotFound", "blockhash not found or expired");
+    }
+    const prepared = this.prepare(tx);
+    if (!prepared.ok)
+      return fail(
+        prepared.reason === "unsupported" ? "ProgramAccountNotFound" : "SanitizeFailure",
+        prepared.error,
+      );
+    this.syncClock();
+    const res = this.svm.simulateTransaction(prepared.tx);
+    if (res instanceof FailedTransactionMetadata) {
+      const errJson = transactionErrorJson(res.err());
+      const meta = res.meta();
+      return {
+        errJson,
+        error: prepared.emulationError ?? errorText(errJson),
+        logs: meta.logs(),
+        unitsConsumed: meta.computeUnitsConsumed(),
+      };
+    }
+    const meta = res.meta();
+    return { errJson: null, logs: meta.logs(), unitsConsumed: meta.computeUnitsConsumed() };
+  }
+
+  /** The transaction the SVM runs: fills replaced by their emulation, signatures carried over. */
+  private prepare(
+    tx: VersionedTransaction,
+  ):
+    | { ok: true; tx: VersionedTransaction; emulationError?: string; extraSignatures: number }
+    | { ok: false; reason: DropReason; error: string } {
+    const message = tx.message;
+    let lookupTables: AddressLookupTableAccount[] = [];
+    let instructions: TransactionInstruction[];
+    try {
+      lookupTables = message.addressTableLookups.map((l) => {
+        const acc = this.svm.getAccount(l.accountKey);
+        if (!acc) throw new Error(`address lookup table ${l.accountKey.toBase58()} not found`);
+        return new AddressLookupTableAccount({
+          key: l.accountKey,
+          state: AddressLookupTableAccount.deserialize(acc.data),
+        });
+      });
+      instructions = TransactionMessage.decompile(message, {
+        addressLookupTableAccounts: lookupTables,
+      }).instructions;
+    } catch (e) {
+      return { ok: false, reason: "malformed", error: e instanceof Error ? e.message : String(e) };
+    }
+    if (instructions.some((ix) => ix.programId.equals(LIGHTHOUSE_PROGRAM_ID))) {
+      return {
+        ok: false,
+        reason: "unsupported",
+        error:
+          "the Lighthouse program is not available on the local chain; its assertions cannot be evaluated",
+      };
+    }
+    if (!instructions.some((ix) => isOrderEngineInstruction(ix) || isAtaInstruction(ix))) {
+      return { ok: true, tx, extraSignatures: 0 };
+    }
+
+    const payer = message.staticAccountKeys[0] as PublicKey;
+    const clock = this.syncClock();
+    const read = (k: PublicKey) => this.svm.getAccount(k);
+    const fillCtx = {
+      read,
+      unixTimestamp: clock.unixTimestamp,
+      epoch: clock.epoch,
+      tokenAccountRent: this.svm.minimumBalanceForRentExemption(TOKEN_ACCOUNT_SIZE),
+    };
+    const ataCtx = {
+      read,
+      rent: (len: number) => this.svm.minimumBalanceForRentExemption(BigInt(len)),
+      createdInTransaction: new Set<string>(),
+    };
+    let emulationError: string | undefined;
+    const extraSigners = new Set<string>();
+    const rewritten: TransactionInstruction[] = [];
+    for (const ix of instructions) {
+      const fill = isOrderEngineInstruction(ix);
+      if (!fill && !isAtaInstruction(ix)) {
+        rewritten.push(ix);
+        continue;
+      }
+      // After the first failing program nothing else matters: the transaction fails there.
+      const emulated = emulationError ? undefined : fill ? emulateFill(ix, fillCtx) : emulateAta(ix, ataCtx);
+      if (emulated?.ok) {
+        rewritten.push(...emulated.instructions);
+        const added = "extraSigners" in emulated ? (emulated.extraSigners as PublicKey[]) : [];
+        for (const k of added) extraSigners.add(k.toBase58());
+      } else {
+        emulationError ??= emulated?.error;
+        rewritten.push(failingInstruction(payer, ix));
+      }
+    }
+
+    const compiled = new TransactionMessage({
+      payerKey: payer,
+      recentBlockhash: message.recentBlockhash,
+      instructions: rewritten,
+    });
+    const newMessage =
+      message.version === "legacy"
+        ? compiled.compileToLegacyMessage()
+        : compiled.compileToV0Message(lookupTables);
+    // Carry each signature over to its signer's slot in the new message; the emulation's own extra
+    // signers (PDAs the programs sign for) get an empty slot: the SVM does not verify signatures.
+    const byKey = new Map<string, Uint8Array>();
+    message.staticAccountKeys.slice(0, message.header.numRequiredSignatures).forEach((k, i) => {
+      byKey.set(k.toBase58(), tx.signatures[i] as Uint8Array);
+    });
+    const signatures: Uint8Array[] = [];
+    let carried = 0;
+    let extraSignatures = 0;
+    for (const k of newMessage.staticAccountKeys.slice(0, newMessage.header.numRequiredSignatures)) {
+      const sig = byKey.get(k.toBase58());
+      if (sig) {
+        signatures.push(sig);
+        carried++;
+      } else if (extraSigners.has(k.toBase58())) {
+        signatures.push(new Uint8Array(64));
+        extraSignatures++;
+      } else {
+        return { ok: false, reason: "malformed", error: `emulation needs a signature from ${k.toBase58()}` };
+      }
+    }
+    if (carried !== byKey.size) {
+      // A signer the emulation no longer references would change the fee; keep the original count.
+      return { ok: false, reason: "malformed", error: "emulation dropped a signer" };
+    }
+    return {
+      ok: true,
+      tx: new VersionedTransaction(newMessage, signatures),
+      emulationError,
+      extraSignatures,
+    };
+  }
+
+  /** Gives back the fee of the signatures only the emulation added (ata-emulation.ts). */
+  private refundExtraSignatures(feePayer: PublicKey, extra: number): void {
+    if (extra === 0) return;
+    const acc = this.svm.getAccount(feePayer);
+    if (!acc) return;
+    this.svm.setAccount(feePayer, {
+      ...acc,
+      lamports: Number(BigInt(acc.lamports) + LAMPORTS_PER_SIGNATURE * BigInt(extra)),
+    });
+  }
+
+  private replay(signature: string, rec: Exclude<StatusRecord, { state: "dropped" }>): SubmitOutcome {
+    if (rec.state === "confirmed") {
+      return { kind: "confirmed", signature, slot: rec.slot, logs: [], unitsConsumed: 0n };
+    }
+    return { kind: "failed", signature, slot: rec.slot, error: rec.error, errJson: rec.errJson, logs: [] };
+  }
+
+  private drop(
+    tx: VersionedTransaction,
+    signature: string,
+    reason: DropReason,
+    error: string,
+  ): SubmitOutcome {
+    // Until its blockhash expires a dropped transaction is indistinguishable from a pending one.
+    const last = this.blocks.lastValidHeightOf(tx.message.recentBlockhash) ?? -1n;
+    const unsigned = tx.signatures[0]?.every((b) => b === 0) ?? true;
+    if (!unsigned && !this.records.has(signature))
+      this.remember(signature, { state: "dropped", lastValidBlockHeight: last });
+    return { kind: "dropped", signature, reason, error };
+  }
+
+  private remember(signature: string, rec: StatusRecord): void {
+    this.records.delete(signature);
+    this.records.set(signature, rec);
+    if (this.records.size > this.maxRecords) {
+      const oldest = this.records.keys().next().value;
+      if (oldest !== undefined) this.records.delete(oldest);
+    }
+  }
+}

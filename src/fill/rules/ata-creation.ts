@@ -1,0 +1,100 @@
+/**
+ * ATA creation before the fill: only a well-formed CreateIdempotent (data exactly [1], six accounts),
+ * paid by a writable signer other than the maker, for the taker or the quote's receiver, for one of
+ * the fill's mints with its configured token program, the address being that owner's ATA. The
+ * maker's wallet appears nowhere in it (not even as the owner a receiver could name).
+ */
+import type { PublicKey } from "@solana/web3.js";
+import { associatedTokenAddress } from "../ata.ts";
+import { FillRejectCode } from "../codes.ts";
+import { type AtaCreateIdempotentIx, type AtaOtherIx, describeAccount } from "../decode.ts";
+import { SYSTEM_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from "../layout.ts";
+import { type FillCheck, isMaker, keyOf, type Refusal, refuse } from "./check.ts";
+
+/** One Associated Token instruction before the fill; a good one is recorded on `c.ataCreations`. */
+export function ataInstruction(
+  c: FillCheck,
+  ix: AtaOtherIx | AtaCreateIdempotentIx,
+  where: string,
+): Refusal | undefined {
+  if (ix.kind === "ataOther") {
+    return refuse(
+      FillRejectCode.INVALID_ATA_INSTRUCTION,
+      `${where} is an Associated Token instruction other than CreateIdempotent (data must be exactly [1])`,
+    );
+  }
+  const named = ix.named;
+  if (!named) {
+    return refuse(
+      FillRejectCode.INVALID_ATA_INSTRUCTION,
+      `${where} (CreateIdempotent) does not name six accounts`,
+    );
+  }
+  const { payer, ata, owner, mint, systemProgram, tokenProgram } = named;
+  if (isMaker(payer)) {
+    return refuse(
+      FillRejectCode.INVALID_ATA_PAYER,
+      `${where} creates an account paid by the maker; the taker pays for its ATAs`,
+    );
+  }
+  if (!payer.signer || !payer.writable) {
+    return refuse(FillRejectCode.INVALID_ATA_PAYER, `${where} names a payer that is not a writable signer`);
+  }
+  const ownerKey = keyOf(owner);
+  const receiver = c.quote.request.receiver;
+  if (!ownerKey.equals(c.taker) && (receiver === undefined || ownerKey.toBase58() !== receiver)) {
+    return refuse(
+      FillRejectCode.INVALID_ATA_OWNER,
+      `${where} creates an account owned by ${ownerKey.toBase58()}, who is neither the taker nor the receiver`,
+    );
+  }
+  if ([owner, ata, mint, systemProgram, tokenProgram].some(isMaker)) {
+    return refuse(
+      FillRejectCode.INVALID_MAKER_ACCOUNT_USE,
+      `${where} (CreateIdempotent) names the maker's wallet`,
+    );
+  }
+  const mintKey = keyOf(mint);
+  if (!mintKey.equals(c.inputMint) && !mintKey.equals(c.outputMint)) {
+    return refuse(
+      FillRejectCode.INVALID_ATA_INSTRUCTION,
+      `${where} creates an account for ${mintKey.toBase58()}, not a mint of this fill`,
+    );
+  }
+  const programKey = keyOf(tokenProgram);
+  if (!tokenProgramOfMint(c, mintKey, programKey)) {
+    return refuse(
+      FillRejectCode.INVALID_ATA_INSTRUCTION,
+      `${where} names token program ${programKey.toBase58()}, not the mint's`,
+    );
+  }
+  if (!keyOf(systemProgram).equals(SYSTEM_PROGRAM_ID)) {
+    return refuse(
+      FillRejectCode.INVALID_ATA_INSTRUCTION,
+      `${where} names ${describeAccount(systemProgram)} as the system program`,
+    );
+  }
+  const expected = associatedTokenAddress(mintKey, ownerKey, programKey);
+  if (!keyOf(ata).equals(expected)) {
+    return refuse(
+      FillRejectCode.INVALID_ATA_INSTRUCTION,
+      `${where} creates ${describeAccount(ata)}, which is not the ATA ${expected.toBase58()} of its owner and mint`,
+    );
+  }
+  c.ataCreations.push({
+    payer: keyOf(payer),
+    ata: expected,
+    owner: ownerKey,
+    mint: mintKey,
+    tokenProgram: programKey,
+  });
+  return undefined;
+}
+
+/** The configured token program of a traded mint; either SPL program for a mint we do not trade. */
+function tokenProgramOfMint(c: FillCheck, mint: PublicKey, program: PublicKey): boolean {
+  const configured = c.tokens.get(mint.toBase58());
+  return configured
+    ? program.toBase58() === configured.tokenProgram
+    : program.equals(TOKEN_PROGRAM_ID) || program.equals(TOKEN_2022_PROGRAM_ID);
+}

@@ -1,0 +1,75 @@
+/**
+ * What every fill rule reads and returns. A rule is a small function of one `FillCheck` that returns
+ * a `Refusal` (the rule is broken) or nothing (it holds). Rules run in the order of `FILL_RULES`
+ * (index.ts); a few of them also record what they established (the fill instruction, the compute
+ * budget, the token accounts) on the check for the rules after them, so each fact is derived once.
+ */
+import type { PublicKey, VersionedTransaction } from "@solana/web3.js";
+import type { TokenConfig } from "../../../config/schema.ts";
+import type { StoredQuote } from "../../quote-store/interface.ts";
+import type { FillRejectCode } from "../codes.ts";
+import type { AccountRef, DecodedFillTx, FillAccounts, FillIx } from "../decode.ts";
+import type { FillArgs } from "../layout.ts";
+
+export interface Refusal {
+  code: FillRejectCode;
+  detail: string;
+}
+
+export const refuse = (code: FillRejectCode, detail: string): Refusal => ({ code, detail });
+
+export interface AtaCreation {
+  payer: PublicKey;
+  ata: PublicKey;
+  owner: PublicKey;
+  mint: PublicKey;
+  tokenProgram: PublicKey;
+}
+
+/** The fill, the quote it claims to fill and our configuration, plus what earlier rules established. */
+export interface FillCheck {
+  readonly tx: VersionedTransaction;
+  readonly d: DecodedFillTx;
+  readonly quote: StoredQuote;
+  /** Our maker wallet. */
+  readonly maker: PublicKey;
+  /** Configured tokens keyed by mint (base58). */
+  readonly tokens: ReadonlyMap<string, TokenConfig>;
+  /** The most lamports the maker pays for one fill. */
+  readonly maxFeeLamports: bigint;
+  /** Seconds expire_at may exceed the quote's expiry. */
+  readonly expiryGraceSeconds: bigint;
+  /** Account key 1. */
+  readonly taker: PublicKey;
+  readonly inputMint: PublicKey;
+  readonly outputMint: PublicKey;
+
+  // Set by the instruction rules (instructions.ts, compute-budget.ts):
+  fill?: FillIx;
+  computeUnitLimit?: number;
+  computeUnitPrice?: bigint;
+  makerPaysLamports?: bigint;
+  ataCreations: AtaCreation[];
+
+  // Set by the fill rules (fill-accounts.ts, mints.ts, token-accounts.ts):
+  args?: FillArgs;
+  accounts?: FillAccounts;
+  inputToken?: TokenConfig;
+  outputToken?: TokenConfig;
+  inputTokenProgram?: PublicKey;
+  outputTokenProgram?: PublicKey;
+  makerInputTokenAccount?: PublicKey;
+  makerOutputTokenAccount?: PublicKey;
+  takerInputTokenAccount?: PublicKey;
+  takerOutputTokenAccount?: PublicKey;
+  nativeSolIn?: boolean;
+  nativeSolOut?: boolean;
+}
+
+export type FillRule = (c: FillCheck) => Refusal | undefined;
+
+/** The maker's account is always key 0 (the fee payer rule holds before any rule uses this). */
+export const isMaker = (a: AccountRef): boolean => a.index === 0;
+
+/** No lookup tables are accepted, so every account a rule reads has a static key. */
+export const keyOf = (a: AccountRef): PublicKey => a.key as PublicKey;

@@ -1,0 +1,86 @@
+/**
+ * The fill instruction itself: readable data, 11 accounts (12 for a native-SOL output, the 12th
+ * being the maker's temporary wSOL PDA), the transaction's taker (key 1) as its taker, our maker as
+ * its maker and nowhere else, the System program where it belongs.
+ */
+import { FillRejectCode } from "../codes.ts";
+import { type AccountRef, describeAccount } from "../decode.ts";
+import { SYSTEM_PROGRAM_ID, temporaryWsolAccount } from "../layout.ts";
+import { type FillRule, isMaker, keyOf, refuse } from "./check.ts";
+
+export const fillDataReadable: FillRule = (c) => {
+  const fill = c.fill!;
+  if (!fill.args)
+    return refuse(FillRejectCode.MALFORMED_FILL_DATA, fill.dataProblem ?? "the fill data is malformed");
+  c.args = fill.args;
+  return undefined;
+};
+
+export const fillAccountCount: FillRule = (c) => {
+  const fill = c.fill!;
+  if (!fill.named) {
+    return refuse(
+      FillRejectCode.INVALID_FILL_ACCOUNTS,
+      `the fill names ${fill.accounts.length} accounts; it takes 11, or 12 for a native-SOL output`,
+    );
+  }
+  c.accounts = fill.named;
+  return undefined;
+};
+
+export const fillTakerIsKeyOne: FillRule = ({ accounts, taker }) =>
+  accounts!.taker.index !== 1
+    ? refuse(
+        FillRejectCode.INVALID_TAKER,
+        `the fill's taker is ${describeAccount(accounts!.taker)}, not the transaction's taker (key 1) ${taker.toBase58()}`,
+      )
+    : undefined;
+
+export const fillMakerIsOurs: FillRule = ({ accounts, maker }) =>
+  isMaker(accounts!.maker)
+    ? undefined
+    : refuse(
+        FillRejectCode.INVALID_FILL_ACCOUNTS,
+        `the fill's maker is ${describeAccount(accounts!.maker)}, not the maker ${maker.toBase58()}`,
+      );
+
+export const makerWalletOnlyAsMaker: FillRule = ({ accounts }) => {
+  const n = accounts!;
+  for (const [name, a] of Object.entries(n) as [string, AccountRef][]) {
+    if (a !== n.maker && isMaker(a)) {
+      return refuse(
+        FillRejectCode.INVALID_MAKER_ACCOUNT_USE,
+        `the fill passes the maker's wallet as its ${name}`,
+      );
+    }
+  }
+  return undefined;
+};
+
+export const fillSystemProgram: FillRule = ({ accounts }) =>
+  keyOf(accounts!.systemProgram).equals(SYSTEM_PROGRAM_ID)
+    ? undefined
+    : refuse(
+        FillRejectCode.INVALID_FILL_ACCOUNTS,
+        `the fill's system program is ${describeAccount(accounts!.systemProgram)}, not ${SYSTEM_PROGRAM_ID.toBase58()}`,
+      );
+
+/** A native-SOL output needs the maker's temporary wSOL PDA as 12th account; any other fill has none. */
+export const temporaryWsolAccountIffNativeOut: FillRule = ({ accounts, nativeSolOut, maker }) => {
+  const pda = accounts!.temporaryWsolTokenAccount;
+  if (nativeSolOut) {
+    const expected = temporaryWsolAccount(maker);
+    return pda && keyOf(pda).equals(expected)
+      ? undefined
+      : refuse(
+          FillRejectCode.INVALID_FILL_ACCOUNTS,
+          `a native-SOL output needs the temporary wSOL account ${expected.toBase58()} as the fill's 12th account, got ${pda ? describeAccount(pda) : "none"}`,
+        );
+  }
+  return pda
+    ? refuse(
+        FillRejectCode.INVALID_FILL_ACCOUNTS,
+        `the fill has a 12th account ${describeAccount(pda)} but its output is not native SOL`,
+      )
+    : undefined;
+};

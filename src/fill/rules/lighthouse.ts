@@ -1,0 +1,28 @@
+/**
+ * Lighthouse: only account and token-account assertions (tags 5, 6, 9, 10), only after the fill, and
+ * never naming the maker's wallet. (Assertions check the outcome; before the fill they would check
+ * nothing, and any other Lighthouse instruction writes memory or moves nothing the maker agreed to.)
+ */
+import { FillRejectCode } from "../codes.ts";
+import type { LighthouseIx } from "../decode.ts";
+import { LIGHTHOUSE_ALLOWED_DISCRIMINATORS } from "../layout.ts";
+import { type FillCheck, isMaker, type Refusal, refuse } from "./check.ts";
+
+export function lighthouseAssertion(c: FillCheck, ix: LighthouseIx, where: string): Refusal | undefined {
+  if (!c.fill) {
+    return refuse(
+      FillRejectCode.INVALID_INSTRUCTION_ORDER,
+      `${where} is a Lighthouse assertion before the fill`,
+    );
+  }
+  if (ix.discriminator === undefined || !LIGHTHOUSE_ALLOWED_DISCRIMINATORS.has(ix.discriminator)) {
+    return refuse(
+      FillRejectCode.INVALID_LIGHTHOUSE_INSTRUCTION,
+      `${where} is Lighthouse instruction ${ix.discriminator ?? "(empty)"}; only assertions 5, 6, 9 and 10 are allowed`,
+    );
+  }
+  if (ix.accounts.some(isMaker)) {
+    return refuse(FillRejectCode.INVALID_MAKER_ACCOUNT_USE, `${where} (Lighthouse) names the maker's wallet`);
+  }
+  return undefined;
+}

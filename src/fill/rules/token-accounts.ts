@@ -1,0 +1,91 @@
+/**
+ * The four token accounts the fill moves funds between: the maker's are the maker's ATAs; the
+ * taker's are the taker's ATAs, or the order-engine id standing for a native-SOL leg on the wSOL
+ * mint. Every one that holds tokens (and the temporary wSOL PDA) must be writable, or the fill fails
+ * on-chain after the maker has paid its fee.
+ */
+import type { PublicKey } from "@solana/web3.js";
+import { associatedTokenAddress } from "../ata.ts";
+import { FillRejectCode } from "../codes.ts";
+import { type AccountRef, describeAccount } from "../decode.ts";
+import { NATIVE_MINT, ORDER_ENGINE_PROGRAM_ID } from "../layout.ts";
+import { type FillRule, keyOf, refuse } from "./check.ts";
+
+export const makerInputAccountIsMakersAta: FillRule = (c) => {
+  const a = c.accounts!.makerInputTokenAccount;
+  c.makerInputTokenAccount = associatedTokenAddress(c.inputMint, c.maker, c.inputTokenProgram!);
+  return keyOf(a).equals(c.makerInputTokenAccount)
+    ? undefined
+    : refuse(
+        FillRejectCode.INVALID_MAKER_TOKEN_ACCOUNT,
+        `the maker input token account is ${describeAccount(a)}, not the maker's ${c.inputToken!.symbol} ATA ${c.makerInputTokenAccount.toBase58()}`,
+      );
+};
+
+export const makerOutputAccountIsMakersAta: FillRule = (c) => {
+  const a = c.accounts!.makerOutputTokenAccount;
+  c.makerOutputTokenAccount = associatedTokenAddress(c.outputMint, c.maker, c.outputTokenProgram!);
+  return keyOf(a).equals(c.makerOutputTokenAccount)
+    ? undefined
+    : refuse(
+        FillRejectCode.INVALID_MAKER_TOKEN_ACCOUNT,
+        `the maker output token account is ${describeAccount(a)}, not the maker's ${c.outputToken!.symbol} ATA ${c.makerOutputTokenAccount.toBase58()}`,
+      );
+};
+
+/** Whether `account` is the native-SOL placeholder on a wSOL leg; otherwise whether it is the taker's ATA. */
+function takerLeg(account: PublicKey, mint: PublicKey, taker: PublicKey, program: PublicKey) {
+  const native = account.equals(ORDER_ENGINE_PROGRAM_ID) && mint.equals(NATIVE_MINT);
+  const ata = associatedTokenAddress(mint, taker, program);
+  return { native, ata, ok: native || account.equals(ata) };
+}
+
+const placeholderNote = (mint: PublicKey) =>
+  mint.equals(NATIVE_MINT) ? " or the native-SOL placeholder" : "";
+
+export const takerInputAccountIsTakers: FillRule = (c) => {
+  const account = keyOf(c.accounts!.takerInputTokenAccount);
+  const leg = takerLeg(account, c.inputMint, c.taker, c.inputTokenProgram!);
+  c.takerInputTokenAccount = account;
+  c.nativeSolIn = leg.native;
+  return leg.ok
+    ? undefined
+    : refuse(
+        FillRejectCode.INVALID_TAKER_TOKEN_ACCOUNT,
+        `the taker input token account is ${account.toBase58()}, not the taker's ${c.inputToken!.symbol} ATA ${leg.ata.toBase58()}${placeholderNote(c.inputMint)}`,
+      );
+};
+
+export const takerOutputAccountIsTakers: FillRule = (c) => {
+  const account = keyOf(c.accounts!.takerOutputTokenAccount);
+  const leg = takerLeg(account, c.outputMint, c.taker, c.outputTokenProgram!);
+  c.takerOutputTokenAccount = account;
+  c.nativeSolOut = leg.native;
+  return leg.ok
+    ? undefined
+    : refuse(
+        FillRejectCode.INVALID_TAKER_TOKEN_ACCOUNT,
+        `the taker output token account is ${account.toBase58()}, not the taker's ${c.outputToken!.symbol} ATA ${leg.ata.toBase58()}${placeholderNote(c.outputMint)}`,
+      );
+};
+
+/** A read-only token account makes the fill fail on-chain, and the maker still pays its fee. */
+export const tokenAccountsWritable: FillRule = ({ accounts, nativeSolIn, nativeSolOut }) => {
+  const n = accounts!;
+  const mustWrite: [string, AccountRef | undefined, boolean][] = [
+    ["taker input token account", n.takerInputTokenAccount, !nativeSolIn],
+    ["maker input token account", n.makerInputTokenAccount, true],
+    ["taker output token account", n.takerOutputTokenAccount, !nativeSolOut],
+    ["maker output token account", n.makerOutputTokenAccount, true],
+    ["temporary wSOL account", n.temporaryWsolTokenAccount, true],
+  ];
+  for (const [name, a, required] of mustWrite) {
+    if (a && required && !a.writable) {
+      return refuse(
+        FillRejectCode.INVALID_FILL_ACCOUNTS,
+        `the fill's ${name} is not writable, so the fill would fail`,
+      );
+    }
+  }
+  return undefined;
+};

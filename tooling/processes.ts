@@ -1,0 +1,160 @@
+/**
+ * Child processes for the sandbox, demo, load test, benchmarks and `npm test`'s Redis wrapper: free
+ * ports, a throwaway Redis, TypeScript entry points run under tsx, readiness polling, and orderly stops
+ * (each child by its own pid).
+ */
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.on("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const addr = s.address();
+      const port = typeof addr === "object" && addr ? addr.port : 0;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export interface Child {
+  name: string;
+  proc: ChildProcess;
+  /** Where its stdout and stderr go. */
+  logPath: string;
+  stop(): Promise<void>;
+}
+
+/** Runs a repository TypeScript entry point (`node --import tsx <script>`), output to `logPath`. */
+export function spawnTs(
+  name: string,
+  script: string,
+  env: Record<string, string>,
+  logPath: string,
+  args: string[] = [],
+  nodeArgs: string[] = [],
+): Child {
+  mkdirSync(dirname(logPath), { recursive: true });
+  // The child writes straight to the file: piping through this process would bill its log volume
+  // to whoever spawned it (the load generator).
+  const fd = openSync(logPath, "a");
+  const proc = spawn(process.execPath, [...nodeArgs, "--import", "tsx", join(REPO_ROOT, script), ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", fd, fd],
+  });
+  closeSync(fd);
+  return { name, proc, logPath, stop: () => stopChild(proc) };
+}
+
+/** SIGTERM, then SIGKILL after `graceMs`; resolves when the child has exited. */
+export function stopChild(proc: ChildProcess, graceMs = 5_000): Promise<void> {
+  if (proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => proc.kill("SIGKILL"), graceMs);
+    proc.once("exit", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    proc.kill("SIGTERM");
+  });
+}
+
+/** Polls `url` until it answers 200, the child exits, or the deadline passes. */
+export async function waitForHttp(url: string, child: Child | undefined, timeoutMs = 60_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    if (child && (child.proc.exitCode !== null || child.proc.signalCode !== null)) {
+      throw new Error(
+        `${child.name} exited (code ${child.proc.exitCode}) before it was ready; see ${child.logPath}`,
+      );
+    }
+    try {
+      const r = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+      if (r.status === 200) return;
+    } catch {}
+    if (Date.now() > until)
+      throw new Error(`${url} not ready within ${timeoutMs} ms${child ? `; see ${child.logPath}` : ""}`);
+    await new Promise((r) => setTimeout(r, 150));
+  }
+}
+
+/** A Redis for this run: REDIS_URL when given, else a throwaway redis-server (no persistence). */
+export async function startRedis(): Promise<{
+  url: string;
+  stop(): Promise<void>;
+  owned: boolean;
+  pid?: number;
+}> {
+  if (process.env.REDIS_URL) return { url: process.env.REDIS_URL, owned: false, stop: async () => {} };
+  const probe = spawnSync("redis-server", ["--version"], { encoding: "utf8" });
+  if (probe.error || probe.status !== 0) {
+    throw new Error(
+      "redis-server was not found, and REDIS_URL is not set.\n" +
+        "Install Redis (Debian/Ubuntu: `sudo apt-get install -y redis-server`; macOS: `brew install redis`)\n" +
+        "or point at a running server: REDIS_URL=redis://127.0.0.1:6379",
+    );
+  }
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), "rfq-redis-"));
+  const proc = spawn(
+    "redis-server",
+    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir],
+    { stdio: "ignore" },
+  );
+  const until = Date.now() + 10_000;
+  for (;;) {
+    const r = spawnSync("redis-cli", ["-p", String(port), "ping"], { encoding: "utf8" });
+    if (r.stdout?.trim() === "PONG") break;
+    if (Date.now() > until) {
+      proc.kill("SIGKILL");
+      throw new Error(`redis-server did not answer on port ${port} within 10 s`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    owned: true,
+    ...(proc.pid !== undefined ? { pid: proc.pid } : {}),
+    stop: async () => {
+      await stopChild(proc);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc; undefined where unavailable. */
+export function cpuSecondsOf(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
+    const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ticks = Number(rest[11]) + Number(rest[12]);
+    return ticks / CLOCK_TICKS_PER_S;
+  } catch {
+    return undefined;
+  }
+}
+
+/** USER_HZ: 100 on every mainstream Linux build. */
+const CLOCK_TICKS_PER_S = 100;
+
+/** CPU seconds the whole machine has spent busy (all cores, /proc/stat); undefined where unavailable. */
+export function machineBusySeconds(): number | undefined {
+  try {
+    const line = readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "";
+    const [, user, nice, system, , , irq, softirq, steal] = line.trim().split(/\s+/).map(Number);
+    const busy = [user, nice, system, irq, softirq, steal].reduce((a: number, b) => a + (b ?? 0), 0);
+    return busy / CLOCK_TICKS_PER_S;
+  } catch {
+    return undefined;
+  }
+}
