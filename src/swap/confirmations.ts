@@ -11,8 +11,9 @@
  * exactly one of them count it. The fill-rate view is in-memory, so a fill resumed after a restart
  * settles without touching it.
  *
- * A fill the chain never decides (status pending/unknown past `trackUntilMs`, well after its blockhash
- * died) is settled as expired.
+ * A fill whose blockhash has expired without it landing is settled as expired on the next poll (the
+ * journal keeps the blockhash, so this holds for a send that failed and after a restart too); one the
+ * chain never decides (status pending/unknown past `trackUntilMs`) is settled as expired then.
  */
 import type { Inventory } from "../../inventory/interface.ts";
 import type { Chain, SignatureStatus } from "../chain/interface.ts";
@@ -137,7 +138,11 @@ export class ConfirmationTracker {
 
   private async check(t: Tracked): Promise<void> {
     const { fill } = t;
-    const res = await bounded(() => this.opts.chain.getSignatureStatus(fill.signature), this.statusTimeoutMs);
+    const hint = fill.blockhash ? { blockhash: fill.blockhash } : undefined;
+    const res = await bounded(
+      () => this.opts.chain.getSignatureStatus(fill.signature, hint),
+      this.statusTimeoutMs,
+    );
     const status: SignatureStatus = res.ok ? res.value : { state: "unknown", error: res.error };
     let outcome: FillOutcome | undefined;
     let detail: string | undefined;

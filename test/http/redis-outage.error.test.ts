@@ -33,6 +33,12 @@ beforeAll(async () => {
 });
 
 const TIMEOUT_MS = 250;
+/**
+ * What a loaded 2-core machine may add to an answer (timer and event-loop lag, the test's own reading
+ * of the body). Without the deadline bound a frozen store would hold a quote for the 1 s command
+ * timeout, so the bound still tells the two apart.
+ */
+const SLACK_MS = 200;
 
 /** POST /quote as the operator stamps it; returns the status, body and how late after the start. */
 async function quote() {
@@ -72,7 +78,7 @@ describe("Redis killed under the quote path", () => {
     for (let i = 0; i < 20; i++) answers.push(await quote());
     for (const a of answers) {
       expect(a.status).toBe(404);
-      expect(a.afterStartMs).toBeLessThan(TIMEOUT_MS);
+      expect(a.afterStartMs).toBeLessThan(TIMEOUT_MS + SLACK_MS);
     }
     expect(answers[0]?.body.message).toMatch(/quote store is unavailable/);
     expect(await noQuoteCount("STORE_UNAVAILABLE")).toBeGreaterThanOrEqual(before + 20);
@@ -120,13 +126,14 @@ describe("Redis frozen (accepts connections, answers nothing)", () => {
       for (let i = 0; i < 6; i++) answers.push(await quote());
       for (const a of answers) {
         expect(a.status).toBe(404);
-        expect(a.afterStartMs).toBeLessThan(TIMEOUT_MS);
+        expect(a.afterStartMs).toBeLessThan(TIMEOUT_MS + SLACK_MS);
       }
       expect(h.service.storeCircuit.state).toBe("open");
-      // Open: no waiting on a store known to be gone.
+      // Open: no waiting on a store known to be gone. A bounded wait cannot end before 250 - 15/2 ms
+      // (a timer never fires early); the open circuit answers without one.
       const fast = await quote();
       expect(fast.status).toBe(404);
-      expect(fast.afterStartMs).toBeLessThan(TIMEOUT_MS / 2);
+      expect(fast.afterStartMs).toBeLessThan(200);
     } finally {
       server.thaw();
     }
@@ -139,6 +146,7 @@ describe("/swap while the quote store is down", () => {
     timeout: 30_000,
   }, async () => {
     const http = inProcess(h.app);
+    await waitUntil(async () => (await quote()).status === 200, 5_000);
     const { body } = await signedJupFill(h, http, 5_000_000_000n);
     await server.kill();
     try {

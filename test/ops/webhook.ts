@@ -90,7 +90,9 @@ export async function postQuote(
     headers: {
       "content-type": "application/json",
       "x-request-start": String(Date.now()),
-      "x-request-timeout": "250",
+      // Generous: these helpers want a quote, and a loaded test machine must not turn it into a 404.
+      // The deadline itself is tested in test/http/deadline.test.ts and the fault suite.
+      "x-request-timeout": "2000",
     },
     body: JSON.stringify({
       requestId: randomUUID(),

@@ -23,7 +23,7 @@ import {
   buildFillTransaction,
   fillAmountsFromQuote,
 } from "../../sandbox/fill/builder.ts";
-import type { Chain } from "../../src/chain/interface.ts";
+import type { Chain, SendOptions, StatusHint } from "../../src/chain/interface.ts";
 import { LocalChain } from "../../src/chain/local/index.ts";
 import { seedFromConfig } from "../../src/chain/local/seed.ts";
 import type { Service } from "../../src/compose.ts";
@@ -173,12 +173,12 @@ export class ObservedChain implements Chain {
   getUnixTimestamp(): Promise<bigint> {
     return this.inner.getUnixTimestamp();
   }
-  send(tx: VersionedTransaction): ReturnType<Chain["send"]> {
+  send(tx: VersionedTransaction, opts?: SendOptions): ReturnType<Chain["send"]> {
     this.sends++;
-    return this.inner.send(tx);
+    return this.inner.send(tx, opts);
   }
-  getSignatureStatus(signature: string): ReturnType<Chain["getSignatureStatus"]> {
-    return this.inner.getSignatureStatus(signature);
+  getSignatureStatus(signature: string, hint?: StatusHint): ReturnType<Chain["getSignatureStatus"]> {
+    return this.inner.getSignatureStatus(signature, hint);
   }
   ping(): Promise<boolean> {
     return this.inner.ping();
@@ -261,7 +261,9 @@ export async function askQuote(
     headers: {
       "content-type": "application/json",
       "x-request-start": String(Date.now()),
-      "x-request-timeout": "250",
+      // Generous: these helpers want a quote, and a loaded test machine must not turn it into a 404.
+      // The deadline itself is tested in test/http/deadline.test.ts and the fault suite.
+      "x-request-timeout": "2000",
     },
     body: JSON.stringify(body),
   });
