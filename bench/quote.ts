@@ -150,6 +150,7 @@ async function main(): Promise<void> {
     {
       PORT: String(wPort),
       HOST: "127.0.0.1",
+      ADMIN_PORT: String(await freePort()),
       REDIS_URL: redis.url,
       CONFIG: configPath,
       LOG_LEVEL: String(args["log-level"]),

@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { z } from "zod";
+import { type Hazard, productionHazards } from "./safety.ts";
 import {
   type EnvConfig,
   envSchema,
@@ -15,6 +16,7 @@ import {
   type PairConfig,
   type TokenConfig,
 } from "./schema.ts";
+import { nearest } from "./strict.ts";
 
 export const DEFAULT_CONFIG_PATH = join(dirname(fileURLToPath(import.meta.url)), "default.json");
 
@@ -28,6 +30,10 @@ export interface Config {
   tokensBySymbol: ReadonlyMap<string, TokenConfig>;
   /** The configuration file actually read, for the start-up banner. */
   configPath: string;
+  /** Production hazards (config/safety.ts); loadConfig refuses to start on any not allowed. */
+  hazards: readonly Hazard[];
+  /** Start-up warnings to log once (unknown environment variables that look like ours). */
+  warnings: readonly string[];
 }
 
 export class ConfigError extends Error {
@@ -39,7 +45,14 @@ export class ConfigError extends Error {
 
 function formatIssues(where: string, error: z.ZodError): string {
   return error.issues
-    .map((i) => `${where}${i.path.length ? `: ${i.path.join(".")}` : ""}: ${i.message}`)
+    .flatMap((i) => {
+      const path = i.path.join(".");
+      // An unknown key is reported at its own path (config/strict.ts writes one "key: ..." per line).
+      if (i.code === "unrecognized_keys") {
+        return i.message.split("\n").map((line) => `${where}: ${path ? `${path}.` : ""}${line}`);
+      }
+      return [`${where}${path ? `: ${path}` : ""}: ${i.message}`];
+    })
     .join("\n");
 }
 
@@ -111,8 +124,19 @@ function modeOf(env: EnvConfig): Mode {
   return "production";
 }
 
+export interface LoadOptions {
+  /**
+   * "refuse" (default): a production hazard that is not allowed stops the start (ConfigError).
+   * "report": they are only listed in `config.hazards` (npm run doctor shows them as rows).
+   */
+  hazards?: "refuse" | "report";
+}
+
 /** Loads and validates everything; throws ConfigError naming each offending key. */
-export function loadConfig(envVars: Record<string, string | undefined> = process.env): Config {
+export function loadConfig(
+  envVars: Record<string, string | undefined> = process.env,
+  opts: LoadOptions = {},
+): Config {
   const env = parseEnv(envVars);
   const configPath = env.CONFIG ?? DEFAULT_CONFIG_PATH;
   let raw: unknown;
@@ -122,7 +146,16 @@ export function loadConfig(envVars: Record<string, string | undefined> = process
     throw new ConfigError(`env: CONFIG: cannot read ${configPath}: ${(e as Error).message}`);
   }
   const file = parseFileConfig(raw, configPath);
-  return buildConfig(env, file, configPath);
+  const config = buildConfig(env, file, configPath);
+  const hazards = productionHazards({ env, file, production: config.mode === "production" });
+  const refused = hazards.filter((h) => !h.allowed);
+  if (refused.length && opts.hazards !== "report") {
+    throw new ConfigError(
+      refused.map((h) => `${h.problem}\n  fix: ${h.fix}`).join("\n") +
+        "\n(production mode refuses these unless each is allowed by name; see README, Production guards)",
+    );
+  }
+  return { ...config, hazards, warnings: unknownEnvWarnings(envVars) };
 }
 
 /** Assembles a Config from already-validated parts (tests use this to vary one piece). */
@@ -134,5 +167,53 @@ export function buildConfig(env: EnvConfig, file: FileConfig, configPath = "(inl
     tokensByMint: new Map(file.tokens.map((t) => [t.mint, t])),
     tokensBySymbol: new Map(file.tokens.map((t) => [t.symbol, t])),
     configPath,
+    hazards: [],
+    warnings: [],
   };
+}
+
+/** Names read outside envSchema, by the sandbox, the operator simulator and the chain server. */
+const OTHER_KNOWN_ENV = [
+  "WEBHOOK_URL",
+  "WEBHOOK_API_KEY",
+  "WEBHOOK_NODE_ARGS",
+  "WEBHOOK_PORT",
+  "WEBHOOK_ADMIN_PORT",
+  "OPERATOR_API_KEY",
+  "OPERATOR_HOST",
+  "OPERATOR_PORT",
+  "OPERATOR_FEE_BPS",
+  "TOKEN_REFRESH_MS",
+  "CHAIN_SEED",
+  "CHAIN_PORT",
+];
+
+/** Every environment name the service knows. */
+export const KNOWN_ENV: ReadonlySet<string> = new Set([...Object.keys(envSchema.shape), ...OTHER_KNOWN_ENV]);
+
+/**
+ * Prefixes that mark a variable as meant for the service: the first word of every name it reads
+ * with an underscore (REDIS_, API_, RPC_, MAKER_, ADMIN_, LOG_, ALLOW_, ...), plus RFQ_.
+ */
+export const OUR_ENV_PREFIXES: readonly string[] = [
+  ...new Set([
+    "RFQ_",
+    ...Object.keys(envSchema.shape)
+      .filter((n) => n.includes("_"))
+      .map((n) => `${n.slice(0, n.indexOf("_"))}_`),
+  ]),
+].sort();
+
+/**
+ * One warning per environment variable that looks like ours (a known prefix) but that the service
+ * does not read: a typo such as REDIS_ULR would otherwise silently mean "no Redis".
+ */
+export function unknownEnvWarnings(vars: Record<string, string | undefined>): string[] {
+  return Object.keys(vars)
+    .filter((n) => !KNOWN_ENV.has(n) && OUR_ENV_PREFIXES.some((p) => n.startsWith(p)))
+    .sort()
+    .map((n) => {
+      const near = nearest(n, KNOWN_ENV);
+      return `env: ${n}: not a setting of this service, ignored${near ? ` (did you mean ${near}?)` : ""}`;
+    });
 }

@@ -7,6 +7,7 @@
  */
 import bs58 from "bs58";
 import { z } from "zod";
+import { strictObject } from "./strict.ts";
 
 export const U64_MAX = (1n << 64n) - 1n;
 
@@ -52,7 +53,7 @@ export const decimalString = z.string().regex(/^\d+(\.\d+)?$/, "must be a positi
 export const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
 export const TOKEN_2022_PROGRAM = "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb";
 
-export const tokenSchema = z.object({
+export const tokenSchema = strictObject({
   mint: base58Pubkey,
   symbol: z.string().min(1).max(16),
   decimals: z.number().int().min(0).max(18),
@@ -76,7 +77,7 @@ export const tokenSchema = z.object({
 export type TokenConfig = z.infer<typeof tokenSchema>;
 
 /** A spread level: sizes (in base smallest units) up to `upToBase` are quoted at `spreadBps`. */
-export const levelSchema = z.object({
+export const levelSchema = strictObject({
   upToBase: u64String,
   spreadBps: z.number().int().min(0).max(5000),
 });
@@ -87,7 +88,7 @@ type Level = z.infer<typeof levelSchema>;
  * sides of the price by up to `maxBps`, reached when the position is `fullAtBase` units off target.
  * Long base: cheaper ask and lower bid, so takers buy it back down; short: the opposite.
  */
-export const skewSchema = z.object({
+export const skewSchema = strictObject({
   maxBps: z.number().int().min(0).max(1000),
   fullAtBase: u64String.refine((s) => BigInt(s) > 0n, "must be greater than zero"),
 });
@@ -106,38 +107,36 @@ function checkLevels(levels: Level[], path: string, maxBase: string, ctx: z.Refi
   }
 }
 
-export const pairSchema = z
-  .object({
-    /** Symbols from `tokens`. The price is quote units per one base unit (human units). */
-    base: z.string(),
-    quote: z.string(),
-    enabled: z.boolean().default(true),
-    /** Smallest and largest base-side size quoted, in base smallest units. */
-    minBase: u64String,
-    maxBase: u64String,
-    /** Ascending by `upToBase`; the last level must reach `maxBase`. */
-    levels: z.array(levelSchema).min(1),
-    /** Name of a price source in `priceSources`; defaults to "static". */
-    priceSource: z.string().default("static"),
-    /** Levels for the maker's bid (taker sells base); default `levels`. */
-    bidLevels: z.array(levelSchema).min(1).optional(),
-    /** Levels for the maker's ask (taker buys base); default `levels`. */
-    askLevels: z.array(levelSchema).min(1).optional(),
-    /** Largest quote notional in USD (valued through the quote token's USD price). Unset: no cap. */
-    maxNotionalUsd: decimalString.optional(),
-    skew: skewSchema.optional(),
-  })
-  .superRefine((p, ctx) => {
-    if (BigInt(p.minBase) > BigInt(p.maxBase)) {
-      ctx.addIssue({ code: "custom", path: ["minBase"], message: "must not exceed maxBase" });
-    }
-    checkLevels(p.levels, "levels", p.maxBase, ctx);
-    if (p.bidLevels) checkLevels(p.bidLevels, "bidLevels", p.maxBase, ctx);
-    if (p.askLevels) checkLevels(p.askLevels, "askLevels", p.maxBase, ctx);
-  });
+export const pairSchema = strictObject({
+  /** Symbols from `tokens`. The price is quote units per one base unit (human units). */
+  base: z.string(),
+  quote: z.string(),
+  enabled: z.boolean().default(true),
+  /** Smallest and largest base-side size quoted, in base smallest units. */
+  minBase: u64String,
+  maxBase: u64String,
+  /** Ascending by `upToBase`; the last level must reach `maxBase`. */
+  levels: z.array(levelSchema).min(1),
+  /** Name of a price source in `priceSources`; defaults to "static". */
+  priceSource: z.string().default("static"),
+  /** Levels for the maker's bid (taker sells base); default `levels`. */
+  bidLevels: z.array(levelSchema).min(1).optional(),
+  /** Levels for the maker's ask (taker buys base); default `levels`. */
+  askLevels: z.array(levelSchema).min(1).optional(),
+  /** Largest quote notional in USD (valued through the quote token's USD price). Unset: no cap. */
+  maxNotionalUsd: decimalString.optional(),
+  skew: skewSchema.optional(),
+}).superRefine((p, ctx) => {
+  if (BigInt(p.minBase) > BigInt(p.maxBase)) {
+    ctx.addIssue({ code: "custom", path: ["minBase"], message: "must not exceed maxBase" });
+  }
+  checkLevels(p.levels, "levels", p.maxBase, ctx);
+  if (p.bidLevels) checkLevels(p.bidLevels, "bidLevels", p.maxBase, ctx);
+  if (p.askLevels) checkLevels(p.askLevels, "askLevels", p.maxBase, ctx);
+});
 export type PairConfig = z.infer<typeof pairSchema>;
 
-export const staticPriceSourceSchema = z.object({
+export const staticPriceSourceSchema = strictObject({
   kind: z.literal("static"),
   /** Mid prices keyed "BASE/QUOTE", e.g. {"SOL/USDC": "180.25"}. */
   prices: z.record(z.string(), decimalString),
@@ -148,7 +147,7 @@ export const staticPriceSourceSchema = z.object({
  * instance holds them in memory, updated by pub/sub and re-read every `pollMs` in case a message was
  * lost. Staleness is measured from the writer's timestamp.
  */
-export const redisPriceSourceSchema = z.object({
+export const redisPriceSourceSchema = strictObject({
   kind: z.literal("redis"),
   keyPrefix: z.string().min(1).default("rfq:price:"),
   channel: z.string().min(1).default("rfq:prices"),
@@ -166,7 +165,7 @@ export const pythFeedId = z
  * Pyth prices from a Hermes server's SSE stream (/v2/updates/price/stream). Each pair is one feed
  * (`base`, e.g. SOL/USD for SOL/USDC) or the ratio of two (`base` / `quote`, e.g. JUP/USD / SOL/USD).
  */
-export const pythPriceSourceSchema = z.object({
+export const pythPriceSourceSchema = strictObject({
   kind: z.literal("pyth"),
   /** Hermes base URL (any path prefix, such as a provider's token, is kept). */
   url: z.url({ protocol: /^https?$/ }).default("https://hermes.pyth.network"),
@@ -175,7 +174,7 @@ export const pythPriceSourceSchema = z.object({
   maxConfBps: z.number().int().min(1).max(10_000).optional(),
   /** Reconnect when the stream has been silent this long. */
   idleReconnectMs: z.number().int().min(1_000).default(15_000),
-  feeds: z.record(z.string(), z.object({ base: pythFeedId, quote: pythFeedId.optional() })),
+  feeds: z.record(z.string(), strictObject({ base: pythFeedId, quote: pythFeedId.optional() })),
 });
 
 export const priceSourceSchema = z.discriminatedUnion("kind", [
@@ -186,7 +185,7 @@ export const priceSourceSchema = z.discriminatedUnion("kind", [
 export type PriceSourceConfig = z.infer<typeof priceSourceSchema>;
 
 /** Maker inventory: balances read from the chain, reservations shared through Redis when configured. */
-export const inventorySchema = z.object({
+export const inventorySchema = strictObject({
   /** How often balances are re-read from the chain. */
   refreshMs: z.number().int().min(1_000).default(15_000),
   /** How often each instance re-reads the shared reservation totals (Redis) into memory. */
@@ -205,7 +204,7 @@ export const inventorySchema = z.object({
 });
 
 /** The global pause (kill switch) and per-pair switches, shared through Redis when configured. */
-export const controlsSchema = z.object({
+export const controlsSchema = strictObject({
   /** Every instance re-reads the switches this often (pub/sub makes it faster). */
   pollMs: z.number().int().min(50).max(1_000).default(500),
   /** With Redis unreadable this long, an instance cannot know it is paused: it stops quoting. */
@@ -213,7 +212,7 @@ export const controlsSchema = z.object({
   redisPrefix: z.string().min(1).default("rfq:ctl:"),
 });
 
-export const limitsSchema = z.object({
+export const limitsSchema = strictObject({
   /** Largest accepted request body, bytes. A fill transaction is at most 1232 bytes (base64 ~1.7 KB). */
   maxBodyBytes: z.number().int().min(1024).max(1_048_576).default(16_384),
   /** Quote lifetime: the operator's 55 s (35 s for the user, 20 s for the maker). */
@@ -230,53 +229,51 @@ export const limitsSchema = z.object({
   memoryStoreMaxQuotes: z.number().int().min(100).default(200_000),
 });
 
-export const fileConfigSchema = z
-  .object({
-    /** Path prefix the operator calls, e.g. "/jupiter/rfq". Empty string for none. */
-    basePath: z
-      .string()
-      .regex(/^(\/[A-Za-z0-9._~-]+)*$/, "must be empty or like /jupiter/rfq (no trailing slash)")
-      .default(""),
-    tokens: z.array(tokenSchema).min(1),
-    pairs: z.array(pairSchema).min(1),
-    priceSources: z.record(z.string(), priceSourceSchema),
-    limits: limitsSchema.default(limitsSchema.parse({})),
-    /** Operator fee (bps) charged in manual mode. Informational: fees are never priced in. */
-    manualModeFeeBps: z.number().int().min(0).max(10_000).default(2),
-    inventory: inventorySchema.default(inventorySchema.parse({})),
-    controls: controlsSchema.default(controlsSchema.parse({})),
-  })
-  .superRefine((f, ctx) => {
-    // Cross-field rules of the pricing and inventory features; config/load.ts checks the rest.
-    const bySymbol = new Map(f.tokens.map((t) => [t.symbol, t]));
-    f.pairs.forEach((p, i) => {
-      const key = `${p.base}/${p.quote}`;
-      const source = f.priceSources[p.priceSource];
-      if (source?.kind === "pyth" && !source.feeds[key]) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["priceSources", p.priceSource, "feeds"],
-          message: `no feed for ${key}`,
-        });
-      }
-      if (p.skew && bySymbol.get(p.base) && bySymbol.get(p.base)!.targetInventory === undefined) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["pairs", i, "skew"],
-          message: `needs tokens[${p.base}].targetInventory (skew measures from the target)`,
-        });
-      }
-    });
-    f.tokens.forEach((t, i) => {
-      if (t.maxExposureUsd !== undefined && t.targetInventory === undefined) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["tokens", i, "maxExposureUsd"],
-          message: "needs targetInventory (exposure is measured from the target)",
-        });
-      }
-    });
+export const fileConfigSchema = strictObject({
+  /** Path prefix the operator calls, e.g. "/jupiter/rfq". Empty string for none. */
+  basePath: z
+    .string()
+    .regex(/^(\/[A-Za-z0-9._~-]+)*$/, "must be empty or like /jupiter/rfq (no trailing slash)")
+    .default(""),
+  tokens: z.array(tokenSchema).min(1),
+  pairs: z.array(pairSchema).min(1),
+  priceSources: z.record(z.string(), priceSourceSchema),
+  limits: limitsSchema.default(limitsSchema.parse({})),
+  /** Operator fee (bps) charged in manual mode. Informational: fees are never priced in. */
+  manualModeFeeBps: z.number().int().min(0).max(10_000).default(2),
+  inventory: inventorySchema.default(inventorySchema.parse({})),
+  controls: controlsSchema.default(controlsSchema.parse({})),
+}).superRefine((f, ctx) => {
+  // Cross-field rules of the pricing and inventory features; config/load.ts checks the rest.
+  const bySymbol = new Map(f.tokens.map((t) => [t.symbol, t]));
+  f.pairs.forEach((p, i) => {
+    const key = `${p.base}/${p.quote}`;
+    const source = f.priceSources[p.priceSource];
+    if (source?.kind === "pyth" && !source.feeds[key]) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["priceSources", p.priceSource, "feeds"],
+        message: `no feed for ${key}`,
+      });
+    }
+    if (p.skew && bySymbol.get(p.base) && bySymbol.get(p.base)!.targetInventory === undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["pairs", i, "skew"],
+        message: `needs tokens[${p.base}].targetInventory (skew measures from the target)`,
+      });
+    }
   });
+  f.tokens.forEach((t, i) => {
+    if (t.maxExposureUsd !== undefined && t.targetInventory === undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["tokens", i, "maxExposureUsd"],
+        message: "needs targetInventory (exposure is measured from the target)",
+      });
+    }
+  });
+});
 export type FileConfig = z.infer<typeof fileConfigSchema>;
 
 const boolFlag = z
@@ -314,5 +311,17 @@ export const envSchema = z.object({
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(1_000).max(600_000).default(25_000),
   /** The public base URL the operator is given at registration (npm run registration prints it). */
   PUBLIC_BASE_URL: optionalNonEmpty.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  /**
+   * The operations listener: /metrics, /admin/*, /health, /ready. Loopback by default so neither the
+   * metrics nor the admin API face the network the operator reaches; 0 picks a free port.
+   */
+  ADMIN_PORT: z.coerce.number().int().min(0).max(65_535).default(8081),
+  ADMIN_HOST: z.string().min(1).default("127.0.0.1"),
+  /** Log one "quoted" line at info for every N quotes (0: none; every quote is at debug). */
+  LOG_QUOTE_SAMPLE: z.coerce.number().int().min(0).default(0),
+  /** Production allowances (config/safety.ts): each accepts one unsafe setting, on purpose. */
+  ALLOW_NO_API_KEY: boolFlag,
+  ALLOW_STATIC_PRICES: boolFlag,
+  ALLOW_READABLE_KEYPAIR: boolFlag,
 });
 export type EnvConfig = z.infer<typeof envSchema>;

@@ -2,8 +2,11 @@
  * The Hono app. Ports come in ready-made (composition happens once, in main.ts or a test harness);
  * nothing here constructs an adapter.
  *
- * Operator routes live under the configured base path (e.g. /jupiter/rfq/quote); /health, /ready,
- * /metrics and /admin/* are for the maker's own infrastructure and stay at the root.
+ * Two apps, served on two listeners (main.ts): the operator's (`createApp`: the operator routes under
+ * the configured base path, e.g. /jupiter/rfq/quote, plus /health and /ready for load balancers) and
+ * the operations one (`createOpsApp`: /metrics, /admin/*, /health, /ready), bound to loopback by
+ * default (ADMIN_PORT, ADMIN_HOST), so neither the metrics nor the admin API face the operator's
+ * network.
  */
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
@@ -37,16 +40,23 @@ export interface AppDeps {
   draining?: () => boolean;
   /** The quote store's circuit breaker (compose makes one per service). */
   storeCircuit?: Circuit;
-  /** The maker's admin API: at the root beside /health, behind its own key, never the operator's. */
-  adminRoutes?: (app: Hono<AppEnv>) => void;
   now?: () => number;
 }
 
-export function createApp(deps: AppDeps): Hono<AppEnv> {
-  const { config, log, metrics } = deps;
-  const now = deps.now ?? Date.now;
-  const app = new Hono<AppEnv>();
+export interface OpsAppDeps {
+  config: Config;
+  log: Logger;
+  metrics: Metrics;
+  probes: readonly ReadinessProbe[];
+  /** The maker's admin API: behind its own key, never the operator's. */
+  adminRoutes?: (app: Hono<AppEnv>) => void;
+  /** True once the process is shutting down: /ready answers 503 "draining". */
+  draining?: () => boolean;
+}
 
+/** The common frame of both apps: the logger, the answer counter, one error handler, 404 bodies. */
+function frame(log: Logger, metrics: Metrics): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
   app.use("*", async (c, next) => {
     c.set("log", log);
     await next();
@@ -55,10 +65,27 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   });
   app.onError(errorHandler);
   app.notFound((c) => c.json({ message: `no route ${c.req.method} ${c.req.path}` }, 404));
+  return app;
+}
 
-  registerHealthRoutes(app, deps.probes, deps.draining);
-  registerMetricsRoute(app, metrics);
+/** Production allowances in force (config/safety.ts), shown on /ready. */
+const allowancesOf = (config: Config) => config.hazards.filter((h) => h.allowed).map((h) => h.allowance);
+
+/** The operations listener's app: /metrics, /admin/*, /health, /ready. */
+export function createOpsApp(deps: OpsAppDeps): Hono<AppEnv> {
+  const app = frame(deps.log, deps.metrics);
+  registerHealthRoutes(app, deps.probes, allowancesOf(deps.config), deps.draining);
+  registerMetricsRoute(app, deps.metrics);
   deps.adminRoutes?.(app);
+  return app;
+}
+
+/** The operator's listener's app: the operator routes under basePath, plus /health and /ready. */
+export function createApp(deps: AppDeps): Hono<AppEnv> {
+  const { config, log, metrics } = deps;
+  const now = deps.now ?? Date.now;
+  const app = frame(log, metrics);
+  registerHealthRoutes(app, deps.probes, allowancesOf(config), deps.draining);
 
   const api = new Hono<AppEnv>();
   const oversized = () => {

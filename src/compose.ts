@@ -17,7 +17,7 @@ import type { PriceSource } from "../pricing/interface.ts";
 import { createPriceSources } from "../pricing/sources.ts";
 import { UsdValuer } from "../pricing/usd.ts";
 import { AcceptanceSwapHandler } from "./acceptance/swap.ts";
-import { createApp } from "./app.ts";
+import { createApp, createOpsApp } from "./app.ts";
 import type { Chain } from "./chain/interface.ts";
 import { LocalChain } from "./chain/local/index.ts";
 import { type SeededToken, seedFromConfig } from "./chain/local/seed.ts";
@@ -56,7 +56,10 @@ export interface ComposeOptions {
 
 export interface Service {
   config: Config;
+  /** The operator's listener (PORT): operator routes, /health, /ready. */
   app: ReturnType<typeof createApp>;
+  /** The operations listener (ADMIN_PORT, loopback by default): /metrics, /admin/*, /health, /ready. */
+  opsApp: ReturnType<typeof createOpsApp>;
   log: Logger;
   metrics: Metrics;
   store: QuoteStore;
@@ -232,6 +235,13 @@ export async function composeService(config: Config, opts: ComposeOptions = {}):
       storeCircuit,
       draining: () => lifecycle.draining,
       now,
+    });
+    const opsApp = createOpsApp({
+      config,
+      log,
+      metrics,
+      probes,
+      draining: () => lifecycle.draining,
       adminRoutes: (root) =>
         registerAdminRoutes(root, {
           adminApiKey: config.env.ADMIN_API_KEY,
@@ -244,6 +254,7 @@ export async function composeService(config: Config, opts: ComposeOptions = {}):
     return {
       config,
       app,
+      opsApp,
       log,
       metrics,
       store,

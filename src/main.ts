@@ -1,22 +1,39 @@
 /**
  * Entry point: `npm start`. Parses configuration (fatal, naming the key, on any problem), composes the
- * ports (a dependency that cannot be reached stops the start with one line naming its setting), serves,
- * and shuts down gracefully on SIGINT/SIGTERM (src/http/shutdown.ts).
+ * ports (a dependency that cannot be reached stops the start with one line naming its setting), serves
+ * two listeners (the operator's on PORT, operations on ADMIN_PORT), and shuts down gracefully on
+ * SIGINT/SIGTERM (src/http/shutdown.ts).
  */
-import type { Server } from "node:http";
+import type { Server as HttpServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { loadConfig } from "../config/load.ts";
+import { parseArgs } from "./cli/args.ts";
 import { runMain } from "./cli/run.ts";
 import { composeService, type Service } from "./compose.ts";
 import { GracefulShutdown } from "./http/shutdown.ts";
 
-function banner(service: Service, url: string): string {
+const USAGE = {
+  command: "npm start",
+  summary:
+    "Serves the webhook: the operator's routes on PORT (HOST), operations (/metrics, /admin, /health,\n" +
+    "/ready) on ADMIN_PORT (ADMIN_HOST, 127.0.0.1 by default). Configured by environment variables and\n" +
+    "the CONFIG file; see README (Configuration) and config/.env.example.",
+  flags: {},
+} as const;
+
+const urlOf = (info: AddressInfo) =>
+  `http://${info.address.includes(":") ? `[${info.address}]` : info.address}:${info.port}`;
+
+function banner(service: Service, url: string, opsUrl: string): string {
   const { config, signer } = service;
   const symbols = (mints: string[]) =>
     mints.map((m) => `${config.tokensByMint.get(m)?.symbol ?? "?"} ${m}`).join("\n    ");
+  const allowed = config.hazards.filter((h) => h.allowed);
   const lines = [
     "",
     `RFQ maker webhook listening on ${url}${config.file.basePath}`,
+    `  operations:  ${opsUrl} (/metrics, /admin, /health, /ready)`,
     `  mode:        ${config.mode}${config.mode === "paper" ? " (PAPER SETUP: local chain, static prices, nothing real)" : ""}`,
     `  maker:       ${signer.publicKey.toBase58()}${service.keyCreated ? " (generated now)" : ""}`,
     `  config:      ${config.configPath}`,
@@ -26,6 +43,7 @@ function banner(service: Service, url: string): string {
     `  /tokens:\n    ${symbols(service.tokenLists.tokens()) || "(none)"}`,
     `  /permissioned-tokens:\n    ${symbols(service.tokenLists.permissionedTokens()) || "(none)"}`,
   ];
+  for (const h of allowed) lines.push(`  ALLOWED UNSAFE (${h.allowance}=1): ${h.problem}`);
   if (config.mode === "acceptance") {
     lines.push(
       "",
@@ -36,37 +54,67 @@ function banner(service: Service, url: string): string {
   return `${lines.join("\n")}\n`;
 }
 
+/** @hono/node-server's `serve` without http2 options returns a plain node:http server. */
+type Server = HttpServer;
+
+/** Listens; resolves with the bound address, rejects with a message naming the address. */
+function listen(
+  app: Service["app"],
+  port: number,
+  hostname: string,
+  what: string,
+): Promise<[Server, AddressInfo]> {
+  return new Promise((resolve, reject) => {
+    const server = serve({ fetch: app.fetch, port, hostname }, (info) =>
+      resolve([server, info]),
+    ) as HttpServer;
+    server.once("error", (e: NodeJS.ErrnoException) =>
+      reject(new Error(`cannot listen on ${hostname}:${port} (${what}): ${e.code ?? e.message}`)),
+    );
+  });
+}
+
 /** Resolves with the exit code once the server has stopped (it runs until SIGINT/SIGTERM). */
 async function main(): Promise<number> {
+  parseArgs(process.argv.slice(2), USAGE);
   const config = loadConfig(process.env);
   const service = await composeService(config, {});
   const { log } = service;
+  for (const w of config.warnings) log.warn(w);
+  for (const h of config.hazards.filter((x) => x.allowed))
+    log.warn({ allowance: h.allowance }, `allowed unsafe setting: ${h.problem}`);
   if (config.mode === "acceptance")
     log.warn("ACCEPTANCE_MODE=1: canned /swap answers; never use for real traffic");
 
-  const server = serve(
-    { fetch: service.app.fetch, port: config.env.PORT, hostname: config.env.HOST },
-    (info) => {
-      const host = info.address.includes(":") ? `[${info.address}]` : info.address;
-      process.stdout.write(banner(service, `http://${host}:${info.port}`));
-      log.info(
-        { port: info.port, mode: config.mode, maker: service.signer.publicKey.toBase58() },
-        "listening",
-      );
+  let servers: [Server, AddressInfo][];
+  try {
+    servers = [
+      await listen(service.app, config.env.PORT, config.env.HOST, "PORT"),
+      await listen(service.opsApp, config.env.ADMIN_PORT, config.env.ADMIN_HOST, "ADMIN_PORT"),
+    ];
+  } catch (e) {
+    log.fatal({ err: e }, (e as Error).message);
+    await service.close();
+    return 1;
+  }
+  const [[server, info], [, opsInfo]] = servers as [[Server, AddressInfo], [Server, AddressInfo]];
+  process.stdout.write(banner(service, urlOf(info), urlOf(opsInfo)));
+  log.info(
+    {
+      port: info.port,
+      adminPort: opsInfo.port,
+      mode: config.mode,
+      maker: service.signer.publicKey.toBase58(),
     },
-  ) as Server;
-  server.once("error", (e: NodeJS.ErrnoException) => {
-    // EADDRINUSE and friends: say which address, then stop like any other fatal start-up problem.
-    log.fatal({ err: e }, `cannot listen on ${config.env.HOST}:${config.env.PORT}: ${e.code ?? e.message}`);
-    void service.close().finally(() => process.exit(1));
-  });
+    "listening",
+  );
   // The operator keeps connections alive across quotes; do not let Node's defaults cut them short.
   server.keepAliveTimeout = 65_000;
 
   // SIGTERM/SIGINT: drain (/ready 503, Connection: close), finish what is in flight, exit 0; a second
   // signal or SHUTDOWN_GRACE_MS exits 1 naming what was cut (src/http/shutdown.ts).
   const shutdown = new GracefulShutdown({
-    server,
+    servers: servers.map(([s]) => s),
     log,
     drainMs: config.env.SHUTDOWN_DRAIN_MS,
     graceMs: config.env.SHUTDOWN_GRACE_MS,

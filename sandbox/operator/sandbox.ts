@@ -2,7 +2,8 @@
  * `npm run sandbox`: the local chain server, the webhook and the operator simulator together, on
  * 127.0.0.1, with two funded takers; prints the URLs and keeps running until Ctrl-C.
  *
- * Ports: CHAIN_PORT (8899), WEBHOOK_PORT (8080), OPERATOR_PORT (8090). State (keys, chain seed, logs,
+ * Ports: CHAIN_PORT (8899), WEBHOOK_PORT (8080), WEBHOOK_ADMIN_PORT (8081, the webhook's operations
+ * listener: /metrics, /admin), OPERATOR_PORT (8090). State (keys, chain seed, logs,
  * stack.json) lives in data/sandbox/. Redis: REDIS_URL, or a throwaway redis-server.
  */
 import { join } from "node:path";
@@ -24,6 +25,7 @@ async function main(): Promise<void> {
     ports: {
       chain: port("CHAIN_PORT", 8899),
       webhook: port("WEBHOOK_PORT", 8080),
+      webhookAdmin: port("WEBHOOK_ADMIN_PORT", 8081),
       operator: port("OPERATOR_PORT", 8090),
     },
     takers: [
@@ -48,6 +50,7 @@ async function main(): Promise<void> {
       `sandbox ready (state in ${dir}, manifest ${join(dir, "stack.json")})`,
       `  chain    (Solana JSON-RPC)   ${stack.chainUrl}`,
       `  webhook  (maker ${stack.maker}) ${stack.webhookUrl}`,
+      `  webhook operations (metrics, admin) ${stack.webhookAdminUrl}`,
       `  operator (simulator)         ${stack.operatorUrl}`,
       ...stack.takers.map(
         (t) => `  taker ${t.name}: ${t.keypair.publicKey.toBase58()}  keypair ${t.keypairPath}`,

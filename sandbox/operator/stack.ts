@@ -29,7 +29,7 @@ export interface StackOptions {
   /** Folder for keys, the chain seed, logs and the manifest. */
   dir: string;
   /** Fixed ports (sandbox); 0 or absent picks free ones. */
-  ports?: { chain?: number; webhook?: number; operator?: number };
+  ports?: { chain?: number; webhook?: number; webhookAdmin?: number; operator?: number };
   takers: TakerSpec[];
   /** Maker inventory by symbol (smallest units); defaults to plenty of everything. */
   makerInventory?: Record<string, bigint>;
@@ -54,8 +54,10 @@ export interface Stack {
   chainUrl: string;
   /** The base URL the operator calls (includes the configured basePath). */
   webhookUrl: string;
-  /** The webhook's root (health, ready, metrics). */
+  /** The webhook's root on the operator's listener (health, ready). */
   webhookRoot: string;
+  /** The webhook's operations listener (metrics, admin, health, ready). */
+  webhookAdminUrl: string;
   operatorUrl: string;
   operator: OperatorServer;
   maker: string;
@@ -129,12 +131,17 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     say(`chain     ${chainUrl}  (log ${chain.logPath})`);
 
     const webhookPort = opts.ports?.webhook || (await freePort());
+    const webhookAdminPort = opts.ports?.webhookAdmin || (await freePort());
     const webhook = spawnTs(
       "webhook",
       "src/main.ts",
       {
         HOST: "127.0.0.1",
         PORT: String(webhookPort),
+        ADMIN_HOST: "127.0.0.1",
+        ADMIN_PORT: String(webhookAdminPort),
+        // A paper deployment in production shape: the shipped static prices, and no key unless given.
+        ALLOW_STATIC_PRICES: "1",
         REDIS_URL: redis.url,
         RPC_URL: chainUrl,
         MAKER_KEYPAIR: makerPath,
@@ -142,7 +149,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         LOG_LEVEL: opts.webhookLogLevel ?? "info",
         CONFIG: configPath,
         ACCEPTANCE_MODE: "0",
-        ...(opts.webhookApiKey ? { API_KEY: opts.webhookApiKey } : { API_KEY: "" }),
+        ...(opts.webhookApiKey ? { API_KEY: opts.webhookApiKey } : { API_KEY: "", ALLOW_NO_API_KEY: "1" }),
       },
       join(dir, "webhook.log"),
       [],
@@ -152,6 +159,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     closers.push(webhook.stop);
     const webhookRoot = `http://127.0.0.1:${webhookPort}`;
     const webhookUrl = `${webhookRoot}${config.basePath}`;
+    const webhookAdminUrl = `http://127.0.0.1:${webhookAdminPort}`;
     await waitForHttp(`${webhookRoot}/ready`, webhook);
     say(
       `webhook   ${webhookUrl}  (Redis ${redis.owned ? "throwaway" : "REDIS_URL"}, log ${webhook.logPath})`,
@@ -179,6 +187,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       chainUrl,
       webhookUrl,
       webhookRoot,
+      webhookAdminUrl,
       operatorUrl: operator.url,
       operator,
       maker: maker.publicKey.toBase58(),
@@ -194,6 +203,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         {
           chainUrl,
           webhookUrl,
+          webhookAdminUrl,
           operatorUrl: operator.url,
           maker: stack.maker,
           takers: takers.map((t) => ({

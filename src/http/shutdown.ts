@@ -21,7 +21,8 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Logger } from "../observability/logger.ts";
 
 export interface ShutdownOptions {
-  server: Server;
+  /** The listeners (the operator's and the operations one): drained and closed together. */
+  servers: readonly Server[];
   log: Logger;
   /** Time new connections are still served after the signal, ms. */
   drainMs: number;
@@ -55,11 +56,13 @@ export class GracefulShutdown {
       this.finish = resolve;
     });
     // Before the app's own listener, so the header is in place whatever the handler does.
-    opts.server.prependListener("request", (req: IncomingMessage, res: ServerResponse) => {
-      this.active.set(res, `${req.method} ${(req.url ?? "").split("?")[0]}`);
-      if (this.draining) res.setHeader("Connection", "close");
-      res.once("close", () => this.active.delete(res));
-    });
+    for (const server of opts.servers) {
+      server.prependListener("request", (req: IncomingMessage, res: ServerResponse) => {
+        this.active.set(res, `${req.method} ${(req.url ?? "").split("?")[0]}`);
+        if (this.draining) res.setHeader("Connection", "close");
+        res.once("close", () => this.active.delete(res));
+      });
+    }
   }
 
   /** Requests being served now. */
@@ -98,11 +101,14 @@ export class GracefulShutdown {
   }
 
   private async stop(): Promise<void> {
-    const { server, log } = this.opts;
-    log.info({ inFlight: this.active.size }, "drain over: listener closed, finishing requests in flight");
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeIdleConnections();
-    await closed;
+    const { servers, log } = this.opts;
+    log.info({ inFlight: this.active.size }, "drain over: listeners closed, finishing requests in flight");
+    const closed = servers.map((server) => {
+      const done = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      return done;
+    });
+    await Promise.all(closed);
     try {
       await this.opts.closeService();
     } catch (err) {

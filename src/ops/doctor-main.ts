@@ -6,6 +6,7 @@ import { createInterface } from "node:readline/promises";
 import { loadConfig } from "../../config/load.ts";
 import { formatRatio } from "../../pricing/decimal.ts";
 import { startPriceSources } from "../../pricing/sources.ts";
+import { parseArgs } from "../cli/args.ts";
 import { runMain } from "../cli/run.ts";
 import { opsContext } from "./context.ts";
 import { createMissingAtas, type Diagnosis, diagnose } from "./doctor.ts";
@@ -34,11 +35,24 @@ async function confirm(question: string): Promise<boolean> {
   }
 }
 
+const USAGE = {
+  command: "npm run doctor",
+  summary:
+    "Is this maker ready to be registered? Checks the RPC, the maker's SOL, every traded mint and the\n" +
+    "maker's ATAs, Redis, price freshness and the production hazards (no API key, static prices, a\n" +
+    "keypair others can read); prints a table with a fix for each problem. Exit 0 when nothing FAILs.\n" +
+    "Configured like `npm start` (environment and CONFIG).",
+  flags: {
+    fix: { type: "boolean", description: "create the maker's missing ATAs (asks first)" },
+    yes: { type: "boolean", short: "y", description: "with --fix: do not ask" },
+  },
+} as const;
+
 async function main(): Promise<number> {
-  const args = new Set(process.argv.slice(2));
-  const fix = args.has("--fix");
-  const yes = args.has("--yes") || args.has("-y");
-  const config = loadConfig(process.env);
+  const { values } = parseArgs(process.argv.slice(2), USAGE);
+  const { fix, yes } = values;
+  // Hazards are rows of the table here, not a refusal to run.
+  const config = loadConfig(process.env, { hazards: "report" });
   const ctx = opsContext(config);
   try {
     process.stdout.write(`doctor: ${config.configPath}, mode ${config.mode}, chain ${ctx.chainNote}\n\n`);

@@ -4,7 +4,9 @@
  * Checks: RPC reachable; maker SOL for fees; for every token an enabled pair trades (wrapped SOL
  * included) the mint (exists, program, decimals, no Token-2022 transfer fee) and the maker's ATA
  * (the operator's simulation fails without it, and the quotes are silently dropped) and its balance
- * against minInventory; Redis reachable (when configured); every pair's price fresh. `--fix` creates
+ * against minInventory; Redis reachable (when configured); every pair's price fresh; the production
+ * hazards (no API key, static prices, a keypair file others can read: FAIL unless allowed by name,
+ * then warn) and unknown environment variables that look like ours. `--fix` creates
  * the missing ATAs, paid by the maker, after confirmation.
  */
 import { createAssociatedTokenAccountIdempotentInstruction } from "@solana/spl-token";
@@ -197,6 +199,20 @@ export async function diagnose(deps: DoctorDeps): Promise<Diagnosis> {
         : { fix: `the "${p.priceSource}" source stopped updating ${key}: the pair answers 404` }),
     });
   }
+
+  // Production hazards (config/safety.ts): the service refuses to start on each one not allowed.
+  for (const h of config.hazards) {
+    checks.push({
+      check: `unsafe ${h.allowance
+        .replace(/^ALLOW_/, "")
+        .toLowerCase()
+        .replaceAll("_", " ")}`,
+      status: h.allowed ? "warn" : "FAIL",
+      detail: h.allowed ? `${h.problem} (allowed by ${h.allowance}=1)` : h.problem,
+      fix: h.allowed ? `unset ${h.allowance} once fixed` : h.fix,
+    });
+  }
+  for (const w of config.warnings) checks.push({ check: "environment", status: "warn", detail: w });
 
   return { checks, missingAtas, ataRentLamports, healthy: checks.every((c) => c.status !== "FAIL") };
 }

@@ -23,9 +23,15 @@ async function runProbe(probe: () => Promise<boolean>): Promise<boolean> {
   }
 }
 
+/**
+ * `allowed`: the production allowances in force (ALLOW_NO_API_KEY, ...), listed on /ready as
+ * `allowedUnsafe` so that a load balancer's or an engineer's look at readiness shows them.
+ * `draining`: true once the process is shutting down; /ready then answers 503 at once.
+ */
 export function registerHealthRoutes(
   app: Hono<AppEnv>,
   probes: readonly ReadinessProbe[],
+  allowed: readonly string[] = [],
   draining: () => boolean = () => false,
 ): void {
   app.get("/health", (c) => c.json({ status: "ok" }));
@@ -34,6 +40,13 @@ export function registerHealthRoutes(
     const results = await Promise.all(probes.map(async ([name, p]) => [name, await runProbe(p)] as const));
     const checks = Object.fromEntries(results);
     const ready = results.every(([, ok]) => ok);
-    return c.json({ status: ready ? "ready" : "not ready", checks }, ready ? 200 : 503);
+    return c.json(
+      {
+        status: ready ? "ready" : "not ready",
+        checks,
+        ...(allowed.length ? { allowedUnsafe: allowed } : {}),
+      },
+      ready ? 200 : 503,
+    );
   });
 }

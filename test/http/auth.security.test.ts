@@ -39,9 +39,14 @@ describe("X-API-KEY", () => {
     expect(res.status).toBe(200);
   });
 
-  it("leaves /health, /ready and /metrics open to the maker's own infrastructure", async () => {
-    for (const path of ["/health", "/ready", "/metrics"]) {
+  it("leaves /health and /ready open on both listeners and /metrics on the operations one only", async () => {
+    for (const path of ["/health", "/ready"]) {
       expect((await svc.app.request(path)).status).toBe(200);
+      expect((await svc.opsApp.request(path)).status).toBe(200);
     }
+    expect((await svc.opsApp.request("/metrics")).status).toBe(200);
+    // On the operator's listener /metrics is nobody's route: 401 without the key, 404 with it.
+    expect((await svc.app.request("/metrics")).status).toBe(401);
+    expect((await svc.app.request("/metrics", { headers: { "x-api-key": KEY } })).status).toBe(404);
   });
 });

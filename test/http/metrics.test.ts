@@ -18,7 +18,7 @@ describe("GET /metrics", () => {
       "/quote",
       jsonPost(quoteBody({ tokenOut: "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263", tokenIn: MINT.USDC })),
     );
-    const text = await (await svc.app.request("/metrics")).text();
+    const text = await (await svc.opsApp.request("/metrics")).text();
     expect(text).toMatch(/rfq_quote_duration_seconds_count\{outcome="quoted"\} 1/);
     expect(text).toMatch(/rfq_quote_duration_seconds_count\{outcome="bad_request"\} 1/);
     expect(text).toMatch(/rfq_quote_duration_seconds_count\{outcome="no_quote"\} 1/);

@@ -139,7 +139,7 @@ describe("npm run doctor (against the local chain's JSON-RPC endpoint)", () => {
     const chain = LocalChain.create();
     const maker = Keypair.generate();
     const keyFile = join(dir, "maker.json");
-    writeFileSync(keyFile, JSON.stringify(Array.from(maker.secretKey)));
+    writeFileSync(keyFile, JSON.stringify(Array.from(maker.secretKey)), { mode: 0o600 });
     seedFromConfig(chain, config.file, maker.publicKey);
     const wsolAta = ata(chain, maker.publicKey, new PublicKey(MINT.SOL));
     chain.svm.setAccount(wsolAta, {
@@ -150,7 +150,14 @@ describe("npm run doctor (against the local chain's JSON-RPC endpoint)", () => {
     });
     const server = await startRpcServer(chain, { host: "127.0.0.1", port: 0 });
     cleanups.push(() => server.close());
-    const env = { RPC_URL: server.url, MAKER_KEYPAIR: keyFile, REDIS_URL: redisUrl() };
+    // A production setup whose one accepted hazard is the shipped static prices (a warn row).
+    const env = {
+      RPC_URL: server.url,
+      MAKER_KEYPAIR: keyFile,
+      REDIS_URL: redisUrl(),
+      API_KEY: "operator-key-0123456789",
+      ALLOW_STATIC_PRICES: "1",
+    };
 
     const report = await npmRun("doctor", [], env);
     expect(report.code).toBe(1);
@@ -168,6 +175,7 @@ describe("npm run doctor (against the local chain's JSON-RPC endpoint)", () => {
     expect(fixed.stdout).toMatch(new RegExp(`created 1 ATA\\(s\\): SOL ${wsolAta.toBase58()}`));
     expect(fixed.code).toBe(0);
     expect(chain.svm.getAccount(wsolAta)!.data.length).toBe(165);
-    expect(fixed.stdout).toMatch(/ready \(1 warning\(s\)\)/); // the new wSOL ATA is empty
+    expect(fixed.stdout).toMatch(/unsafe static prices\s+warn\s+.*allowed by ALLOW_STATIC_PRICES=1/);
+    expect(fixed.stdout).toMatch(/ready \(2 warning\(s\)\)/); // the new wSOL ATA is empty, static prices
   });
 });

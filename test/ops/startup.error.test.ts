@@ -58,6 +58,7 @@ describe("start-up with a dependency out of reach", () => {
       MAKER_KEYPAIR: keypairFile(),
       REDIS_URL: redisUrl(),
       API_KEY: "a-long-enough-api-key-for-tests",
+      ALLOW_STATIC_PRICES: "1",
     });
     expect(r.code).toBe(69);
     expectOneLine(

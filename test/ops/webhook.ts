@@ -1,6 +1,7 @@
 /**
- * A webhook instance for pricing/ops tests: the lead's app (createApp) over a real socket, composed
- * from the given pricing pieces, with the admin API mounted as main.ts mounts it. The swap handler is
+ * A webhook instance for pricing/ops tests: the operator's app (createApp) and the operations app
+ * (createOpsApp, with the admin API mounted as compose.ts mounts it), each on its own real socket as
+ * main.ts serves them, composed from the given pricing pieces. The swap handler is
  * an honest refusal: these tests never swap.
  */
 import { randomUUID } from "node:crypto";
@@ -11,7 +12,7 @@ import type { Inventory } from "../../inventory/interface.ts";
 import { QuotingBook } from "../../pricing/book.ts";
 import type { Controls } from "../../pricing/controls.ts";
 import type { PriceSource } from "../../pricing/interface.ts";
-import { createApp } from "../../src/app.ts";
+import { createApp, createOpsApp } from "../../src/app.ts";
 import { createLogger } from "../../src/observability/logger.ts";
 import { Metrics } from "../../src/observability/metrics.ts";
 import { QuoteService } from "../../src/quote/service.ts";
@@ -37,7 +38,10 @@ function configuredLists(config: Config): TokenLists {
 }
 
 export interface Webhook {
+  /** The operator's listener. */
   url: string;
+  /** The operations listener (/admin, /metrics). */
+  adminUrl: string;
   book: QuotingBook;
   close(): Promise<void>;
 }
@@ -52,14 +56,22 @@ export async function startWebhook(parts: {
 }): Promise<Webhook> {
   const { config, sources, controls, inventory } = parts;
   const book = new QuotingBook(config, sources, { inventory, controls });
+  const log = createLogger("silent");
+  const metrics = new Metrics();
   const app = createApp({
     config,
-    log: createLogger("silent"),
-    metrics: new Metrics(),
+    log,
+    metrics,
     store: new MemoryQuoteStore(10_000),
     quotes: new QuoteService({ config, book, maker: parts.maker }),
     swap: noSwaps,
     tokenLists: configuredLists(config),
+    probes: [],
+  });
+  const opsApp = createOpsApp({
+    config,
+    log,
+    metrics,
     probes: [],
     adminRoutes: (root) =>
       registerAdminRoutes(root, {
@@ -69,13 +81,25 @@ export async function startWebhook(parts: {
         pairs: config.file.pairs.map((p) => `${p.base}/${p.quote}`),
       }),
   });
+  const [operator, ops] = await Promise.all([serveOn(app), serveOn(opsApp)]);
+  return {
+    url: operator.url,
+    adminUrl: ops.url,
+    book,
+    close: async () => {
+      await operator.close();
+      await ops.close();
+    },
+  };
+}
+
+async function serveOn(app: { fetch: Parameters<typeof serve>[0]["fetch"] }) {
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
   });
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    book,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

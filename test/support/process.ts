@@ -16,11 +16,21 @@ export interface WebhookProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; atMs: number }>;
 }
 
+/** Starts it; ADMIN_PORT 0 (any free port) unless given, so parallel tests never collide on 8081. */
 export function startWebhook(env: Record<string, string>): WebhookProcess {
   const dataDir = mkdtempSync(join(tmpdir(), "rfq-webhook-"));
   const proc = spawn(process.execPath, ["--import", "tsx", join(REPO_ROOT, "src/main.ts")], {
     cwd: REPO_ROOT,
-    env: { ...process.env, REDIS_URL: "", RPC_URL: "", DATA_DIR: dataDir, LOG_LEVEL: "info", ...env },
+    env: {
+      ...process.env,
+      REDIS_URL: "",
+      RPC_URL: "",
+      DATA_DIR: dataDir,
+      LOG_LEVEL: "info",
+      ADMIN_PORT: "0",
+      ADMIN_HOST: "127.0.0.1",
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";

@@ -190,7 +190,7 @@ describe("POST /swap end to end (real socket, local chain)", () => {
   });
 
   it("counts landed fills and the fee owed on /metrics, and the fill rate over them", async () => {
-    const res = await http("/metrics", { method: "GET" });
+    const res = await h.service.opsApp.request("/metrics");
     const text = await res.text();
     expect(text).toMatch(/rfq_fills_total\{outcome="landed"\} 4/);
     expect(text).toMatch(
