@@ -1,6 +1,6 @@
 /**
  * A circuit breaker for a dependency on a deadline (the quote store on the quote path). Closed, every
- * call goes through, bounded by the caller's time. After `failures` failures in a row it opens: calls
+ * call goes through, bounded by the caller's time. After `failures` failed calls in a row it opens: calls
  * fail at once (no waiting on a dependency known to be down) for `openMs`; then one call is let
  * through as a probe (half-open) while the others keep failing fast. The probe succeeding closes the
  * circuit; failing, it opens again for another `openMs`.
@@ -10,7 +10,7 @@
  */
 import type { Logger } from "../observability/logger.ts";
 import type { Metrics } from "../observability/metrics.ts";
-import { type Bounded, bounded } from "../swap/bounded.ts";
+import { type Bounded, bounded, errorText } from "../swap/bounded.ts";
 
 export type CircuitState = "closed" | "open" | "half-open";
 
@@ -50,34 +50,52 @@ export class Circuit {
   }
 
   /**
-   * Runs `work` bounded by `timeoutMs`, or refuses at once while the circuit is open. A refusal and a
-   * timeout are failures like any other (`timedOut` tells them apart for the caller's wording).
+   * Runs `work` bounded by `timeoutMs`, or refuses at once while the circuit is open. The caller gets
+   * whatever comes first; the circuit counts the call's own outcome whenever it arrives. A call that
+   * merely outlived the caller's deadline is not a failure of the dependency (on a loaded machine a
+   * timer can fire before an answer already in the socket is read; counting those would turn
+   * overload into an outage); it counts once the call itself fails (the Redis client's command
+   * timeout ends a call to a server that stopped answering) or succeeds.
    */
   async run<T>(work: () => Promise<T>, timeoutMs: number): Promise<Bounded<T>> {
     if (this.current === "open") {
-      if (this.now() - this.openedAtMs < this.openMs || this.probing) {
-        return { ok: false, timedOut: false, error: `${this.name} unavailable (${this.lastError})` };
-      }
+      if (this.now() - this.openedAtMs < this.openMs || this.probing) return this.refusal();
       this.moveTo("half-open");
     } else if (this.current === "half-open" && this.probing) {
-      return { ok: false, timedOut: false, error: `${this.name} unavailable (${this.lastError})` };
+      return this.refusal();
     }
     const probe = this.current === "half-open";
     if (probe) this.probing = true;
-    const res = await bounded(work, timeoutMs);
+    let call: Promise<T>;
+    try {
+      call = work();
+    } catch (err) {
+      call = Promise.reject(err);
+    }
+    call.then(
+      () => this.record(true, "", probe),
+      (err: unknown) => this.record(false, errorText(err), probe),
+    );
+    return bounded(() => call, timeoutMs);
+  }
+
+  private refusal<T>(): Bounded<T> {
+    return { ok: false, timedOut: false, error: `${this.name} unavailable (${this.lastError})` };
+  }
+
+  private record(ok: boolean, error: string, probe: boolean): void {
     if (probe) this.probing = false;
-    if (res.ok) {
+    if (ok) {
       this.failuresInRow = 0;
       if (this.current !== "closed") this.moveTo("closed");
-    } else {
-      this.failuresInRow++;
-      this.lastError = res.error;
-      if (this.current === "half-open" || this.failuresInRow >= this.threshold) {
-        this.openedAtMs = this.now();
-        if (this.current !== "open") this.moveTo("open");
-      }
+      return;
     }
-    return res;
+    this.failuresInRow++;
+    this.lastError = error;
+    if (this.current === "half-open" || this.failuresInRow >= this.threshold) {
+      this.openedAtMs = this.now();
+      if (this.current !== "open") this.moveTo("open");
+    }
   }
 
   private moveTo(next: CircuitState): void {

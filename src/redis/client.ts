@@ -5,10 +5,10 @@
  *
  * - no offline queue: while the connection is down a command fails at once instead of waiting in a
  *   queue to be sent late (a quote answered after the operator stopped listening is worth nothing);
- * - a short command timeout (`REDIS_COMMAND_TIMEOUT_MS`-sized, default 1 s) for a server that
+ * - a short command timeout (1 s by default) for a server that
  *   accepts the connection but does not answer;
- * - one retry per command at most, and a reconnect every 50-500 ms for as long as it takes, so quoting
- *   resumes within half a second of Redis coming back;
+ * - one retry per command at most, and a reconnect every 50-200 ms for as long as it takes, so quoting
+ *   resumes within a fraction of a second of Redis coming back;
  * - an error listener on every client: an outage is a warning line naming the client and the address
  *   (once per outage, not per reconnect attempt) and `rfq_redis_up{client}` 0, never ioredis'
  *   "Unhandled error event" on stderr.
@@ -35,7 +35,7 @@ export interface RedisClientOptions {
 export const DEFAULT_REDIS_COMMAND_TIMEOUT_MS = 1_000;
 
 /** Reconnect delay after the n-th failed attempt: 50, 100, ... capped at 500 ms; never gives up. */
-export const reconnectDelayMs = (attempt: number): number => Math.min(50 * attempt, 500);
+export const reconnectDelayMs = (attempt: number): number => Math.min(50 * attempt, 200);
 
 /** `redis://host:port/db` without user or password, for logs and start-up errors. */
 export function redisAddress(url: string): string {

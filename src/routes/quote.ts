@@ -64,10 +64,12 @@ export function registerQuoteRoute(app: Hono<AppEnv>, deps: QuoteRouteDeps): voi
         return decline(decision.reason, `no quote: ${decision.detail}`);
       }
       // The answer must leave with at least half the minimum budget to spare (checked below as well).
-      const stored = await circuit.run(
-        () => store.put(decision.stored),
-        deadline.atMs - now() - minBudgetMs / 2,
-      );
+      const storeMs = deadline.atMs - now() - minBudgetMs / 2;
+      if (storeMs <= 0) {
+        outcome = "deadline";
+        decline("DEADLINE", "no quote: the operator's deadline has passed");
+      }
+      const stored = await circuit.run(() => store.put(decision.stored), storeMs);
       if (!stored.ok) {
         outcome = "unavailable";
         // One line per outage comes from the circuit and the Redis client; per quote only at debug.
