@@ -8,6 +8,7 @@ COPY config ./config
 COPY src ./src
 COPY pricing ./pricing
 COPY inventory ./inventory
+COPY amounts ./amounts
 COPY tsconfig.json ./
 # The paper setup writes its generated maker key (and advertised-list state) here.
 RUN mkdir -p /app/data && chown node:node /app/data

@@ -124,6 +124,40 @@ function modeOf(env: EnvConfig): Mode {
   return "production";
 }
 
+/** Where each part of the service keeps its Redis keys, all under one prefix. */
+export interface RedisKeys {
+  quotes: string;
+  swap: string;
+  inventory: string;
+  controls: string;
+  advertised: string;
+  /** Deprecated keys still in use, for a start-up warning. */
+  deprecated: string[];
+}
+
+/**
+ * Every Redis key prefix from the one `redisPrefix` key (or `override`, with which tests isolate
+ * themselves). The older per-part keys `inventory.redisPrefix` and `controls.redisPrefix` still win
+ * when set, and are reported as deprecated.
+ */
+export function redisKeys(file: FileConfig, override?: string): RedisKeys {
+  const p = override ?? file.redisPrefix;
+  const deprecated: string[] = [];
+  const legacy = (key: string, value: string | undefined, fallback: string) => {
+    if (value === undefined || override !== undefined) return fallback;
+    deprecated.push(`${key} is deprecated: set the top-level redisPrefix instead`);
+    return value;
+  };
+  return {
+    quotes: `${p}quote:`,
+    swap: `${p}swap:`,
+    inventory: legacy("inventory.redisPrefix", file.inventory.redisPrefix, `${p}inv:`),
+    controls: legacy("controls.redisPrefix", file.controls.redisPrefix, `${p}ctl:`),
+    advertised: `${p}advertised`,
+    deprecated,
+  };
+}
+
 export interface LoadOptions {
   /**
    * "refuse" (default): a production hazard that is not allowed stops the start (ConfigError).

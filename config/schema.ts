@@ -7,9 +7,10 @@
  */
 import bs58 from "bs58";
 import { z } from "zod";
+import { U64_MAX } from "../amounts/u64.ts";
 import { strictObject } from "./strict.ts";
 
-export const U64_MAX = (1n << 64n) - 1n;
+export { U64_MAX };
 
 /**
  * A base58 public key: exactly 32 bytes once decoded (which also rejects non-canonical spellings such
@@ -199,8 +200,8 @@ export const inventorySchema = strictObject({
    * confirmation, so a read racing the confirmation cannot make the units count twice.
    */
   settleMarginMs: z.number().int().min(0).default(2_000),
-  /** Key prefix for the shared reservation keys (which also carry the maker as a hash tag). */
-  redisPrefix: z.string().min(1).default("rfq:inv:"),
+  /** Deprecated: use the top-level `redisPrefix` (the reservation keys are `<redisPrefix>inv:...`). */
+  redisPrefix: z.string().min(1).optional(),
 });
 
 /** The global pause (kill switch) and per-pair switches, shared through Redis when configured. */
@@ -209,7 +210,8 @@ export const controlsSchema = strictObject({
   pollMs: z.number().int().min(50).max(1_000).default(500),
   /** With Redis unreadable this long, an instance cannot know it is paused: it stops quoting. */
   failClosedAfterMs: z.number().int().min(500).default(3_000),
-  redisPrefix: z.string().min(1).default("rfq:ctl:"),
+  /** Deprecated: use the top-level `redisPrefix` (the switches are `<redisPrefix>ctl:...`). */
+  redisPrefix: z.string().min(1).optional(),
 });
 
 export const limitsSchema = strictObject({
@@ -239,6 +241,12 @@ export const fileConfigSchema = strictObject({
   pairs: z.array(pairSchema).min(1),
   priceSources: z.record(z.string(), priceSourceSchema),
   limits: limitsSchema.default(limitsSchema.parse({})),
+  /**
+   * Key prefix for everything this service keeps in Redis (config/load.ts `redisKeys`): quotes and
+   * claims, the fill journal, inventory reservations, the switches, the advertised lists. The maker's
+   * price engine's keys are its own (`priceSources.*.keyPrefix`).
+   */
+  redisPrefix: z.string().min(1).default("rfq:"),
   /** Operator fee (bps) charged in manual mode. Informational: fees are never priced in. */
   manualModeFeeBps: z.number().int().min(0).max(10_000).default(2),
   inventory: inventorySchema.default(inventorySchema.parse({})),

@@ -13,10 +13,10 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Redis } from "ioredis";
+import type { Logger } from "pino";
 import type { Config } from "../config/load.ts";
-import type { Logger } from "../src/observability/logger.ts";
-import { type TokenLists, unionHash } from "../src/tokens/lists.ts";
 import type { Inventory } from "./interface.ts";
+import { type TokenLists, unionHash } from "./token-lists.ts";
 
 export interface PublishedLists {
   tokens: string[];

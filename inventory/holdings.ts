@@ -6,7 +6,22 @@
 import { getAssociatedTokenAddressSync, getTransferFeeConfig, unpackMint } from "@solana/spl-token";
 import { PublicKey } from "@solana/web3.js";
 import type { TokenConfig } from "../config/schema.ts";
-import type { AccountSnapshot, Chain } from "../src/chain/interface.ts";
+
+/**
+ * The one chain read the inventory needs, declared here so the inventory depends on no chain adapter:
+ * the service's `Chain` port (src/chain/interface.ts) satisfies it.
+ */
+export interface AccountReader {
+  /** Accounts in the order asked; null where an account does not exist. */
+  getAccounts(keys: PublicKey[]): Promise<(AccountSnapshot | null)[]>;
+}
+
+/** The fields of an account the inventory reads. */
+export interface AccountSnapshot {
+  owner: PublicKey;
+  lamports: bigint;
+  data: Uint8Array;
+}
 
 export interface MintHolding {
   mint: string;
@@ -42,7 +57,7 @@ export function ataFor(maker: PublicKey, token: TokenConfig): PublicKey {
 const ACCOUNT_MIN_LEN = 165;
 
 export async function readHoldings(
-  chain: Chain,
+  chain: AccountReader,
   maker: PublicKey,
   tokens: readonly TokenConfig[],
   now: () => number = Date.now,

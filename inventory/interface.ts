@@ -1,7 +1,7 @@
 /**
  * Inventory port: what the maker can promise and has promised.
  *
- * `canCover`, `check` and `position` are synchronous and in-memory: they run on the quote path.
+ * `check` and `position` are synchronous and in-memory: they run on the quote path.
  * Reservations are atomic across every instance (a Redis Lua script in production) and keyed by
  * quoteId so a retry never reserves twice. Adapters: memory.ts (embedded default) and redis.ts
  * (production); both pass test/inventory/contract.ts.
@@ -77,9 +77,10 @@ export interface InventorySnapshot {
 }
 
 export interface Inventory {
-  /** Can the maker promise `amount` of `mint` now: available minus reserved minus the safety buffer. */
-  canCover(mint: string, amount: bigint): boolean;
-  /** The full quote-time check: freshness, SOL for fees, cover, and exposure limits on both legs. */
+  /**
+   * The quote-time check: freshness, SOL for fees, cover (available minus reserved minus the safety
+   * buffer), and exposure limits on both legs.
+   */
   check(trade: TradeCheck): CheckResult;
   /** Expected holding: balance - reserved + incoming (for inventory skew); undefined if unknown. */
   position(mint: string): bigint | undefined;

@@ -7,12 +7,11 @@
  * memory.ts and redis.ts are this class over a MemoryLedger or a RedisLedger.
  */
 import type { PublicKey } from "@solana/web3.js";
+import type { Logger } from "pino";
+import { formatRatio, parseDecimal, type Ratio } from "../amounts/decimal.ts";
+import type { UsdValues } from "../amounts/usd.ts";
 import type { Config } from "../config/load.ts";
-import { formatRatio, parseDecimal, type Ratio } from "../pricing/decimal.ts";
-import type { UsdValuer } from "../pricing/usd.ts";
-import type { Chain } from "../src/chain/interface.ts";
-import type { Logger } from "../src/observability/logger.ts";
-import { type MintHolding, readHoldings } from "./holdings.ts";
+import { type AccountReader, type MintHolding, readHoldings } from "./holdings.ts";
 import type {
   CheckResult,
   Holding,
@@ -26,11 +25,11 @@ import type { Ledger, Totals } from "./ledger.ts";
 
 export interface InventoryOptions {
   config: Config;
-  chain: Chain;
+  chain: AccountReader;
   /** The maker wallet whose balances are read. */
   maker: PublicKey;
   /** Required when any token has `maxExposureUsd`: limits are in USD, balances in units. */
-  usd?: UsdValuer;
+  usd?: UsdValues;
   log?: Logger;
   now?: () => number;
 }
@@ -90,10 +89,6 @@ export class LedgerInventory implements Inventory {
   }
 
   // ---- quote path: synchronous, memory only ----
-
-  canCover(mint: string, amount: bigint): boolean {
-    return this.check({ outMint: mint, outAmount: amount }).ok;
-  }
 
   check(trade: TradeCheck): CheckResult {
     const now = this.now();

@@ -4,12 +4,13 @@
  * reservation from there, and expired ones are swept by the next script that runs.
  */
 import type { Redis } from "ioredis";
+import { redisKeys } from "../config/load.ts";
 import { type InventoryOptions, LedgerInventory } from "./ledger-inventory.ts";
 import { RedisLedger } from "./ledger-redis.ts";
 
 export class RedisInventory extends LedgerInventory {
-  /** `prefix` defaults to `inventory.redisPrefix` from the config ("rfq:inv:"). */
-  constructor(redis: Redis, opts: InventoryOptions, prefix = opts.config.file.inventory.redisPrefix) {
+  /** `prefix` defaults to the config's `<redisPrefix>inv:` ("rfq:inv:"). */
+  constructor(redis: Redis, opts: InventoryOptions, prefix = redisKeys(opts.config.file).inventory) {
     super(new RedisLedger(redis, opts.maker.toBase58(), prefix), opts);
   }
 }

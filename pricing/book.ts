@@ -8,17 +8,17 @@
  *
  * Order of decisions: global pause, pair known and enabled (runtime override first), fresh price,
  * level (per side, configured spread or the source's ladder) with inventory skew, size bounds,
- * notional cap, then inventory (cover, SOL for fees, exposure).
+ * notional cap. What the maker can cover is the inventory's question, asked by the quote service
+ * after the book (src/quote/service.ts); the book only reads the maker's position, for skew.
  */
+
+import { mulDivCeil, mulDivFloor, parseDecimal, type Ratio } from "../amounts/decimal.ts";
+import { U64_MAX } from "../amounts/u64.ts";
+import type { UsdValues } from "../amounts/usd.ts";
 import type { Config } from "../config/load.ts";
 import type { PairConfig, TokenConfig } from "../config/schema.ts";
-import type { Inventory, InventoryDecline } from "../inventory/interface.ts";
-import { U64_MAX } from "../src/contract/common.ts";
-import type { QuoteType } from "../src/contract/quote.ts";
 import type { Controls } from "./controls.ts";
-import { mulDivCeil, mulDivFloor, parseDecimal, type Ratio } from "./decimal.ts";
 import type { PricePoint, PriceSource } from "./interface.ts";
-import type { UsdValuer } from "./usd.ts";
 
 export type NoQuoteReason =
   | "PAIR_NOT_SUPPORTED"
@@ -34,8 +34,7 @@ export type NoQuoteReason =
   /** The shared switches (Redis) cannot be read: a dependency outage, not a pause; no quote until back. */
   | "CONTROLS_UNAVAILABLE"
   /** The quote's notional exceeds the pair's `maxNotionalUsd`. */
-  | "NOTIONAL_EXCEEDED"
-  | InventoryDecline;
+  | "NOTIONAL_EXCEEDED";
 
 export interface PricedQuote {
   ok: true;
@@ -60,6 +59,9 @@ export interface NoQuote {
   detail: string;
 }
 
+/** Which side of the trade `amount` fixes (the contract's quoteType). */
+export type QuoteType = "exactIn" | "exactOut";
+
 export interface QuoteAsk {
   tokenIn: string;
   tokenOut: string;
@@ -70,12 +72,15 @@ export interface QuoteAsk {
 /** What the book consults besides prices; each is optional so pure pricing tests need none. */
 export interface BookDeps {
   now?: () => number;
-  /** Cover, exposure and skew. Without it the book prices without inventory. */
-  inventory?: Pick<Inventory, "check" | "position">;
+  /**
+   * The maker's expected holding of a mint (balance - reserved + incoming, smallest units), for
+   * inventory skew; undefined when unknown. Without it the book prices without skew.
+   */
+  position?: (mint: string) => bigint | undefined;
   /** Global pause and per-pair runtime switches. */
   controls?: Pick<Controls, "isPaused" | "pairOverride"> & Partial<Pick<Controls, "outage">>;
   /** Needed when a pair has `maxNotionalUsd` and its quote token is not a stablecoin. */
-  usd?: UsdValuer;
+  usd?: UsdValues;
 }
 
 interface Level {
@@ -115,13 +120,8 @@ export class QuotingBook {
   private readonly now: () => number;
   private readonly deps: BookDeps;
 
-  /** The third argument may be a clock alone (older call sites) or the full dependencies. */
-  constructor(
-    config: Config,
-    sources: ReadonlyMap<string, PriceSource>,
-    deps: BookDeps | (() => number) = {},
-  ) {
-    this.deps = typeof deps === "function" ? { now: deps } : deps;
+  constructor(config: Config, sources: ReadonlyMap<string, PriceSource>, deps: BookDeps = {}) {
+    this.deps = deps;
     this.now = this.deps.now ?? Date.now;
     for (const p of config.file.pairs) {
       const base = config.tokensBySymbol.get(p.base)!;
@@ -161,17 +161,11 @@ export class QuotingBook {
     }
   }
 
-  /** True when some enabled pair trades these two mints (in either direction). */
-  supports(tokenIn: string, tokenOut: string): boolean {
-    const pair = this.byMints.get(`${tokenIn}>${tokenOut}`);
-    return pair !== undefined && this.enabled(pair);
-  }
-
   private enabled(pair: BookPair): boolean {
     return this.deps.controls?.pairOverride(pair.key) ?? pair.config.enabled;
   }
 
-  /** Prices one request. Pure apart from reading in-memory prices, inventory, switches and the clock. */
+  /** Prices one request. Pure apart from reading in-memory prices, the position, switches and the clock. */
   price(ask: QuoteAsk): PricedQuote | NoQuote {
     if (this.deps.controls?.isPaused()) {
       const outage = this.deps.controls.outage?.();
@@ -208,15 +202,6 @@ export class QuotingBook {
       const notional = this.notionalCheck(pair, takerSide === "buy" ? amountIn : amountOut);
       if (notional) return notional;
     }
-    if (this.deps.inventory) {
-      const inv = this.deps.inventory.check({
-        outMint: ask.tokenOut,
-        outAmount: amountOut,
-        inMint: ask.tokenIn,
-        inAmount: amountIn,
-      });
-      if (!inv.ok) return no(inv.reason, inv.detail);
-    }
     return {
       ok: true,
       amountIn,
@@ -232,8 +217,8 @@ export class QuotingBook {
 
   /** Signed skew in bps from the base token's position against its target; 0 when unknown. */
   private skewBps(pair: BookPair): bigint {
-    if (!pair.skew || !this.deps.inventory) return 0n;
-    const pos = this.deps.inventory.position(pair.base.mint);
+    if (!pair.skew || !this.deps.position) return 0n;
+    const pos = this.deps.position(pair.base.mint);
     if (pos === undefined) return 0n;
     const { maxBps, fullAtBase, target } = pair.skew;
     const k = ((pos - target) * maxBps) / fullAtBase; // truncates toward zero

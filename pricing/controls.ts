@@ -10,8 +10,8 @@
  *   <prefix>changed  pub/sub channel: any message makes every instance re-read the two keys now.
  */
 import type { Redis } from "ioredis";
-import type { Logger } from "../src/observability/logger.ts";
-import { subscriberOf } from "../src/redis/client.ts";
+import type { Logger } from "pino";
+import { subscriberOf } from "./subscriber.ts";
 
 export interface ControlState {
   paused: boolean;
@@ -202,10 +202,7 @@ export class RedisControls extends KnownSwitches implements Controls {
   }
 
   async start(): Promise<void> {
-    this.subscriber = subscriberOf(this.redis, {
-      client: "controls-subscriber",
-      ...(this.opts.log ? { log: this.opts.log } : {}),
-    });
+    this.subscriber = subscriberOf(this.redis, "controls-subscriber", this.opts.log);
     this.subscriber.on("message", () => void this.read());
     // A reconnected subscriber may have missed messages: read at once.
     this.subscriber.on("ready", () => void this.read());

@@ -3,7 +3,7 @@
  * memory so the quote path never waits on the network. Adapters: static.ts (config), redis.ts (the
  * maker's own pricing engine, through Redis) and pyth.ts (Pyth's Hermes SSE stream).
  */
-import type { Ratio } from "./decimal.ts";
+import type { Ratio } from "../amounts/decimal.ts";
 
 /** One rung of a ladder: sizes up to `upToBase` (base smallest units) trade at `price`. */
 export interface LadderLevel {

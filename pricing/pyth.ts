@@ -8,8 +8,8 @@
  * JUP/SOL); its age is that of the older feed. The stream is re-opened with backoff when it ends,
  * fails, or stays silent for `idleReconnectMs` (Hermes closes streams after a day).
  */
-import type { Logger } from "../src/observability/logger.ts";
-import type { Ratio } from "./decimal.ts";
+import type { Logger } from "pino";
+import type { Ratio } from "../amounts/decimal.ts";
 import type { PricePoint, PriceSource } from "./interface.ts";
 import { readSse } from "./sse.ts";
 

@@ -13,12 +13,12 @@
  * measured from `ts`, the engine's own clock: an engine that stops writing makes the pairs go stale.
  */
 import type { Redis } from "ioredis";
+import type { Logger } from "pino";
 import { z } from "zod";
+import { compareRatio, parseDecimal, type Ratio } from "../amounts/decimal.ts";
 import { decimalString, u64String } from "../config/schema.ts";
-import type { Logger } from "../src/observability/logger.ts";
-import { subscriberOf } from "../src/redis/client.ts";
-import { compareRatio, parseDecimal, type Ratio } from "./decimal.ts";
 import type { LadderLevel, PricePoint, PriceSource } from "./interface.ts";
+import { subscriberOf } from "./subscriber.ts";
 
 const levelWire = z.object({ upToBase: u64String, price: decimalString });
 
@@ -84,10 +84,7 @@ export class RedisPriceSource implements PriceSource {
   }
 
   async start(): Promise<void> {
-    this.subscriber = subscriberOf(this.redis, {
-      client: `prices-subscriber:${this.name}`,
-      ...(this.opts.log ? { log: this.opts.log } : {}),
-    });
+    this.subscriber = subscriberOf(this.redis, `prices-subscriber:${this.name}`, this.opts.log);
     this.subscriber.on("message", (_channel: string, message: string) => this.ingest(message));
     // After a reconnect the subscription is restored by ioredis, but messages sent meanwhile are gone.
     this.subscriber.on("ready", () => void this.poll());

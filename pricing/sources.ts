@@ -3,8 +3,8 @@
  * and test harnesses. Starting and closing stays with the caller.
  */
 import type { Redis } from "ioredis";
+import type { Logger } from "pino";
 import { type Config, ConfigError } from "../config/load.ts";
-import type { Logger } from "../src/observability/logger.ts";
 import type { PriceSource } from "./interface.ts";
 import { PythPriceSource } from "./pyth.ts";
 import { RedisPriceSource } from "./redis.ts";

@@ -1,5 +1,5 @@
 /** Static prices from configuration: the embedded default. Never stale. */
-import { parseDecimal } from "./decimal.ts";
+import { parseDecimal } from "../amounts/decimal.ts";
 import type { PricePoint, PriceSource } from "./interface.ts";
 
 export class StaticPriceSource implements PriceSource {

@@ -3,8 +3,10 @@
  * other token is valued through the shortest chain of configured pairs leading to a stablecoin
  * (SOL via SOL/USDC, JUP via JUP/USDC or JUP/SOL then SOL/USDC), using fresh prices only.
  */
+
+import type { Ratio } from "../amounts/decimal.ts";
+import { type UsdValues, unitsForUsd, usdValue } from "../amounts/usd.ts";
 import type { Config } from "../config/load.ts";
-import type { Ratio } from "./decimal.ts";
 import type { PriceSource } from "./interface.ts";
 
 interface Step {
@@ -16,7 +18,7 @@ interface Step {
 
 const ONE: Ratio = { num: 1n, den: 1n };
 
-export class UsdValuer {
+export class UsdValuer implements UsdValues {
   /** Per mint: the steps from the token to a stablecoin; [] for a stablecoin itself. */
   private readonly routes = new Map<string, Step[]>();
   private readonly decimals = new Map<string, bigint>();
@@ -83,14 +85,14 @@ export class UsdValuer {
     const p = this.price(mint);
     const scale = this.decimals.get(mint);
     if (!p || scale === undefined) return undefined;
-    return { num: units * p.num, den: p.den * scale };
+    return usdValue(units, p, scale);
   }
 
   /** Smallest units worth `usd`, rounded down (a limit converted to units never grows). */
   unitsFor(mint: string, usd: Ratio): bigint | undefined {
     const p = this.price(mint);
     const scale = this.decimals.get(mint);
-    if (!p || scale === undefined || p.num === 0n) return undefined;
-    return (usd.num * p.den * scale) / (usd.den * p.num);
+    if (!p || scale === undefined) return undefined;
+    return unitsForUsd(usd, p, scale);
   }
 }

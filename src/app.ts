@@ -6,11 +6,14 @@
  * the configured base path, e.g. /jupiter/rfq/quote, plus /health and /ready for load balancers) and
  * the operations one (`createOpsApp`: /metrics, /admin/*, /health, /ready), bound to loopback by
  * default (ADMIN_PORT, ADMIN_HOST), so neither the metrics nor the admin API face the operator's
- * network.
+ * network. /openapi.json, the document of the operator routes (src/contract/openapi.ts), is served
+ * by the operator's listener at its root, outside the base path.
  */
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Config } from "../config/load.ts";
+import type { TokenLists } from "../inventory/token-lists.ts";
+import { openApiDocument } from "./contract/openapi.ts";
 import { AppError, ErrorCode, errorHandler } from "./errors/index.ts";
 import { apiKeyAuth } from "./http/auth.ts";
 import type { AppEnv } from "./http/env.ts";
@@ -25,7 +28,6 @@ import { registerQuoteRoute } from "./routes/quote.ts";
 import { registerSwapRoute } from "./routes/swap.ts";
 import { registerTokenRoutes } from "./routes/tokens.ts";
 import type { SwapHandler } from "./swap/handler.ts";
-import type { TokenLists } from "./tokens/lists.ts";
 
 export interface AppDeps {
   config: Config;
@@ -86,6 +88,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const now = deps.now ?? Date.now;
   const app = frame(log, metrics);
   registerHealthRoutes(app, deps.probes, allowancesOf(config), deps.draining);
+  const openApi = openApiDocument(config.file.basePath);
+  app.get("/openapi.json", (c) => c.json(openApi));
 
   const api = new Hono<AppEnv>();
   const oversized = () => {

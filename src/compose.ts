@@ -6,11 +6,12 @@
  */
 import { join } from "node:path";
 import type { Redis } from "ioredis";
-import type { Config } from "../config/load.ts";
+import { type Config, redisKeys } from "../config/load.ts";
 import { AdvertisedTokenLists, FileAdvertisedStore, RedisAdvertisedStore } from "../inventory/advertised.ts";
 import type { Inventory } from "../inventory/interface.ts";
 import { MemoryInventory } from "../inventory/memory.ts";
 import { RedisInventory } from "../inventory/redis.ts";
+import type { TokenLists } from "../inventory/token-lists.ts";
 import { QuotingBook } from "../pricing/book.ts";
 import { type Controls, MemoryControls, RedisControls } from "../pricing/controls.ts";
 import type { PriceSource } from "../pricing/interface.ts";
@@ -36,14 +37,13 @@ import type { ReadinessProbe } from "./routes/health.ts";
 import { KeypairSigner, loadOrCreateKeypair, readKeypairFile, type Signer } from "./signer/index.ts";
 import type { SwapHandler } from "./swap/handler.ts";
 import { createSwapPorts, type SwapPorts, type SwapTuning } from "./swap/service.ts";
-import type { TokenLists } from "./tokens/lists.ts";
 
 export interface ComposeOptions {
   log?: Logger;
   metrics?: Metrics;
   /** A shared Redis connection; otherwise one is opened from REDIS_URL when set. */
   redis?: Redis;
-  /** Key prefix for everything this service keeps in Redis (tests isolate themselves with it). */
+  /** Overrides the config's `redisPrefix` (tests isolate themselves with it). */
   redisPrefix?: string;
   chain?: Chain;
   signer?: Signer;
@@ -79,199 +79,210 @@ export interface Service {
   swapPorts?: SwapPorts;
   /** The quote store's circuit breaker on the quote path. */
   storeCircuit: Circuit;
-  /** Shutdown state the app reads: set `draining` and /ready answers 503 (src/http/shutdown.ts). */
+  /** Shutdown state the apps read: set `draining` and /ready answers 503 (src/http/shutdown.ts). */
   lifecycle: { draining: boolean };
   close(): Promise<void>;
 }
 
 function makeSigner(config: Config): { signer: Signer; created: boolean } {
-  const file = config.env.MAKER_KEYPAIR;
-  if (file) {
+  if (config.env.MAKER_KEYPAIR) {
     try {
-      return { signer: new KeypairSigner(readKeypairFile(file)), created: false };
+      return { signer: new KeypairSigner(readKeypairFile(config.env.MAKER_KEYPAIR)), created: false };
     } catch (e) {
-      throw new StartupError("MAKER_KEYPAIR", file, describeCause(e));
+      throw new StartupError("MAKER_KEYPAIR", config.env.MAKER_KEYPAIR, describeCause(e));
     }
   }
   const { keypair, created } = loadOrCreateKeypair(join(config.env.DATA_DIR, "maker-keypair.json"));
   return { signer: new KeypairSigner(keypair), created };
 }
 
-/** Builds and starts every port, then the app. `close()` stops them in reverse order. */
+type Closers = (() => Promise<unknown>)[];
+
+async function closeAll(closers: Closers): Promise<void> {
+  for (const close of closers.reverse()) await close().catch(() => {});
+  closers.length = 0;
+}
+
+/**
+ * Builds and starts every port, then the app. `close()` stops them in reverse order. A dependency
+ * that cannot be reached at start (Redis, the RPC, the maker key file) throws a StartupError naming
+ * its setting, and whatever was already started is stopped again.
+ */
 export async function composeService(config: Config, opts: ComposeOptions = {}): Promise<Service> {
+  const closers: Closers = [];
+  try {
+    return await buildService(config, opts, closers);
+  } catch (e) {
+    await closeAll(closers);
+    throw e;
+  }
+}
+
+async function buildService(config: Config, opts: ComposeOptions, closers: Closers): Promise<Service> {
   const log = opts.log ?? createLogger(config.env.LOG_LEVEL);
   const metrics = opts.metrics ?? new Metrics();
   const now = opts.now ?? Date.now;
-  const closers: (() => Promise<unknown>)[] = [];
-  const prefix = opts.redisPrefix ?? "rfq:";
-
   const startTimeoutMs = opts.startTimeoutMs ?? 5_000;
-  const close = async () => {
-    for (const close of closers.reverse()) await close().catch(() => {});
-  };
-  try {
-    return await composeInner();
-  } catch (e) {
-    // A start that fails half-way leaves nothing running behind it (connections, timers).
-    await close();
-    throw e;
+  const keys = redisKeys(config.file, opts.redisPrefix);
+  for (const line of keys.deprecated) log.warn(`config: ${line}`);
+
+  let redis = opts.redis;
+  if (!redis && config.env.REDIS_URL) {
+    const url = config.env.REDIS_URL;
+    const owned = createRedisClient(url, { client: "main", log, metrics });
+    closers.push(async () => owned.disconnect());
+    await waitReady(owned, "REDIS_URL", redisAddress(url), startTimeoutMs);
+    redis = owned;
   }
 
-  async function composeInner(): Promise<Service> {
-    let redis = opts.redis;
-    if (!redis && config.env.REDIS_URL) {
-      const url = config.env.REDIS_URL;
-      const owned = createRedisClient(url, { client: "main", log, metrics });
-      closers.push(async () => owned.disconnect());
-      await waitReady(owned, "REDIS_URL", redisAddress(url), startTimeoutMs);
-      redis = owned;
-    }
+  const { signer, created: keyCreated } = opts.signer
+    ? { signer: opts.signer, created: false }
+    : makeSigner(config);
 
-    const { signer, created: keyCreated } = opts.signer
-      ? { signer: opts.signer, created: false }
-      : makeSigner(config);
-
-    let chain = opts.chain;
-    let seeded: SeededToken[] | undefined;
-    if (!chain) {
-      if (config.env.RPC_URL) {
-        const urls = parseRpcUrls(config.env.RPC_URL);
-        const problem = await probeRpcEndpoint(urls[0] as string, startTimeoutMs);
-        if (problem)
-          throw new StartupError("RPC_URL", redactUrl(urls[0] as string), `not reachable: ${problem}`);
-        chain = new RpcChain({ urls });
-      } else {
-        const local = LocalChain.create();
-        seeded = seedFromConfig(local, config.file, signer.publicKey);
-        chain = local;
-      }
-    }
-    const ownChain = chain;
-    closers.push(() => ownChain.close());
-
-    const store: QuoteStore = redis
-      ? new RedisQuoteStore(redis, `${prefix}quote:`, now)
-      : new MemoryQuoteStore(config.file.limits.memoryStoreMaxQuotes, now);
-    closers.push(() => store.close());
-
-    const priceSources = createPriceSources(config, { ...(redis ? { redis } : {}), log });
-    for (const s of priceSources.values()) {
-      await s.start();
-      closers.push(() => s.close());
-    }
-    const usd = new UsdValuer(config, priceSources, now);
-
-    // Tests isolate themselves with opts.redisPrefix; a deployment sets each prefix in the config file.
-    const inventoryOpts = { config, chain, maker: signer.publicKey, usd, log, now };
-    const inventory: Inventory = redis
-      ? new RedisInventory(redis, inventoryOpts, opts.redisPrefix ? `${prefix}inv:` : undefined)
-      : new MemoryInventory(inventoryOpts);
-    await inventory.start();
-    closers.push(() => inventory.close());
-
-    const ctl = config.file.controls;
-    const controls: Controls = redis
-      ? new RedisControls(redis, {
-          prefix: opts.redisPrefix ? `${prefix}ctl:` : ctl.redisPrefix,
-          pollMs: ctl.pollMs,
-          failClosedAfterMs: ctl.failClosedAfterMs,
-          log,
-          now,
-        })
-      : new MemoryControls(now);
-    await controls.start();
-    closers.push(() => controls.close());
-
-    const book = new QuotingBook(config, priceSources, { now, inventory, controls, usd });
-    const tokenLists = new AdvertisedTokenLists(config, inventory, {
-      store: redis
-        ? new RedisAdvertisedStore(redis, `${prefix}advertised`)
-        : new FileAdvertisedStore(join(config.env.DATA_DIR, "advertised.json")),
-      log,
-    });
-    await tokenLists.start();
-    closers.push(() => tokenLists.close());
-    const quotes = new QuoteService({ config, book, maker: signer.publicKey.toBase58() });
-
-    let swap: SwapHandler;
-    let swapPorts: SwapPorts | undefined;
-    if (config.mode === "acceptance") {
-      swap = new AcceptanceSwapHandler();
+  let chain = opts.chain;
+  let seeded: SeededToken[] | undefined;
+  if (!chain) {
+    if (config.env.RPC_URL) {
+      const urls = parseRpcUrls(config.env.RPC_URL);
+      const problem = await probeRpcEndpoint(urls[0] as string, startTimeoutMs);
+      if (problem)
+        throw new StartupError("RPC_URL", redactUrl(urls[0] as string), `not reachable: ${problem}`);
+      chain = new RpcChain({ urls });
     } else {
-      const ports = createSwapPorts({
-        config,
-        log,
-        metrics,
-        store,
-        chain,
-        inventory,
-        signer,
-        ...(redis ? { redis } : {}),
-        redisPrefix: prefix,
-        now,
-        ...(opts.swap ? { tuning: opts.swap } : {}),
-      });
-      await ports.start();
-      closers.push(() => ports.close());
-      swap = ports.executor;
-      swapPorts = ports;
+      const local = LocalChain.create();
+      seeded = seedFromConfig(local, config.file, signer.publicKey);
+      chain = local;
     }
+  }
+  const ownChain = chain;
+  closers.push(() => ownChain.close());
 
-    const storeCircuit = new Circuit({ name: "quoteStore", log, metrics, now });
-    const lifecycle = { draining: false };
-    const probes: ReadinessProbe[] = [
-      ["quoteStore", () => store.ping()],
-      ["chain", () => chain.ping()],
-    ];
-    const app = createApp({
-      config,
-      log,
-      metrics,
-      store,
-      quotes,
-      swap,
-      tokenLists,
-      probes,
-      storeCircuit,
-      draining: () => lifecycle.draining,
-      now,
-    });
-    const opsApp = createOpsApp({
-      config,
-      log,
-      metrics,
-      probes,
-      draining: () => lifecycle.draining,
-      adminRoutes: (root) =>
-        registerAdminRoutes(root, {
-          adminApiKey: config.env.ADMIN_API_KEY,
-          controls,
-          inventory,
-          pairs: config.file.pairs.map((p) => `${p.base}/${p.quote}`),
-        }),
-    });
+  const store: QuoteStore = redis
+    ? new RedisQuoteStore(redis, keys.quotes, now)
+    : new MemoryQuoteStore(config.file.limits.memoryStoreMaxQuotes, now);
+  closers.push(() => store.close());
 
-    return {
+  const priceSources = createPriceSources(config, { ...(redis ? { redis } : {}), log });
+  for (const s of priceSources.values()) {
+    await s.start();
+    closers.push(() => s.close());
+  }
+  const usd = new UsdValuer(config, priceSources, now);
+
+  const inventoryOpts = { config, chain, maker: signer.publicKey, usd, log, now };
+  const inventory: Inventory = redis
+    ? new RedisInventory(redis, inventoryOpts, keys.inventory)
+    : new MemoryInventory(inventoryOpts);
+  await inventory.start();
+  closers.push(() => inventory.close());
+
+  const ctl = config.file.controls;
+  const controls: Controls = redis
+    ? new RedisControls(redis, {
+        prefix: keys.controls,
+        pollMs: ctl.pollMs,
+        failClosedAfterMs: ctl.failClosedAfterMs,
+        log,
+        now,
+      })
+    : new MemoryControls(now);
+  await controls.start();
+  closers.push(() => controls.close());
+
+  const book = new QuotingBook(config, priceSources, {
+    now,
+    position: (mint) => inventory.position(mint),
+    controls,
+    usd,
+  });
+  const tokenLists = new AdvertisedTokenLists(config, inventory, {
+    store: redis
+      ? new RedisAdvertisedStore(redis, keys.advertised)
+      : new FileAdvertisedStore(join(config.env.DATA_DIR, "advertised.json")),
+    log,
+  });
+  await tokenLists.start();
+  closers.push(() => tokenLists.close());
+  const quotes = new QuoteService({ config, book, inventory, maker: signer.publicKey.toBase58() });
+
+  let swap: SwapHandler;
+  let swapPorts: SwapPorts | undefined;
+  if (config.mode === "acceptance") {
+    swap = new AcceptanceSwapHandler();
+  } else {
+    const ports = createSwapPorts({
       config,
-      app,
-      opsApp,
       log,
       metrics,
       store,
       chain,
-      signer,
       inventory,
-      controls,
-      book,
-      tokenLists,
-      priceSources,
+      signer,
       ...(redis ? { redis } : {}),
-      ...(seeded ? { seeded } : {}),
-      keyCreated,
-      ...(swapPorts ? { swapPorts } : {}),
-      storeCircuit,
-      lifecycle,
-      close,
-    };
+      journalPrefix: keys.swap,
+      now,
+      ...(opts.swap ? { tuning: opts.swap } : {}),
+    });
+    await ports.start();
+    closers.push(() => ports.close());
+    swap = ports.executor;
+    swapPorts = ports;
   }
+
+  const storeCircuit = new Circuit({ name: "quoteStore", log, metrics, now });
+  const lifecycle = { draining: false };
+  const probes: ReadinessProbe[] = [
+    ["quoteStore", () => store.ping()],
+    ["chain", () => chain.ping()],
+  ];
+  const app = createApp({
+    config,
+    log,
+    metrics,
+    store,
+    quotes,
+    swap,
+    tokenLists,
+    probes,
+    storeCircuit,
+    draining: () => lifecycle.draining,
+    now,
+  });
+  const opsApp = createOpsApp({
+    config,
+    log,
+    metrics,
+    probes,
+    draining: () => lifecycle.draining,
+    adminRoutes: (root) =>
+      registerAdminRoutes(root, {
+        adminApiKey: config.env.ADMIN_API_KEY,
+        controls,
+        inventory,
+        pairs: config.file.pairs.map((p) => `${p.base}/${p.quote}`),
+      }),
+  });
+
+  return {
+    config,
+    app,
+    opsApp,
+    log,
+    metrics,
+    store,
+    chain,
+    signer,
+    inventory,
+    controls,
+    book,
+    tokenLists,
+    priceSources,
+    ...(redis ? { redis } : {}),
+    ...(seeded ? { seeded } : {}),
+    keyCreated,
+    ...(swapPorts ? { swapPorts } : {}),
+    storeCircuit,
+    lifecycle,
+    close: () => closeAll(closers),
+  };
 }

@@ -1,6 +1,6 @@
 /**
  * A local stand-in for the operator's public acceptance suite (jup-ag/rfq-webhook-toolkit,
- * tests/suites/acceptance/test.ts; CONTRACT.md, "The operator's public acceptance suite"): the same
+ * tests/suites/acceptance/test.ts; docs/contract.md, "The operator's public acceptance suite"): the same
  * eight calls in the same order, with the same bodies, ids and headers, and the same expectations,
  * runnable against any base URL. `npm run acceptance -- http://127.0.0.1:8080` checks a running
  * ACCEPTANCE_MODE=1 instance before registering it; run it twice against one instance, as the

@@ -1,5 +1,5 @@
 /**
- * Builds the fill transaction exactly as the operator does (CONTRACT.md, "The fill transaction";
+ * Builds the fill transaction exactly as the operator does (docs/contract.md, "The fill transaction";
  * fixtures/acceptance-fill-tx.json): SetComputeUnitPrice, SetComputeUnitLimit, optionally the
  * taker-paid CreateIdempotent of the taker's output ATA, the order-engine `fill`, then optional
  * Lighthouse assertions. Unsigned; key 0 is the maker (fee payer), key 1 the taker.
@@ -12,7 +12,6 @@ import {
   getAssociatedTokenAddressSync,
 } from "@solana/spl-token";
 import { type PublicKey, TransactionInstruction, VersionedTransaction } from "@solana/web3.js";
-import { compileSortedMessageV0 } from "../../src/fill/compile.ts";
 import {
   ASSOCIATED_TOKEN_PROGRAM_ID,
   CB_SET_COMPUTE_UNIT_LIMIT,
@@ -28,6 +27,7 @@ import {
   temporaryWsolAccount,
 } from "../../src/fill/layout.ts";
 import type { StoredQuote } from "../../src/quote-store/interface.ts";
+import { compileSortedMessageV0 } from "./compile.ts";
 
 /** `outputAmount` is already net of the operator's fee. */
 export interface BuildFillParams extends FillTerms {

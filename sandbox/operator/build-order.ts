@@ -18,7 +18,7 @@ import {
 import { buildFillTransaction } from "../fill/builder.ts";
 import type { MakerQuote, QuoteIntent } from "./fanout.ts";
 
-/** A quote's transaction lives 55 s from creation (CONTRACT.md, "Time limits"). */
+/** A quote's transaction lives 55 s from creation (docs/contract.md, "Time limits"). */
 export const ORDER_LIFETIME_S = 55n;
 /** The compute-unit limit for permissioned pairs (no simulation) and the ceiling for the rest. */
 export const MAX_COMPUTE_UNIT_LIMIT = 200_000;
@@ -145,7 +145,7 @@ export async function buildOrder(
   const takerLamports = takerAcc?.lamports ?? 0n;
 
   if (!permissioned) {
-    // Permissioned pairs get no taker pre-check: the maker must check and reject (CONTRACT.md).
+    // Permissioned pairs get no taker pre-check: the maker must check and reject (docs/contract.md).
     const have = nativeSolIn ? takerLamports : tokenAmount(takerIn, takerInAcc ?? null, inputTokenProgram);
     if (have < quote.amountIn) {
       return {

@@ -248,7 +248,7 @@ async function waitForConfirmation(deps: ExecuteDeps, signature: string): Promis
 }
 
 /**
- * The operator re-checks a taker-cannot-pay rejection and forgives only the true ones (CONTRACT.md,
+ * The operator re-checks a taker-cannot-pay rejection and forgives only the true ones (docs/contract.md,
  * "POST /swap"): the taker's input balance (or SOL for native input) below the order's input amount,
  * or too little SOL for the output ATA's rent.
  */

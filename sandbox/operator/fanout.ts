@@ -29,7 +29,7 @@ export interface QuoteIntent {
 
 /**
  * Deterministic request id: a hash of the request's parameters, so identical requests repeat it
- * (CONTRACT.md "requestId"; seed rule 6). Shaped as a UUID, as the operator's ids are.
+ * (docs/contract.md, "POST /quote"). Shaped as a UUID, as the operator's ids are.
  */
 export function requestIdFor(intent: QuoteIntent): string {
   const canonical = [

@@ -1,5 +1,5 @@
 /**
- * The operator's fill-rate policing of makers (CONTRACT.md, "Time limits and penalties"): over a
+ * The operator's fill-rate policing of makers (docs/contract.md, "Time limits and penalties"): over a
  * sliding hour, a maker whose swaps land less than 95% of the time is suspended, for 5, 10, 20 and
  * then 30 minutes on each further suspension. Each confirmed fill lowers the weight of the failures
  * before it by 20%; swaps the user held more than 20 s before executing are not counted, and neither

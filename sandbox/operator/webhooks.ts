@@ -2,7 +2,7 @@
  * The operator's view of registered makers: base URL, API key, and the token set read from their
  * GET /tokens and GET /permissioned-tokens every 10 minutes.
  *
- * Change detection copies the operator's (CONTRACT.md, "GET /tokens"): the sorted union of both lists
+ * Change detection copies the operator's (docs/contract.md, "GET /tokens"): the sorted union of both lists
  * is hashed, and the stored lists are replaced only when that hash changes. A mint that merely moves
  * from one list to the other leaves the hash alone and so is not seen until some other change to the
  * set, or a forced re-sync.

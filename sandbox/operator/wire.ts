@@ -1,6 +1,6 @@
 /**
- * The simulator's own endpoints, shaped as the seed describes the operator's (seeds/000_*.txt):
- * the swap order returned by GET /ultra/v1/order and the swap execute result of the execute endpoints.
+ * The simulator's own endpoints, shaped as the operator's order and execute API: the swap order
+ * returned by GET /ultra/v1/order and the swap execute result of the execute endpoints.
  */
 
 /** Element of `routePlan`. */

@@ -1,6 +1,6 @@
 /**
  * ACCEPTANCE_MODE=1 only: the canned /swap outcomes the operator's public acceptance suite expects
- * (CONTRACT.md, "The operator's public acceptance suite"). The suite's transaction is expired and names
+ * (docs/contract.md, "The operator's public acceptance suite"). The suite's transaction is expired and names
  * a maker that is not ours, so nothing here signs or sends anything; the transaction is only decoded,
  * so that a malformed one is still a 400.
  */

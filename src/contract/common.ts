@@ -8,6 +8,9 @@ export { base58Pubkey, U64_MAX };
 export const positiveU64 = u64Digits({
   positive: true,
   digitsMessage: "must be a positive integer in smallest units, as a string of digits",
+}).meta({
+  pattern: "^[0-9]{1,20}$",
+  description: "a positive u64 in the token's smallest units, as a string",
 });
 
 /**
@@ -22,6 +25,10 @@ export const wireId = z
   .regex(/^[A-Za-z0-9._:-]+$/, "must contain only letters, digits and . _ : -");
 
 /** The contract's error body, used for every non-200 answer. */
-export interface ErrorBody {
-  message: string;
-}
+export const errorBodySchema = z.object({
+  message: z.string().describe("what was wrong, e.g. `amount: must fit in u64`"),
+});
+export type ErrorBody = z.output<typeof errorBodySchema>;
+
+/** GET /tokens and GET /permissioned-tokens: mint addresses (base58). */
+export const tokenListSchema = z.array(z.string());

@@ -1,4 +1,4 @@
-/** POST /quote: the operator's request and our answer (CONTRACT.md, "POST /quote"). */
+/** POST /quote: the operator's request and our answer (docs/contract.md, "POST /quote"). */
 import { z } from "zod";
 import { base58Pubkey, positiveU64, wireId } from "./common.ts";
 
@@ -18,16 +18,20 @@ export type QuoteType = "exactIn" | "exactOut";
 export const quoteTypeSchema = z
   .string({ error: "must be a string" })
   .refine((s) => s in QUOTE_TYPE_ALIASES, "must be exactIn or exactOut")
-  .transform((s) => QUOTE_TYPE_ALIASES[s] as QuoteType);
+  .transform((s) => QUOTE_TYPE_ALIASES[s] as QuoteType)
+  .meta({ enum: Object.keys(QUOTE_TYPE_ALIASES), description: "answered as exactIn or exactOut" });
 
 const optionalPubkey = base58Pubkey.nullish().transform((v) => v ?? undefined);
 
 /**
  * A mint as the operator names it. Only its type is structural: any string we do not trade, a valid
- * key or not, is declined with 404 "not supported" by the quote service (CONTRACT.md: the acceptance
+ * key or not, is declined with 404 "not supported" by the quote service (docs/contract.md: the acceptance
  * suite's unknown mint is a 46-character string that is no public key, and it expects 404).
  */
-const mintId = z.string({ error: "must be a string (a mint address)" }).min(1, "must not be empty");
+const mintId = z
+  .string({ error: "must be a string (a mint address)" })
+  .min(1, "must not be empty")
+  .meta({ description: "a mint address (base58); one we do not trade is answered 404" });
 
 export const quoteRequestSchema = z
   .object({
@@ -65,17 +69,24 @@ type OptionalKeys = "taker" | "suggestedPrioritizationFees" | "isWsol" | "receiv
 export type QuoteRequest = Omit<ParsedQuoteRequest, OptionalKeys> &
   Partial<Pick<ParsedQuoteRequest, OptionalKeys>>;
 
-export interface QuoteResponse {
-  requestId: string;
-  quoteId: string;
-  tokenIn: string;
-  tokenOut: string;
-  quoteType: QuoteType;
-  protocol: "v1";
-  amountIn: string;
-  amountOut: string;
-  maker: string;
-  taker?: string;
-  receiver?: string;
-  prioritizationFeeToUse?: number;
-}
+/** Our 200 answer: the request echoed, both amounts in smallest units, and the maker that will sign. */
+export const quoteResponseSchema = z.object({
+  requestId: z.string(),
+  quoteId: z.string(),
+  tokenIn: z.string(),
+  tokenOut: z.string(),
+  quoteType: z.enum(["exactIn", "exactOut"]),
+  protocol: z.literal("v1"),
+  amountIn: z.string().regex(/^\d+$/).describe("smallest units of tokenIn, u64, the taker pays it"),
+  amountOut: z.string().regex(/^\d+$/).describe("smallest units of tokenOut, u64, before the operator fee"),
+  maker: z.string().describe("the maker's public key (base58): the fill's fee payer"),
+  taker: z.string().optional(),
+  receiver: z.string().optional(),
+  prioritizationFeeToUse: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe("compute-unit price (micro-lamports) the maker agrees to pay as fee payer"),
+});
+export type QuoteResponse = z.output<typeof quoteResponseSchema>;

@@ -1,4 +1,4 @@
-/** POST /swap: the operator's request and our answer (CONTRACT.md, "POST /swap"). */
+/** POST /swap: the operator's request and our answer (docs/contract.md, "POST /swap"). */
 import { z } from "zod";
 import { wireId } from "./common.ts";
 
@@ -25,15 +25,22 @@ export const REJECTION_REASONS = [
 ] as const;
 export type RejectionReason = (typeof REJECTION_REASONS)[number];
 
-export type SwapState = "accepted" | "rejected" | { rejectedWithReason: RejectionReason };
+export const swapStateSchema = z.union([
+  z.literal("accepted"),
+  z.literal("rejected"),
+  z.object({ rejectedWithReason: z.enum(REJECTION_REASONS) }),
+]);
+export type SwapState = z.output<typeof swapStateSchema>;
 
-export interface SwapResponse {
-  quoteId: string;
-  state: SwapState;
-  rejectionReason?: string;
+/** Our answer to every well-formed /swap (always 200): accepted with the signature, or why not. */
+export const swapResponseSchema = z.object({
+  quoteId: z.string(),
+  state: swapStateSchema,
+  rejectionReason: z.string().optional().describe("why a rejected fill was refused, e.g. a fill rule's code"),
   /** Deprecated by the operator but still sent on acceptance. */
-  txSignature?: string;
-}
+  txSignature: z.string().optional().describe("base58 signature of the sent fill (on acceptance)"),
+});
+export type SwapResponse = z.output<typeof swapResponseSchema>;
 
 export const accepted = (quoteId: string, txSignature: string): SwapResponse => ({
   quoteId,

@@ -15,7 +15,6 @@ export const ErrorCode = {
   /** No quote for this request: pair, size, inventory, stale price, pause, deadline. Never penalised. */
   QUOTE_NOT_AVAILABLE: "QUOTE_NOT_AVAILABLE",
   BODY_SIZE_EXCEEDED: "BODY_SIZE_EXCEEDED",
-  SERVICE_UNAVAILABLE: "SERVICE_UNAVAILABLE",
   INTERNAL: "INTERNAL",
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -32,8 +31,6 @@ export function statusOf(code: ErrorCode): ContentfulStatusCode {
       return 404;
     case ErrorCode.BODY_SIZE_EXCEEDED:
       return 413;
-    case ErrorCode.SERVICE_UNAVAILABLE:
-      return 503;
     case ErrorCode.INTERNAL:
       return 500;
   }
@@ -66,7 +63,6 @@ export function formatZodError(error: z.ZodError): string {
 /** The single error handler: every error leaves as `{"message": ...}` with its code's status. */
 export function errorHandler(err: Error, c: Context): Response {
   if (err instanceof AppError) {
-    c.set("errorCode", err.code);
     return c.json({ message: err.message }, err.status);
   }
   if (err instanceof HTTPException) {
@@ -75,6 +71,5 @@ export function errorHandler(err: Error, c: Context): Response {
   }
   const log = c.get("log");
   log?.error({ err }, "unhandled error");
-  c.set("errorCode", ErrorCode.INTERNAL);
   return c.json({ message: "internal error" }, 500);
 }

@@ -74,7 +74,7 @@ export interface AtaOtherIx extends InstructionBase {
   kind: "ataOther";
 }
 
-/** The `fill` accounts by name (CONTRACT.md order). */
+/** The `fill` accounts by name (docs/contract.md order). */
 export interface FillAccounts {
   taker: AccountRef;
   maker: AccountRef;

@@ -1,5 +1,5 @@
 /**
- * The fill transaction's fixed facts (CONTRACT.md, "The fill transaction"): program ids, the order
+ * The fill transaction's fixed facts (docs/contract.md, "The fill transaction"): program ids, the order
  * engine's `fill` discriminator, data layout and account order. Shared by the validator, the builder,
  * the local chain's emulation and the operator simulator, so that all four agree byte for byte.
  */
@@ -33,7 +33,7 @@ export const ATA_CREATE_IDEMPOTENT = 1;
 /** Base fee per signature, lamports. */
 export const LAMPORTS_PER_SIGNATURE = 5_000n;
 
-/** Positions of the `fill` instruction's accounts (CONTRACT.md / order_engine.idl.json). */
+/** Positions of the `fill` instruction's accounts (docs/contract.md, "The fill transaction"). */
 export const FillAccount = {
   taker: 0,
   maker: 1,
@@ -132,7 +132,7 @@ const temporaryWsolCache = new Map<string, PublicKey>();
 
 /**
  * The operator's fee on a quoted amount. The fill's maker-to-taker amount is the quoted amount less
- * this (CONTRACT.md, "Fees"; the fixture: 25,000,000 at 10 bps -> 24,975,000). Floor: the operator
+ * this (docs/contract.md, "Fees"; the fixture: 25,000,000 at 10 bps -> 24,975,000). Floor: the operator
  * never takes more than its bps.
  */
 export function operatorFee(quotedAmount: bigint, feeBps: number): bigint {

@@ -1,5 +1,5 @@
 /**
- * The maker's check of a fill transaction before it co-signs (CONTRACT.md, "The fill transaction"),
+ * The maker's check of a fill transaction before it co-signs (docs/contract.md, "The fill transaction"),
  * against the quote we answered and our configuration: decode, then every rule of `FILL_RULES`
  * (rules/index.ts) in order; the first broken rule names the refusal. Pure: no clock, no network.
  * The caller verifies the taker's signature, claims the quote, then judges time (the quote's and the

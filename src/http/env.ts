@@ -5,7 +5,5 @@ export interface AppEnv {
   Variables: {
     /** Request-scoped child logger; routes add requestId/quoteId to it as they learn them. */
     log: Logger;
-    /** The AppError code an error answer carried, for the access log and metrics. */
-    errorCode: string;
   };
 }

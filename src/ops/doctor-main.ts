@@ -3,8 +3,8 @@
  * `--fix` creates the maker's missing ATAs (asks first; `--yes` skips the question).
  */
 import { createInterface } from "node:readline/promises";
+import { formatRatio } from "../../amounts/decimal.ts";
 import { loadConfig } from "../../config/load.ts";
-import { formatRatio } from "../../pricing/decimal.ts";
 import { startPriceSources } from "../../pricing/sources.ts";
 import { parseArgs } from "../cli/args.ts";
 import { runMain } from "../cli/run.ts";

@@ -12,9 +12,9 @@
 import { createAssociatedTokenAccountIdempotentInstruction } from "@solana/spl-token";
 import { PublicKey, TransactionMessage, VersionedTransaction } from "@solana/web3.js";
 import type { Redis } from "ioredis";
+import { formatRatio } from "../../amounts/decimal.ts";
 import type { Config } from "../../config/load.ts";
 import { readHoldings } from "../../inventory/holdings.ts";
-import { formatRatio } from "../../pricing/decimal.ts";
 import type { PriceSource } from "../../pricing/interface.ts";
 import type { Chain } from "../chain/interface.ts";
 import type { Signer } from "../signer/index.ts";

@@ -41,7 +41,7 @@ export type ClaimResult =
 export interface QuoteStore {
   /**
    * Stores a quote; it stays readable until QUOTE_RETAIN_AFTER_EXPIRY_MS past `expiresAtMs`. The
-   * operator may send a quoteId again (CONTRACT.md, "POST /quote": its acceptance suite reuses one id
+   * operator may send a quoteId again (docs/contract.md, "POST /quote": its acceptance suite reuses one id
    * for every quote): a later answer replaces the earlier one as what `/swap` is checked against,
    * until a swap has claimed the quoteId. Returns false, storing nothing, when a claim exists: a quote
    * a swap has claimed is never re-opened. Atomic with `claim` (no put can slip in after a claim).

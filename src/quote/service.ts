@@ -3,11 +3,12 @@
  * In-memory only (pricing and inventory hold their state in memory); the caller stores and answers.
  */
 import type { Config } from "../../config/load.ts";
+import type { Inventory, InventoryDecline } from "../../inventory/interface.ts";
 import type { NoQuoteReason, QuotingBook } from "../../pricing/book.ts";
 import type { QuoteRequest, QuoteResponse } from "../contract/quote.ts";
 import type { StoredQuote } from "../quote-store/interface.ts";
 
-export type DeclineReason = NoQuoteReason | "TOKEN_NOT_SUPPORTED";
+export type DeclineReason = NoQuoteReason | InventoryDecline | "TOKEN_NOT_SUPPORTED";
 
 export type QuoteDecision =
   | { ok: true; stored: StoredQuote }
@@ -15,8 +16,13 @@ export type QuoteDecision =
 
 export interface QuoteServiceDeps {
   config: Config;
-  /** Prices, and (given inventory and controls) checks cover, exposure, SOL for fees and the pause. */
+  /** Prices (pause, pair switches, fresh price, levels, skew, size, notional). */
   book: QuotingBook;
+  /**
+   * Asked after the book, for what the book priced: cover, exposure, SOL for fees, fresh balances.
+   * Without it every priced quote is answered (pure pricing setups and tests).
+   */
+  inventory?: Pick<Inventory, "check">;
   maker: string;
 }
 
@@ -55,6 +61,15 @@ export class QuoteService {
       quoteType: req.quoteType,
     });
     if (!priced.ok) return priced;
+    if (this.deps.inventory) {
+      const cover = this.deps.inventory.check({
+        outMint: req.tokenOut,
+        outAmount: priced.amountOut,
+        inMint: req.tokenIn,
+        inAmount: priced.amountIn,
+      });
+      if (!cover.ok) return cover;
+    }
     // The maker pays the priority fee as fee payer: take the operator's suggestion, within our cap.
     const cuPrice = Math.min(req.suggestedPrioritizationFees ?? this.defaultCuPrice, this.maxCuPrice);
     const response: QuoteResponse = {

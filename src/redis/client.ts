@@ -1,6 +1,6 @@
 /**
- * The one place a Redis connection for the service is made (`createRedisClient`), and the one place a
- * subscriber is split off one (`subscriberOf`). Settings fail fast, because every caller has a
+ * The one place a Redis connection for the service is made (`createRedisClient`; subscribers are
+ * split off it in pricing/subscriber.ts). Settings fail fast, because every caller has a
  * deadline of its own (the operator's 250 ms on the quote path, the swap budget, a poll interval):
  *
  * - no offline queue: while the connection is down a command fails at once instead of waiting in a
@@ -66,22 +66,6 @@ export function createRedisClient(url: string, opts: RedisClientOptions = {}): R
   const redis = new Redis(url, failFastOptions(opts));
   watchRedis(redis, { ...opts, address: redisAddress(url) });
   return redis;
-}
-
-/**
- * A subscriber connection split off `redis`. It keeps an offline queue (SUBSCRIBE is sent when the
- * connection comes up, and ioredis re-subscribes after a reconnect); it has no deadline to miss.
- */
-export function subscriberOf(redis: Redis, opts: RedisClientOptions = {}): Redis {
-  // No command timeout (ioredis takes 0 as "time out at once"): the subscription is meant to last.
-  const sub = redis.duplicate({
-    enableOfflineQueue: true,
-    maxRetriesPerRequest: null,
-    commandTimeout: undefined,
-  } as RedisOptions);
-  const o = redis.options;
-  watchRedis(sub, { ...opts, address: `redis://${o.host ?? "?"}:${o.port ?? "?"}` });
-  return sub;
 }
 
 /**

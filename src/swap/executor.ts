@@ -1,6 +1,6 @@
 /**
  * The swap executor: POST /swap's real answer. Decides one fill transaction for one quote and, when
- * everything holds, co-signs it as fee payer and sends it (CONTRACT.md, "POST /swap").
+ * everything holds, co-signs it as fee payer and sends it (docs/contract.md, "POST /swap").
  *
  * The steps, in order (this list is the one reference: src/swap/README.md and the README link here):
  *  1. decode the bytes, hash the message          (CPU only; garbage never reaches the store)

@@ -1,5 +1,5 @@
 /**
- * The fill rate as the operator judges it (CONTRACT.md, "Time limits and penalties"): over a rolling
+ * The fill rate as the operator judges it (docs/contract.md, "Time limits and penalties"): over a rolling
  * hour, swaps that were accepted AND landed, over swap requests. Below 95% the operator switches the
  * maker off, so this is exported on `rfq_fill_rate_1h` and a warning is logged when it drops below.
  *

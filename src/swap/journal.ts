@@ -1,7 +1,7 @@
 /**
  * The swap executor's journal: fills sent but not yet settled (so a restarted process resumes tracking
  * them instead of stranding their inventory reservations), and the ledger of operator fees owed per
- * landed fill (CONTRACT.md, "Fees": settled later off-chain).
+ * landed fill (docs/contract.md, "Fees": settled later off-chain).
  *
  * Adapters: MemoryFillJournal here (one process; lost on restart, like the memory quote store) and
  * RedisFillJournal in journal-redis.ts (shared by every instance, survives restarts).

@@ -48,8 +48,8 @@ export interface SwapPortDeps {
   inventory: Inventory;
   signer: Signer;
   redis?: Redis;
-  /** The deployment's Redis key prefix; the journal lives under `<prefix>swap:`. */
-  redisPrefix?: string;
+  /** Where the Redis fill journal keeps its keys (config/load.ts `redisKeys`: `<redisPrefix>swap:`). */
+  journalPrefix?: string;
   now?: () => number;
   tuning?: SwapTuning;
 }
@@ -70,7 +70,7 @@ export function createSwapPorts(deps: SwapPortDeps): SwapPorts {
   const { config, log, metrics, tuning = {} } = deps;
   const now = deps.now ?? Date.now;
   const journal: FillJournal = deps.redis
-    ? new RedisFillJournal(deps.redis, `${deps.redisPrefix ?? "rfq:"}swap:`)
+    ? new RedisFillJournal(deps.redis, deps.journalPrefix ?? "rfq:swap:")
     : new MemoryFillJournal();
   const fillRate = new FillRate({ metrics, log, now });
   const confirmations = new ConfirmationTracker({

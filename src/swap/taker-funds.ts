@@ -1,5 +1,5 @@
 /**
- * Can the taker pay? Read from the chain just before signing (CONTRACT.md: the operator does not
+ * Can the taker pay? Read from the chain just before signing (docs/contract.md: the operator does not
  * pre-check permissioned pairs, and re-checks every `insufficientBalance` it receives, penalising
  * dishonest ones). So an honest rejection reason is given only when the chain shows it; a chain that
  * cannot be read gives a plain rejection instead, never a made-up balance problem.

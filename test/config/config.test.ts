@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig, parseFileConfig } from "../../config/load.ts";
+import { ConfigError, loadConfig, parseFileConfig, redisKeys } from "../../config/load.ts";
 import { base58Pubkey } from "../../config/schema.ts";
 import { defaultFileConfig } from "../support/config.ts";
 
@@ -78,5 +78,47 @@ describe("base58Pubkey", () => {
     ["an empty string", "", false],
   ])("judges %s", (_name, value, ok) => {
     expect(base58Pubkey.safeParse(value).success).toBe(ok);
+  });
+});
+
+describe("one Redis prefix", () => {
+  const file = (extra: Record<string, unknown> = {}) => parseFileConfig({ ...defaultFileConfig(), ...extra });
+
+  it("keeps every key where it was by default (rfq:quote:, rfq:swap:, rfq:inv:, rfq:ctl:, rfq:advertised)", () => {
+    expect(redisKeys(file())).toEqual({
+      quotes: "rfq:quote:",
+      swap: "rfq:swap:",
+      inventory: "rfq:inv:",
+      controls: "rfq:ctl:",
+      advertised: "rfq:advertised",
+      deprecated: [],
+    });
+  });
+
+  it("moves every part of the service with the one redisPrefix key", () => {
+    const keys = redisKeys(file({ redisPrefix: "desk2:" }));
+    expect(Object.values(keys).filter((v) => typeof v === "string")).toEqual([
+      "desk2:quote:",
+      "desk2:swap:",
+      "desk2:inv:",
+      "desk2:ctl:",
+      "desk2:advertised",
+    ]);
+  });
+
+  it("still honours the older inventory.redisPrefix and controls.redisPrefix, and reports them deprecated", () => {
+    const base = file();
+    const keys = redisKeys(
+      parseFileConfig({
+        ...defaultFileConfig(),
+        inventory: { ...base.inventory, redisPrefix: "old:inv:" },
+        controls: { ...base.controls, redisPrefix: "old:ctl:" },
+      }),
+    );
+    expect(keys).toMatchObject({ inventory: "old:inv:", controls: "old:ctl:", quotes: "rfq:quote:" });
+    expect(keys.deprecated).toEqual([
+      "inventory.redisPrefix is deprecated: set the top-level redisPrefix instead",
+      "controls.redisPrefix is deprecated: set the top-level redisPrefix instead",
+    ]);
   });
 });

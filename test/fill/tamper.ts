@@ -28,8 +28,8 @@ import {
   setComputeUnitLimitInstruction,
   setComputeUnitPriceInstruction,
 } from "../../sandbox/fill/builder.ts";
+import { compileSortedMessageV0 } from "../../sandbox/fill/compile.ts";
 import { FillRejectCode } from "../../src/fill/codes.ts";
-import { compileSortedMessageV0 } from "../../src/fill/compile.ts";
 import {
   ASSOCIATED_TOKEN_PROGRAM_ID,
   COMPUTE_BUDGET_PROGRAM_ID,

@@ -63,7 +63,7 @@ describe("POST /quote (happy paths)", () => {
 
   it("answers a repeated quoteId and requestId as a new quote, the later answer replacing the earlier", async () => {
     // The operator's acceptance suite sends one quoteId/requestId for its exactIn, exactOut and
-    // unknown-mint quotes (CONTRACT.md, "POST /quote").
+    // unknown-mint quotes (docs/contract.md, "POST /quote").
     const first = quoteBody();
     const a = await svc.app.request("/quote", jsonPost(first));
     expect(a.status).toBe(200);

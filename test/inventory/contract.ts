@@ -6,6 +6,8 @@
 import { describe, expect, it } from "vitest";
 import type { Inventory, Reservation } from "../../inventory/interface.ts";
 import { QuotingBook } from "../../pricing/book.ts";
+import type { QuoteRequest } from "../../src/contract/quote.ts";
+import { QuoteService } from "../../src/quote/service.ts";
 import { cleanupsAfterEach } from "../support/cleanups.ts";
 import { MINT } from "../support/config.ts";
 import { makeWorld, removeAta, transferOut, type World, withToken } from "./support.ts";
@@ -16,6 +18,10 @@ export interface Harness {
 }
 
 const USDC_SEEDED = 10_000_000n * 1_000_000n;
+
+/** Whether the inventory would let the maker promise `amount` of `mint` (the quote path's check). */
+const covers = (inv: Inventory, mint: string, amount: bigint) =>
+  inv.check({ outMint: mint, outAmount: amount }).ok;
 const SOL_SEEDED = 10_000n * 1_000_000_000n;
 
 export function inventoryContract(name: string, harness: Harness): void {
@@ -67,31 +73,40 @@ export function inventoryContract(name: string, harness: Harness): void {
       const w = makeWorld(withToken("USDC", { safetyBuffer: "5000000" }));
       const [inv] = await start(w);
       const free = USDC_SEEDED - 5_000_000n;
-      expect(inv!.canCover(MINT.USDC, free)).toBe(true);
-      expect(inv!.canCover(MINT.USDC, free + 1n)).toBe(false);
+      expect(covers(inv!, MINT.USDC, free)).toBe(true);
+      expect(covers(inv!, MINT.USDC, free + 1n)).toBe(false);
       expect(await inv!.reserve(res(w, "q1", MINT.USDC, 1_000_000n))).toEqual({ ok: true });
-      expect(inv!.canCover(MINT.USDC, free - 1_000_000n)).toBe(true);
-      expect(inv!.canCover(MINT.USDC, free - 1_000_000n + 1n)).toBe(false);
+      expect(covers(inv!, MINT.USDC, free - 1_000_000n)).toBe(true);
+      expect(covers(inv!, MINT.USDC, free - 1_000_000n + 1n)).toBe(false);
     });
 
-    it("makes the book refuse a quote once reservations leave too little to cover it", async () => {
+    it("makes the quote service refuse a quote once reservations leave too little to cover it", async () => {
       const w = makeWorld();
       const [inv] = await start(w);
-      const book = new QuotingBook(w.config, w.sources, { now: () => w.clock.t, inventory: inv! });
-      const ask = {
+      const book = new QuotingBook(w.config, w.sources, {
+        now: () => w.clock.t,
+        position: (mint) => inv!.position(mint),
+      });
+      const service = new QuoteService({ config: w.config, book, inventory: inv!, maker: MINT.USDC });
+      const request: QuoteRequest = {
+        requestId: "r",
+        quoteId: "q",
         tokenIn: MINT.SOL,
         tokenOut: MINT.USDC,
-        amount: 1_000_000_000n,
+        amount: "1000000000",
         quoteType: "exactIn",
-      } as const;
-      const before = book.price(ask);
+        protocol: "v1",
+        feeBps: 0,
+      };
+      const ask = () => service.decide(request, w.clock.t);
+      const before = ask();
       expect(before.ok).toBe(true);
-      const out = before.ok ? before.amountOut : 0n;
+      const out = before.ok ? BigInt(before.stored.response.amountOut) : 0n;
       // Reserve all but one unit less than the quote needs.
       expect(await inv!.reserve(res(w, "big", MINT.USDC, USDC_SEEDED - out + 1n))).toEqual({ ok: true });
-      expect(book.price(ask)).toMatchObject({ ok: false, reason: "INVENTORY_INSUFFICIENT" });
+      expect(ask()).toMatchObject({ ok: false, reason: "INVENTORY_INSUFFICIENT" });
       await inv!.release("big");
-      expect(book.price(ask)).toMatchObject({ ok: true, amountOut: out });
+      expect(ask()).toMatchObject({ ok: true, stored: { response: { amountOut: out.toString() } } });
     });
 
     it("reserves once per quoteId: a retry changes nothing", async () => {
@@ -126,9 +141,9 @@ export function inventoryContract(name: string, harness: Harness): void {
       const w = makeWorld();
       const [inv] = await start(w);
       await inv!.reserve(res(w, "q", MINT.USDC, USDC_SEEDED));
-      expect(inv!.canCover(MINT.USDC, 1n)).toBe(false);
+      expect(covers(inv!, MINT.USDC, 1n)).toBe(false);
       await inv!.release("q");
-      expect(inv!.canCover(MINT.USDC, USDC_SEEDED)).toBe(true);
+      expect(covers(inv!, MINT.USDC, USDC_SEEDED)).toBe(true);
       await inv!.release("q"); // a second release is harmless
       expect(await inv!.reservations()).toEqual([]);
     });
@@ -160,8 +175,8 @@ export function inventoryContract(name: string, harness: Harness): void {
       await inv!.refresh();
       usdc = inv!.snapshot().holdings.find((h) => h.symbol === "USDC")!;
       expect(usdc).toMatchObject({ balance: USDC_SEEDED - amount, reserved: 0n });
-      expect(inv!.canCover(MINT.USDC, USDC_SEEDED - amount)).toBe(true);
-      expect(inv!.canCover(MINT.USDC, USDC_SEEDED - amount + 1n)).toBe(false);
+      expect(covers(inv!, MINT.USDC, USDC_SEEDED - amount)).toBe(true);
+      expect(covers(inv!, MINT.USDC, USDC_SEEDED - amount + 1n)).toBe(false);
     });
 
     it("recovers open reservations after a restart", async () => {
@@ -187,7 +202,7 @@ export function inventoryContract(name: string, harness: Harness): void {
         { quoteId: "done", amount: 3_000_000n },
         { quoteId: "open", amount: 2_000_000n },
       ]);
-      expect(again.canCover(MINT.USDC, USDC_SEEDED - 5_000_000n + 1n)).toBe(false);
+      expect(covers(again!, MINT.USDC, USDC_SEEDED - 5_000_000n + 1n)).toBe(false);
     });
 
     describe("exposure limits (net position in USD)", () => {
@@ -250,14 +265,14 @@ export function inventoryContract(name: string, harness: Harness): void {
     it("stops quoting when balances have not been read for longer than maxBalanceAgeMs", async () => {
       const w = makeWorld();
       const [inv] = await start(w);
-      expect(inv!.canCover(MINT.USDC, 1n)).toBe(true);
+      expect(covers(inv!, MINT.USDC, 1n)).toBe(true);
       w.clock.t += w.config.file.inventory.maxBalanceAgeMs + 1;
       expect(inv!.check({ outMint: MINT.USDC, outAmount: 1n })).toMatchObject({
         ok: false,
         reason: "INVENTORY_STALE",
       });
       await inv!.refresh();
-      expect(inv!.canCover(MINT.USDC, 1n)).toBe(true);
+      expect(covers(inv!, MINT.USDC, 1n)).toBe(true);
     });
 
     it("reports a token without an ATA as holding nothing", async () => {
@@ -268,7 +283,7 @@ export function inventoryContract(name: string, harness: Harness): void {
         ataExists: false,
         balance: 0n,
       });
-      expect(inv!.canCover(MINT.JUP, 1n)).toBe(false);
+      expect(covers(inv!, MINT.JUP, 1n)).toBe(false);
     });
   });
 }

@@ -9,6 +9,7 @@ import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import type { Config } from "../../config/load.ts";
 import type { Inventory } from "../../inventory/interface.ts";
+import type { TokenLists } from "../../inventory/token-lists.ts";
 import { QuotingBook } from "../../pricing/book.ts";
 import type { Controls } from "../../pricing/controls.ts";
 import type { PriceSource } from "../../pricing/interface.ts";
@@ -19,7 +20,6 @@ import { QuoteService } from "../../src/quote/service.ts";
 import { MemoryQuoteStore } from "../../src/quote-store/memory.ts";
 import { registerAdminRoutes } from "../../src/routes/admin.ts";
 import type { SwapHandler } from "../../src/swap/handler.ts";
-import type { TokenLists } from "../../src/tokens/lists.ts";
 
 /** These tests never swap: any /swap is refused, honestly. */
 const noSwaps: SwapHandler = {
@@ -55,7 +55,7 @@ export async function startWebhook(parts: {
   adminApiKey?: string;
 }): Promise<Webhook> {
   const { config, sources, controls, inventory } = parts;
-  const book = new QuotingBook(config, sources, { inventory, controls });
+  const book = new QuotingBook(config, sources, { position: (mint) => inventory.position(mint), controls });
   const log = createLogger("silent");
   const metrics = new Metrics();
   const app = createApp({
@@ -63,7 +63,7 @@ export async function startWebhook(parts: {
     log,
     metrics,
     store: new MemoryQuoteStore(10_000),
-    quotes: new QuoteService({ config, book, maker: parts.maker }),
+    quotes: new QuoteService({ config, book, inventory, maker: parts.maker }),
     swap: noSwaps,
     tokenLists: configuredLists(config),
     probes: [],

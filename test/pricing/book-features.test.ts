@@ -34,7 +34,11 @@ async function bookWith(vary: (f: FileConfig) => FileConfig, solHeld?: bigint) {
   const inventory = new MemoryInventory(w.options());
   await inventory.start();
   cleanups.push(() => inventory.close());
-  return new QuotingBook(w.config, w.sources, { inventory, usd: w.usd, now: () => w.clock.t });
+  return new QuotingBook(w.config, w.sources, {
+    position: (mint) => inventory.position(mint),
+    usd: w.usd,
+    now: () => w.clock.t,
+  });
 }
 
 describe("per-side levels", () => {

@@ -104,7 +104,7 @@ describe("QuotingBook: exact amounts, rounded in the maker's favour", () => {
       close: async () => {},
     };
     const config = testConfig();
-    const b = new QuotingBook(config, new Map([["static", stale]]), () => 5_000);
+    const b = new QuotingBook(config, new Map([["static", stale]]), { now: () => 5_000 });
     expect(
       b.price({ tokenIn: MINT.SOL, tokenOut: MINT.USDC, amount: 1_000_000_000n, quoteType: "exactIn" }),
     ).toMatchObject({

@@ -125,7 +125,7 @@ describe("a signed fill replayed under another quote", () => {
   });
 
   it("refuses the replay across re-quotes of one repeated quoteId, and re-quoting a claimed quoteId is a 404", async () => {
-    // The operator repeats quoteIds (CONTRACT.md): repeats are answered, so the one-message-one-quote
+    // The operator repeats quoteIds (docs/contract.md): repeats are answered, so the one-message-one-quote
     // binding, not a refusal of the operator, is what stops the replay.
     const { http, taker, first, tx } = await twinQuotes();
     const ask = { tokenIn: MINT.JUP, tokenOut: MINT.USDC, amount: 1_000_000_000n, taker: taker.publicKey };

@@ -1,7 +1,7 @@
 /**
  * The local chain's stand-in for the order-engine program, whose binary is not available here.
  *
- * A `fill` is checked the way the program checks it (CONTRACT.md, "The fill transaction") and then
+ * A `fill` is checked the way the program checks it (docs/contract.md, "The fill transaction") and then
  * replaced by the equivalent real instructions, which the SVM executes with the rest of the
  * transaction, atomically and under the same signers:
  *

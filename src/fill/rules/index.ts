@@ -1,6 +1,6 @@
 /**
  * Every rule a fill transaction must pass before the maker co-signs it, in the order they are
- * judged (CONTRACT.md, "The fill transaction"). The first broken rule names the refusal. Rules are
+ * judged (docs/contract.md, "The fill transaction"). The first broken rule names the refusal. Rules are
  * listed one per line so that a rule removed or reordered shows in review, and each has an attack
  * test named after it (test/fill/rules.attacks.test.ts and the attack table, test/fill/tamper.ts).
  *

@@ -2,7 +2,7 @@
  * Permissioned pairs through the operator simulator, over real sockets: the webhook (composed as
  * `npm start` composes it) advertises JUP on /permissioned-tokens; the simulator must then skip the
  * taker balance pre-check and the simulation and set the compute-unit limit to the 200,000 maximum,
- * leaving the balance check to the maker (CONTRACT.md, "Permissioned tokens").
+ * leaving the balance check to the maker (docs/contract.md, "Permissioned tokens").
  */
 import { Keypair, VersionedTransaction } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

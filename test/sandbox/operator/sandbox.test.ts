@@ -4,8 +4,8 @@
  * `npm start` composes it, Redis-backed) and reads the local chain through its JSON-RPC server; the
  * webhook co-signs and sends to the same chain (LiteSVM).
  *
- * The field tables below are the seed's (seeds/000_*.txt, "Swap order" and "Swap execute result"),
- * written out here independently of sandbox/operator/wire.ts so that a drift in either shows.
+ * The field tables below are the operator's order and execute API's ("Swap order" and "Swap execute
+ * result"), written out here independently of sandbox/operator/wire.ts so that a drift in either shows.
  */
 import { createTransferInstruction, getAssociatedTokenAddressSync } from "@solana/spl-token";
 import { Keypair, PublicKey, TransactionMessage, VersionedTransaction } from "@solana/web3.js";

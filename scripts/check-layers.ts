@@ -1,0 +1,68 @@
+/**
+ * `npm run check` (layers): every import between top-level folders must be allowed by the layer table
+ * in import-graph.ts, and the folders must form no cycle. In particular nothing that ships imports
+ * `sandbox/`, and `pricing/` and `inventory/` share amount maths through `amounts/` instead of
+ * importing each other. Prints each offending import and exits 1.
+ */
+import { buildImportGraph, type ImportGraph, LAYERS, topOf } from "./import-graph.ts";
+
+/** Imports that cross a top-level boundary the layer table does not allow, as "from -> to" lines. */
+export function layerViolations(
+  graph: ImportGraph,
+  layers: Record<string, readonly string[] | "any"> = LAYERS,
+): string[] {
+  const out: string[] = [];
+  for (const [from, targets] of graph) {
+    const a = topOf(from);
+    const allowed = layers[a];
+    for (const to of targets) {
+      const b = topOf(to);
+      if (a === b || allowed === "any") continue;
+      if (!allowed?.includes(b)) out.push(`${from} -> ${to} (${a}/ may not import ${b}/)`);
+    }
+  }
+  return out;
+}
+
+/** Cycles between top-level folders (each as "a -> b -> a"), whatever the layer table says. */
+export function folderCycles(graph: ImportGraph): string[] {
+  const edges = new Map<string, Set<string>>();
+  for (const [from, targets] of graph) {
+    const a = topOf(from);
+    for (const to of targets) {
+      const b = topOf(to);
+      if (a === b) continue;
+      if (!edges.has(a)) edges.set(a, new Set());
+      edges.get(a)!.add(b);
+    }
+  }
+  const cycles = new Set<string>();
+  const visit = (node: string, path: string[]) => {
+    for (const next of edges.get(node) ?? []) {
+      const at = path.indexOf(next);
+      if (at >= 0) {
+        const loop = path.slice(at);
+        // One spelling per cycle: start from its smallest folder name.
+        const start = loop.indexOf([...loop].sort()[0]!);
+        const canonical = [...loop.slice(start), ...loop.slice(0, start)];
+        cycles.add([...canonical, canonical[0]].join(" -> "));
+      } else visit(next, [...path, next]);
+    }
+  };
+  for (const node of edges.keys()) visit(node, [node]);
+  return [...cycles].sort();
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { graph, unresolved } = buildImportGraph();
+  const problems = [
+    ...unresolved,
+    ...layerViolations(graph),
+    ...folderCycles(graph).map((c) => `cycle between folders: ${c}`),
+  ];
+  if (problems.length) {
+    console.error(`layers: ${problems.length} problem(s)\n${problems.map((p) => `  ${p}`).join("\n")}`);
+    process.exit(1);
+  }
+  console.log(`layers: ${graph.size} files, imports follow the layer table, no cycle between folders`);
+}

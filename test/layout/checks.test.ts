@@ -1,0 +1,107 @@
+/**
+ * The layout checks `npm run check` runs (scripts/check-layers.ts, scripts/check-orphans.ts): each is
+ * shown catching what it exists to catch on a small graph, and the repository itself passes both.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { folderCycles, layerViolations } from "../../scripts/check-layers.ts";
+import { ENTRY_POINTS, orphans } from "../../scripts/check-orphans.ts";
+import { buildImportGraph, type ImportGraph, REPO_ROOT } from "../../scripts/import-graph.ts";
+
+const graph = (edges: Record<string, string[]>): ImportGraph => new Map(Object.entries(edges));
+
+describe("layer check", () => {
+  it("refuses shipped code that imports the sandbox", () => {
+    const g = graph({ "src/app.ts": ["sandbox/operator/wire.ts"], "sandbox/operator/wire.ts": [] });
+    expect(layerViolations(g)).toEqual([
+      "src/app.ts -> sandbox/operator/wire.ts (src/ may not import sandbox/)",
+    ]);
+  });
+
+  it("refuses an import between pricing/ and inventory/ in either direction", () => {
+    const g = graph({
+      "pricing/book.ts": ["inventory/interface.ts"],
+      "inventory/ledger.ts": ["pricing/usd.ts"],
+    });
+    expect(layerViolations(g)).toHaveLength(2);
+  });
+
+  it("allows the shared amount maths to pricing/ and inventory/", () => {
+    const g = graph({ "pricing/book.ts": ["amounts/decimal.ts"], "inventory/x.ts": ["amounts/usd.ts"] });
+    expect(layerViolations(g)).toEqual([]);
+  });
+
+  it("finds a cycle between top-level folders, even among folders the table lets import anything", () => {
+    const g = graph({ "test/a.ts": ["bench/b.ts"], "bench/b.ts": ["test/c.ts"], "test/c.ts": [] });
+    expect(folderCycles(g)).toEqual(["bench -> test -> bench"]);
+  });
+
+  it("passes on this repository: no forbidden import, no cycle", () => {
+    const { graph: repo, unresolved } = buildImportGraph();
+    expect(unresolved).toEqual([]);
+    expect(layerViolations(repo)).toEqual([]);
+    expect(folderCycles(repo)).toEqual([]);
+  });
+});
+
+describe("orphan check", () => {
+  it("lists a shipped file that only a test imports", () => {
+    const g = graph({
+      "src/main.ts": ["src/app.ts"],
+      "src/app.ts": [],
+      "src/fill/only-tests-use-me.ts": [],
+      "test/x.test.ts": ["src/fill/only-tests-use-me.ts"],
+    });
+    expect(orphans(g, ["src/main.ts"])).toEqual(["src/fill/only-tests-use-me.ts"]);
+  });
+
+  it("finds no orphan in this repository's shipped folders", () => {
+    expect(orphans(buildImportGraph().graph, ENTRY_POINTS)).toEqual([]);
+  });
+});
+
+describe("documentation stays inside the repository", () => {
+  const docs = [
+    "README.md",
+    "docs/contract.md",
+    "sandbox/README.md",
+    "pricing/README.md",
+    "inventory/README.md",
+  ];
+  const tops = [
+    "src",
+    "sandbox",
+    "docs",
+    "config",
+    "pricing",
+    "inventory",
+    "amounts",
+    "tooling",
+    "test",
+    "bench",
+    "scripts",
+  ];
+
+  it("README and docs point at no file outside the repository", () => {
+    for (const file of docs) {
+      const text = readFileSync(join(REPO_ROOT, file), "utf8");
+      expect(text.match(/\.\.\/[\w.-]+/g) ?? [], file).toEqual([]);
+    }
+  });
+
+  it("every file path README and docs name exists", () => {
+    const missing: string[] = [];
+    for (const file of docs) {
+      const text = readFileSync(join(REPO_ROOT, file), "utf8");
+      const links = [...text.matchAll(/\]\(([^)#\s]+)\)/g)].map((m) => m[1]!).filter((l) => !/^\w+:/.test(l));
+      const named = [...text.matchAll(/`((?:[\w.-]+\/)+[\w.-]*)`/g)]
+        .map((m) => m[1]!)
+        .filter((p) => tops.includes(p.split("/")[0]!) && !p.includes("*") && !p.includes("<"));
+      for (const p of [...links, ...named]) {
+        if (!existsSync(join(REPO_ROOT, p))) missing.push(`${file}: ${p}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+});
