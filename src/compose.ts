@@ -20,7 +20,7 @@ import { UsdValuer } from "../pricing/usd.ts";
 import { AcceptanceSwapHandler } from "./acceptance/swap.ts";
 import { createApp, createOpsApp } from "./app.ts";
 import type { Chain } from "./chain/interface.ts";
-import { LocalChain } from "./chain/local/index.ts";
+import { loadLocalChain } from "./chain/load-local.ts";
 import { type SeededToken, seedFromConfig } from "./chain/local/seed.ts";
 import { parseRpcUrls, probeRpcEndpoint, RpcChain, redactUrl } from "./chain/rpc.ts";
 import { describeCause, StartupError } from "./errors/startup.ts";
@@ -149,7 +149,8 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
         throw new StartupError("RPC_URL", redactUrl(urls[0] as string), `not reachable: ${problem}`);
       chain = new RpcChain({ urls });
     } else {
-      const local = LocalChain.create();
+      // The paper setup only: LiteSVM is a development dependency, loaded on demand.
+      const local = (await loadLocalChain()).create();
       seeded = seedFromConfig(local, config.file, signer.publicKey);
       chain = local;
     }

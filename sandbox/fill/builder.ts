@@ -7,11 +7,13 @@
  * Used by the operator simulator, the tests and the attack toolkit; the swap path never builds a
  * fill, it only validates the one it receives (src/fill/validate.ts).
  */
+
 import {
   createAssociatedTokenAccountIdempotentInstruction,
   getAssociatedTokenAddressSync,
 } from "@solana/spl-token";
 import { type PublicKey, TransactionInstruction, VersionedTransaction } from "@solana/web3.js";
+import { grossForNet } from "../../src/fill/fee-shape.ts";
 import {
   ASSOCIATED_TOKEN_PROGRAM_ID,
   CB_SET_COMPUTE_UNIT_LIMIT,
@@ -144,21 +146,36 @@ export function buildFillTransaction(p: BuildFillParams): VersionedTransaction {
 
 /** The fill arguments the operator derives from a quote we answered. */
 export interface FillAmounts {
+  /** The quoted amountIn, plus the fee when the fee is in the input mint. */
   inputAmount: bigint;
-  /** The quoted output less the operator's fee (the fixture: 25,000,000 at 10 bps -> 24,975,000). */
+  /** The quoted amountOut, less the fee when it is in the output mint (the fixture: 25,000,000 at 10 bps -> 24,975,000). */
   outputAmount: bigint;
   feeBps: number;
   exactOut: boolean;
 }
 
-/** What the fill's amounts should be for a stored quote (the fee is the floor, layout.operatorFee). */
-export function fillAmountsFromQuote(quote: StoredQuote): FillAmounts {
+/**
+ * What the fill's amounts should be for a stored quote, with the fee on `feeSide` (default: the
+ * output mint): the floor fee on the quoted amountOut, or the smallest gross input whose floor fee
+ * leaves the quoted amountIn (src/fill/fee-shape.ts).
+ */
+export function fillAmountsFromQuote(
+  quote: StoredQuote,
+  feeSide: "input" | "output" = "output",
+): FillAmounts {
+  const quotedIn = BigInt(quote.response.amountIn);
   const quotedOut = BigInt(quote.response.amountOut);
   const feeBps = quote.request.feeBps;
+  const exactOut = quote.request.quoteType === "exactOut";
+  if (feeSide === "input") {
+    const gross = grossForNet(quotedIn, feeBps);
+    if (gross === undefined) throw new Error(`no gross input for ${quotedIn} at ${feeBps} bps`);
+    return { inputAmount: gross, outputAmount: quotedOut, feeBps, exactOut };
+  }
   return {
-    inputAmount: BigInt(quote.response.amountIn),
+    inputAmount: quotedIn,
     outputAmount: quotedOut - operatorFee(quotedOut, feeBps),
     feeBps,
-    exactOut: quote.request.quoteType === "exactOut",
+    exactOut,
   };
 }

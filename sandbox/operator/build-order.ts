@@ -3,7 +3,8 @@
  * the taker's balances checked (except permissioned pairs), the taker's output ATA created at the
  * taker's cost when missing, `expire_at` = now + 55 s, the maker's `prioritizationFeeToUse` as the
  * compute-unit price, the compute-unit limit from a simulation (or the 200,000 maximum for permissioned
- * pairs, which are not simulated), and a recent blockhash from the chain.
+ * pairs, which are not simulated), and a recent blockhash from the chain. The fill's amounts carry
+ * the operator's fee on the side of the order's fee mint (fee-mint.ts), computed by the caller.
  */
 import { ACCOUNT_SIZE, getAssociatedTokenAddressSync, unpackAccount } from "@solana/spl-token";
 import { PublicKey, type VersionedTransaction } from "@solana/web3.js";
@@ -11,12 +12,12 @@ import type { AccountSnapshot, Chain } from "../../src/chain/interface.ts";
 import {
   LAMPORTS_PER_SIGNATURE,
   NATIVE_MINT,
-  operatorFee,
   TOKEN_2022_PROGRAM_ID,
   TOKEN_PROGRAM_ID,
 } from "../../src/fill/layout.ts";
 import { buildFillTransaction } from "../fill/builder.ts";
 import type { MakerQuote, QuoteIntent } from "./fanout.ts";
+import { type FeeSide, type OrderAmounts, orderAmountsFor } from "./fee-mint.ts";
 
 /** A quote's transaction lives 55 s from creation (docs/contract.md, "Time limits"). */
 export const ORDER_LIFETIME_S = 55n;
@@ -59,10 +60,11 @@ export interface BuiltOrder {
   /** Unix seconds. */
   expireAt: bigint;
   inputAmount: bigint;
-  /** Net of the operator fee: what the taker receives. */
+  /** What the taker receives (net of the fee when the fee is in the output mint). */
   outputAmount: bigint;
-  /** The operator's fee in the output mint. */
+  /** The operator's fee, in the fee side's mint (fee-mint.ts). */
   fee: bigint;
+  feeSide: FeeSide;
   computeUnitLimit: number;
   computeUnitPrice: bigint;
   createsTakerOutputAta: boolean;
@@ -116,7 +118,12 @@ export async function buildOrder(
   intent: QuoteIntent & { taker: string },
   permissioned: boolean,
   opts: BuildOptions = DEFAULT_BUILD_OPTIONS,
+  fee: { side: FeeSide; amounts: OrderAmounts } = {
+    side: "output",
+    amounts: orderAmountsFor("output", intent.quoteType, intent.amount, quote, intent.feeBps),
+  },
 ): Promise<BuildResult> {
+  const { inputAmount, outputAmount } = fee.amounts;
   const taker = new PublicKey(intent.taker);
   const maker = new PublicKey(quote.response.maker);
   const inputMint = new PublicKey(intent.inputMint);
@@ -147,13 +154,13 @@ export async function buildOrder(
   if (!permissioned) {
     // Permissioned pairs get no taker pre-check: the maker must check and reject (docs/contract.md).
     const have = nativeSolIn ? takerLamports : tokenAmount(takerIn, takerInAcc ?? null, inputTokenProgram);
-    if (have < quote.amountIn) {
+    if (have < inputAmount) {
       return {
         ok: false,
         failure: { kind: "insufficientFunds", errorCode: 1, errorMessage: "Insufficient funds" },
       };
     }
-    const lamportsNeeded = rentLamports + (nativeSolIn ? quote.amountIn : 0n);
+    const lamportsNeeded = rentLamports + (nativeSolIn ? inputAmount : 0n);
     if (takerLamports < lamportsNeeded) {
       return {
         ok: false,
@@ -168,8 +175,6 @@ export async function buildOrder(
 
   const { blockhash, lastValidBlockHeight } = await chain.chain.getLatestBlockhash();
   const expireAt = BigInt(Math.floor(opts.now() / 1000)) + ORDER_LIFETIME_S;
-  const fee = operatorFee(quote.amountOut, intent.feeBps);
-  const outputAmount = quote.amountOut - fee;
   const computeUnitPrice = BigInt(quote.response.prioritizationFeeToUse ?? opts.defaultComputeUnitPrice);
   const params = {
     maker,
@@ -178,7 +183,7 @@ export async function buildOrder(
     outputMint,
     inputTokenProgram,
     outputTokenProgram,
-    inputAmount: quote.amountIn,
+    inputAmount,
     outputAmount,
     expireAt,
     feeBps: intent.feeBps,
@@ -213,9 +218,10 @@ export async function buildOrder(
       messageBytes: tx.message.serialize(),
       lastValidBlockHeight,
       expireAt,
-      inputAmount: quote.amountIn,
+      inputAmount,
       outputAmount,
-      fee,
+      fee: fee.amounts.fee,
+      feeSide: fee.side,
       computeUnitLimit,
       computeUnitPrice,
       createsTakerOutputAta,

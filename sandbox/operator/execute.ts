@@ -200,6 +200,10 @@ async function runExecute(
   }
   const b = order.built;
   const i = order.intent;
+  // The seed's pairs: totals are what the taker's wallet saw (the fee included on its side), results
+  // what went through the route (the maker's quoted amounts).
+  const routeIn = order.quote.amountIn.toString();
+  const routeOut = order.quote.amountOut.toString();
   return finish(
     {
       status: "Success",
@@ -208,15 +212,10 @@ async function runExecute(
       code: ExecuteCode.SUCCESS,
       totalInputAmount: b.inputAmount.toString(),
       totalOutputAmount: b.outputAmount.toString(),
-      inputAmountResult: b.inputAmount.toString(),
-      outputAmountResult: order.quote.amountOut.toString(),
+      inputAmountResult: routeIn,
+      outputAmountResult: routeOut,
       swapEvents: [
-        {
-          inputMint: i.inputMint,
-          inputAmount: b.inputAmount.toString(),
-          outputMint: i.outputMint,
-          outputAmount: b.outputAmount.toString(),
-        },
+        { inputMint: i.inputMint, inputAmount: routeIn, outputMint: i.outputMint, outputAmount: routeOut },
       ],
     },
     "filled",

@@ -10,8 +10,10 @@ import {
   buildOrder,
   DEFAULT_BUILD_OPTIONS,
   type OperatorChain,
+  ORDER_LIFETIME_S,
 } from "./build-order.ts";
 import { type FanoutAttempt, fanOutQuote, type MakerQuote, type QuoteIntent } from "./fanout.ts";
+import { type FeeSide, feeSideFor, makerAmountFor, orderAmountsFor } from "./fee-mint.ts";
 import type { FillRateTracker } from "./fill-rate.ts";
 import type { HttpClient } from "./http-client.ts";
 import type { OrderBook } from "./order-book.ts";
@@ -32,7 +34,12 @@ export interface OrderQuery {
   taker?: string;
   /** Keep the SOL side as wrapped SOL (the taker's wSOL account) instead of native SOL. */
   isWsol?: boolean;
+  /** The client's `mode` (`manual` is a flat 2 bps fee); echoed. Default "ultra". */
+  mode?: string;
 }
+
+/** CONTRACT.md, "Fees": manual mode is a flat 2 bps. */
+export const MANUAL_MODE_FEE_BPS = 2;
 
 export interface OrderDeps {
   http: HttpClient;
@@ -54,9 +61,25 @@ export interface OrderDeps {
 
 export type OrderAnswer = { status: 200; body: SwapOrder } | { status: 400 | 500; body: { error: string } };
 
-/** The operator's fee for a pair: none between stablecoins. */
-export function feeBpsFor(deps: Pick<OrderDeps, "feeBps" | "stableMints">, a: string, b: string): number {
-  return deps.stableMints.has(a) && deps.stableMints.has(b) ? 0 : deps.feeBps;
+/** The operator's fee for a pair: none between stablecoins; manual mode a flat 2 bps. */
+export function feeBpsFor(
+  deps: Pick<OrderDeps, "feeBps" | "stableMints">,
+  a: string,
+  b: string,
+  mode?: string,
+): number {
+  if (deps.stableMints.has(a) && deps.stableMints.has(b)) return 0;
+  return mode === "manual" ? MANUAL_MODE_FEE_BPS : deps.feeBps;
+}
+
+/** What one order is, beyond what makers are asked: the amount asked, the fee's side, the mode. */
+interface OrderPlan {
+  orderAmount: bigint;
+  feeSide: FeeSide;
+  feeMint: string;
+  mode: string;
+  /** Unix seconds: when an order built now expires (the fill's expire_at when one is built). */
+  expireAt: bigint;
 }
 
 function isPermissioned(quote: MakerQuote, intent: QuoteIntent): boolean {
@@ -69,12 +92,22 @@ function isPermissioned(quote: MakerQuote, intent: QuoteIntent): boolean {
 export async function placeOrder(deps: OrderDeps, q: OrderQuery): Promise<OrderAnswer> {
   const started = performance.now();
   const quoteType: QuoteType = q.swapMode === "ExactOut" ? "exactOut" : "exactIn";
+  const feeBps = feeBpsFor(deps, q.inputMint, q.outputMint, q.mode);
+  const feeSide = feeSideFor(q.inputMint, q.outputMint, deps.stableMints);
+  const plan: OrderPlan = {
+    orderAmount: q.amount,
+    feeSide,
+    feeMint: feeSide === "input" ? q.inputMint : q.outputMint,
+    mode: q.mode ?? "ultra",
+    expireAt: BigInt(Math.floor(deps.now() / 1000)) + ORDER_LIFETIME_S,
+  };
   const intent: QuoteIntent = {
     inputMint: q.inputMint,
     outputMint: q.outputMint,
-    amount: q.amount,
+    // Makers quote without the fee: asked for the amount that leaves the order's amount exact.
+    amount: makerAmountFor(feeSide, quoteType, q.amount, feeBps),
     quoteType,
-    feeBps: feeBpsFor(deps, q.inputMint, q.outputMint),
+    feeBps,
     ...(q.taker ? { taker: q.taker } : {}),
     ...(deps.suggestedPrioritizationFees !== undefined
       ? { suggestedPrioritizationFees: deps.suggestedPrioritizationFees }
@@ -102,7 +135,7 @@ export async function placeOrder(deps: OrderDeps, q: OrderQuery): Promise<OrderA
   if (!q.taker)
     return {
       status: 200,
-      body: orderBody(fan.requestId, fan.quotes[0] as MakerQuote, intent, undefined, null, totalTime()),
+      body: orderBody(fan.requestId, fan.quotes[0] as MakerQuote, intent, plan, undefined, null, totalTime()),
     };
 
   const withTaker = { ...intent, taker: q.taker };
@@ -110,7 +143,11 @@ export async function placeOrder(deps: OrderDeps, q: OrderQuery): Promise<OrderA
   let last: BuildResult | undefined;
   for (const quote of fan.quotes) {
     const permissioned = isPermissioned(quote, intent);
-    const built = await buildOrder(deps.chain, quote, withTaker, permissioned, buildOpts);
+    const amounts = orderAmountsFor(feeSide, quoteType, q.amount, quote, feeBps);
+    const built = await buildOrder(deps.chain, quote, withTaker, permissioned, buildOpts, {
+      side: feeSide,
+      amounts,
+    });
     last = built;
     if (built.ok) {
       deps.orders.add({
@@ -121,11 +158,17 @@ export async function placeOrder(deps: OrderDeps, q: OrderQuery): Promise<OrderA
         permissioned,
         createdAtMs: deps.now(),
       });
-      return { status: 200, body: orderBody(fan.requestId, quote, intent, built, q.taker, totalTime()) };
+      return {
+        status: 200,
+        body: orderBody(fan.requestId, quote, intent, plan, built, q.taker, totalTime()),
+      };
     }
     const f = built.failure;
     if (f.kind === "insufficientFunds" || f.kind === "topUpSol") {
-      return { status: 200, body: orderBody(fan.requestId, quote, intent, built, q.taker, totalTime()) };
+      return {
+        status: 200,
+        body: orderBody(fan.requestId, quote, intent, plan, built, q.taker, totalTime()),
+      };
     }
     // A failed simulation drops this maker's quote silently; the next best gets its chance.
   }
@@ -137,24 +180,28 @@ function orderBody(
   requestId: string,
   quote: MakerQuote,
   intent: QuoteIntent,
+  plan: OrderPlan,
   built: BuildResult | undefined,
   taker: string | null,
   totalTime: number,
 ): SwapOrder {
-  const fee = built?.ok ? built.order.fee : (quote.amountOut * BigInt(intent.feeBps)) / 10_000n;
-  const netOut = quote.amountOut - fee;
-  const swapMode = intent.quoteType === "exactOut" ? "ExactOut" : "ExactIn";
   const order = built?.ok ? built.order : undefined;
+  // Without a built transaction the amounts are what one would carry (same arithmetic).
+  const amounts =
+    order ?? orderAmountsFor(plan.feeSide, intent.quoteType, plan.orderAmount, quote, intent.feeBps);
+  const inAmount = amounts.inputAmount.toString();
+  const outAmount = amounts.outputAmount.toString();
+  const swapMode = intent.quoteType === "exactOut" ? "ExactOut" : "ExactIn";
   const maker = quote.response.maker;
   const body: SwapOrder = {
-    mode: "ultra",
+    mode: plan.mode,
     inputMint: intent.inputMint,
     outputMint: intent.outputMint,
-    inAmount: quote.amountIn.toString(),
-    outAmount: netOut.toString(),
+    inAmount,
+    outAmount,
     priceImpact: 0,
     // An RFQ fill is exact both ways: the threshold is the amount itself.
-    otherAmountThreshold: swapMode === "ExactIn" ? netOut.toString() : quote.amountIn.toString(),
+    otherAmountThreshold: swapMode === "ExactIn" ? outAmount : inAmount,
     swapMode,
     slippageBps: 0,
     priceImpactPct: "0",
@@ -172,9 +219,9 @@ function orderBody(
         bps: 10_000,
       },
     ],
-    feeMint: intent.outputMint,
+    feeMint: plan.feeMint,
     feeBps: intent.feeBps,
-    platformFee: { amount: fee.toString(), feeBps: intent.feeBps },
+    platformFee: { amount: amounts.fee.toString(), feeBps: intent.feeBps },
     signatureFeeLamports: order ? Number(order.signatureFeeLamports) : 0,
     signatureFeePayer: order ? maker : null,
     prioritizationFeeLamports: order ? Number(order.prioritizationFeeLamports) : 0,
@@ -191,7 +238,7 @@ function orderBody(
     taker,
     quoteId: quote.quoteId,
     maker,
-    ...(order ? { expireAt: order.expireAt.toString() } : {}),
+    expireAt: (order?.expireAt ?? plan.expireAt).toString(),
   };
   if (
     built &&

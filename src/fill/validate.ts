@@ -39,8 +39,13 @@ export interface ValidateFillInput {
 
 /** Everything the swap path needs from an accepted fill (`outputAmount` is net of the operator's fee). */
 export interface ValidatedFill extends FillTerms {
-  /** What the maker owes the operator for this fill: quoted amountOut - output_amount (output mint units). */
+  /**
+   * What the maker owes the operator for this fill, in `feeMint` units: what the fill kept back on
+   * the fee's side (quoted amountOut - output_amount, or input_amount - quoted amountIn).
+   */
   feeOwed: bigint;
+  /** The mint the fee was carried in: the output mint, or the input mint (fee-shape.ts). */
+  feeMint: PublicKey;
   computeUnitLimit: number;
   computeUnitPrice: bigint;
   numSignatures: number;
@@ -112,7 +117,8 @@ function acceptedFill(c: FillCheck, messageHash: string): ValidatedFill {
     expireAt: args.expireAt,
     feeBps: c.quote.request.feeBps,
     exactOut: c.quote.request.quoteType === "exactOut",
-    feeOwed: BigInt(c.quote.response.amountOut) - args.outputAmount,
+    feeOwed: c.feeOwed!,
+    feeMint: c.feeMint!,
     computeUnitLimit: c.computeUnitLimit!,
     computeUnitPrice: c.computeUnitPrice!,
     numSignatures: c.d.header.numRequiredSignatures,

@@ -10,7 +10,7 @@ import type { Config } from "../../config/load.ts";
 import type { PriceSource } from "../../pricing/interface.ts";
 import { createPriceSources } from "../../pricing/sources.ts";
 import type { Chain } from "../chain/interface.ts";
-import { LocalChain } from "../chain/local/index.ts";
+import { loadLocalChain } from "../chain/load-local.ts";
 import { seedFromConfig } from "../chain/local/seed.ts";
 import { parseRpcUrls, RpcChain } from "../chain/rpc.ts";
 import { KeypairSigner, loadOrCreateKeypair, readKeypairFile, type Signer } from "../signer/index.ts";
@@ -26,7 +26,7 @@ export interface OpsContext {
   close(): Promise<void>;
 }
 
-export function opsContext(config: Config): OpsContext {
+export async function opsContext(config: Config): Promise<OpsContext> {
   const signer = config.env.MAKER_KEYPAIR
     ? new KeypairSigner(readKeypairFile(config.env.MAKER_KEYPAIR))
     : new KeypairSigner(loadOrCreateKeypair(join(config.env.DATA_DIR, "maker-keypair.json")).keypair);
@@ -38,7 +38,7 @@ export function opsContext(config: Config): OpsContext {
   } else {
     // The paper setup's chain lives inside the service process; this command sees a fresh one,
     // seeded the same way. Point RPC_URL at `npm run chain` to inspect a chain that persists.
-    const local = LocalChain.create();
+    const local = (await loadLocalChain()).create();
     seedFromConfig(local, config.file, signer.publicKey);
     chain = local;
     chainNote = "local chain (paper setup: a fresh one, seeded as `npm start` seeds it)";

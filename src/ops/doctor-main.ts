@@ -53,7 +53,7 @@ async function main(): Promise<number> {
   const { fix, yes } = values;
   // Hazards are rows of the table here, not a refusal to run.
   const config = loadConfig(process.env, { hazards: "report" });
-  const ctx = opsContext(config);
+  const ctx = await opsContext(config);
   try {
     process.stdout.write(`doctor: ${config.configPath}, mode ${config.mode}, chain ${ctx.chainNote}\n\n`);
     await ctx.redis?.connect().catch(() => undefined);

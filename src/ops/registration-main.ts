@@ -18,7 +18,7 @@ async function main(): Promise<number> {
   const { values } = parseArgs(process.argv.slice(2), USAGE);
   // Production hazards are doctor's to report; what to register does not depend on them.
   const config = loadConfig(process.env, { hazards: "report" });
-  const ctx = opsContext(config);
+  const ctx = await opsContext(config);
   try {
     const r = await registration(ctx);
     process.stdout.write(values.json ? `${JSON.stringify(r, null, 2)}\n` : formatRegistration(r));

@@ -384,7 +384,7 @@ export class SwapExecutor implements SwapHandler {
   }
 
   /** Step 8: co-sign, journal, send, answer. Any refusal before the send releases the reservation. */
-  private async signAndSend({ req, quote, tx, fill, budget, log }: Held): Promise<Decision> {
+  private async signAndSend({ req, tx, fill, budget, log }: Held): Promise<Decision> {
     const { quoteId } = req;
     // Defence in depth: never sign a message whose fee payer is not our key.
     if (!tx.message.staticAccountKeys[0]?.equals(this.opts.signer.publicKey)) {
@@ -409,7 +409,7 @@ export class SwapExecutor implements SwapHandler {
       blockhash: tx.message.recentBlockhash,
       sentAtMs: this.now(),
       trackUntilMs: this.now() + this.trackForMs,
-      fee: { mint: quote.request.tokenOut, amount: fill.feeOwed.toString(), feeBps: fill.feeBps },
+      fee: { mint: fill.feeMint.toBase58(), amount: fill.feeOwed.toString(), feeBps: fill.feeBps },
     };
     const journaled = await this.opts.confirmations.record(
       pending,
@@ -441,7 +441,7 @@ export class SwapExecutor implements SwapHandler {
         inputAmount: fill.inputAmount.toString(),
         outputAmount: fill.outputAmount.toString(),
         feeOwed: fill.feeOwed.toString(),
-        feeMint: quote.request.tokenOut,
+        feeMint: fill.feeMint.toBase58(),
       },
       "fill co-signed and sent",
     );

@@ -193,19 +193,19 @@ describe("LocalChain refusals", () => {
     });
   });
 
-  it("refuses transactions carrying Lighthouse assertions, which it cannot evaluate", async () => {
+  it("refuses, without charging, a transaction carrying a Lighthouse instruction it does not emulate (MemoryWrite)", async () => {
     const { chain, maker } = seededChain();
     const taker = fundedTaker(chain);
     const assertion = new TransactionInstruction({
       programId: LIGHTHOUSE_PROGRAM_ID,
       keys: [{ pubkey: taker.publicKey, isSigner: false, isWritable: false }],
-      data: Buffer.from([5, 0]),
+      data: Buffer.from([0, 0]),
     });
     const tx = await signedFill(chain, maker, taker, { ...JUP_TO_USDC, lighthouseInstructions: [assertion] });
     const sent = await chain.send(tx);
     expect(sent).toEqual({
       ok: false,
-      error: expect.stringMatching(/^unsupported: the Lighthouse program/),
+      error: expect.stringMatching(/^unsupported: Lighthouse instruction 0 is not emulated/),
       reached: "refused",
     });
   });

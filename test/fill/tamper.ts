@@ -492,11 +492,6 @@ export const FILL_ATTACKS: readonly FillAttack[] = [
       ]),
   },
   {
-    name: "a Lighthouse assertion naming the maker's wallet",
-    code: FillRejectCode.INVALID_MAKER_ACCOUNT_USE,
-    tamper: (s) => withInstructions(s, (ixs) => [...ixs, lighthouseIx(5, [s.maker])]),
-  },
-  {
     name: "a Lighthouse assertion before the fill",
     code: FillRejectCode.INVALID_INSTRUCTION_ORDER,
     tamper: (s) => withInstructions(s, (ixs) => [...ixs.slice(0, -1), lighthouseIx(9), ...ixs.slice(-1)]),

@@ -199,6 +199,13 @@ describe("validateFill accepts the operator's honest fills", () => {
     accepted(validateFill(input()));
   });
 
+  it("accepts the operator's own Lighthouse example: an AssertAccountInfo on the maker's wallet after the fill", () => {
+    // tests/suites/integration/swap.ts in the operator's toolkit asserts the maker's lamports.
+    const { s, maker, quote, tokens } = setup();
+    const tx = buildFillTransaction({ ...s.params, lighthouseInstructions: [lighthouseIx(5, [maker])] });
+    accepted(validateFill({ tx, quote, maker, tokens, maxFeeLamports: 2_000_000n }));
+  });
+
   it("accepts the fee rounded up as well as down, and records what was kept back", () => {
     const { s, input } = setup({ amountOut: 12_345n, feeBps: 10 });
     // fee = 12.345: floor 12 (operator), ceil 13.

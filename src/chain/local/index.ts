@@ -20,9 +20,13 @@
  *   mainnet.
  * - The Associated Token program's Create/CreateIdempotent is emulated too (ata-emulation.ts): in
  *   litesvm 0.8 running that program corrupts the Node process's FPU state and crashes it later.
- * - Lighthouse (assertion program) is not available either. Transactions carrying a Lighthouse
- *   instruction are refused (not executed, nothing charged) with a clear error rather than run with
- *   the assertions silently dropped: an assertion that would fail on mainnet must not pass here.
+ * - Lighthouse (the assertion program a wallet appends after the fill) is not available either. Its
+ *   assertions are emulated (lighthouse-emulation.ts): each is evaluated against the state its target
+ *   account has at that point of the transaction (the instructions before it simulated in the SVM,
+ *   fee already charged), and the transaction fails there, as on mainnet, exactly when one is false;
+ *   a passing assertion changes nothing and is left out of what the SVM runs. A Lighthouse
+ *   instruction the emulation does not model is refused (not executed, nothing charged) rather than
+ *   run with the assertion silently dropped.
  *
  * Outcomes: a transaction refused before execution (bad or missing signature, unknown or expired
  * blockhash, unsupported program, malformed) is "dropped": `send` reports the reason and the status
@@ -32,14 +36,14 @@
 import { createHash } from "node:crypto";
 import {
   AddressLookupTableAccount,
-  type PublicKey,
+  PublicKey,
   type TransactionInstruction,
   TransactionMessage,
   VersionedTransaction,
 } from "@solana/web3.js";
 import bs58 from "bs58";
 import { FailedTransactionMetadata, LiteSVM } from "litesvm";
-import { LAMPORTS_PER_SIGNATURE, LIGHTHOUSE_PROGRAM_ID } from "../../fill/layout.ts";
+import { LAMPORTS_PER_SIGNATURE, LIGHTHOUSE_PROGRAM_ID, SYSTEM_PROGRAM_ID } from "../../fill/layout.ts";
 import type {
   AccountSnapshot,
   Blockhash,
@@ -51,6 +55,7 @@ import type {
 import { checkTransactionSignatures } from "../signatures.ts";
 import { emulateAta, isAtaInstruction } from "./ata-emulation.ts";
 import { emulateFill, failingInstruction, isOrderEngineInstruction } from "./fill-emulation.ts";
+import { decodeLighthouse, evaluateLighthouse, type LighthouseVerdict } from "./lighthouse-emulation.ts";
 import { errorText, transactionErrorJson } from "./svm-errors.ts";
 
 export interface LocalChainOptions {
@@ -382,15 +387,14 @@ export class LocalChain implements Chain {
     } catch (e) {
       return { ok: false, reason: "malformed", error: e instanceof Error ? e.message : String(e) };
     }
-    if (instructions.some((ix) => ix.programId.equals(LIGHTHOUSE_PROGRAM_ID))) {
-      return {
-        ok: false,
-        reason: "unsupported",
-        error:
-          "the Lighthouse program is not available on the local chain; its assertions cannot be evaluated",
-      };
+    const isLighthouse = (ix: TransactionInstruction) => ix.programId.equals(LIGHTHOUSE_PROGRAM_ID);
+    for (const ix of instructions.filter(isLighthouse)) {
+      const decoded = decodeLighthouse(ix);
+      if (decoded.kind === "unsupported") return { ok: false, reason: "unsupported", error: decoded.error };
     }
-    if (!instructions.some((ix) => isOrderEngineInstruction(ix) || isAtaInstruction(ix))) {
+    if (
+      !instructions.some((ix) => isOrderEngineInstruction(ix) || isAtaInstruction(ix) || isLighthouse(ix))
+    ) {
       return { ok: true, tx, extraSignatures: 0 };
     }
 
@@ -412,6 +416,16 @@ export class LocalChain implements Chain {
     const extraSigners = new Set<string>();
     const rewritten: TransactionInstruction[] = [];
     for (const ix of instructions) {
+      if (isLighthouse(ix)) {
+        // After the first failing program nothing else matters: the transaction fails there.
+        if (emulationError) continue;
+        const verdict = this.assertAt(ix, payer, message.recentBlockhash, rewritten, extraSigners.size);
+        if (verdict.kind === "fail") {
+          emulationError = verdict.error;
+          rewritten.push(failingInstruction(payer, ix));
+        }
+        continue;
+      }
       const fill = isOrderEngineInstruction(ix);
       if (!fill && !isAtaInstruction(ix)) {
         rewritten.push(ix);
@@ -469,6 +483,70 @@ export class LocalChain implements Chain {
       emulationError,
       extraSignatures,
     };
+  }
+
+  /**
+   * One Lighthouse instruction, evaluated against its target's state after the instructions before it
+   * (`before`, already rewritten): they are simulated in the SVM, whose post-state is what the
+   * assertion sees (the fee already charged, less the refund of the emulation's extra signatures).
+   * When the instructions before it fail, so does the transaction, there: the assertion is moot.
+   */
+  private assertAt(
+    ix: TransactionInstruction,
+    payer: PublicKey,
+    recentBlockhash: string,
+    before: TransactionInstruction[],
+    extraSigners: number,
+  ): LighthouseVerdict {
+    const decoded = decodeLighthouse(ix);
+    if (decoded.kind !== "assert") return { kind: "fail", error: decoded.error };
+    let post: AccountSnapshot | null | undefined;
+    let rentEpoch = 0n;
+    if (before.length > 0) {
+      const prefix = new TransactionMessage({
+        payerKey: payer,
+        recentBlockhash,
+        instructions: before,
+      }).compileToV0Message();
+      const sim = this.svm.simulateTransaction(
+        new VersionedTransaction(
+          prefix,
+          Array.from({ length: prefix.header.numRequiredSignatures }, () => new Uint8Array(64)),
+        ),
+      );
+      if (sim instanceof FailedTransactionMetadata) return { kind: "pass" };
+      for (const [key, acc] of sim.postAccounts()) {
+        if (!key.equals(decoded.target)) continue;
+        const refund = key.equals(payer) ? LAMPORTS_PER_SIGNATURE * BigInt(extraSigners) : 0n;
+        post =
+          acc.lamports() === 0n && acc.data().length === 0
+            ? null
+            : {
+                owner: new PublicKey(acc.owner()),
+                lamports: acc.lamports() + refund,
+                data: acc.data(),
+                executable: acc.executable(),
+              };
+        rentEpoch = acc.rentEpoch();
+      }
+    }
+    if (post === undefined) {
+      const acc = this.svm.getAccount(decoded.target);
+      post = acc && {
+        owner: acc.owner,
+        lamports: BigInt(acc.lamports),
+        data: acc.data,
+        executable: acc.executable,
+      };
+      rentEpoch = BigInt(acc?.rentEpoch ?? 0);
+    }
+    const meta = ix.keys[0] as { isSigner: boolean; isWritable: boolean };
+    // An account that does not exist reads as the runtime shows it: no lamports, no data, the System
+    // program as owner.
+    const account = post
+      ? { ...post, rentEpoch }
+      : { owner: SYSTEM_PROGRAM_ID, lamports: 0n, data: new Uint8Array(0), executable: false, rentEpoch: 0n };
+    return evaluateLighthouse(decoded, account, meta);
   }
 
   /** Gives back the fee of the signatures only the emulation added (ata-emulation.ts). */

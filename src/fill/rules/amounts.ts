@@ -1,23 +1,16 @@
 /**
- * The fill's terms against the quote: the quoted amountIn, the request's fee bps, the quoted
- * amountOut less that fee (the operator rounds the fee down; one unit more kept back is accepted,
- * never less), the exact-out flag (bit 0 of the flags byte; the other bits, like the trailing bytes
+ * The fill's terms against the quote: the request's fee bps, the two amounts in one of the
+ * operator's two fee shapes (../fee-shape.ts: FEE_IN_OUTPUT, the quoted amountIn and the quoted
+ * amountOut less the fee; FEE_IN_INPUT, the quoted amountOut and the quoted amountIn plus the fee; the
+ * fee rounded down, or one unit up, never less: the maker never sends more than its quoted amountOut
+ * nor receives less than its quoted amountIn), the exact-out flag (bit 0 of the flags byte; the other bits, like the trailing bytes
  * generally, are ignored by the program and so here), and an expire_at no later than the quote's
  * expiry rounded up to the second plus the configured grace for the operator's clock. Whether the
  * fill or the quote has expired is judged once, after the claim, against chain time (src/swap).
  */
 import { FillRejectCode } from "../codes.ts";
+import { checkFeeShape } from "../fee-shape.ts";
 import { type FillRule, refuse } from "./check.ts";
-
-export const inputAmountIsQuoted: FillRule = ({ args, quote }) => {
-  const quotedIn = BigInt(quote.response.amountIn);
-  return args!.inputAmount !== quotedIn
-    ? refuse(
-        FillRejectCode.INVALID_INPUT_AMOUNT,
-        `the fill takes ${args!.inputAmount} from the taker, but the quote's amountIn is ${quotedIn}`,
-      )
-    : undefined;
-};
 
 export const feeBpsIsRequested: FillRule = ({ args, quote }) =>
   args!.feeBps !== quote.request.feeBps
@@ -27,24 +20,19 @@ export const feeBpsIsRequested: FillRule = ({ args, quote }) =>
       )
     : undefined;
 
-/** The bounds of output_amount: amountOut less the fee rounded up (min) or down (max). */
-export function outputAmountRange(quotedOut: bigint, feeBps: number): { min: bigint; max: bigint } {
-  const feeFloor = (quotedOut * BigInt(feeBps)) / 10_000n;
-  const feeCeil = (quotedOut * BigInt(feeBps) + 9_999n) / 10_000n;
-  return { min: quotedOut - feeCeil, max: quotedOut - feeFloor };
-}
-
-export const outputAmountIsQuotedLessFee: FillRule = ({ args, quote }) => {
-  const quotedOut = BigInt(quote.response.amountOut);
-  const feeBps = quote.request.feeBps;
-  const { min, max } = outputAmountRange(quotedOut, feeBps);
-  const out = args!.outputAmount;
-  return out > max || out < min
-    ? refuse(
-        FillRejectCode.INVALID_OUTPUT_AMOUNT,
-        `the fill gives the taker ${out}, but the quote's amountOut ${quotedOut} less the ${feeBps} bps fee is ${min === max ? max : `${min}..${max}`}`,
-      )
-    : undefined;
+/** The amounts in one of the two fee shapes; records the fee owed and the mint it was carried in. */
+export const amountsFollowAFeeShape: FillRule = (c) => {
+  const shape = checkFeeShape({
+    quotedIn: BigInt(c.quote.response.amountIn),
+    quotedOut: BigInt(c.quote.response.amountOut),
+    feeBps: c.quote.request.feeBps,
+    inputAmount: c.args!.inputAmount,
+    outputAmount: c.args!.outputAmount,
+  });
+  if (!shape.ok) return refuse(shape.code, shape.detail);
+  c.feeOwed = shape.feeOwed;
+  c.feeMint = shape.feeSide === "input" ? c.inputMint : c.outputMint;
+  return undefined;
 };
 
 export const exactOutFlagMatchesQuoteType: FillRule = ({ args, quote }) =>
@@ -69,9 +57,8 @@ export const expireAtWithinQuoteExpiry: FillRule = ({ args, quote, expiryGraceSe
 };
 
 export const AMOUNT_RULES: readonly FillRule[] = [
-  inputAmountIsQuoted,
   feeBpsIsRequested,
-  outputAmountIsQuotedLessFee,
+  amountsFollowAFeeShape,
   exactOutFlagMatchesQuoteType,
   expireAtWithinQuoteExpiry,
 ];

@@ -64,6 +64,10 @@ export interface FillCheck {
   takerOutputTokenAccount?: PublicKey;
   nativeSolIn?: boolean;
   nativeSolOut?: boolean;
+
+  // Set by the amount rules (amounts.ts):
+  feeOwed?: bigint;
+  feeMint?: PublicKey;
 }
 
 export type FillRule = (c: FillCheck) => Refusal | undefined;

@@ -1,12 +1,14 @@
 /**
- * Lighthouse: only account and token-account assertions (tags 5, 6, 9, 10), only after the fill, and
- * never naming the maker's wallet. (Assertions check the outcome; before the fill they would check
- * nothing, and any other Lighthouse instruction writes memory or moves nothing the maker agreed to.)
+ * Lighthouse: only account and token-account assertions (tags 5, 6, 9, 10), only after the fill.
+ * (Assertions check the outcome; before the fill they would check nothing, and any other Lighthouse
+ * instruction writes memory or moves nothing the maker agreed to.) An assertion may name the maker's
+ * wallet: these four only read their account (no write, no CPI), and the operator's own client
+ * asserts the maker's lamports (toolkit tests/suites/integration/swap.ts).
  */
 import { FillRejectCode } from "../codes.ts";
 import type { LighthouseIx } from "../decode.ts";
 import { LIGHTHOUSE_ALLOWED_DISCRIMINATORS } from "../layout.ts";
-import { type FillCheck, isMaker, type Refusal, refuse } from "./check.ts";
+import { type FillCheck, type Refusal, refuse } from "./check.ts";
 
 export function lighthouseAssertion(c: FillCheck, ix: LighthouseIx, where: string): Refusal | undefined {
   if (!c.fill) {
@@ -20,9 +22,6 @@ export function lighthouseAssertion(c: FillCheck, ix: LighthouseIx, where: strin
       FillRejectCode.INVALID_LIGHTHOUSE_INSTRUCTION,
       `${where} is Lighthouse instruction ${ix.discriminator ?? "(empty)"}; only assertions 5, 6, 9 and 10 are allowed`,
     );
-  }
-  if (ix.accounts.some(isMaker)) {
-    return refuse(FillRejectCode.INVALID_MAKER_ACCOUNT_USE, `${where} (Lighthouse) names the maker's wallet`);
   }
   return undefined;
 }

@@ -206,7 +206,7 @@ describe("operator simulator: order", () => {
     });
   });
 
-  it("builds the fill for a taker: fee-net output, expire_at now + 55 s, the maker's CU price, maker pays fees", async () => {
+  it("builds the fill for a taker: fee in USDC (the input, a stablecoin before JUP), expire_at now + 55 s, the maker's CU price, maker pays fees", async () => {
     const before = Math.floor(Date.now() / 1000);
     const r = await usdcToJup("10000000");
     expect(r.status).toBe(200);
@@ -216,18 +216,23 @@ describe("operator simulator: order", () => {
     expect(keys[0]?.toBase58()).toBe(r.body.maker);
     expect(keys[1]?.equals(taker.publicKey)).toBe(true);
     const fill = fillOf(tx);
-    const quotedOut = BigInt(
-      (r.body.routePlan as { swapInfo: { outAmount: string } }[])[0]!.swapInfo.outAmount,
-    );
-    const fee = (quotedOut * 10n) / 10_000n;
+    const route = (r.body.routePlan as { swapInfo: { inAmount: string; outAmount: string } }[])[0]!.swapInfo;
+    // 10 bps of the 10 USDC the taker pays stays with the maker (owed to the operator); the maker
+    // was asked to quote the 9.99 USDC left, and its whole quoted output reaches the taker.
+    expect(route.inAmount).toBe("9990000");
+    const quotedOut = BigInt(route.outAmount);
     expect(fill).toMatchObject({
       inputAmount: 10_000_000n,
-      outputAmount: quotedOut - fee,
+      outputAmount: quotedOut,
       feeBps: 10,
       exactOut: false,
     });
-    expect(r.body.outAmount).toBe((quotedOut - fee).toString());
-    expect(r.body.platformFee).toEqual({ amount: fee.toString(), feeBps: 10 });
+    expect(r.body).toMatchObject({
+      inAmount: "10000000",
+      outAmount: quotedOut.toString(),
+      feeMint: MINT.USDC,
+    });
+    expect(r.body.platformFee).toEqual({ amount: "10000", feeBps: 10 });
     expect(Number(fill!.expireAt) - before).toBeGreaterThanOrEqual(55);
     expect(Number(fill!.expireAt) - before).toBeLessThanOrEqual(57);
     expect(r.body.expireAt).toBe(fill!.expireAt.toString());
@@ -299,7 +304,8 @@ describe("operator simulator: execute", () => {
       code: 0,
       totalInputAmount: r.body.inAmount,
       totalOutputAmount: r.body.outAmount,
-      inputAmountResult: r.body.inAmount,
+      // What went through the route: the maker's quoted amounts (the fee was taken in USDC, the input).
+      inputAmountResult: (r.body.routePlan as { swapInfo: { inAmount: string } }[])[0]!.swapInfo.inAmount,
     });
     expect(before.usdc - tokenBalance(h.chain, taker.publicKey, usdc)).toBe(
       BigInt(r.body.inAmount as string),

@@ -14,8 +14,8 @@ export interface Simulator {
   op: OperatorServer;
   /** GET /ultra/v1/order as a taker. */
   order(params: Record<string, string>): Promise<Answer>;
-  /** POST one of the simulator's execute endpoints as a taker. */
-  execute(path: "/ultra/v1/execute" | "/swap/v2/execute", body: Record<string, unknown>): Promise<Answer>;
+  /** POST one of the simulator's execute endpoints as a taker (the path may carry a query). */
+  execute(path: string, body: Record<string, unknown>): Promise<Answer>;
   /** Closes the simulator, the RPC server and the webhook's socket (not the harness). */
   close(): Promise<void>;
 }

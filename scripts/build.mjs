@@ -1,0 +1,85 @@
+#!/usr/bin/env node
+/**
+ * `npm run build`: compiles what the service ships (src/, pricing/, inventory/, amounts/, config/; see
+ * tsconfig.build.json) to dist/ with TypeScript, and copies the JSON configuration next to the compiled
+ * config/load.js, which finds its default file there. The production start is then `node
+ * dist/src/main.js`: no tsx, no esbuild, one process that receives signals itself.
+ *
+ *   node scripts/build.mjs             # clean build
+ *   node scripts/build.mjs --if-stale  # build only when a shipped source is newer than the last build
+ *
+ * Plain JavaScript on purpose: it runs before anything is compiled, with only `typescript` installed.
+ */
+import { execFileSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+const OUT = join(ROOT, "dist");
+const STAMP = join(OUT, ".build-stamp");
+/** What the build reads: a change to any of these makes dist/ stale. */
+const INPUTS = [
+  "src",
+  "pricing",
+  "inventory",
+  "config",
+  "tsconfig.json",
+  "tsconfig.build.json",
+  "package-lock.json",
+];
+
+function newestMtime(path) {
+  if (!existsSync(path)) return 0;
+  const st = statSync(path);
+  if (!st.isDirectory()) return st.mtimeMs;
+  let newest = st.mtimeMs;
+  for (const entry of readdirSync(path)) newest = Math.max(newest, newestMtime(join(path, entry)));
+  return newest;
+}
+
+function isStale() {
+  if (!existsSync(STAMP) || !existsSync(join(OUT, "src", "main.js"))) return true;
+  const built = statSync(STAMP).mtimeMs;
+  // An image or a copy with dist/ but without sources is as built as it will get.
+  return INPUTS.some((p) => newestMtime(join(ROOT, p)) > built);
+}
+
+function build() {
+  let tsc;
+  try {
+    tsc = createRequire(join(ROOT, "package.json")).resolve("typescript/bin/tsc");
+  } catch {
+    console.error("build: typescript is not installed (a development dependency): run `npm ci` first");
+    process.exit(1);
+  }
+  rmSync(OUT, { recursive: true, force: true });
+  const started = Date.now();
+  try {
+    execFileSync(process.execPath, [tsc, "-p", join(ROOT, "tsconfig.build.json")], {
+      cwd: ROOT,
+      stdio: "inherit",
+    });
+  } catch {
+    console.error("build: tsc failed (see above); nothing written to dist/");
+    rmSync(OUT, { recursive: true, force: true });
+    process.exit(1);
+  }
+  mkdirSync(join(OUT, "config"), { recursive: true });
+  for (const f of readdirSync(join(ROOT, "config"))) {
+    if (f.endsWith(".json")) copyFileSync(join(ROOT, "config", f), join(OUT, "config", f));
+  }
+  writeFileSync(STAMP, `${new Date().toISOString()}\n`);
+  console.error(`build: dist/ written in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+if (process.argv.includes("--help") || process.argv.includes("-h")) {
+  console.log(
+    "usage: node scripts/build.mjs [--if-stale]\n  compiles src/ pricing/ inventory/ config/ to dist/",
+  );
+} else if (process.argv.includes("--if-stale") && !isStale()) {
+  // Up to date: say nothing, `npm start` goes straight on.
+} else {
+  build();
+}
