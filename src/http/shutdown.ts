@@ -92,8 +92,14 @@ export class GracefulShutdown {
     this.opts.onDrain();
     for (const res of this.active.keys()) if (!res.headersSent) res.setHeader("Connection", "close");
     log.info(
-      { signal, drainMs: this.opts.drainMs, graceMs: this.opts.graceMs, inFlight: this.active.size },
-      "shutting down: draining (/ready 503, Connection: close), still accepting connections",
+      {
+        signal,
+        phase: "draining: /ready 503, Connection: close, new connections still served",
+        drainMs: this.opts.drainMs,
+        graceMs: this.opts.graceMs,
+        inFlight: this.active.size,
+      },
+      "shutting down",
     );
     this.graceTimer = setTimeout(() => this.force("grace period over"), this.opts.graceMs);
     this.graceTimer.unref();
