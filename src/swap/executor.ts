@@ -490,6 +490,26 @@ export class SwapExecutor implements SwapHandler {
         return answer;
       }
       if (res.value.existing.outcome) return res.value.existing.outcome;
+      // The first request may be gone (its process killed after sending): if this process has seen
+      // the fill decided on chain (tracked, or resumed from the journal after a restart), that is
+      // the answer, and it is recorded for later duplicates.
+      const known = this.opts.confirmations.known(quoteId);
+      if (known && known.state !== "pending" && known.fill.messageHash === messageHash) {
+        const sig = known.fill.signature;
+        const answer =
+          known.state === "landed"
+            ? accepted(quoteId, sig)
+            : rejected(
+                quoteId,
+                `the transaction ${sig} ${known.state === "expired" ? "expired before it landed" : "failed on chain"}`,
+              );
+        log.info(
+          { txSignature: sig, state: known.state },
+          "duplicate swap: answered from the fill's settled outcome",
+        );
+        await this.opts.store.recordOutcome(quoteId, answer).catch(() => undefined);
+        return answer;
+      }
     }
     log.warn("duplicate swap: the first request's answer did not arrive within the budget");
     return undefined;
