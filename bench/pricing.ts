@@ -9,18 +9,26 @@
  *
  *   tsx scripts/with-redis.ts tsx bench/pricing.ts [--calls 200000] [--updates 200]
  */
-import { parseArgs } from "node:util";
 import { Redis } from "ioredis";
 import type { FileConfig } from "../config/schema.ts";
 import { MemoryInventory } from "../inventory/memory.ts";
 import { type QuoteAsk, QuotingBook } from "../pricing/book.ts";
 import { MemoryControls, RedisControls } from "../pricing/controls.ts";
 import { publishPrice, RedisPriceSource } from "../pricing/redis.ts";
+import { parseArgs } from "../src/cli/args.ts";
 import { makeWorld, withToken } from "../test/inventory/support.ts";
 import { MINT } from "../test/support/config.ts";
 
-const { values: args } = parseArgs({
-  options: { calls: { type: "string", default: "200000" }, updates: { type: "string", default: "200" } },
+const { values: args } = parseArgs(process.argv.slice(2), {
+  command: "npm run bench:pricing",
+  summary:
+    "Pricing benchmark (Redis from scripts/with-redis.ts): QuotingBook.price() with every check on, a\n" +
+    "price update through Redis to two instances (pub/sub and the poll fallback), and the kill switch\n" +
+    "across instances. Figures are printed, not asserted.",
+  flags: {
+    calls: { type: "string", value: "N", default: "200000", description: "price() calls measured" },
+    updates: { type: "string", value: "N", default: "200", description: "price updates measured" },
+  },
 });
 const CALLS = Number(args.calls);
 const UPDATES = Number(args.updates);

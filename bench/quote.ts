@@ -20,7 +20,6 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import { Redis } from "ioredis";
 import { DEFAULT_CONFIG_PATH, parseFileConfig } from "../config/load.ts";
@@ -29,17 +28,38 @@ import { publishPrice } from "../pricing/redis.ts";
 import { buildMix, DEFAULT_MIX } from "../sandbox/loadtest/mix.ts";
 import { Outcome, runOpenLoop } from "../sandbox/loadtest/open-loop.ts";
 import { summarize } from "../sandbox/loadtest/stats.ts";
+import { parseArgs } from "../src/cli/args.ts";
 import { freePort, REPO_ROOT, spawnTs, startRedis, waitForHttp } from "../tooling/processes.ts";
 
-const { values: args } = parseArgs({
-  options: {
-    rate: { type: "string", default: "2000" },
-    duration: { type: "string", default: "15" },
-    warmup: { type: "string", default: "3" },
-    "throughput-seconds": { type: "string", default: "8" },
-    connections: { type: "string", default: "64" },
-    "log-level": { type: "string", default: "info" },
-    "price-source": { type: "string", default: "static" },
+const { values: args } = parseArgs(process.argv.slice(2), {
+  command: "npm run bench:quote",
+  summary:
+    "Quote path benchmark: the webhook in its own process (Redis store); open-loop /quote load at a fixed\n" +
+    "rate (p50/p99 from each request's scheduled send), then maximum throughput against a bare Hono\n" +
+    "baseline, given as a ratio. Figures are printed, not asserted.",
+  flags: {
+    rate: { type: "string", value: "N", default: "2000", description: "offered quotes per second" },
+    duration: { type: "string", value: "S", default: "15", description: "measured seconds at the rate" },
+    warmup: { type: "string", value: "S", default: "3", description: "warm-up seconds before measuring" },
+    "throughput-seconds": {
+      type: "string",
+      value: "S",
+      default: "8",
+      description: "seconds of the maximum-throughput run, per target",
+    },
+    connections: {
+      type: "string",
+      value: "N",
+      default: "64",
+      description: "connections for the throughput run",
+    },
+    "log-level": { type: "string", value: "LEVEL", default: "info", description: "the webhook's LOG_LEVEL" },
+    "price-source": {
+      type: "string",
+      value: "static|redis",
+      default: "static",
+      description: "price every pair statically or from Redis with a live publisher",
+    },
   },
 });
 const priceSource = String(args["price-source"]);

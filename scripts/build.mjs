@@ -74,10 +74,21 @@ function build() {
   console.error(`build: dist/ written in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
+// The same conventions as src/cli/args.ts (which this plain-JavaScript step cannot import): --help
+// prints the usage, an unknown flag is an error listing the known ones (exit 64).
+const KNOWN = ["--if-stale", "-h", "--help"];
+const unknown = process.argv.slice(2).find((a) => !KNOWN.includes(a));
 if (process.argv.includes("--help") || process.argv.includes("-h")) {
   console.log(
-    "usage: node scripts/build.mjs [--if-stale]\n  compiles src/ pricing/ inventory/ config/ to dist/",
+    "usage: npm run build -- [--if-stale]\n\n" +
+      "Compiles what the service ships (src/, pricing/, inventory/, amounts/, config/) to dist/ and copies\n" +
+      "the JSON configuration beside it; `npm start` runs it with --if-stale before `node dist/src/main.js`.\n\n" +
+      "flags:\n  --if-stale  build only when a shipped source is newer than the last build\n" +
+      "  -h, --help  print this help and exit",
   );
+} else if (unknown) {
+  console.error(`npm run build: unknown flag ${unknown}; known flags: ${KNOWN.join(", ")}`);
+  process.exit(64);
 } else if (process.argv.includes("--if-stale") && !isStale()) {
   // Up to date: say nothing, `npm start` goes straight on.
 } else {

@@ -12,6 +12,25 @@
 # Exits non-zero unless both runs pass.
 set -euo pipefail
 
+usage() {
+  cat <<USAGE
+usage: npm run acceptance:published -- <toolkit> [scratch-dir] [port]
+
+Runs the operator's published acceptance suite (jup-ag/rfq-webhook-toolkit, tests/suites/acceptance),
+as published, twice against one ACCEPTANCE_MODE=1 instance started here. <toolkit> is a clone of the
+toolkit (working tree or bare git dir); its tests/ folder is exported to scratch-dir (default: a new
+temporary directory outside the repository) and installed there. port defaults to 18480.
+Exits non-zero unless both runs pass.
+
+flags:
+  -h, --help  print this help and exit
+USAGE
+}
+case "${1:-}" in
+  -h | --help) usage; exit 0 ;;
+  -*) echo "npm run acceptance:published: unknown flag $1; known flags: -h, --help" >&2; exit 64 ;;
+esac
+
 toolkit=${1:?usage: $0 <toolkit checkout or git dir> [scratch-dir] [port]}
 scratch=${2:-$(mktemp -d -t rfq-toolkit-XXXXXX)}
 port=${3:-18480}

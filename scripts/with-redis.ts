@@ -4,24 +4,47 @@
  * it, so tests never touch a Redis someone else relies on. `npm test` runs vitest through this.
  */
 import { spawn } from "node:child_process";
+import { formatUsage, parseArgs } from "../src/cli/args.ts";
 import { startRedis } from "../tooling/processes.ts";
 
+const USAGE = {
+  command: "tsx scripts/with-redis.ts",
+  positionals: "<command> [args...]",
+  summary:
+    "Runs <command> with REDIS_URL set: as given, or a throwaway redis-server started for it and\n" +
+    "stopped after it. `npm test` runs vitest through it (`npm test -- <vitest args>`, e.g. a test\n" +
+    "file); `npm run bench:pricing` runs bench/pricing.ts through it.",
+  flags: {},
+} as const;
+
 const [cmd, ...args] = process.argv.slice(2);
-if (!cmd) {
-  console.error("usage: tsx scripts/with-redis.ts <command> [args...]");
-  process.exit(2);
+if (!cmd || cmd === "--help" || cmd === "-h") {
+  // Nothing to wrap: this wrapper's own usage (exit 0 when asked for, 64 when the command is missing).
+  if (cmd) parseArgs(["--help"], USAGE);
+  process.stderr.write(formatUsage(USAGE));
+  process.exit(64);
+}
+if (args.includes("--help") || args.includes("-h")) {
+  // The wrapped command's help needs no Redis: say what wraps it, then let the command print its own.
+  process.stdout.write(`${formatUsage(USAGE)}\n${cmd} ${args.join(" ")}:\n`);
+  const help = spawn(cmd, args, { stdio: "inherit" });
+  help.on("exit", (c) => process.exit(c ?? 1));
+} else {
+  await run(cmd, args);
 }
 
-let redis: Awaited<ReturnType<typeof startRedis>>;
-try {
-  redis = await startRedis();
-} catch (e) {
-  console.error((e as Error).message);
-  process.exit(1);
+async function run(cmd: string, args: string[]): Promise<never> {
+  let redis: Awaited<ReturnType<typeof startRedis>>;
+  try {
+    redis = await startRedis();
+  } catch (e) {
+    console.error((e as Error).message);
+    process.exit(1);
+  }
+  const child = spawn(cmd, args, { stdio: "inherit", env: { ...process.env, REDIS_URL: redis.url } });
+  const code = await new Promise<number>((resolve) =>
+    child.on("exit", (c, signal) => resolve(c ?? (signal ? 1 : 0))),
+  );
+  await redis.stop();
+  process.exit(code);
 }
-const child = spawn(cmd, args, { stdio: "inherit", env: { ...process.env, REDIS_URL: redis.url } });
-const code = await new Promise<number>((resolve) =>
-  child.on("exit", (c, signal) => resolve(c ?? (signal ? 1 : 0))),
-);
-await redis.stop();
-process.exit(code);

@@ -117,6 +117,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     store: deps.store,
     metrics,
     minBudgetMs: config.file.limits.minQuoteBudgetMs,
+    logSample: config.env.LOG_QUOTE_SAMPLE,
     now,
     ...(deps.storeCircuit ? { storeCircuit: deps.storeCircuit } : {}),
   });

@@ -147,7 +147,7 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
       const problem = await probeRpcEndpoint(urls[0] as string, startTimeoutMs);
       if (problem)
         throw new StartupError("RPC_URL", redactUrl(urls[0] as string), `not reachable: ${problem}`);
-      chain = new RpcChain({ urls });
+      chain = new RpcChain({ urls, onError: (method) => metrics.rpcErrors.inc({ method }) });
     } else {
       // The paper setup only: LiteSVM is a development dependency, loaded on demand.
       const local = (await loadLocalChain()).create();
@@ -189,6 +189,8 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
     : new MemoryControls(now);
   await controls.start();
   closers.push(() => controls.close());
+
+  metrics.watch({ config, inventory, controls, priceSources, now });
 
   const book = new QuotingBook(config, priceSources, {
     now,

@@ -12,6 +12,7 @@ import { parseArgs } from "./cli/args.ts";
 import { runMain } from "./cli/run.ts";
 import { composeService, type Service } from "./compose.ts";
 import { GracefulShutdown } from "./http/shutdown.ts";
+import { Metrics } from "./observability/metrics.ts";
 
 const USAGE = {
   command: "npm start",
@@ -78,7 +79,8 @@ function listen(
 async function main(): Promise<number> {
   parseArgs(process.argv.slice(2), USAGE);
   const config = loadConfig(process.env);
-  const service = await composeService(config, {});
+  // Process metrics (CPU, heap, event-loop lag, GC) only here: tests compose many services per process.
+  const service = await composeService(config, { metrics: new Metrics({ defaultMetrics: true }) });
   const { log } = service;
   for (const w of config.warnings) log.warn(w);
   for (const h of config.hazards.filter((x) => x.allowed))

@@ -19,6 +19,7 @@ import {
   seedFromConfig,
   tokenBalance,
 } from "../../src/chain/local/seed.ts";
+import { parseArgs } from "../../src/cli/args.ts";
 import { loadOrCreateKeypair } from "../../src/signer/index.ts";
 import { startRpcServer } from "./rpc-server.ts";
 import { type ChainSeed, readChainSeed } from "./seed-file.ts";
@@ -74,8 +75,21 @@ export async function runChainServer(seed: ChainSeed, tokens: readonly TokenConf
   return { chain, server, banner: lines.join("\n") };
 }
 
+const USAGE = {
+  command: "npm run chain",
+  positionals: "[seed.json]",
+  summary:
+    "A seeded local chain (LiteSVM, the order-engine fill emulated) behind a Solana JSON-RPC endpoint\n" +
+    "on loopback. The seed file (CHAIN_SEED, or the argument, default config/chain.json) gives host,\n" +
+    "port, maker and takers; tokens come from CONFIG (default config/default.json). Runs until Ctrl-C.",
+  flags: {},
+} as const;
+
 async function main(): Promise<void> {
-  const seedPath = process.env.CHAIN_SEED || process.argv[2] || "config/chain.json";
+  const { positionals } = parseArgs(process.argv.slice(2), USAGE);
+  if (positionals.length > 1)
+    throw new Error(`${USAGE.command}: one seed file at most, got ${positionals.join(" ")}`);
+  const seedPath = process.env.CHAIN_SEED || positionals[0] || "config/chain.json";
   const configPath = process.env.CONFIG || DEFAULT_CONFIG_PATH;
   const file = parseFileConfig(JSON.parse(readFileSync(configPath, "utf8")), configPath);
   const { server, banner } = await runChainServer(readChainSeed(seedPath), file.tokens);

@@ -15,8 +15,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { DEFAULT_CONFIG_PATH, parseFileConfig } from "../../config/load.ts";
+import { parseArgs } from "../../src/cli/args.ts";
 import { cpuSecondsOf, machineBusySeconds, REPO_ROOT } from "../../tooling/processes.ts";
 import { type Stack, startStack } from "../operator/stack.ts";
 import { buildMix, DEFAULT_MIX } from "./mix.ts";
@@ -25,21 +25,37 @@ import { type Check, type LoadReport, renderHtml, textSummary } from "./report.t
 import { series, summarize } from "./stats.ts";
 import { runSwapPhase, SWAP_TAKER_FUNDING } from "./swaps.ts";
 
-const { values: args } = parseArgs({
-  options: {
-    rate: { type: "string", default: "2000" },
-    duration: { type: "string", default: "60" },
-    warmup: { type: "string", default: "5" },
-    budget: { type: "string", default: "250" },
-    swaps: { type: "string", default: "200" },
-    "swap-concurrency": { type: "string", default: "4" },
-    webhook: { type: "string" },
-    "api-key": { type: "string" },
-    "log-level": { type: "string", default: "info" },
-    "max-sockets": { type: "string", default: "128" },
-    out: { type: "string", default: join(REPO_ROOT, "results") },
-    "p99-target": { type: "string", default: "10" },
-    "no-redis": { type: "boolean", default: false },
+const { values: args } = parseArgs(process.argv.slice(2), {
+  command: "npm run loadtest",
+  summary:
+    "Operator-shaped load: open-loop POST /quote at a constant rate (latency from each request's\n" +
+    "scheduled send), then a swap phase of full fills through the operator simulator. Starts its own\n" +
+    "stack (throwaway Redis or REDIS_URL, webhook, local chain, operator) unless --webhook is given.\n" +
+    "Report (text, JSON, HTML) under --out.",
+  flags: {
+    rate: { type: "string", value: "N", default: "2000", description: "quotes per second" },
+    duration: { type: "string", value: "S", default: "60", description: "measured seconds" },
+    warmup: { type: "string", value: "S", default: "5", description: "warm-up seconds (not measured)" },
+    budget: { type: "string", value: "MS", default: "250", description: "the operator's quote budget" },
+    swaps: {
+      type: "string",
+      value: "N",
+      default: "200",
+      description: "full fills in the swap phase (0: none)",
+    },
+    "swap-concurrency": { type: "string", value: "N", default: "4", description: "fills in flight at once" },
+    webhook: { type: "string", value: "URL", description: "an already running webhook (its basePath URL)" },
+    "api-key": { type: "string", value: "KEY", description: "the webhook's API_KEY" },
+    "log-level": {
+      type: "string",
+      value: "LEVEL",
+      default: "info",
+      description: "the started webhook's LOG_LEVEL",
+    },
+    "max-sockets": { type: "string", value: "N", default: "128", description: "the generator's socket pool" },
+    out: { type: "string", value: "DIR", default: join(REPO_ROOT, "results"), description: "report folder" },
+    "p99-target": { type: "string", value: "MS", default: "10", description: "the p99 the report checks" },
+    "no-redis": { type: "boolean", description: "accepted for compatibility; the stack always uses Redis" },
   },
 });
 

@@ -8,6 +8,7 @@
  */
 import { join } from "node:path";
 
+import { parseArgs } from "../../src/cli/args.ts";
 import { REPO_ROOT } from "../../tooling/processes.ts";
 import { startStack } from "./stack.ts";
 import { expectedDeltas, type OrderAsk, TakerClient } from "./taker.ts";
@@ -49,7 +50,17 @@ const SWAPS: (OrderAsk & { what: string })[] = [
 const fmt = (mint: string, v: bigint) =>
   `${v >= 0n ? "+" : ""}${v} ${mint === "lamports" ? "lamports" : (SYMBOL[mint] ?? mint)}`;
 
+const USAGE = {
+  command: "npm run demo",
+  summary:
+    "Plays a taker against a private sandbox (local chain server, Redis-backed webhook, operator\n" +
+    "simulator, in data/demo/): four swaps, each ordered, signed, executed and checked against the\n" +
+    "taker's balances. Exits non-zero if any swap fails or any balance moved by anything else.",
+  flags: {},
+} as const;
+
 async function main(): Promise<number> {
+  parseArgs(process.argv.slice(2), USAGE);
   const say = (s: string) => process.stdout.write(`${s}\n`);
   say("starting the sandbox (chain, webhook, operator) for the demo ...");
   const stack = await startStack({

@@ -13,6 +13,7 @@
  * OPERATOR_API_KEY (unset: no key required), TOKEN_REFRESH_MS (600000).
  * `npm run sandbox` starts it together with the chain and the webhook.
  */
+import { parseArgs } from "../../src/cli/args.ts";
 import { operatorChainOverRpc } from "./rpc-chain.ts";
 import { startOperator } from "./server.ts";
 
@@ -24,7 +25,22 @@ function intEnv(name: string, fallback: number): number {
   return v;
 }
 
+const USAGE = {
+  command: "npm run operator",
+  summary:
+    "The operator simulator on its own (a stand-in for the operator's RFQ route): syncs the makers'\n" +
+    "token lists, fans quotes out with the 250 ms budget, builds fills, forwards /swap, confirms on\n" +
+    "chain and polices the fill rate. Serves GET /ultra/v1/order and POST /ultra/v1/execute.",
+  flags: {},
+  notes:
+    "environment: RPC_URL (required), WEBHOOK_URL (comma-separated maker base URLs), WEBHOOK_API_KEY,\n" +
+    "OPERATOR_HOST (127.0.0.1), OPERATOR_PORT (8090), OPERATOR_FEE_BPS (10), OPERATOR_API_KEY,\n" +
+    "TOKEN_REFRESH_MS (600000).\n" +
+    "example: RPC_URL=http://127.0.0.1:8899 WEBHOOK_URL=http://127.0.0.1:8080 npm run operator",
+} as const;
+
 async function main(): Promise<void> {
+  parseArgs(process.argv.slice(2), USAGE);
   const rpc = process.env.RPC_URL;
   if (!rpc) throw new Error("RPC_URL: required (the chain the operator reads and confirms on)");
   const hooks = (process.env.WEBHOOK_URL ?? "")

@@ -7,6 +7,7 @@
  * stack.json) lives in data/sandbox/. Redis: REDIS_URL, or a throwaway redis-server.
  */
 import { join } from "node:path";
+import { parseArgs } from "../../src/cli/args.ts";
 import { REPO_ROOT } from "../../tooling/processes.ts";
 import { startStack } from "./stack.ts";
 
@@ -16,7 +17,20 @@ const port = (name: string, fallback: number) => {
   return v;
 };
 
+const USAGE = {
+  command: "npm run sandbox",
+  summary:
+    "The local chain server, the webhook (production shape: Redis store, RPC chain) and the operator\n" +
+    "simulator together on 127.0.0.1, with two funded takers; prints the URLs and runs until Ctrl-C.\n" +
+    "State (keys, chain seed, logs, stack.json) in data/sandbox/.",
+  flags: {},
+  notes:
+    "environment: CHAIN_PORT (8899), WEBHOOK_PORT (8080), WEBHOOK_ADMIN_PORT (8081: /metrics, /admin),\n" +
+    "OPERATOR_PORT (8090), REDIS_URL (unset: a throwaway redis-server), CONFIG.",
+} as const;
+
 async function main(): Promise<void> {
+  parseArgs(process.argv.slice(2), USAGE);
   const say = (s: string) => process.stdout.write(`${s}\n`);
   const dir = join(REPO_ROOT, "data", "sandbox");
   say("starting the sandbox ...");

@@ -43,6 +43,8 @@ export interface RpcChainOptions {
   resendIntervalMs?: number;
   /** Transactions tracked for re-sending at most (default 10,000); the oldest are dropped first. */
   maxInFlight?: number;
+  /** Told of every failed call (timeout, transport error, error answer), by method: the error counter. */
+  onError?: (method: string) => void;
 }
 
 /** A read that failed or timed out. */
@@ -166,6 +168,7 @@ export class RpcChain implements Chain {
   private readonly senders: Connection[];
   private readonly timeoutMs: number;
   private readonly maxInFlight: number;
+  private readonly onError: ((method: string) => void) | undefined;
   private readonly inFlight = new Map<string, InFlight>();
   /** Signatures whose blockhash expired while we were re-sending them. */
   private readonly expired = new Set<string>();
@@ -177,6 +180,7 @@ export class RpcChain implements Chain {
     if (opts.urls.length === 0) throw new Error("RpcChain needs at least one URL");
     this.timeoutMs = opts.timeoutMs ?? 5_000;
     this.maxInFlight = opts.maxInFlight ?? 10_000;
+    this.onError = opts.onError;
     const timeoutMs = this.timeoutMs;
     // The abort signal ends the HTTP request itself; the race in `call` bounds everything else.
     const fetchWithTimeout = (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) =>
@@ -196,9 +200,17 @@ export class RpcChain implements Chain {
     this.timer.unref();
   }
 
+  /** Bounds one JSON-RPC call by the timeout and counts its failure. */
+  private bounded<T>(p: Promise<T>, what: string, ms = this.timeoutMs): Promise<T> {
+    return timeout(p, ms, what).catch((e: unknown) => {
+      this.onError?.(what);
+      throw e;
+    });
+  }
+
   private async call<T>(what: string, f: () => Promise<T>): Promise<T> {
     try {
-      return await timeout(f(), this.timeoutMs, what);
+      return await this.bounded(f(), what);
     } catch (e) {
       throw new ChainUnavailableError(what, e);
     }
@@ -314,10 +326,10 @@ export class RpcChain implements Chain {
     const answers = await Promise.all(
       this.senders.map(async (c) => {
         try {
-          const r = await timeout(
+          const r = await this.bounded(
             c.getSignatureStatuses([signature], { searchTransactionHistory: false }),
-            ms,
             "getSignatureStatuses",
+            ms,
           );
           return r.value[0] ?? undefined;
         } catch {
@@ -335,10 +347,10 @@ export class RpcChain implements Chain {
     return Promise.all(
       this.senders.map(async (c): Promise<SendResult | SendFailure> => {
         try {
-          const signature = await timeout(
+          const signature = await this.bounded(
             c.sendRawTransaction(raw, { skipPreflight: true, maxRetries: 0 }),
-            ms,
             "sendTransaction",
+            ms,
           );
           return { ok: true, signature };
         } catch (e) {
@@ -371,9 +383,8 @@ export class RpcChain implements Chain {
       // still tells when it can no longer land.
       const blockhash = this.inFlight.get(signature)?.blockhash ?? hint?.blockhash;
       if (!blockhash) return { state: "pending" };
-      const valid = await timeout(
+      const valid = await this.bounded(
         this.read.isBlockhashValid(blockhash, { commitment: "confirmed" }),
-        this.timeoutMs,
         "isBlockhashValid",
       );
       if (valid.value) return { state: "pending" };
@@ -390,9 +401,8 @@ export class RpcChain implements Chain {
 
   /** Landed statuses (confirmed or failed) by signature; undefined entries are not landed yet. */
   private async fetchStatuses(signatures: string[]): Promise<(SignatureStatus | undefined)[]> {
-    const r = await timeout(
+    const r = await this.bounded(
       this.read.getSignatureStatuses(signatures, { searchTransactionHistory: false }),
-      this.timeoutMs,
       "getSignatureStatuses",
     );
     return r.value.map((s): SignatureStatus | undefined => {
@@ -429,7 +439,12 @@ export class RpcChain implements Chain {
           }
           let valid = validity.get(entry.blockhash);
           if (valid === undefined) {
-            valid = (await this.read.isBlockhashValid(entry.blockhash, { commitment: "confirmed" })).value;
+            valid = (
+              await this.bounded(
+                this.read.isBlockhashValid(entry.blockhash, { commitment: "confirmed" }),
+                "isBlockhashValid",
+              )
+            ).value;
             validity.set(entry.blockhash, valid);
           }
           if (!valid) {
@@ -455,7 +470,7 @@ export class RpcChain implements Chain {
 
   async ping(): Promise<boolean> {
     try {
-      await timeout(this.read.getSlot("confirmed"), this.timeoutMs, "getSlot");
+      await this.bounded(this.read.getSlot("confirmed"), "getSlot");
       return true;
     } catch {
       return false;

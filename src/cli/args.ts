@@ -126,7 +126,8 @@ export function parseArgs<U extends Usage>(argv: readonly string[], usage: U): P
     parsed = parseArgv(argv, usage);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
-    process.stderr.write(`${e.message}\n(${usage.command} --help for the usage)\n`);
+    const help = `${usage.command}${usage.command.startsWith("npm ") ? " --" : ""} --help`;
+    process.stderr.write(`${e.message}\n(${help} for the usage)\n`);
     process.exit(64);
   }
   if (parsed === "help") {

@@ -26,6 +26,10 @@ export const FillRejectCode = {
   INVALID_COMPUTE_BUDGET: "INVALID_COMPUTE_BUDGET",
   /** limit x price + signature fees is more than the maker will pay. */
   FEE_CAP_EXCEEDED: "FEE_CAP_EXCEEDED",
+  /** The compute-unit limit is below what the fill's shape consumes (src/fill/compute-units.ts): it cannot land. */
+  COMPUTE_UNIT_LIMIT_TOO_LOW: "COMPUTE_UNIT_LIMIT_TOO_LOW",
+  /** The compute-unit limit is above the ceiling: 1,400,000, or 200,000 for a permissioned pair. */
+  COMPUTE_UNIT_LIMIT_EXCEEDED: "COMPUTE_UNIT_LIMIT_EXCEEDED",
   /** The compute-unit price is above the prioritizationFeeToUse the maker answered in its quote. */
   COMPUTE_UNIT_PRICE_EXCEEDED: "COMPUTE_UNIT_PRICE_EXCEEDED",
   /** An Associated Token instruction other than a well-formed CreateIdempotent for one of the fill's mints. */

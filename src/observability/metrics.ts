@@ -3,6 +3,20 @@
  * nothing here is a module-level singleton.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import type { Config } from "../../config/load.ts";
+import type { Inventory } from "../../inventory/interface.ts";
+import type { Controls } from "../../pricing/controls.ts";
+import type { PriceSource } from "../../pricing/interface.ts";
+import { buildInfo } from "./build-info.ts";
+
+/** What the scrape-time gauges read (see `Metrics.watch`). */
+export interface WatchedPorts {
+  config: Config;
+  inventory: Inventory;
+  controls: Controls;
+  priceSources: ReadonlyMap<string, PriceSource>;
+  now?: () => number;
+}
 
 export class Metrics {
   readonly registry = new Registry();
@@ -39,7 +53,7 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  /** Swap answers by state (accepted, rejected, rejectedWithReason) and reason. */
+  /** Swap answers by state (accepted, rejected, rejectedWithReason) and reason ("none" when none). */
   readonly swaps = new Counter({
     name: "rfq_swaps_total",
     help: "POST /swap answers by state and reason",
@@ -102,7 +116,125 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** Failed JSON-RPC calls (timeouts, transport errors, error answers), by method. */
+  readonly rpcErrors = new Counter({
+    name: "rfq_rpc_errors_total",
+    help: "Failed Solana JSON-RPC calls, by method",
+    labelNames: ["method"] as const,
+    registers: [this.registry],
+  });
+
+  /** Always 1; the labels say which build runs. */
+  readonly buildInfo = new Gauge({
+    name: "rfq_build_info",
+    help: "The running build: package version, git commit, Node.js version",
+    labelNames: ["version", "git_sha", "node_version"] as const,
+    registers: [this.registry],
+  });
+
+  /**
+   * `defaultMetrics`: prom-client's process metrics (CPU, memory, heap, event-loop lag, GC). main.ts
+   * turns them on; tests, which build many services in one process, leave them off.
+   */
   constructor(opts: { defaultMetrics?: boolean } = {}) {
     if (opts.defaultMetrics) collectDefaultMetrics({ register: this.registry });
+    const b = buildInfo();
+    this.buildInfo.set({ version: b.version, git_sha: b.gitSha, node_version: b.node }, 1);
+  }
+
+  /**
+   * Gauges read from the ports at scrape time (nothing runs between scrapes): the maker's balances and
+   * reservations by token, native SOL, each enabled pair's price age, and the switches (pause, pairs
+   * switched off, whether the shared switches are known). Called once by the composition root.
+   */
+  watch(ports: WatchedPorts): void {
+    const { config, inventory, controls, priceSources } = ports;
+    const now = ports.now ?? Date.now;
+    const registers = [this.registry];
+    new Gauge({
+      name: "rfq_inventory_balance_units",
+      help: "Maker balance by token, smallest units (last chain read)",
+      labelNames: ["symbol", "mint"] as const,
+      registers,
+      collect() {
+        this.reset();
+        for (const h of inventory.snapshot().holdings)
+          this.set({ symbol: h.symbol, mint: h.mint }, Number(h.balance));
+      },
+    });
+    new Gauge({
+      name: "rfq_inventory_reserved_units",
+      help: "Maker inventory reserved for claimed swaps not yet settled, by token, smallest units",
+      labelNames: ["symbol", "mint"] as const,
+      registers,
+      collect() {
+        this.reset();
+        for (const h of inventory.snapshot().holdings)
+          this.set({ symbol: h.symbol, mint: h.mint }, Number(h.reserved));
+      },
+    });
+    new Gauge({
+      name: "rfq_maker_sol_lamports",
+      help: "Maker native SOL (fees and rent), lamports; absent before the first chain read",
+      registers,
+      collect() {
+        this.reset();
+        const lamports = inventory.snapshot().lamports;
+        if (lamports !== undefined) this.set(Number(lamports));
+      },
+    });
+    new Gauge({
+      name: "rfq_inventory_balance_age_seconds",
+      help: "Age of the balances in use; absent before the first chain read",
+      registers,
+      collect() {
+        this.reset();
+        const at = inventory.snapshot().balancesAtMs;
+        if (at !== undefined) this.set(Math.max(0, now() - at) / 1000);
+      },
+    });
+    const pairs = config.file.pairs.filter((p) => p.enabled);
+    new Gauge({
+      name: "rfq_price_age_seconds",
+      help: "Age of each enabled pair's price; absent while the source has none",
+      labelNames: ["pair", "source"] as const,
+      registers,
+      collect() {
+        this.reset();
+        for (const p of pairs) {
+          const key = `${p.base}/${p.quote}`;
+          const point = priceSources.get(p.priceSource)?.price(key);
+          if (point)
+            this.set({ pair: key, source: p.priceSource }, Math.max(0, now() - point.updatedAtMs) / 1000);
+        }
+      },
+    });
+    new Gauge({
+      name: "rfq_paused",
+      help: "1 while the kill switch (POST /admin/pause) is on",
+      registers,
+      collect() {
+        this.set(controls.state().paused ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: "rfq_controls_known",
+      help: "0 while the shared switches cannot be read (the instance then refuses to quote)",
+      registers,
+      collect() {
+        this.set(controls.state().known ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: "rfq_pair_switched_off",
+      help: "1 for each pair switched off at runtime (PUT /admin/pairs)",
+      labelNames: ["pair"] as const,
+      registers,
+      collect() {
+        this.reset();
+        for (const [pair, enabled] of Object.entries(controls.state().pairs))
+          if (!enabled) this.set({ pair }, 1);
+      },
+    });
   }
 }

@@ -14,9 +14,11 @@ export function registerSwapRoute(app: Hono<AppEnv>, handler: SwapHandler, metri
     c.set("log", log);
     const res = await handler.execute(req, log);
     const state = typeof res.state === "string" ? res.state : "rejectedWithReason";
-    const reason = typeof res.state === "string" ? "" : res.state.rejectedWithReason;
+    // Never an empty label value: answers without a contract reason count under "none".
+    const reason = typeof res.state === "string" ? "none" : res.state.rejectedWithReason;
     metrics.swaps.inc({ state, reason });
     metrics.swapLatency.observe({ state }, (performance.now() - started) / 1000);
+    // Every /swap is logged at info (a handful a minute), tying it to its quote through the child's ids.
     log.info(
       { state: res.state, rejectionReason: res.rejectionReason, txSignature: res.txSignature },
       "swap answered",

@@ -207,7 +207,15 @@ describe("a real production start (npm start's entry point, local chain over JSO
       }
       // The operations listener has the metrics and the admin API; the operator's has neither.
       expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(404);
-      expect((await fetch(`http://127.0.0.1:${adminPort}/metrics`)).status).toBe(200);
+      const metrics = await fetch(`http://127.0.0.1:${adminPort}/metrics`);
+      expect(metrics.status).toBe(200);
+      const text = await metrics.text();
+      // npm start turns on the process metrics; the gauges read the production ports.
+      expect(text).toMatch(/\nnodejs_eventloop_lag_p99_seconds /);
+      expect(text).toMatch(/\nrfq_build_info\{version="0\.1\.0",/);
+      expect(text).toMatch(/\nrfq_inventory_balance_units\{symbol="USDC",mint="[^"]+"\} [1-9]/);
+      expect(text).toMatch(/\nrfq_price_age_seconds\{pair="SOL\/USDC",source="static"\} /);
+      expect(text).toMatch(/\nrfq_paused 0/);
     } finally {
       await stopChild(child);
     }

@@ -38,6 +38,7 @@ import {
   ORDER_ENGINE_PROGRAM_ID,
   TOKEN_2022_PROGRAM_ID,
 } from "../../src/fill/layout.ts";
+import { computeUnitFloor, type FillShape } from "../../src/fill/rules/compute-unit-limit.ts";
 import type { StoredQuote } from "../../src/quote-store/interface.ts";
 
 /** Everything an attack needs: the honest parameters for the quote and the context they answer to. */
@@ -134,6 +135,20 @@ export function signAsTaker(tx: VersionedTransaction, taker: Keypair): Versioned
   const signers = tx.message.staticAccountKeys.slice(0, tx.message.header.numRequiredSignatures);
   if (signers.some((k) => k.equals(taker.publicKey))) tx.sign([taker]);
   return tx;
+}
+
+/** The compute-unit shape of a builder fill (what computeUnitLimitCoversShape reads from the message). */
+export function shapeOfParams(p: BuildFillParams): FillShape {
+  const kind = (native: boolean | undefined, program: PublicKey) =>
+    native ? "nativeSol" : program.equals(TOKEN_2022_PROGRAM_ID) ? "token2022" : "token";
+  return {
+    input: kind(p.nativeSolIn, p.inputTokenProgram),
+    output: kind(p.nativeSolOut, p.outputTokenProgram),
+    ataCreations: p.createTakerOutputAta
+      ? [p.outputTokenProgram.equals(TOKEN_2022_PROGRAM_ID) ? "token2022" : "token"]
+      : [],
+    lighthouseAssertions: p.lighthouseInstructions?.length ?? 0,
+  };
 }
 
 // --- Building blocks -------------------------------------------------------------------------------
@@ -584,6 +599,22 @@ export const FILL_ATTACKS: readonly FillAttack[] = [
       withInstructions(s, (ixs) => ixs, {
         computeUnitPrice: BigInt(s.quote.response.prioritizationFeeToUse ?? 0) + 1n,
       }),
+  },
+  {
+    name: "a compute-unit limit one unit below its shape's floor (computeUnitLimitCoversShape)",
+    code: FillRejectCode.COMPUTE_UNIT_LIMIT_TOO_LOW,
+    tamper: (s) =>
+      withInstructions(s, (ixs) => ixs, { computeUnitLimit: computeUnitFloor(shapeOfParams(s.params)) - 1 }),
+  },
+  {
+    name: "a compute-unit limit of 1 (computeUnitLimitCoversShape)",
+    code: FillRejectCode.COMPUTE_UNIT_LIMIT_TOO_LOW,
+    tamper: (s) => withInstructions(s, (ixs) => ixs, { computeUnitLimit: 1 }),
+  },
+  {
+    name: "a compute-unit limit one unit above 1,400,000 (computeUnitLimitWithinCeiling)",
+    code: FillRejectCode.COMPUTE_UNIT_LIMIT_EXCEEDED,
+    tamper: (s) => withInstructions(s, (ixs) => ixs, { computeUnitLimit: 1_400_001 }),
   },
   {
     name: "a compute-unit price set twice",

@@ -193,6 +193,8 @@ describe("POST /swap end to end (real socket, local chain)", () => {
     const res = await h.service.opsApp.request("/metrics");
     const text = await res.text();
     expect(text).toMatch(/rfq_fills_total\{outcome="landed"\} 4/);
+    expect(text).toMatch(/rfq_swaps_total\{state="accepted",reason="none"\} 4/);
+    expect(text).not.toMatch(/=""/); // no empty label value anywhere
     expect(text).toMatch(
       /rfq_operator_fee_owed_units_total\{mint="EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"\} [1-9]/,
     );

@@ -1,5 +1,6 @@
 /**
- * The compute budget, which the maker pays for: exactly one SetComputeUnitLimit (1..1,400,000) and
+ * The compute budget, which the maker pays for: exactly one SetComputeUnitLimit (not zero; its floor
+ * and ceiling are compute-unit-limit.ts) and
  * one SetComputeUnitPrice, no other ComputeBudget instruction, none naming accounts; the total
  * ceil(limit x price / 1e6) + 5,000 per signature within limits.maxFeeLamports; the price no higher
  * than the prioritizationFeeToUse the quote answered (lower is fine).
@@ -8,9 +9,9 @@ import { FillRejectCode } from "../codes.ts";
 import type { ComputeBudgetOtherIx, ComputeUnitLimitIx, ComputeUnitPriceIx } from "../decode.ts";
 import { LAMPORTS_PER_SIGNATURE } from "../layout.ts";
 import { type FillCheck, type FillRule, type Refusal, refuse } from "./check.ts";
+import { computeUnitLimitWithinCeiling } from "./compute-unit-limit.ts";
 
-/** The runtime's largest compute-unit limit. */
-export const MAX_COMPUTE_UNIT_LIMIT = 1_400_000;
+export { MAX_COMPUTE_UNIT_LIMIT } from "./compute-unit-limit.ts";
 
 /** ceil(limit x price / 1e6) + 5,000 x signatures. */
 export function makerFeeLamports(
@@ -67,15 +68,10 @@ export const computeUnitPriceSet: FillRule = ({ computeUnitPrice }) =>
     ? refuse(FillRejectCode.INVALID_COMPUTE_BUDGET, "the transaction does not set a compute-unit price")
     : undefined;
 
-export const computeUnitLimitInRange: FillRule = (c) => {
-  const limit = c.computeUnitLimit!;
-  return limit === 0 || limit > MAX_COMPUTE_UNIT_LIMIT
-    ? refuse(
-        FillRejectCode.INVALID_COMPUTE_BUDGET,
-        `the compute-unit limit ${limit} is outside 1..${MAX_COMPUTE_UNIT_LIMIT}`,
-      )
+export const computeUnitLimitNotZero: FillRule = (c) =>
+  c.computeUnitLimit === 0
+    ? refuse(FillRejectCode.INVALID_COMPUTE_BUDGET, "the compute-unit limit is zero")
     : undefined;
-};
 
 export const makerFeeWithinCap: FillRule = (c) => {
   const limit = c.computeUnitLimit!;
@@ -108,7 +104,8 @@ export const priceWithinQuotedPriorityFee: FillRule = (c) => {
 export const COMPUTE_BUDGET_RULES: readonly FillRule[] = [
   computeUnitLimitSet,
   computeUnitPriceSet,
-  computeUnitLimitInRange,
+  computeUnitLimitNotZero,
+  computeUnitLimitWithinCeiling,
   makerFeeWithinCap,
   priceWithinQuotedPriorityFee,
 ];

@@ -10,6 +10,7 @@
 import { AMOUNT_RULES } from "./amounts.ts";
 import type { FillRule } from "./check.ts";
 import { COMPUTE_BUDGET_RULES } from "./compute-budget.ts";
+import { computeUnitLimitCoversShape } from "./compute-unit-limit.ts";
 import {
   fillAccountCount,
   fillDataReadable,
@@ -52,6 +53,8 @@ export const FILL_RULES: readonly FillRule[] = [
   takerOutputAccountIsTakers,
   temporaryWsolAccountIffNativeOut,
   tokenAccountsWritable,
+  // Enough compute units for this shape to land (compute-unit-limit.ts).
+  computeUnitLimitCoversShape,
   // The fill's terms against the quote (amounts.ts).
   ...AMOUNT_RULES,
 ];

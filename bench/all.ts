@@ -1,0 +1,28 @@
+/**
+ * `npm run bench`: the quote path benchmark (bench/quote.ts: open-loop /quote load on the Redis
+ * store, and max throughput against a bare Hono baseline), then the swap path micro-benchmark
+ * (bench/swap.ts). Each can be run alone with its own flags: `npm run bench:quote -- --help`,
+ * `npm run bench:swap -- --help`.
+ */
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { parseArgs } from "../src/cli/args.ts";
+import { REPO_ROOT } from "../tooling/processes.ts";
+
+const USAGE = {
+  command: "npm run bench",
+  summary:
+    "Runs the quote path benchmark (npm run bench:quote) and then the swap path micro-benchmark\n" +
+    "(npm run bench:swap) with their defaults; figures are printed, not asserted. For their flags:\n" +
+    "npm run bench:quote -- --help, npm run bench:swap -- --help.",
+  flags: {},
+} as const;
+
+parseArgs(process.argv.slice(2), USAGE);
+for (const script of ["bench/quote.ts", "bench/swap.ts"]) {
+  const r = spawnSync(process.execPath, ["--import", "tsx", join(REPO_ROOT, script)], {
+    cwd: REPO_ROOT,
+    stdio: "inherit",
+  });
+  if (r.status !== 0) process.exit(r.status ?? 1);
+}

@@ -1,0 +1,35 @@
+/**
+ * `npm run check`: the type-check (tsc), Biome's lint and format check, then the layer, orphan and
+ * supply-chain checks (scripts/check-layers.ts, check-orphans.ts, supply-chain.ts: native code in
+ * production dependencies, the lockfile), as CI runs them; the first failure
+ * stops it. `--write` lets Biome fix what it can (formatting, safe lint fixes) instead of only
+ * reporting it.
+ */
+import { spawnSync } from "node:child_process";
+import { parseArgs } from "../src/cli/args.ts";
+
+const USAGE = {
+  command: "npm run check",
+  summary:
+    "Type-checks the project (tsc --noEmit), lints and format-checks it (biome check .), then checks the\n" +
+    "folder layers, that nothing shipped is orphaned, and the supply chain (native code in production\n" +
+    "dependencies, the lockfile): scripts/check-layers.ts, check-orphans.ts, supply-chain.ts, as CI\n" +
+    "does. Exit 0 when all pass.",
+  flags: {
+    write: { type: "boolean", description: "let Biome fix what it can (biome check --write .)" },
+  },
+} as const;
+
+const { values } = parseArgs(process.argv.slice(2), USAGE);
+const steps: [string, string[]][] = [
+  ["tsc", ["--noEmit", "-p", "tsconfig.json"]],
+  ["biome", ["check", ...(values.write ? ["--write"] : []), "."]],
+  ["tsx", ["scripts/check-layers.ts"]],
+  ["tsx", ["scripts/check-orphans.ts"]],
+  ["tsx", ["scripts/supply-chain.ts"]],
+];
+for (const [cmd, args] of steps) {
+  // npm puts node_modules/.bin on PATH for scripts; `shell` resolves it the same way on every platform.
+  const r = spawnSync(cmd, args, { stdio: "inherit", shell: process.platform === "win32" });
+  if (r.status !== 0) process.exit(r.status ?? 1);
+}
