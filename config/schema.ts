@@ -229,6 +229,19 @@ export const limitsSchema = strictObject({
   maxFeeLamports: u64String.default("2000000"),
   /** Bound on the in-memory quote store. */
   memoryStoreMaxQuotes: z.number().int().min(100).default(200_000),
+  /**
+   * Simulate every co-signed fill (signatures verified, blockhash checked) before sending it; a fill
+   * whose simulation fails is not sent, its quote and reservation are released, and the answer names
+   * the simulated error. On by default (production included); off only to measure or debug.
+   */
+  preflightSimulation: z.boolean().default(true),
+  /**
+   * Blocks a fill's recent blockhash must still be accepted for when we sign (mainnet: 150 in all, one
+   * per ~400 ms): a blockhash closer to expiry would expire before the fill could land.
+   */
+  minBlockhashBlocksLeft: z.number().int().min(0).max(150).default(20),
+  /** How often the background cache of recent blockhashes polls the chain, ms. */
+  blockhashPollMs: z.number().int().min(100).max(10_000).default(1_000),
 });
 
 export const fileConfigSchema = strictObject({

@@ -148,7 +148,7 @@ export class LocalRpcHandler {
         return this.envelope({ blockhash, lastValidBlockHeight: Number(lastValidBlockHeight) });
       }
       case "isBlockhashValid":
-        return this.envelope(chain.isBlockhashValid(param(params, 0, "blockhash", isString)));
+        return this.envelope(chain.blockhashValid(param(params, 0, "blockhash", isString)));
       case "getMinimumBalanceForRentExemption": {
         const len = param(params, 0, "data length", isNumber);
         return Number(chain.svm.minimumBalanceForRentExemption(BigInt(Math.max(0, Math.floor(len)))));

@@ -50,10 +50,24 @@ export interface Blockhash {
   lastValidBlockHeight: bigint;
 }
 
+/** A pre-flight simulation's verdict (expected failures are values; an unreachable chain throws). */
+export type SimulationResult =
+  | { ok: true; unitsConsumed: bigint; logs: string[] }
+  | { ok: false; error: string; logs: string[] };
+
 export interface Chain {
   /** Human name for logs and the banner ("local LiteSVM", "rpc https://..."). */
   readonly description: string;
   getLatestBlockhash(): Promise<Blockhash>;
+  /** The current block height (blockhash lifetimes are counted in blocks). */
+  getBlockHeight(): Promise<bigint>;
+  /** Whether a transaction with this recent blockhash would still be accepted. */
+  isBlockhashValid(blockhash: string): Promise<boolean>;
+  /**
+   * Runs a fully signed transaction against current state without committing it, signatures
+   * verified and the blockhash checked, as a validator would before executing it.
+   */
+  simulateSigned(tx: VersionedTransaction): Promise<SimulationResult>;
   /** Accounts in the order asked; null where an account does not exist. */
   getAccounts(keys: PublicKey[]): Promise<(AccountSnapshot | null)[]>;
   getMinimumBalanceForRentExemption(dataLength: number): Promise<bigint>;

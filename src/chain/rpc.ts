@@ -31,6 +31,7 @@ import type {
   SendOptions,
   SendResult,
   SignatureStatus,
+  SimulationResult,
   StatusHint,
 } from "./interface.ts";
 
@@ -219,6 +220,33 @@ export class RpcChain implements Chain {
   async getLatestBlockhash(): Promise<Blockhash> {
     const r = await this.call("getLatestBlockhash", () => this.read.getLatestBlockhash("confirmed"));
     return { blockhash: r.blockhash, lastValidBlockHeight: BigInt(r.lastValidBlockHeight) };
+  }
+
+  async getBlockHeight(): Promise<bigint> {
+    return BigInt(await this.call("getBlockHeight", () => this.read.getBlockHeight("processed")));
+  }
+
+  // Blockhash checks and the pre-flight run against the newest (processed) bank: a blockhash the
+  // operator fetched a moment ago may not be confirmed yet, and the leader executes on that bank.
+  async isBlockhashValid(blockhash: string): Promise<boolean> {
+    const r = await this.call("isBlockhashValid", () =>
+      this.read.isBlockhashValid(blockhash, { commitment: "processed" }),
+    );
+    return r.value;
+  }
+
+  async simulateSigned(tx: VersionedTransaction): Promise<SimulationResult> {
+    const r = await this.call("simulateTransaction", () =>
+      this.read.simulateTransaction(tx, {
+        sigVerify: true,
+        replaceRecentBlockhash: false,
+        commitment: "processed",
+      }),
+    );
+    const logs = r.value.logs ?? [];
+    if (r.value.err === null) return { ok: true, unitsConsumed: BigInt(r.value.unitsConsumed ?? 0), logs };
+    const err = r.value.err;
+    return { ok: false, error: typeof err === "string" ? err : JSON.stringify(err), logs };
   }
 
   async getAccounts(keys: PublicKey[]): Promise<(AccountSnapshot | null)[]> {

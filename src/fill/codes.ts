@@ -70,6 +70,12 @@ export const FillRejectCode = {
   INVALID_EXPIRY: "INVALID_EXPIRY",
   /** A Lighthouse instruction that is not an account or token-account assertion (tag 5, 6, 9 or 10). */
   INVALID_LIGHTHOUSE_INSTRUCTION: "INVALID_LIGHTHOUSE_INSTRUCTION",
+  /** The recent blockhash is not one the chain accepts (never issued, or expired): it would never land. */
+  BLOCKHASH_NOT_FOUND: "BLOCKHASH_NOT_FOUND",
+  /** The recent blockhash has fewer blocks to live than limits.minBlockhashBlocksLeft: it would expire before landing. */
+  BLOCKHASH_AGE_EXCEEDED: "BLOCKHASH_AGE_EXCEEDED",
+  /** The co-signed transaction failed its pre-flight simulation (the simulated error follows): not sent. */
+  SIMULATION_FAILED: "SIMULATION_FAILED",
 } as const;
 
 export type FillRejectCode = (typeof FillRejectCode)[keyof typeof FillRejectCode];

@@ -61,6 +61,12 @@ export interface QuoteStore {
    * one, or the first). A binding is kept as long as a claim (CLAIM_RETAIN_MS).
    */
   bindMessage(messageHash: string, quoteId: string): Promise<string>;
+  /**
+   * Gives a claimed quote back, when the claim's swap ended without sending anything (its pre-flight
+   * simulation failed): removes the claim and its answer if, and only if, the claim is still this
+   * message's. Returns whether it did. Atomic across instances.
+   */
+  releaseClaim(quoteId: string, messageHash: string): Promise<boolean>;
   /** Attaches the final answer to an existing claim (idempotent retries read it back). */
   recordOutcome(quoteId: string, outcome: SwapResponse): Promise<void>;
   /** Reachability for /ready. */

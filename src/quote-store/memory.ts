@@ -88,6 +88,13 @@ export class MemoryQuoteStore implements QuoteStore {
     return quoteId;
   }
 
+  async releaseClaim(quoteId: string, messageHash: string): Promise<boolean> {
+    const entry = this.claims.get(quoteId);
+    if (!entry || entry.record.messageHash !== messageHash) return false;
+    this.claims.delete(quoteId);
+    return true;
+  }
+
   async recordOutcome(quoteId: string, outcome: SwapResponse): Promise<void> {
     const entry = this.claims.get(quoteId);
     if (entry) entry.record.outcome = outcome;

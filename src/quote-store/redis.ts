@@ -31,8 +31,18 @@ redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return 1
 `;
 
+/** KEYS: claim, outcome. ARGV: message hash. 1 = released, 0 = no claim, or another message's. */
+const RELEASE_CLAIM = `
+local raw = redis.call('GET', KEYS[1])
+if not raw then return 0 end
+if cjson.decode(raw).messageHash ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1], KEYS[2])
+return 1
+`;
+
 interface Scripted {
   rfqPutQuote(quoteKey: string, claimKey: string, json: string, ttlMs: number): Promise<number>;
+  rfqReleaseClaim(claimKey: string, outcomeKey: string, messageHash: string): Promise<number>;
 }
 
 export class RedisQuoteStore implements QuoteStore {
@@ -44,6 +54,8 @@ export class RedisQuoteStore implements QuoteStore {
     // defineCommand sends EVALSHA and falls back to EVAL once per connection: the script stays cached.
     if (!("rfqPutQuote" in redis))
       redis.defineCommand("rfqPutQuote", { numberOfKeys: 2, lua: PUT_UNLESS_CLAIMED });
+    if (!("rfqReleaseClaim" in redis))
+      redis.defineCommand("rfqReleaseClaim", { numberOfKeys: 2, lua: RELEASE_CLAIM });
   }
 
   private quoteKey(quoteId: string) {
@@ -123,6 +135,15 @@ export class RedisQuoteStore implements QuoteStore {
       if (bound !== null) return bound;
     }
     throw new Error(`message binding for ${messageHash} neither set nor readable`);
+  }
+
+  async releaseClaim(quoteId: string, messageHash: string): Promise<boolean> {
+    const released = await (this.redis as unknown as Scripted).rfqReleaseClaim(
+      this.claimKey(quoteId),
+      this.outcomeKey(quoteId),
+      messageHash,
+    );
+    return released === 1;
   }
 
   async recordOutcome(quoteId: string, outcome: SwapResponse): Promise<void> {

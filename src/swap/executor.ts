@@ -10,13 +10,22 @@
  *  5. BIND the message to this quote               (QuoteStore.bindMessage: a message already bound to
  *                                                   another quote is refused, before any claim)
  *     CLAIM the quote for this message hash       (QuoteStore.claim, SET NX: the exactly-once step)
- *  6. check time and funds                         (the quote's expiry and expire_at (+1 s safety)
- *                                                   against chain time: QUOTE_EXPIRED; the taker's
- *                                                   balances read from the chain: insufficientBalance,
- *                                                   insufficientBalanceForAtaCreation)
+ *  6. check time, blockhash and funds              (the quote's expiry and expire_at (+1 s safety)
+ *                                                   against chain time: QUOTE_EXPIRED; the recent
+ *                                                   blockhash from the background cache, one
+ *                                                   isBlockhashValid for an unknown one:
+ *                                                   BLOCKHASH_NOT_FOUND, BLOCKHASH_AGE_EXCEEDED; the
+ *                                                   taker's balances read from the chain:
+ *                                                   insufficientBalance, insufficientBalanceForAtaCreation)
  *  7. reserve maker inventory                      (the quoted amountOut)
- *  8. sign and send                                (co-sign, journal, send, answer accepted + txSignature)
- * Every answer after the claim is recorded on it (QuoteStore.recordOutcome).
+ *  8. sign, pre-flight, send                       (co-sign; simulate the signed transaction with
+ *                                                   signature verification (limits.preflightSimulation):
+ *                                                   a failure is SIMULATION_FAILED, nothing is sent and
+ *                                                   the claim and reservation are released; else
+ *                                                   journal, send, answer accepted + txSignature)
+ * Every answer after the claim is recorded on it (QuoteStore.recordOutcome), except a failed
+ * pre-flight's: nothing was sent, so the quote is given back (QuoteStore.releaseClaim) and a corrected
+ * transaction, or the same one once the chain allows it, may still fill it.
  *
  * Validation and the signature check run BEFORE the claim: only a transaction that is a valid fill
  * for this quote AND carries the taker's own signature can claim it. A tampered or forged transaction
@@ -50,6 +59,7 @@ import bs58 from "bs58";
 import type { Config } from "../../config/load.ts";
 import type { Inventory } from "../../inventory/interface.ts";
 import type { Chain, SendResult } from "../chain/interface.ts";
+import { RecentBlockhashes } from "../chain/recent-blockhashes.ts";
 import {
   accepted,
   type RejectionReason,
@@ -84,6 +94,7 @@ export interface SwapStepTimeouts {
   chainRead: number;
   inventory: number;
   journal: number;
+  simulate: number;
   send: number;
 }
 
@@ -95,6 +106,11 @@ export interface SwapExecutorOptions {
   signer: Signer;
   confirmations: ConfirmationTracker;
   fillRate?: FillRate;
+  /**
+   * The background cache of recent blockhashes (started by the caller). Default: one over `chain`,
+   * polled on first use only.
+   */
+  blockhashes?: RecentBlockhashes;
   /** Total time one swap may take before it answers, ms (the operator waits 25 s). Default 20,000. */
   budgetMs?: number;
   steps?: Partial<SwapStepTimeouts>;
@@ -138,6 +154,7 @@ const DEFAULT_STEPS: SwapStepTimeouts = {
   chainRead: 5_000,
   inventory: 2_000,
   journal: 2_000,
+  simulate: 5_000,
   send: 10_000,
 };
 
@@ -145,6 +162,8 @@ const DEFAULT_STEPS: SwapStepTimeouts = {
 interface Decision {
   response: SwapResponse;
   kind: SwapDecisionKind | undefined;
+  /** Nothing was sent: give the quote back instead of recording this answer on its claim. */
+  releaseClaim?: boolean;
 }
 
 const HONEST: ReadonlySet<RejectionReason> = new Set([
@@ -186,6 +205,9 @@ export class SwapExecutor implements SwapHandler {
   private readonly reservationTtlMs: number;
   private readonly trackForMs: number;
   private readonly maxFeeLamports: bigint;
+  private readonly blockhashes: RecentBlockhashes;
+  private readonly minBlockhashBlocksLeft: bigint;
+  private readonly preflight: boolean;
   private readonly now: () => number;
 
   constructor(private readonly opts: SwapExecutorOptions) {
@@ -197,6 +219,9 @@ export class SwapExecutor implements SwapHandler {
     this.reservationTtlMs = opts.reservationTtlMs ?? 180_000;
     this.trackForMs = opts.trackForMs ?? 180_000;
     this.maxFeeLamports = BigInt(opts.config.file.limits.maxFeeLamports);
+    this.blockhashes = opts.blockhashes ?? new RecentBlockhashes(opts.chain);
+    this.minBlockhashBlocksLeft = BigInt(opts.config.file.limits.minBlockhashBlocksLeft);
+    this.preflight = opts.config.file.limits.preflightSimulation;
     this.now = opts.now ?? Date.now;
   }
 
@@ -266,6 +291,14 @@ export class SwapExecutor implements SwapHandler {
     const held: Held = { req, quote, tx, fill: validation.fill, budget, log };
     const decision =
       (await this.checkTimeAndFunds(held)) ?? (await this.reserve(held)) ?? (await this.signAndSend(held));
+    if (decision.releaseClaim) {
+      const released = await bounded(
+        () => this.opts.store.releaseClaim(quoteId, messageHash),
+        Math.max(budget.forStep(this.steps.store), 250),
+      );
+      if (!released.ok) log.warn({ error: released.error }, "could not release the claim of an unsent fill");
+      return decision;
+    }
     const recorded = await bounded(
       () => this.opts.store.recordOutcome(quoteId, decision.response),
       Math.max(budget.forStep(this.steps.store), 250),
@@ -323,12 +356,26 @@ export class SwapExecutor implements SwapHandler {
     return undefined;
   }
 
-  /** Step 6: chain time and the taker's funds, read together; a refusal, or nothing when both hold. */
-  private async checkTimeAndFunds({ req, quote, fill, budget, log }: Held): Promise<Decision | undefined> {
+  /**
+   * Step 6: chain time, the recent blockhash and the taker's funds, read together; a refusal, or
+   * nothing when all hold.
+   */
+  private async checkTimeAndFunds({
+    req,
+    quote,
+    tx,
+    fill,
+    budget,
+    log,
+  }: Held): Promise<Decision | undefined> {
     const chainStep = budget.forStep(this.steps.chainRead);
-    const [chainTime, funds] = await Promise.all([
+    const [chainTime, funds, blockhash] = await Promise.all([
       bounded(() => this.opts.chain.getUnixTimestamp(), chainStep),
       checkTakerFunds(this.opts.chain, fill, chainStep),
+      bounded(
+        () => this.blockhashes.check(tx.message.recentBlockhash, this.minBlockhashBlocksLeft),
+        chainStep,
+      ),
     ]);
     if (!chainTime.ok) return refused(req, `could not read the chain clock: ${chainTime.error}`);
     const expired = expiryRefusal({
@@ -340,6 +387,15 @@ export class SwapExecutor implements SwapHandler {
     if (expired) {
       log.info({ rule: FillRejectCode.QUOTE_EXPIRED, detail: expired }, "fill refused: expired");
       return refused(req, `${FillRejectCode.QUOTE_EXPIRED}: ${expired}`);
+    }
+    if (!blockhash.ok) return refused(req, `could not check the recent blockhash: ${blockhash.error}`);
+    if (!blockhash.value.ok) {
+      const code =
+        blockhash.value.kind === "notFound"
+          ? FillRejectCode.BLOCKHASH_NOT_FOUND
+          : FillRejectCode.BLOCKHASH_AGE_EXCEEDED;
+      log.info({ rule: code, detail: blockhash.value.detail }, "fill refused: recent blockhash");
+      return refused(req, `${code}: ${blockhash.value.detail}`);
     }
     if (!funds.ok) {
       log.info({ reason: funds.reason, detail: funds.detail }, "taker cannot be shown to pay");
@@ -383,7 +439,10 @@ export class SwapExecutor implements SwapHandler {
     return undefined;
   }
 
-  /** Step 8: co-sign, journal, send, answer. Any refusal before the send releases the reservation. */
+  /**
+   * Step 8: co-sign, pre-flight, journal, send, answer. Any refusal before the send releases the
+   * reservation; a failed pre-flight also gives the quote back (Decision.releaseClaim).
+   */
   private async signAndSend({ req, tx, fill, budget, log }: Held): Promise<Decision> {
     const { quoteId } = req;
     // Defence in depth: never sign a message whose fee payer is not our key.
@@ -399,6 +458,14 @@ export class SwapExecutor implements SwapHandler {
     }
     const txSignature = bs58.encode(makerSig);
     const slog = log.child({ txSignature });
+
+    if (this.preflight) {
+      const refusal = await this.preflightRefusal(req, tx, budget, slog);
+      if (refusal) {
+        await this.releaseQuietly(quoteId);
+        return refusal;
+      }
+    }
 
     // Journal first (a crash after the send still finds the fill), then send.
     const pending: PendingFill = {
@@ -448,6 +515,33 @@ export class SwapExecutor implements SwapHandler {
     return { response: accepted(quoteId, txSignature), kind: undefined };
   }
 
+  /**
+   * Simulates the co-signed transaction as the chain would run it (signatures verified, blockhash
+   * checked); a refusal when it would fail or cannot be simulated. An honest rejection: the answer
+   * names the simulated error, and the claim is given back, since nothing was sent.
+   */
+  private async preflightRefusal(
+    req: SwapRequest,
+    tx: VersionedTransaction,
+    budget: Budget,
+    log: Logger,
+  ): Promise<Decision | undefined> {
+    const sim = await bounded(() => this.opts.chain.simulateSigned(tx), budget.forStep(this.steps.simulate));
+    if (sim.ok && sim.value.ok) return undefined;
+    const why = sim.ok
+      ? `${FillRejectCode.SIMULATION_FAILED}: the co-signed transaction fails in simulation: ${(sim.value as { error: string }).error}`
+      : `${FillRejectCode.SIMULATION_FAILED}: the pre-flight simulation could not run (${sim.error}); not sent`;
+    log.warn(
+      {
+        rule: FillRejectCode.SIMULATION_FAILED,
+        detail: why,
+        logs: sim.ok ? sim.value.logs.slice(-8) : undefined,
+      },
+      "fill not sent: pre-flight simulation failed",
+    );
+    return { ...refused(req, why), releaseClaim: true };
+  }
+
   /** Releases a reservation, ignoring failure: it lapses on its own expiry anyway. */
   private releaseQuietly(quoteId: string): Promise<void> {
     return this.opts.inventory.release(quoteId).then(
@@ -483,11 +577,10 @@ export class SwapExecutor implements SwapHandler {
       );
       if (!res.ok) continue;
       if (res.value.kind === "claimed") {
-        // The first claim vanished (retention passed): this caller now holds a fresh claim but must
-        // not fill a quote that old; record the refusal so later duplicates read it.
-        const answer = rejected(quoteId, "the earlier claim on this quote lapsed");
-        await this.opts.store.recordOutcome(quoteId, answer).catch(() => undefined);
-        return answer;
+        // The first request gave the quote back (its pre-flight failed, nothing was sent) or its
+        // claim lapsed: this caller now holds a fresh claim it did not validate for; give it back too.
+        await this.opts.store.releaseClaim(quoteId, messageHash).catch(() => false);
+        return rejected(quoteId, "the earlier request for this quote was not sent and released it; retry");
       }
       if (res.value.existing.outcome) return res.value.existing.outcome;
       // The first request may be gone (its process killed after sending): if this process has seen

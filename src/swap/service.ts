@@ -7,6 +7,7 @@ import type { Redis } from "ioredis";
 import type { Config } from "../../config/load.ts";
 import type { Inventory } from "../../inventory/interface.ts";
 import type { Chain } from "../chain/interface.ts";
+import { RecentBlockhashes } from "../chain/recent-blockhashes.ts";
 import type { Logger } from "../observability/logger.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import type { QuoteStore } from "../quote-store/interface.ts";
@@ -56,6 +57,8 @@ export interface SwapPortDeps {
 
 export interface SwapPorts {
   executor: SwapExecutor;
+  /** The background cache of recent blockhashes the executor judges fills' blockhashes with. */
+  blockhashes: RecentBlockhashes;
   confirmations: ConfirmationTracker;
   fillRate: FillRate;
   journal: FillJournal;
@@ -83,8 +86,11 @@ export function createSwapPorts(deps: SwapPortDeps): SwapPorts {
     now,
     ...(tuning.confirmationPollMs !== undefined ? { pollMs: tuning.confirmationPollMs } : {}),
   });
+  // Wall time, not the service clock: block heights follow real time (tests move the service clock).
+  const blockhashes = new RecentBlockhashes(deps.chain, { pollMs: config.file.limits.blockhashPollMs });
   const { confirmationPollMs: _p, fillRateReportMs, ...executorTuning } = tuning;
   const executor = new SwapExecutor({
+    blockhashes,
     config,
     store: deps.store,
     chain: deps.chain,
@@ -97,14 +103,17 @@ export function createSwapPorts(deps: SwapPortDeps): SwapPorts {
   });
   return {
     executor,
+    blockhashes,
     confirmations,
     fillRate,
     journal,
     async start() {
+      await blockhashes.start();
       await confirmations.start();
       fillRate.start(fillRateReportMs);
     },
     async close() {
+      blockhashes.stop();
       fillRate.stop();
       await confirmations.stop();
     },

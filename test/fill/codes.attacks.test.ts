@@ -2,15 +2,32 @@
  * Every refusal code of src/fill/codes.ts is exercised by the attack table: some attack in the
  * tables of test/fill/tamper.ts expects it, and every table is run by an attack test file
  * (test/fill/validate.attacks.test.ts through validateFill, test/swap/attacks.security.test.ts
- * through POST /swap). A new code without an attack fails here.
+ * through POST /swap, test/swap/lands.security.test.ts for the chain-state attacks). A new code
+ * without an attack fails here.
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { FillRejectCode } from "../../src/fill/codes.ts";
-import { AFTER_CLAIM_ATTACKS, FILL_ATTACKS, NATIVE_SOL_OUT_ATTACKS, PAIRING_ATTACKS } from "./tamper.ts";
+import {
+  AFTER_CLAIM_ATTACKS,
+  CHAIN_STATE_ATTACKS,
+  FILL_ATTACKS,
+  NATIVE_SOL_OUT_ATTACKS,
+  PAIRING_ATTACKS,
+} from "./tamper.ts";
 
-const TABLES = { FILL_ATTACKS, NATIVE_SOL_OUT_ATTACKS, PAIRING_ATTACKS, AFTER_CLAIM_ATTACKS };
-const RUNNERS = ["test/fill/validate.attacks.test.ts", "test/swap/attacks.security.test.ts"];
+const TABLES = {
+  FILL_ATTACKS,
+  NATIVE_SOL_OUT_ATTACKS,
+  PAIRING_ATTACKS,
+  AFTER_CLAIM_ATTACKS,
+  CHAIN_STATE_ATTACKS,
+};
+const RUNNERS = [
+  "test/fill/validate.attacks.test.ts",
+  "test/swap/attacks.security.test.ts",
+  "test/swap/lands.security.test.ts",
+];
 
 describe("the attack table covers every refusal code", () => {
   it("has an attack expecting each code of FillRejectCode", () => {

@@ -6,6 +6,8 @@
  * each attack's transaction, `signAsTaker` it and expect `rejected` with the attack's code. Every
  * transaction returned here is unsigned and built from real instructions (no mocks).
  */
+
+import { address } from "@solana/kit";
 import {
   createAssociatedTokenAccountIdempotentInstruction,
   getAssociatedTokenAddressSync,
@@ -20,6 +22,7 @@ import {
   VersionedTransaction,
 } from "@solana/web3.js";
 import bs58 from "bs58";
+import { accountInfoAssertion, getAssertAccountInfoInstruction, IntegerOperator } from "lighthouse-sdk";
 import { type TokenConfig, tokenSchema } from "../../config/schema.ts";
 import {
   type BuildFillParams,
@@ -29,6 +32,8 @@ import {
   setComputeUnitPriceInstruction,
 } from "../../sandbox/fill/builder.ts";
 import { compileSortedMessageV0 } from "../../sandbox/fill/compile.ts";
+import type { LocalChain } from "../../src/chain/local/index.ts";
+import type { RecentBlockhashes } from "../../src/chain/recent-blockhashes.ts";
 import { FillRejectCode } from "../../src/fill/codes.ts";
 import {
   ASSOCIATED_TOKEN_PROGRAM_ID,
@@ -767,7 +772,69 @@ export const AFTER_CLAIM_ATTACKS: readonly FillAttack[] = [
     code: FillRejectCode.QUOTE_EXPIRED,
     tamper: (s) => editFill(s, {}, { expireAt: s.nowUnix }),
   },
+  {
+    name: "a recent blockhash the chain never issued",
+    code: FillRejectCode.BLOCKHASH_NOT_FOUND,
+    tamper: (s) => withInstructions(s, (ixs) => ixs, { recentBlockhash: attacker().toBase58() }),
+  },
 ];
+
+/** What a chain-state attack may arrange on the local chain before its fill is built. */
+export interface ChainStage {
+  chain: LocalChain;
+  /** The service's background cache of recent blockhashes. */
+  blockhashes: RecentBlockhashes;
+  maker: PublicKey;
+  taker: PublicKey;
+}
+
+/**
+ * Fills that pass every rule of the message but cannot land because of the chain's state when the
+ * maker would sign: refused after the claim, before anything is sent (test/swap/lands.security.test.ts).
+ */
+export interface ChainStateAttack {
+  name: string;
+  code: FillRejectCode;
+  /** Arranges the chain and returns what the fill built for the scenario's quote changes. */
+  arrange(stage: ChainStage): Promise<Partial<BuildFillParams>>;
+}
+
+export const CHAIN_STATE_ATTACKS: readonly ChainStateAttack[] = [
+  {
+    name: "a recent blockhash with fewer blocks left than a fill needs to land",
+    code: FillRejectCode.BLOCKHASH_AGE_EXCEEDED,
+    arrange: async ({ chain, blockhashes }) => {
+      const { blockhash, lastValidBlockHeight } = await chain.getLatestBlockhash();
+      await blockhashes.poll();
+      chain.advanceBlocks(Number(lastValidBlockHeight - chain.blockHeight()) - 5);
+      await blockhashes.poll();
+      return { recentBlockhash: blockhash };
+    },
+  },
+  {
+    // A taker-appended Lighthouse assertion that is false once the fill has run: the contract allows
+    // the instruction, so only running the transaction shows it would fail (the maker paying the fee).
+    name: "a Lighthouse assertion that fails on-chain (the taker holds more lamports than exist)",
+    code: FillRejectCode.SIMULATION_FAILED,
+    arrange: async ({ chain, taker }) => ({
+      recentBlockhash: (await chain.getLatestBlockhash()).blockhash,
+      lighthouseInstructions: [takerLamportsAbove(taker, 10n ** 18n)],
+    }),
+  },
+];
+
+/** Lighthouse AssertAccountInfo (tag 5), built by lighthouse-sdk: `account`'s lamports > `lamports`. */
+export function takerLamportsAbove(account: PublicKey, lamports: bigint): TransactionInstruction {
+  const ix = getAssertAccountInfoInstruction({
+    targetAccount: address(account.toBase58()),
+    assertion: accountInfoAssertion("Lamports", { value: lamports, operator: IntegerOperator.GreaterThan }),
+  });
+  return new TransactionInstruction({
+    programId: new PublicKey(ix.programAddress),
+    keys: ix.accounts.map((a) => ({ pubkey: new PublicKey(a.address), isSigner: false, isWritable: false })),
+    data: Buffer.from(ix.data),
+  });
+}
 
 /** Attacks on a native-SOL output leg (the scenario must set params.nativeSolOut). */
 export const NATIVE_SOL_OUT_ATTACKS: readonly FillAttack[] = [

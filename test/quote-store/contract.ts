@@ -124,6 +124,21 @@ export function quoteStoreContract(name: string, make: () => Promise<StoreFixtur
       }
     });
 
+    it("releases a claim only for the message that holds it, with its answer, so the quote can be claimed again", async () => {
+      const { store, unique } = await make();
+      const q = sampleQuote(unique("q"), unique("r"), Date.now());
+      await store.put(q);
+      await store.claim(q.quoteId, "hash-1", 1);
+      await store.recordOutcome(q.quoteId, { quoteId: q.quoteId, state: "rejected", rejectionReason: "x" });
+      expect(await store.releaseClaim(q.quoteId, "hash-2")).toBe(false);
+      expect((await store.claim(q.quoteId, "hash-2", 2)).kind).toBe("taken");
+      expect(await store.releaseClaim(q.quoteId, "hash-1")).toBe(true);
+      expect(await store.releaseClaim(q.quoteId, "hash-1")).toBe(false);
+      expect(await store.claim(q.quoteId, "hash-2", 3)).toEqual({ kind: "claimed" });
+      const again = await store.claim(q.quoteId, "hash-3", 4);
+      expect(again.kind === "taken" && again.existing).toEqual({ messageHash: "hash-2", claimedAtMs: 3 });
+    });
+
     it("grants exactly one of many concurrent claims", async () => {
       const { store, unique } = await make();
       const q = sampleQuote(unique("q"), unique("r"), Date.now());

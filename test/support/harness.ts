@@ -152,17 +152,33 @@ export class CountingSigner implements Signer {
 }
 
 /**
- * A Chain that forwards every call to a real chain and counts sends (an observer, not a fake).
+ * A Chain that forwards every call to a real chain and counts sends, blockhash checks and
+ * simulations (an observer, not a fake).
  * Subclasses override single methods to inject faults.
  */
 export class ObservedChain implements Chain {
   sends = 0;
+  /** isBlockhashValid calls (the recent-blockhash check's one call for an unknown blockhash). */
+  blockhashChecks = 0;
+  /** Pre-flight simulations. */
+  simulations = 0;
   constructor(protected readonly inner: Chain) {}
   get description(): string {
     return this.inner.description;
   }
   getLatestBlockhash(): ReturnType<Chain["getLatestBlockhash"]> {
     return this.inner.getLatestBlockhash();
+  }
+  getBlockHeight(): Promise<bigint> {
+    return this.inner.getBlockHeight();
+  }
+  isBlockhashValid(blockhash: string): Promise<boolean> {
+    this.blockhashChecks++;
+    return this.inner.isBlockhashValid(blockhash);
+  }
+  simulateSigned(tx: VersionedTransaction): ReturnType<Chain["simulateSigned"]> {
+    this.simulations++;
+    return this.inner.simulateSigned(tx);
   }
   getAccounts(keys: PublicKey[]): ReturnType<Chain["getAccounts"]> {
     return this.inner.getAccounts(keys);

@@ -50,6 +50,7 @@ import type {
   Chain,
   SendResult,
   SignatureStatus,
+  SimulationResult,
   StatusHint,
 } from "../interface.ts";
 import { checkTransactionSignatures } from "../signatures.ts";
@@ -190,9 +191,26 @@ export class LocalChain implements Chain {
     return { slot: clock.slot, unixTimestamp: clock.unixTimestamp, epoch: clock.epoch };
   }
 
-  isBlockhashValid(blockhash: string): boolean {
+  /** Whether this chain issued `blockhash` and it has not expired (synchronous). */
+  blockhashValid(blockhash: string): boolean {
     const last = this.blocks.lastValidHeightOf(blockhash);
     return last !== undefined && this.blocks.height() <= last;
+  }
+
+  async isBlockhashValid(blockhash: string): Promise<boolean> {
+    return this.blockhashValid(blockhash);
+  }
+
+  async getBlockHeight(): Promise<bigint> {
+    return this.blocks.height();
+  }
+
+  /** The port's pre-flight: `simulate` with signatures verified and the blockhash checked. */
+  async simulateSigned(tx: VersionedTransaction): Promise<SimulationResult> {
+    const sim = this.simulate(tx, { sigVerify: true });
+    return sim.errJson === null
+      ? { ok: true, unitsConsumed: sim.unitsConsumed, logs: sim.logs }
+      : { ok: false, error: sim.error ?? errorText(sim.errJson), logs: sim.logs };
   }
 
   async getLatestBlockhash(): Promise<Blockhash> {
@@ -288,7 +306,7 @@ export class LocalChain implements Chain {
 
     const sigs = checkTransactionSignatures(tx);
     if (!sigs.ok) return this.drop(tx, signature, "signature", sigs.error);
-    if (!this.isBlockhashValid(tx.message.recentBlockhash)) {
+    if (!this.blockhashValid(tx.message.recentBlockhash)) {
       return this.drop(tx, signature, "blockhash", "blockhash not found or expired");
     }
     const prepared = this.prepare(tx);
@@ -338,7 +356,7 @@ export class LocalChain implements Chain {
       const sigs = checkTransactionSignatures(tx);
       if (!sigs.ok) return fail("SignatureFailure", sigs.error);
     }
-    if (!opts.replaceRecentBlockhash && !this.isBlockhashValid(tx.message.recentBlockhash)) {
+    if (!opts.replaceRecentBlockhash && !this.blockhashValid(tx.message.recentBlockhash)) {
       return fail("BlockhashNotFound", "blockhash not found or expired");
     }
     const prepared = this.prepare(tx);
