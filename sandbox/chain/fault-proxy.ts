@@ -4,7 +4,8 @@
  *
  *  - "pass":           forward every call (the default);
  *  - "refuse":         stop listening: new connections are refused (ECONNREFUSED), as when the node is
- *                      down; nothing reaches it;
+ *                      down; nothing reaches it. With `only`, the proxy goes down the moment one of
+ *                      those methods arrives (that request is dropped unanswered, not forwarded);
  *  - "reset-before":   accept the request, then reset the connection without forwarding it: the
  *                      caller cannot tell whether it arrived (it did not);
  *  - "reset-after":    forward the request, let the node act on it, then reset the connection instead
@@ -51,7 +52,12 @@ export async function startFaultProxy(upstream: string, port = 0): Promise<Fault
       if (hit) s.faulted++;
       seen.set(m, s);
     }
-    if (hit && (fault === "reset-before" || fault === "refuse")) {
+    if (hit && fault === "refuse") {
+      // Refusing only some methods: the node goes down as one of them arrives (nothing forwarded).
+      void unlisten();
+      return;
+    }
+    if (hit && fault === "reset-before") {
       req.socket.destroy();
       return;
     }

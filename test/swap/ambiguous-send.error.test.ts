@@ -26,23 +26,7 @@ let h: Harness;
 let server: RpcServer;
 let proxy: FaultProxy;
 let rpc: RpcChain;
-let signer: CutAfterSigning;
-
-/**
- * Counts maker signatures and, when armed, takes the RPC down the moment the maker has signed: the
- * chain reads before it worked, the send after it finds nothing listening.
- */
-class CutAfterSigning extends CountingSigner {
-  cutOnNextSign = false;
-  override sign(tx: Parameters<CountingSigner["sign"]>[0]): void {
-    super.sign(tx);
-    if (this.cutOnNextSign) {
-      this.cutOnNextSign = false;
-      // Closes the listener and drops open sockets synchronously; the promise only reports completion.
-      void proxy.set("refuse");
-    }
-  }
-}
+let signer: CountingSigner;
 
 beforeAll(async () => {
   const maker = Keypair.generate();
@@ -56,7 +40,7 @@ beforeAll(async () => {
     maker,
     wrapChain: () => rpc,
     wrapSigner: (s) => {
-      signer = new CutAfterSigning(s);
+      signer = new CountingSigner(s);
       return signer;
     },
     // A 3 s send step keeps the "never found" case short; the look-up and re-sends happen inside it.
@@ -97,7 +81,8 @@ describe("ambiguous sends over JSON-RPC", () => {
     const { body, taker, response } = await signedJupFill(h, http, 5_000_000_000n);
     const jupBefore = jupOf(taker);
     const signs = signer.count;
-    signer.cutOnNextSign = true;
+    // The node goes down as the transaction is sent: the reads and the pre-flight simulation worked.
+    await proxy.set("refuse", ["sendTransaction"]);
     let answer: Awaited<ReturnType<typeof postSwap>>;
     try {
       answer = await postSwap(http, body);
