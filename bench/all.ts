@@ -1,8 +1,9 @@
 /**
  * `npm run bench`: the quote path benchmark (bench/quote.ts: open-loop /quote load on the Redis
  * store, and max throughput against a bare Hono baseline), then the swap path micro-benchmark
- * (bench/swap.ts). Each can be run alone with its own flags: `npm run bench:quote -- --help`,
- * `npm run bench:swap -- --help`.
+ * (bench/swap.ts), then what the pre-flight simulation adds to /swap (bench/preflight.ts). Each can be
+ * run alone with its own flags: `npm run bench:quote -- --help`, `npm run bench:swap -- --help`,
+ * `npm run bench:preflight -- --help`.
  */
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
@@ -12,14 +13,15 @@ import { REPO_ROOT } from "../tooling/processes.ts";
 const USAGE = {
   command: "npm run bench",
   summary:
-    "Runs the quote path benchmark (npm run bench:quote) and then the swap path micro-benchmark\n" +
-    "(npm run bench:swap) with their defaults; figures are printed, not asserted. For their flags:\n" +
-    "npm run bench:quote -- --help, npm run bench:swap -- --help.",
+    "Runs the quote path benchmark (npm run bench:quote), the swap path micro-benchmark\n" +
+    "(npm run bench:swap) and the pre-flight latency benchmark (npm run bench:preflight) with their\n" +
+    "defaults; figures are printed, not asserted. For their flags: npm run bench:quote -- --help,\n" +
+    "npm run bench:swap -- --help, npm run bench:preflight -- --help.",
   flags: {},
 } as const;
 
 parseArgs(process.argv.slice(2), USAGE);
-for (const script of ["bench/quote.ts", "bench/swap.ts"]) {
+for (const script of ["bench/quote.ts", "bench/swap.ts", "bench/preflight.ts"]) {
   const r = spawnSync(process.execPath, ["--import", "tsx", join(REPO_ROOT, script)], {
     cwd: REPO_ROOT,
     stdio: "inherit",

@@ -7,66 +7,14 @@
  * Lists are recomputed whenever the inventory reports a change, and served from memory. The operator
  * notices a change only through the hash of the sorted union of both lists, so a change that merely
  * moves a mint from one list to the other is logged as a warning: it needs a forced re-sync through
- * the operator. The last published lists are kept in a store (Redis, or a file in the data folder) so
- * that such a move is caught across a restart with a new configuration too.
+ * the operator. The last published lists are kept in a store (advertised-store/: Redis, or a file in
+ * the data folder) so that such a move is caught across a restart with a new configuration too.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
-import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { Config } from "../config/load.ts";
+import type { AdvertisedStore, PublishedLists } from "./advertised-store/interface.ts";
 import type { Inventory } from "./interface.ts";
 import { type TokenLists, unionHash } from "./token-lists.ts";
-
-export interface PublishedLists {
-  tokens: string[];
-  permissioned: string[];
-}
-
-/** Where the last published lists are remembered. */
-export interface AdvertisedStore {
-  load(): Promise<PublishedLists | undefined>;
-  save(lists: PublishedLists): Promise<void>;
-}
-
-export class RedisAdvertisedStore implements AdvertisedStore {
-  constructor(
-    private readonly redis: Redis,
-    private readonly key = "rfq:advertised",
-  ) {}
-  async load(): Promise<PublishedLists | undefined> {
-    return parseLists(await this.redis.get(this.key));
-  }
-  async save(lists: PublishedLists): Promise<void> {
-    await this.redis.set(this.key, JSON.stringify(lists));
-  }
-}
-
-export class FileAdvertisedStore implements AdvertisedStore {
-  constructor(private readonly path: string) {}
-  async load(): Promise<PublishedLists | undefined> {
-    try {
-      return parseLists(readFileSync(this.path, "utf8"));
-    } catch {
-      return undefined;
-    }
-  }
-  async save(lists: PublishedLists): Promise<void> {
-    mkdirSync(dirname(this.path), { recursive: true });
-    writeFileSync(this.path, JSON.stringify(lists));
-  }
-}
-
-function parseLists(raw: string | null): PublishedLists | undefined {
-  if (!raw) return undefined;
-  try {
-    const v = JSON.parse(raw) as Partial<PublishedLists>;
-    if (Array.isArray(v.tokens) && Array.isArray(v.permissioned)) {
-      return { tokens: v.tokens.map(String), permissioned: v.permissioned.map(String) };
-    }
-  } catch {}
-  return undefined;
-}
 
 export interface AdvertisedOptions {
   store?: AdvertisedStore;

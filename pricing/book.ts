@@ -17,7 +17,7 @@ import { U64_MAX } from "../amounts/u64.ts";
 import type { UsdValues } from "../amounts/usd.ts";
 import type { Config } from "../config/load.ts";
 import type { PairConfig, TokenConfig } from "../config/schema.ts";
-import type { Controls } from "./controls.ts";
+import type { Controls } from "./controls/interface.ts";
 import type { PricePoint, PriceSource } from "./interface.ts";
 
 export type NoQuoteReason =

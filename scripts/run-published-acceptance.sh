@@ -12,6 +12,13 @@
 # Exits non-zero unless both runs pass.
 set -euo pipefail
 
+usage() { printf '%b\n' "usage: npm run acceptance:published -- <toolkit clone or git dir> [scratch-dir] [port]\n\nRuns the operator's published acceptance suite, as published, twice against one\nACCEPTANCE_MODE=1 npm start (from a scratch dir outside the repository)."; }
+case "${1:-}" in
+  -h | --help) usage; exit 0 ;;
+  -*) echo "$(basename "$0"): unknown flag $1; known flags: -h, --help" >&2; usage >&2; exit 64 ;;
+  "") usage >&2; exit 64 ;;
+esac
+
 usage() {
   cat <<USAGE
 usage: npm run acceptance:published -- <toolkit> [scratch-dir] [port]

@@ -7,22 +7,26 @@
 import { join } from "node:path";
 import type { Redis } from "ioredis";
 import { type Config, redisKeys } from "../config/load.ts";
-import { AdvertisedTokenLists, FileAdvertisedStore, RedisAdvertisedStore } from "../inventory/advertised.ts";
+import { AdvertisedTokenLists } from "../inventory/advertised.ts";
+import { FileAdvertisedStore } from "../inventory/advertised-store/file.ts";
+import { RedisAdvertisedStore } from "../inventory/advertised-store/redis.ts";
 import type { Inventory } from "../inventory/interface.ts";
 import { MemoryInventory } from "../inventory/memory.ts";
 import { RedisInventory } from "../inventory/redis.ts";
 import type { TokenLists } from "../inventory/token-lists.ts";
 import { QuotingBook } from "../pricing/book.ts";
-import { type Controls, MemoryControls, RedisControls } from "../pricing/controls.ts";
+import type { Controls } from "../pricing/controls/interface.ts";
+import { MemoryControls } from "../pricing/controls/memory.ts";
+import { RedisControls } from "../pricing/controls/redis.ts";
 import type { PriceSource } from "../pricing/interface.ts";
 import { createPriceSources } from "../pricing/sources.ts";
 import { UsdValuer } from "../pricing/usd.ts";
 import { AcceptanceSwapHandler } from "./acceptance/swap.ts";
 import { createApp, createOpsApp } from "./app.ts";
 import type { Chain } from "./chain/interface.ts";
-import { loadLocalChain } from "./chain/load-local.ts";
-import { type SeededToken, seedFromConfig } from "./chain/local/seed.ts";
-import { parseRpcUrls, probeRpcEndpoint, RpcChain, redactUrl } from "./chain/rpc.ts";
+import type { SeededToken } from "./chain/local/seed.ts";
+import { type MadeChain, makeChain } from "./chain/make.ts";
+import { parseRpcUrls, probeRpcEndpoint, redactUrl } from "./chain/rpc.ts";
 import { describeCause, StartupError } from "./errors/startup.ts";
 import { createLogger, type Logger } from "./observability/logger.ts";
 import { Metrics } from "./observability/metrics.ts";
@@ -34,7 +38,7 @@ import { Circuit } from "./redis/circuit.ts";
 import { createRedisClient, redisAddress, waitReady } from "./redis/client.ts";
 import { registerAdminRoutes } from "./routes/admin.ts";
 import type { ReadinessProbe } from "./routes/health.ts";
-import { KeypairSigner, loadOrCreateKeypair, readKeypairFile, type Signer } from "./signer/index.ts";
+import { makeSigner, type Signer } from "./signer/index.ts";
 import type { SwapHandler } from "./swap/handler.ts";
 import { createSwapPorts, type SwapPorts, type SwapTuning } from "./swap/service.ts";
 
@@ -52,6 +56,13 @@ export interface ComposeOptions {
   swap?: SwapTuning;
   /** How long start-up waits for Redis and the RPC before giving up with a StartupError (ms, 5,000). */
   startTimeoutMs?: number;
+  /**
+   * Ready-made, already started ports that the caller owns and closes (tests share them between two
+   * instances, or drive their clocks); everything else is built here as `npm start` builds it.
+   */
+  priceSources?: ReadonlyMap<string, PriceSource>;
+  inventory?: Inventory;
+  controls?: Controls;
 }
 
 export interface Service {
@@ -82,18 +93,6 @@ export interface Service {
   /** Shutdown state the apps read: set `draining` and /ready answers 503 (src/http/shutdown.ts). */
   lifecycle: { draining: boolean };
   close(): Promise<void>;
-}
-
-function makeSigner(config: Config): { signer: Signer; created: boolean } {
-  if (config.env.MAKER_KEYPAIR) {
-    try {
-      return { signer: new KeypairSigner(readKeypairFile(config.env.MAKER_KEYPAIR)), created: false };
-    } catch (e) {
-      throw new StartupError("MAKER_KEYPAIR", config.env.MAKER_KEYPAIR, describeCause(e));
-    }
-  }
-  const { keypair, created } = loadOrCreateKeypair(join(config.env.DATA_DIR, "maker-keypair.json"));
-  return { signer: new KeypairSigner(keypair), created };
 }
 
 type Closers = (() => Promise<unknown>)[];
@@ -137,64 +136,79 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
 
   const { signer, created: keyCreated } = opts.signer
     ? { signer: opts.signer, created: false }
-    : makeSigner(config);
+    : (() => {
+        try {
+          return makeSigner(config);
+        } catch (e) {
+          throw new StartupError("MAKER_KEYPAIR", config.env.MAKER_KEYPAIR ?? "", describeCause(e));
+        }
+      })();
 
-  let chain = opts.chain;
-  let seeded: SeededToken[] | undefined;
-  if (!chain) {
-    if (config.env.RPC_URL) {
-      const urls = parseRpcUrls(config.env.RPC_URL);
-      const problem = await probeRpcEndpoint(urls[0] as string, startTimeoutMs);
-      if (problem)
-        throw new StartupError("RPC_URL", redactUrl(urls[0] as string), `not reachable: ${problem}`);
-      chain = new RpcChain({ urls, onError: (method) => metrics.rpcErrors.inc({ method }) });
-    } else {
-      // The paper setup only: LiteSVM is a development dependency, loaded on demand.
-      const local = (await loadLocalChain()).create();
-      seeded = seedFromConfig(local, config.file, signer.publicKey);
-      chain = local;
-    }
+  if (!opts.chain && config.env.RPC_URL) {
+    const first = parseRpcUrls(config.env.RPC_URL)[0] as string;
+    const problem = await probeRpcEndpoint(first, startTimeoutMs);
+    if (problem) throw new StartupError("RPC_URL", redactUrl(first), `not reachable: ${problem}`);
   }
-  const ownChain = chain;
-  closers.push(() => ownChain.close());
+
+  const made: MadeChain = opts.chain
+    ? { chain: opts.chain, note: opts.chain.description }
+    : await makeChain(config, signer.publicKey, {
+        onRpcError: (method) => metrics.rpcErrors.inc({ method }),
+      });
+  const chain = made.chain;
+  const seeded = made.seeded;
+  closers.push(() => chain.close());
 
   const store: QuoteStore = redis
     ? new RedisQuoteStore(redis, keys.quotes, now)
     : new MemoryQuoteStore(config.file.limits.memoryStoreMaxQuotes, now);
   closers.push(() => store.close());
 
-  const priceSources = createPriceSources(config, { ...(redis ? { redis } : {}), log });
-  for (const s of priceSources.values()) {
-    await s.start();
-    closers.push(() => s.close());
+  let priceSources = opts.priceSources;
+  if (!priceSources) {
+    const own = createPriceSources(config, { ...(redis ? { redis } : {}), log });
+    for (const s of own.values()) {
+      await s.start();
+      closers.push(() => s.close());
+    }
+    priceSources = own;
   }
   const usd = new UsdValuer(config, priceSources, now);
 
-  const inventoryOpts = { config, chain, maker: signer.publicKey, usd, log, now };
-  const inventory: Inventory = redis
-    ? new RedisInventory(redis, inventoryOpts, keys.inventory)
-    : new MemoryInventory(inventoryOpts);
-  await inventory.start();
-  closers.push(() => inventory.close());
+  let inventory = opts.inventory;
+  if (!inventory) {
+    const inventoryOpts = { config, chain, maker: signer.publicKey, usd, log, now };
+    const own: Inventory = redis
+      ? new RedisInventory(redis, inventoryOpts, keys.inventory)
+      : new MemoryInventory(inventoryOpts);
+    await own.start();
+    closers.push(() => own.close());
+    inventory = own;
+  }
+  const inv = inventory;
 
-  const ctl = config.file.controls;
-  const controls: Controls = redis
-    ? new RedisControls(redis, {
-        prefix: keys.controls,
-        pollMs: ctl.pollMs,
-        failClosedAfterMs: ctl.failClosedAfterMs,
-        log,
-        now,
-      })
-    : new MemoryControls(now);
-  await controls.start();
-  closers.push(() => controls.close());
+  let controls = opts.controls;
+  if (!controls) {
+    const ctl = config.file.controls;
+    const own: Controls = redis
+      ? new RedisControls(redis, {
+          prefix: keys.controls,
+          pollMs: ctl.pollMs,
+          failClosedAfterMs: ctl.failClosedAfterMs,
+          log,
+          now,
+        })
+      : new MemoryControls(now);
+    await own.start();
+    closers.push(() => own.close());
+    controls = own;
+  }
 
   metrics.watch({ config, inventory, controls, priceSources, now });
 
   const book = new QuotingBook(config, priceSources, {
     now,
-    position: (mint) => inventory.position(mint),
+    position: (mint) => inv.position(mint),
     controls,
     usd,
   });

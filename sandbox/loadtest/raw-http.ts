@@ -84,8 +84,11 @@ class Conn {
       this.#status = Number(head.slice(9, 12));
       const lower = head.toLowerCase();
       const cl = lower.indexOf("\r\ncontent-length:");
+      // Content-Length may be the last header (@hono/node-server 2.x sends it last): then no CRLF
+      // follows it inside `head`, and the value runs to the end.
+      const clEnd = lower.indexOf("\r\n", cl + 17);
       this.#contentLength =
-        cl >= 0 ? Number.parseInt(lower.slice(cl + 17, lower.indexOf("\r\n", cl + 17)), 10) : -1;
+        cl >= 0 ? Number.parseInt(lower.slice(cl + 17, clEnd < 0 ? undefined : clEnd), 10) : -1;
       this.#chunked = lower.includes("\r\ntransfer-encoding: chunked");
     }
     let body: Buffer | undefined;

@@ -1,8 +1,9 @@
 /**
  * POST /ultra/v1/execute and POST /swap/v2/execute: the user's signed transaction goes to the maker.
  *
- * The simulator checks the signed transaction against the one it built (identical message bytes, a
- * valid taker signature, maker slot still empty), refuses an expired order, forwards POST /swap to the
+ * The simulator checks the signed transaction against the one it built (identical message bytes, or
+ * the same with Lighthouse assertions appended after the fill; a valid taker signature over the
+ * message signed; maker slot still empty), refuses an expired order, forwards POST /swap to the
  * maker with the 25 s limit, waits for the chain to confirm the maker's send, records the outcome in
  * the maker's fill rate, and answers with the seed's execute result.
  *
@@ -11,12 +12,17 @@
  */
 
 import { getAssociatedTokenAddressSync, unpackAccount } from "@solana/spl-token";
-import { PublicKey, VersionedTransaction } from "@solana/web3.js";
+import {
+  PublicKey,
+  type TransactionInstruction,
+  TransactionMessage,
+  VersionedTransaction,
+} from "@solana/web3.js";
 import bs58 from "bs58";
 import type { SignatureStatus } from "../../src/chain/interface.ts";
 import type { RejectionReason } from "../../src/contract/swap.ts";
 import { verifyEd25519 } from "../../src/crypto/ed25519.ts";
-import { NATIVE_MINT } from "../../src/fill/layout.ts";
+import { COMPUTE_BUDGET_PROGRAM_ID, LIGHTHOUSE_PROGRAM_ID, NATIVE_MINT } from "../../src/fill/layout.ts";
 import type { OperatorChain } from "./build-order.ts";
 import type { CountedOutcome, FillRateTracker } from "./fill-rate.ts";
 import type { HttpClient } from "./http-client.ts";
@@ -58,6 +64,58 @@ const failed = (code: number, error: string, extra: Partial<ExecuteResult> = {})
   ...extra,
 });
 
+/**
+ * True when `signed` is `built` with Lighthouse assertions appended after its last instruction, and
+ * nothing else changed: the same fee payer, blockhash and signers, the built instructions in order
+ * with the same accounts, flags and data (CONTRACT.md: a wallet may append assertions before signing;
+ * the maker validates them). Compared instruction by instruction, not byte by byte: appending
+ * instructions re-compiles the message (new account keys, another account order).
+ *
+ * One more difference is accepted, because the operator's own end-to-end client makes it and expects
+ * Success (toolkit tests/suites/integration/swap.ts raises the limit to 400,000 before appending its
+ * assertion): a different value in the SetComputeUnitLimit instruction. The maker judges it (its fee
+ * cap); a stand-in that refused it would be stricter than the operator.
+ */
+export function differsOnlyByAppendedAssertions(
+  built: VersionedTransaction,
+  signed: VersionedTransaction,
+): boolean {
+  if (signed.message.version !== 0 || signed.message.addressTableLookups.length > 0) return false;
+  let a: TransactionMessage;
+  let b: TransactionMessage;
+  try {
+    a = TransactionMessage.decompile(built.message);
+    b = TransactionMessage.decompile(signed.message);
+  } catch {
+    return false;
+  }
+  if (!a.payerKey.equals(b.payerKey) || a.recentBlockhash !== b.recentBlockhash) return false;
+  const signers = (m: VersionedTransaction["message"]) =>
+    m.staticAccountKeys
+      .slice(0, m.header.numRequiredSignatures)
+      .map((k) => k.toBase58())
+      .sort()
+      .join(",");
+  if (signers(built.message) !== signers(signed.message)) return false;
+  if (b.instructions.length <= a.instructions.length) return false;
+  const isLimit = (ix: TransactionInstruction) =>
+    ix.programId.equals(COMPUTE_BUDGET_PROGRAM_ID) && ix.data.length === 5 && ix.data[0] === 2;
+  const same = (x: TransactionInstruction, y: TransactionInstruction) =>
+    x.programId.equals(y.programId) &&
+    (Buffer.from(x.data).equals(Buffer.from(y.data)) || (isLimit(x) && isLimit(y))) &&
+    x.keys.length === y.keys.length &&
+    x.keys.every(
+      (k, i) =>
+        k.pubkey.equals(y.keys[i]!.pubkey) &&
+        k.isSigner === y.keys[i]!.isSigner &&
+        k.isWritable === y.keys[i]!.isWritable,
+    );
+  return (
+    a.instructions.every((ix, i) => same(ix, b.instructions[i]!)) &&
+    b.instructions.slice(a.instructions.length).every((ix) => ix.programId.equals(LIGHTHOUSE_PROGRAM_ID))
+  );
+}
+
 /** In-flight and finished executes by order, so a retried execute gets the same answer. */
 const results = new WeakMap<PendingOrder, Promise<ExecuteResult>>();
 
@@ -83,12 +141,15 @@ export async function executeOrder(deps: ExecuteDeps, body: ExecuteBody): Promis
     };
   }
   const messageBytes = tx.message.serialize();
-  const order = deps.orders.find(body.requestId, messageBytes);
+  const order =
+    deps.orders.find(body.requestId, messageBytes) ??
+    candidates.find((o) => differsOnlyByAppendedAssertions(o.built.tx, tx));
   if (!order) {
     return {
       status: 400,
       body: {
-        error: "the signed message differs from the order's transaction",
+        error:
+          "the signed message differs from the order's transaction (only Lighthouse assertions appended after the fill are accepted)",
         code: ExecuteCode.INVALID_MESSAGE_BYTES,
       },
     };

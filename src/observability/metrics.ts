@@ -5,7 +5,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { Config } from "../../config/load.ts";
 import type { Inventory } from "../../inventory/interface.ts";
-import type { Controls } from "../../pricing/controls.ts";
+import type { Controls } from "../../pricing/controls/interface.ts";
 import type { PriceSource } from "../../pricing/interface.ts";
 import { buildInfo } from "./build-info.ts";
 

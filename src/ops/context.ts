@@ -1,19 +1,16 @@
 /**
- * What the operations commands (doctor, registration) need, built the way the service builds it
- * (src/compose.ts): the same maker key (MAKER_KEYPAIR, or the paper setup's key in DATA_DIR), the
- * chain (RPC_URL, or a freshly seeded local chain in the paper setup), Redis when REDIS_URL is set,
- * and the configured price sources (not started).
+ * What the operations commands (doctor, registration) need, chosen as the service chooses them (the
+ * same makeSigner and makeChain as src/compose.ts): the maker key (MAKER_KEYPAIR, or the paper setup's
+ * key in DATA_DIR), the chain (RPC_URL, or a freshly seeded local chain in the paper setup), Redis when
+ * REDIS_URL is set, and the configured price sources (not started).
  */
-import { join } from "node:path";
 import { Redis } from "ioredis";
 import type { Config } from "../../config/load.ts";
 import type { PriceSource } from "../../pricing/interface.ts";
 import { createPriceSources } from "../../pricing/sources.ts";
 import type { Chain } from "../chain/interface.ts";
-import { loadLocalChain } from "../chain/load-local.ts";
-import { seedFromConfig } from "../chain/local/seed.ts";
-import { parseRpcUrls, RpcChain } from "../chain/rpc.ts";
-import { KeypairSigner, loadOrCreateKeypair, readKeypairFile, type Signer } from "../signer/index.ts";
+import { makeChain } from "../chain/make.ts";
+import { makeSigner, type Signer } from "../signer/index.ts";
 
 export interface OpsContext {
   config: Config;
@@ -27,22 +24,14 @@ export interface OpsContext {
 }
 
 export async function opsContext(config: Config): Promise<OpsContext> {
-  const signer = config.env.MAKER_KEYPAIR
-    ? new KeypairSigner(readKeypairFile(config.env.MAKER_KEYPAIR))
-    : new KeypairSigner(loadOrCreateKeypair(join(config.env.DATA_DIR, "maker-keypair.json")).keypair);
-  let chain: Chain;
-  let chainNote: string;
-  if (config.env.RPC_URL) {
-    chain = new RpcChain({ urls: parseRpcUrls(config.env.RPC_URL), timeoutMs: 5_000 });
-    chainNote = chain.description;
-  } else {
-    // The paper setup's chain lives inside the service process; this command sees a fresh one,
-    // seeded the same way. Point RPC_URL at `npm run chain` to inspect a chain that persists.
-    const local = (await loadLocalChain()).create();
-    seedFromConfig(local, config.file, signer.publicKey);
-    chain = local;
-    chainNote = "local chain (paper setup: a fresh one, seeded as `npm start` seeds it)";
-  }
+  const { signer } = makeSigner(config);
+  // The paper setup's chain lives inside the service process; this command sees a fresh one, seeded
+  // the same way. Point RPC_URL at `npm run chain` to inspect a chain that persists.
+  const made = await makeChain(config, signer.publicKey, { rpcTimeoutMs: 5_000 });
+  const chain = made.chain;
+  const chainNote = made.seeded
+    ? "local chain (paper setup: a fresh one, seeded as `npm start` seeds it)"
+    : made.note;
   const redis = config.env.REDIS_URL
     ? new Redis(config.env.REDIS_URL, {
         lazyConnect: true,

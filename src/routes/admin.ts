@@ -12,7 +12,7 @@
 import type { Hono } from "hono";
 import { z } from "zod";
 import type { Inventory } from "../../inventory/interface.ts";
-import type { Controls } from "../../pricing/controls.ts";
+import type { Controls } from "../../pricing/controls/interface.ts";
 import { AppError, ErrorCode, formatZodError } from "../errors/index.ts";
 import { apiKeyAuth } from "../http/auth.ts";
 import { parseJsonBody } from "../http/body.ts";

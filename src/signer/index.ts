@@ -5,8 +5,9 @@
  */
 import type { KeyObject } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import { Keypair, type PublicKey, type VersionedTransaction } from "@solana/web3.js";
+import type { Config } from "../../config/load.ts";
 import { ed25519SigningKey, signEd25519 } from "../crypto/ed25519.ts";
 
 export interface Signer {
@@ -57,4 +58,16 @@ export function loadOrCreateKeypair(path: string): { keypair: Keypair; created: 
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, JSON.stringify(Array.from(keypair.secretKey)), { mode: 0o600 });
   return { keypair, created: true };
+}
+
+/**
+ * The maker's signer, chosen once for the service and the ops commands: the keypair file named by
+ * MAKER_KEYPAIR, or the paper setup's key in DATA_DIR (generated on first use; `created` says so).
+ */
+export function makeSigner(config: Config): { signer: Signer; created: boolean } {
+  if (config.env.MAKER_KEYPAIR) {
+    return { signer: new KeypairSigner(readKeypairFile(config.env.MAKER_KEYPAIR)), created: false };
+  }
+  const { keypair, created } = loadOrCreateKeypair(join(config.env.DATA_DIR, "maker-keypair.json"));
+  return { signer: new KeypairSigner(keypair), created };
 }

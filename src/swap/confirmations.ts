@@ -21,7 +21,7 @@ import type { Logger } from "../observability/logger.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import { bounded, errorText } from "./bounded.ts";
 import type { FillRate, FillRateToken } from "./fill-rate.ts";
-import type { FeeOwed, FillJournal, PendingFill } from "./journal.ts";
+import type { FeeOwed, FillJournal, PendingFill } from "./journal/interface.ts";
 
 export type FillOutcome = "landed" | "failed" | "expired";
 

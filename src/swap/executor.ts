@@ -84,7 +84,7 @@ import type { ConfirmationTracker } from "./confirmations.ts";
 import { expiryRefusal } from "./expiry.ts";
 import type { FillRate, SwapDecisionKind } from "./fill-rate.ts";
 import type { SwapHandler } from "./handler.ts";
-import type { PendingFill } from "./journal.ts";
+import type { PendingFill } from "./journal/interface.ts";
 import { checkTakerSignatures } from "./signatures.ts";
 import { checkTakerFunds } from "./taker-funds.ts";
 

@@ -15,8 +15,9 @@ import type { Signer } from "../signer/index.ts";
 import { ConfirmationTracker } from "./confirmations.ts";
 import { SwapExecutor, type SwapExecutorOptions } from "./executor.ts";
 import { FillRate } from "./fill-rate.ts";
-import { type FillJournal, MemoryFillJournal } from "./journal.ts";
-import { RedisFillJournal } from "./journal-redis.ts";
+import type { FillJournal } from "./journal/interface.ts";
+import { MemoryFillJournal } from "./journal/memory.ts";
+import { RedisFillJournal } from "./journal/redis.ts";
 
 /** Tunables of the swap path; every one has a default. */
 export interface SwapTuning

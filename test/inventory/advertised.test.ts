@@ -7,12 +7,10 @@ import { Writable } from "node:stream";
 import { Keypair, PublicKey } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
 import { TOKEN_2022_PROGRAM } from "../../config/schema.ts";
-import {
-  type AdvertisedStore,
-  AdvertisedTokenLists,
-  FileAdvertisedStore,
-  RedisAdvertisedStore,
-} from "../../inventory/advertised.ts";
+import { AdvertisedTokenLists } from "../../inventory/advertised.ts";
+import { FileAdvertisedStore } from "../../inventory/advertised-store/file.ts";
+import type { AdvertisedStore } from "../../inventory/advertised-store/interface.ts";
+import { RedisAdvertisedStore } from "../../inventory/advertised-store/redis.ts";
 import { MemoryInventory } from "../../inventory/memory.ts";
 import { creditToken } from "../../src/chain/local/seed.ts";
 import { createLogger } from "../../src/observability/logger.ts";

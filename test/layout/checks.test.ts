@@ -65,6 +65,7 @@ describe("documentation stays inside the repository", () => {
   const docs = [
     "README.md",
     "docs/contract.md",
+    "docs/dependencies.md",
     "sandbox/README.md",
     "pricing/README.md",
     "inventory/README.md",
@@ -104,4 +105,22 @@ describe("documentation stays inside the repository", () => {
     }
     expect(missing).toEqual([]);
   });
+});
+
+describe("ports are folders", () => {
+  // Each port: an interface.ts, one file per adapter beside it.
+  const ports: Record<string, string[]> = {
+    "src/quote-store": ["memory.ts", "redis.ts"],
+    "src/swap/journal": ["memory.ts", "redis.ts"],
+    "pricing/controls": ["memory.ts", "redis.ts"],
+    "inventory/advertised-store": ["file.ts", "redis.ts"],
+    "src/chain": ["rpc.ts", "local/index.ts"],
+  };
+  for (const [folder, adapters] of Object.entries(ports)) {
+    it(`${folder}/ holds the interface and one file per adapter`, () => {
+      for (const f of ["interface.ts", ...adapters]) {
+        expect(existsSync(join(REPO_ROOT, folder, f)), `${folder}/${f}`).toBe(true);
+      }
+    });
+  }
 });

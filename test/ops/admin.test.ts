@@ -5,7 +5,9 @@
 import type { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import { MemoryInventory } from "../../inventory/memory.ts";
-import { type ControlState, type Controls, MemoryControls, RedisControls } from "../../pricing/controls.ts";
+import type { ControlState, Controls } from "../../pricing/controls/interface.ts";
+import { MemoryControls } from "../../pricing/controls/memory.ts";
+import { RedisControls } from "../../pricing/controls/redis.ts";
 import { makeWorld, type World } from "../inventory/support.ts";
 import { cleanupsAfterEach } from "../support/cleanups.ts";
 import { MINT } from "../support/config.ts";
@@ -22,10 +24,11 @@ async function instance(w: World, controls: Controls, adminApiKey?: string): Pro
   await controls.start();
   const hook = await startWebhook({
     config: w.config,
+    chain: w.chain,
     sources: w.sources,
     controls,
     inventory,
-    maker: w.maker.publicKey.toBase58(),
+    maker: w.maker,
     ...(adminApiKey ? { adminApiKey } : {}),
   });
   cleanups.push(async () => {

@@ -1,41 +1,22 @@
 /**
- * A webhook instance for pricing/ops tests: the operator's app (createApp) and the operations app
- * (createOpsApp, with the admin API mounted as compose.ts mounts it), each on its own real socket as
- * main.ts serves them, composed from the given pricing pieces. The swap handler is
- * an honest refusal: these tests never swap.
+ * A webhook instance for pricing/ops tests, composed by the composition root (src/compose.ts) exactly
+ * as `npm start` composes it, with the test's own started pricing pieces passed in (price sources,
+ * controls, inventory: shared with another instance or driven by the test). The operator's app and
+ * the operations app (admin API) each listen on their own real socket, as main.ts serves them.
  */
 import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
+import type { Keypair } from "@solana/web3.js";
 import type { Config } from "../../config/load.ts";
 import type { Inventory } from "../../inventory/interface.ts";
-import type { TokenLists } from "../../inventory/token-lists.ts";
-import { QuotingBook } from "../../pricing/book.ts";
-import type { Controls } from "../../pricing/controls.ts";
+import type { QuotingBook } from "../../pricing/book.ts";
+import type { Controls } from "../../pricing/controls/interface.ts";
 import type { PriceSource } from "../../pricing/interface.ts";
-import { createApp, createOpsApp } from "../../src/app.ts";
+import type { Chain } from "../../src/chain/interface.ts";
+import { composeService } from "../../src/compose.ts";
 import { createLogger } from "../../src/observability/logger.ts";
-import { Metrics } from "../../src/observability/metrics.ts";
-import { QuoteService } from "../../src/quote/service.ts";
-import { MemoryQuoteStore } from "../../src/quote-store/memory.ts";
-import { registerAdminRoutes } from "../../src/routes/admin.ts";
-import type { SwapHandler } from "../../src/swap/handler.ts";
-
-/** These tests never swap: any /swap is refused, honestly. */
-const noSwaps: SwapHandler = {
-  execute: async (req) => ({
-    quoteId: req.quoteId,
-    state: "rejected",
-    rejectionReason: "swaps are off in this test",
-  }),
-};
-
-/** Every configured token, split by its permissioned flag (the lists are not under test here). */
-function configuredLists(config: Config): TokenLists {
-  const open = config.file.tokens.filter((t) => !t.permissioned).map((t) => t.mint);
-  const permissioned = config.file.tokens.filter((t) => t.permissioned).map((t) => t.mint);
-  return { tokens: () => open, permissionedTokens: () => permissioned };
-}
+import { KeypairSigner } from "../../src/signer/index.ts";
 
 export interface Webhook {
   /** The operator's listener. */
@@ -48,47 +29,33 @@ export interface Webhook {
 
 export async function startWebhook(parts: {
   config: Config;
+  chain: Chain;
   sources: ReadonlyMap<string, PriceSource>;
   controls: Controls;
   inventory: Inventory;
-  maker: string;
+  maker: Keypair;
   adminApiKey?: string;
 }): Promise<Webhook> {
-  const { config, sources, controls, inventory } = parts;
-  const book = new QuotingBook(config, sources, { position: (mint) => inventory.position(mint), controls });
-  const log = createLogger("silent");
-  const metrics = new Metrics();
-  const app = createApp({
-    config,
-    log,
-    metrics,
-    store: new MemoryQuoteStore(10_000),
-    quotes: new QuoteService({ config, book, inventory, maker: parts.maker }),
-    swap: noSwaps,
-    tokenLists: configuredLists(config),
-    probes: [],
+  const config: Config = parts.adminApiKey
+    ? { ...parts.config, env: { ...parts.config.env, ADMIN_API_KEY: parts.adminApiKey } }
+    : parts.config;
+  const service = await composeService(config, {
+    log: createLogger("silent"),
+    chain: parts.chain,
+    signer: new KeypairSigner(parts.maker),
+    priceSources: parts.sources,
+    controls: parts.controls,
+    inventory: parts.inventory,
   });
-  const opsApp = createOpsApp({
-    config,
-    log,
-    metrics,
-    probes: [],
-    adminRoutes: (root) =>
-      registerAdminRoutes(root, {
-        adminApiKey: parts.adminApiKey,
-        controls,
-        inventory,
-        pairs: config.file.pairs.map((p) => `${p.base}/${p.quote}`),
-      }),
-  });
-  const [operator, ops] = await Promise.all([serveOn(app), serveOn(opsApp)]);
+  const [operator, ops] = await Promise.all([serveOn(service.app), serveOn(service.opsApp)]);
   return {
     url: operator.url,
     adminUrl: ops.url,
-    book,
+    book: service.book,
     close: async () => {
       await operator.close();
       await ops.close();
+      await service.close();
     },
   };
 }

@@ -6,7 +6,9 @@
 import type { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import { QuotingBook } from "../../pricing/book.ts";
-import { type ControlState, type Controls, MemoryControls, RedisControls } from "../../pricing/controls.ts";
+import type { ControlState, Controls } from "../../pricing/controls/interface.ts";
+import { MemoryControls } from "../../pricing/controls/memory.ts";
+import { RedisControls } from "../../pricing/controls/redis.ts";
 import { createPriceSources } from "../../pricing/sources.ts";
 import { cleanupsAfterEach } from "../support/cleanups.ts";
 import { MINT, testConfig } from "../support/config.ts";

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { MemoryInventory } from "../../inventory/memory.ts";
-import { MemoryControls } from "../../pricing/controls.ts";
+import { MemoryControls } from "../../pricing/controls/memory.ts";
 import { publishPrice, type RedisPriceSource } from "../../pricing/redis.ts";
 import { closePriceSources, startPriceSources } from "../../pricing/sources.ts";
 import { makeWorld } from "../inventory/support.ts";
@@ -55,10 +55,11 @@ describe("POST /quote with prices from Redis", () => {
     cleanups.push(() => inventory.close());
     const hook = await startWebhook({
       config: w.config,
+      chain: w.chain,
       sources,
       controls: new MemoryControls(),
       inventory,
-      maker: w.maker.publicKey.toBase58(),
+      maker: w.maker,
     });
     cleanups.push(() => hook.close());
     const sell = { tokenIn: MINT.SOL, tokenOut: MINT.USDC, amount: 1_000_000_000n };

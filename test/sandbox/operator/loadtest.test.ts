@@ -5,6 +5,7 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildMix, DEFAULT_MIX } from "../../../sandbox/loadtest/mix.ts";
 import { Outcome, runOpenLoop } from "../../../sandbox/loadtest/open-loop.ts";
@@ -101,6 +102,26 @@ describe("raw HTTP pool", () => {
     expect(c.ok && c.res.body.toString()).toBe("echo:again");
     expect(pool.connections).toBe(1);
     pool.close();
+  });
+
+  it("reads a Content-Length that is the last header, as @hono/node-server 2.x sends it", async () => {
+    // node:http always puts Date and Connection after Content-Length; this server does not.
+    const raw = net.createServer((sock) => {
+      sock.on("data", () => {
+        const body = "x".repeat(423);
+        sock.write(
+          `HTTP/1.1 200 OK\r\nconnection: keep-alive\r\ncontent-length: ${body.length}\r\n\r\n${body}`,
+        );
+      });
+    });
+    await new Promise<void>((r) => raw.listen(0, "127.0.0.1", r));
+    const pool = new RawHttpPool(new URL(`http://127.0.0.1:${(raw.address() as AddressInfo).port}/`), 1);
+    const a = await pool.request(req("/", "a"), 2_000);
+    const b = await pool.request(req("/", "b"), 2_000);
+    expect(a.ok && [a.res.status, a.res.body.length]).toEqual([200, 423]);
+    expect(b.ok && [b.res.status, b.res.body.length]).toEqual([200, 423]);
+    pool.close();
+    await new Promise((r) => raw.close(r));
   });
 
   it("queues requests beyond its connection cap and reports a timeout as a value", async () => {

@@ -3,8 +3,8 @@
  * them instead of stranding their inventory reservations), and the ledger of operator fees owed per
  * landed fill (docs/contract.md, "Fees": settled later off-chain).
  *
- * Adapters: MemoryFillJournal here (one process; lost on restart, like the memory quote store) and
- * RedisFillJournal in journal-redis.ts (shared by every instance, survives restarts).
+ * Adapters: memory.ts (one process; lost on restart, like the memory quote store) and redis.ts
+ * (shared by every instance, survives restarts).
  */
 
 /** A fill handed to the chain whose fate is not known yet. */
@@ -50,27 +50,4 @@ export interface FillJournal {
   settle(quoteId: string, fee?: FeeOwed): Promise<boolean>;
   /** The fee ledger, oldest first (for settlement tooling and tests). */
   feesOwed(): Promise<FeeOwed[]>;
-}
-
-export class MemoryFillJournal implements FillJournal {
-  private readonly pending = new Map<string, PendingFill>();
-  private readonly fees: FeeOwed[] = [];
-
-  async addPending(fill: PendingFill): Promise<void> {
-    this.pending.set(fill.quoteId, { ...fill });
-  }
-
-  async listPending(): Promise<PendingFill[]> {
-    return [...this.pending.values()].map((f) => ({ ...f }));
-  }
-
-  async settle(quoteId: string, fee?: FeeOwed): Promise<boolean> {
-    if (!this.pending.delete(quoteId)) return false;
-    if (fee) this.fees.push({ ...fee });
-    return true;
-  }
-
-  async feesOwed(): Promise<FeeOwed[]> {
-    return this.fees.map((f) => ({ ...f }));
-  }
 }

@@ -8,7 +8,7 @@
  * Both keys share the `{fills}` hash tag so the settle script (HDEL + RPUSH) runs on Redis Cluster too.
  */
 import type { Redis } from "ioredis";
-import type { FeeOwed, FillJournal, PendingFill } from "./journal.ts";
+import type { FeeOwed, FillJournal, PendingFill } from "./interface.ts";
 
 /** Removes the pending entry and, only if this caller removed it, appends the fee line. */
 const SETTLE = `

@@ -1,7 +1,6 @@
 /**
- * The operator-facing switches every instance obeys: a global pause (kill switch) and per-pair
- * enable overrides. Read synchronously on the quote path; MemoryControls for one process,
- * RedisControls for many (pub/sub for speed, a poll every `pollMs` as the guarantee).
+ * RedisControls: the switches shared by every instance through Redis (pub/sub for speed, a poll every
+ * `pollMs` as the guarantee).
  *
  * Redis layout (prefix default "rfq:ctl:"):
  *   <prefix>paused   absent or "0": quoting; any other value pauses every instance. The admin API
@@ -11,118 +10,9 @@
  */
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
-import { subscriberOf } from "./subscriber.ts";
-
-export interface ControlState {
-  paused: boolean;
-  pauseReason?: string;
-  pausedAtMs?: number;
-  /** Runtime overrides of the pairs' configured `enabled`, by "BASE/QUOTE". */
-  pairs: Record<string, boolean>;
-  /** False when the shared switches could not be read lately; the instance then refuses to quote. */
-  known: boolean;
-}
-
-export interface Controls {
-  /** No quote may be given: paused, or (shared controls) the switches are unknown. Synchronous. */
-  isPaused(): boolean;
-  /**
-   * Why the switches are unknown (shared controls whose store cannot be read), or undefined. An outage
-   * refuses quotes like a pause does, but is reported as what it is (`CONTROLS_UNAVAILABLE`).
-   */
-  outage(): string | undefined;
-  /** The runtime override for a pair, or undefined to use its configured `enabled`. Synchronous. */
-  pairOverride(pairKey: string): boolean | undefined;
-  state(): ControlState;
-  pause(reason: string): Promise<void>;
-  resume(): Promise<void>;
-  /** Enables or disables a pair at runtime; null removes the override. */
-  setPair(pairKey: string, enabled: boolean | null): Promise<void>;
-  /** Called whenever this instance learns of a change to the switches; returns unsubscribe. */
-  onChange(listener: (state: ControlState) => void): () => void;
-  start(): Promise<void>;
-  close(): Promise<void>;
-}
-
-/**
- * The switches as this instance knows them, and who to tell when they change: the part both adapters
- * share. Subclasses decide how the state is written (memory, or Redis then read back).
- */
-abstract class KnownSwitches {
-  protected paused = false;
-  protected reason: string | undefined;
-  protected atMs: number | undefined;
-  protected pairs = new Map<string, boolean>();
-  private readonly listeners = new Set<(state: ControlState) => void>();
-
-  /** Whether this instance's view of the switches is current (shared controls can lose track). */
-  protected known(): boolean {
-    return true;
-  }
-
-  isPaused(): boolean {
-    return this.paused || !this.known();
-  }
-
-  outage(): string | undefined {
-    return this.known() ? undefined : this.outageDetail();
-  }
-
-  protected outageDetail(): string {
-    return "the shared switches cannot be read";
-  }
-
-  pairOverride(pairKey: string): boolean | undefined {
-    return this.pairs.get(pairKey);
-  }
-
-  state(): ControlState {
-    return {
-      paused: this.paused,
-      ...(this.reason !== undefined ? { pauseReason: this.reason } : {}),
-      ...(this.atMs !== undefined ? { pausedAtMs: this.atMs } : {}),
-      pairs: Object.fromEntries(this.pairs),
-      known: this.known(),
-    };
-  }
-
-  onChange(listener: (state: ControlState) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  protected changed(): void {
-    const state = this.state();
-    for (const l of this.listeners) l(state);
-  }
-}
-
-/** One process: the embedded default. */
-export class MemoryControls extends KnownSwitches implements Controls {
-  constructor(private readonly now: () => number = Date.now) {
-    super();
-  }
-
-  async pause(reason: string): Promise<void> {
-    this.paused = true;
-    this.reason = reason;
-    this.atMs = this.now();
-    this.changed();
-  }
-  async resume(): Promise<void> {
-    this.paused = false;
-    this.reason = undefined;
-    this.atMs = undefined;
-    this.changed();
-  }
-  async setPair(pairKey: string, enabled: boolean | null): Promise<void> {
-    if (enabled === null) this.pairs.delete(pairKey);
-    else this.pairs.set(pairKey, enabled);
-    this.changed();
-  }
-  async start(): Promise<void> {}
-  async close(): Promise<void> {}
-}
+import { subscriberOf } from "../subscriber.ts";
+import type { Controls } from "./interface.ts";
+import { KnownSwitches } from "./switches.ts";
 
 export interface RedisControlsOptions {
   prefix?: string;
