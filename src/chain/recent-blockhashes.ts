@@ -71,9 +71,13 @@ export class RecentBlockhashes {
     this.timer = undefined;
   }
 
-  /** One poll: the latest blockhash and the height; overlapping polls share one call. */
-  poll(): Promise<void> {
-    this.polling ??= (async () => {
+  /**
+   * One poll: the latest blockhash and the height, read after this call began (a poll already in
+   * flight may have read them before, so it is awaited first, then a fresh one runs).
+   */
+  async poll(): Promise<void> {
+    while (this.polling) await this.polling;
+    this.polling = (async () => {
       try {
         const [latest, height] = await Promise.all([
           this.chain.getLatestBlockhash(),
@@ -94,7 +98,7 @@ export class RecentBlockhashes {
         this.polling = undefined;
       }
     })();
-    return this.polling;
+    await this.polling;
   }
 
   /** Blockhashes currently remembered. */

@@ -806,7 +806,8 @@ export const CHAIN_STATE_ATTACKS: readonly ChainStateAttack[] = [
     arrange: async ({ chain, blockhashes }) => {
       const { blockhash, lastValidBlockHeight } = await chain.getLatestBlockhash();
       await blockhashes.poll();
-      chain.advanceBlocks(Number(lastValidBlockHeight - chain.blockHeight()) - 5);
+      // 15 blocks left (fewer than the 20 required): about 6 s before it expires outright.
+      chain.advanceBlocks(Number(lastValidBlockHeight - chain.blockHeight()) - 15);
       await blockhashes.poll();
       return { recentBlockhash: blockhash };
     },
