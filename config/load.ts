@@ -95,6 +95,12 @@ export function parseFileConfig(raw: unknown, where = "config"): FileConfig {
 export function parseEnv(env: Record<string, string | undefined>): EnvConfig {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) throw new ConfigError(formatIssues("env", parsed.error));
+  const { SHUTDOWN_DRAIN_MS: drain, SHUTDOWN_GRACE_MS: grace } = parsed.data;
+  if (drain >= grace) {
+    throw new ConfigError(
+      `env: SHUTDOWN_DRAIN_MS: must be less than SHUTDOWN_GRACE_MS (${drain} >= ${grace}): requests in flight need time to finish after the drain`,
+    );
+  }
   return parsed.data;
 }
 

@@ -323,6 +323,13 @@ export const envSchema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** Key for the admin API (pause, per-pair switches), sent as X-ADMIN-API-KEY. Unset: admin API off. */
   ADMIN_API_KEY: optionalNonEmpty.pipe(z.string().min(16, "must be at least 16 characters").optional()),
+  /**
+   * Graceful shutdown (src/http/shutdown.ts): after SIGTERM, /ready is 503 and new connections are still
+   * served for SHUTDOWN_DRAIN_MS; the process exits 1 if it has not finished SHUTDOWN_GRACE_MS after the
+   * signal (keep it under the orchestrator's grace period, 30 s by default).
+   */
+  SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(120_000).default(5_000),
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(1_000).max(600_000).default(25_000),
   /** The public base URL the operator is given at registration (npm run registration prints it). */
   PUBLIC_BASE_URL: optionalNonEmpty.pipe(z.url({ protocol: /^https?$/ }).optional()),
   /**

@@ -55,6 +55,8 @@ export class LedgerInventory implements Inventory {
   private balancesAtMs: number | undefined;
   private holdings = new Map<string, MintHolding>();
   private chainReadAtMs: number | undefined;
+  /** The last sync failed (an outage is logged once, and its end once). */
+  private ledgerDown = false;
 
   private readonly listeners = new Set<() => void>();
   private lastSignature = "";
@@ -299,13 +301,24 @@ export class LedgerInventory implements Inventory {
   private async doSync(): Promise<void> {
     try {
       const s = await this.ledger.state(this.now());
+      if (this.ledgerDown) this.opts.log?.info("inventory: the shared ledger answers again");
+      this.ledgerDown = false;
+      if (s.balancesAtMs === undefined && this.balancesAtMs !== undefined) {
+        // The shared ledger lost its state (Redis restarted without its data): write the balances back
+        // from a fresh chain read, and keep quoting from the current view meanwhile.
+        this.opts.log?.warn("inventory: the shared ledger is empty; re-reading balances from the chain");
+        void this.refresh();
+        return;
+      }
       this.balances = s.balances;
       this.reserved = s.reserved;
       this.incoming = s.incoming;
       this.lamports = s.lamports;
       this.balancesAtMs = s.balancesAtMs;
     } catch (err) {
-      this.opts.log?.warn({ err }, "inventory: cannot read the shared ledger");
+      // Once per outage: the sync runs every `syncMs`.
+      if (!this.ledgerDown) this.opts.log?.warn({ err }, "inventory: cannot read the shared ledger");
+      this.ledgerDown = true;
       return;
     }
     this.notifyIfChanged();

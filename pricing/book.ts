@@ -29,8 +29,10 @@ export type NoQuoteReason =
   | "SIZE_ABOVE_MAX"
   | "AMOUNT_TOO_SMALL"
   | "AMOUNT_TOO_LARGE"
-  /** The global kill switch is on (or, with shared controls, cannot be read). */
+  /** The global kill switch is on. */
   | "PAUSED"
+  /** The shared switches (Redis) cannot be read: a dependency outage, not a pause; no quote until back. */
+  | "CONTROLS_UNAVAILABLE"
   /** The quote's notional exceeds the pair's `maxNotionalUsd`. */
   | "NOTIONAL_EXCEEDED";
 
@@ -76,7 +78,7 @@ export interface BookDeps {
    */
   position?: (mint: string) => bigint | undefined;
   /** Global pause and per-pair runtime switches. */
-  controls?: Pick<Controls, "isPaused" | "pairOverride">;
+  controls?: Pick<Controls, "isPaused" | "pairOverride"> & Partial<Pick<Controls, "outage">>;
   /** Needed when a pair has `maxNotionalUsd` and its quote token is not a stablecoin. */
   usd?: UsdValues;
 }
@@ -165,7 +167,10 @@ export class QuotingBook {
 
   /** Prices one request. Pure apart from reading in-memory prices, the position, switches and the clock. */
   price(ask: QuoteAsk): PricedQuote | NoQuote {
-    if (this.deps.controls?.isPaused()) return no("PAUSED", "quoting is paused");
+    if (this.deps.controls?.isPaused()) {
+      const outage = this.deps.controls.outage?.();
+      return outage ? no("CONTROLS_UNAVAILABLE", outage) : no("PAUSED", "quoting is paused");
+    }
     const pair = this.byMints.get(`${ask.tokenIn}>${ask.tokenOut}`);
     if (!pair) return no("PAIR_NOT_SUPPORTED", `no pair trades ${ask.tokenIn} for ${ask.tokenOut}`);
     if (!this.enabled(pair)) return no("PAIR_DISABLED", `${pair.key} is disabled`);

@@ -18,6 +18,7 @@ import { z } from "zod";
 import { compareRatio, parseDecimal, type Ratio } from "../amounts/decimal.ts";
 import { decimalString, u64String } from "../config/schema.ts";
 import type { LadderLevel, PricePoint, PriceSource } from "./interface.ts";
+import { subscriberOf } from "./subscriber.ts";
 
 const levelWire = z.object({ upToBase: u64String, price: decimalString });
 
@@ -56,6 +57,7 @@ export class RedisPriceSource implements PriceSource {
   private subscriber: Redis | undefined;
   private timer: NodeJS.Timeout | undefined;
   private polling: Promise<void> | undefined;
+  private pollFailing = false;
 
   /** `pairs` are the "BASE/QUOTE" keys configured to use this source. */
   constructor(
@@ -82,7 +84,7 @@ export class RedisPriceSource implements PriceSource {
   }
 
   async start(): Promise<void> {
-    this.subscriber = this.redis.duplicate();
+    this.subscriber = subscriberOf(this.redis, `prices-subscriber:${this.name}`, this.opts.log);
     this.subscriber.on("message", (_channel: string, message: string) => this.ingest(message));
     // After a reconnect the subscription is restored by ioredis, but messages sent meanwhile are gone.
     this.subscriber.on("ready", () => void this.poll());
@@ -109,8 +111,11 @@ export class RedisPriceSource implements PriceSource {
         values.forEach((v, i) => {
           if (v !== null) this.ingest(v, this.pairs[i]);
         });
+        this.pollFailing = false;
       } catch (err) {
-        this.opts.log?.warn({ err, source: this.name }, "redis prices: poll failed");
+        // Once per outage: the poll runs every `pollMs`; the pairs go stale on their own.
+        if (!this.pollFailing) this.opts.log?.warn({ err, source: this.name }, "redis prices: poll failed");
+        this.pollFailing = true;
       }
     })().finally(() => {
       this.polling = undefined;

@@ -21,6 +21,7 @@ import type { Logger } from "./observability/logger.ts";
 import type { Metrics } from "./observability/metrics.ts";
 import type { QuoteService } from "./quote/service.ts";
 import type { QuoteStore } from "./quote-store/interface.ts";
+import type { Circuit } from "./redis/circuit.ts";
 import { type ReadinessProbe, registerHealthRoutes } from "./routes/health.ts";
 import { registerMetricsRoute } from "./routes/metrics.ts";
 import { registerQuoteRoute } from "./routes/quote.ts";
@@ -37,6 +38,10 @@ export interface AppDeps {
   swap: SwapHandler;
   tokenLists: TokenLists;
   probes: readonly ReadinessProbe[];
+  /** True once the process is shutting down: /ready answers 503 "draining". */
+  draining?: () => boolean;
+  /** The quote store's circuit breaker (compose makes one per service). */
+  storeCircuit?: Circuit;
   now?: () => number;
 }
 
@@ -47,6 +52,8 @@ export interface OpsAppDeps {
   probes: readonly ReadinessProbe[];
   /** The maker's admin API: behind its own key, never the operator's. */
   adminRoutes?: (app: Hono<AppEnv>) => void;
+  /** True once the process is shutting down: /ready answers 503 "draining". */
+  draining?: () => boolean;
 }
 
 /** The common frame of both apps: the logger, the answer counter, one error handler, 404 bodies. */
@@ -69,7 +76,7 @@ const allowancesOf = (config: Config) => config.hazards.filter((h) => h.allowed)
 /** The operations listener's app: /metrics, /admin/*, /health, /ready. */
 export function createOpsApp(deps: OpsAppDeps): Hono<AppEnv> {
   const app = frame(deps.log, deps.metrics);
-  registerHealthRoutes(app, deps.probes, allowancesOf(deps.config));
+  registerHealthRoutes(app, deps.probes, allowancesOf(deps.config), deps.draining);
   registerMetricsRoute(app, deps.metrics);
   deps.adminRoutes?.(app);
   return app;
@@ -80,7 +87,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const { config, log, metrics } = deps;
   const now = deps.now ?? Date.now;
   const app = frame(log, metrics);
-  registerHealthRoutes(app, deps.probes, allowancesOf(config));
+  registerHealthRoutes(app, deps.probes, allowancesOf(config), deps.draining);
   const openApi = openApiDocument(config.file.basePath);
   app.get("/openapi.json", (c) => c.json(openApi));
 
@@ -112,6 +119,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     minBudgetMs: config.file.limits.minQuoteBudgetMs,
     logSample: config.env.LOG_QUOTE_SAMPLE,
     now,
+    ...(deps.storeCircuit ? { storeCircuit: deps.storeCircuit } : {}),
   });
   registerSwapRoute(api, deps.swap, metrics);
   app.route(config.file.basePath || "/", api);

@@ -5,7 +5,7 @@
  * two "instances").
  */
 import { join } from "node:path";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import { type Config, redisKeys } from "../config/load.ts";
 import { AdvertisedTokenLists } from "../inventory/advertised.ts";
 import { FileAdvertisedStore } from "../inventory/advertised-store/file.ts";
@@ -26,12 +26,16 @@ import { createApp, createOpsApp } from "./app.ts";
 import type { Chain } from "./chain/interface.ts";
 import type { SeededToken } from "./chain/local/seed.ts";
 import { type MadeChain, makeChain } from "./chain/make.ts";
+import { parseRpcUrls, probeRpcEndpoint, redactUrl } from "./chain/rpc.ts";
+import { describeCause, StartupError } from "./errors/startup.ts";
 import { createLogger, type Logger } from "./observability/logger.ts";
 import { Metrics } from "./observability/metrics.ts";
 import { QuoteService } from "./quote/service.ts";
 import type { QuoteStore } from "./quote-store/interface.ts";
 import { MemoryQuoteStore } from "./quote-store/memory.ts";
 import { RedisQuoteStore } from "./quote-store/redis.ts";
+import { Circuit } from "./redis/circuit.ts";
+import { createRedisClient, redisAddress, waitReady } from "./redis/client.ts";
 import { registerAdminRoutes } from "./routes/admin.ts";
 import type { ReadinessProbe } from "./routes/health.ts";
 import { makeSigner, type Signer } from "./signer/index.ts";
@@ -50,6 +54,8 @@ export interface ComposeOptions {
   now?: () => number;
   /** Swap-path tunables (budget, step timeouts, confirmation poll interval); see src/swap/service.ts. */
   swap?: SwapTuning;
+  /** How long start-up waits for Redis and the RPC before giving up with a StartupError (ms, 5,000). */
+  startTimeoutMs?: number;
   /**
    * Ready-made, already started ports that the caller owns and closes (tests share them between two
    * instances, or drive their clocks); everything else is built here as `npm start` builds it.
@@ -82,28 +88,67 @@ export interface Service {
   keyCreated: boolean;
   /** The swap executor and its background parts (absent in acceptance mode). */
   swapPorts?: SwapPorts;
+  /** The quote store's circuit breaker on the quote path. */
+  storeCircuit: Circuit;
+  /** Shutdown state the apps read: set `draining` and /ready answers 503 (src/http/shutdown.ts). */
+  lifecycle: { draining: boolean };
   close(): Promise<void>;
 }
 
-/** Builds and starts every port, then the app. `close()` stops them in reverse order. */
+type Closers = (() => Promise<unknown>)[];
+
+async function closeAll(closers: Closers): Promise<void> {
+  for (const close of closers.reverse()) await close().catch(() => {});
+  closers.length = 0;
+}
+
+/**
+ * Builds and starts every port, then the app. `close()` stops them in reverse order. A dependency
+ * that cannot be reached at start (Redis, the RPC, the maker key file) throws a StartupError naming
+ * its setting, and whatever was already started is stopped again.
+ */
 export async function composeService(config: Config, opts: ComposeOptions = {}): Promise<Service> {
+  const closers: Closers = [];
+  try {
+    return await buildService(config, opts, closers);
+  } catch (e) {
+    await closeAll(closers);
+    throw e;
+  }
+}
+
+async function buildService(config: Config, opts: ComposeOptions, closers: Closers): Promise<Service> {
   const log = opts.log ?? createLogger(config.env.LOG_LEVEL);
   const metrics = opts.metrics ?? new Metrics();
   const now = opts.now ?? Date.now;
-  const closers: (() => Promise<unknown>)[] = [];
+  const startTimeoutMs = opts.startTimeoutMs ?? 5_000;
   const keys = redisKeys(config.file, opts.redisPrefix);
   for (const line of keys.deprecated) log.warn(`config: ${line}`);
 
   let redis = opts.redis;
   if (!redis && config.env.REDIS_URL) {
-    redis = new Redis(config.env.REDIS_URL, { enableAutoPipelining: true, maxRetriesPerRequest: 2 });
-    const owned = redis;
-    closers.push(() => owned.quit());
+    const url = config.env.REDIS_URL;
+    const owned = createRedisClient(url, { client: "main", log, metrics });
+    closers.push(async () => owned.disconnect());
+    await waitReady(owned, "REDIS_URL", redisAddress(url), startTimeoutMs);
+    redis = owned;
   }
 
   const { signer, created: keyCreated } = opts.signer
     ? { signer: opts.signer, created: false }
-    : makeSigner(config);
+    : (() => {
+        try {
+          return makeSigner(config);
+        } catch (e) {
+          throw new StartupError("MAKER_KEYPAIR", config.env.MAKER_KEYPAIR ?? "", describeCause(e));
+        }
+      })();
+
+  if (!opts.chain && config.env.RPC_URL) {
+    const first = parseRpcUrls(config.env.RPC_URL)[0] as string;
+    const problem = await probeRpcEndpoint(first, startTimeoutMs);
+    if (problem) throw new StartupError("RPC_URL", redactUrl(first), `not reachable: ${problem}`);
+  }
 
   const made: MadeChain = opts.chain
     ? { chain: opts.chain, note: opts.chain.description }
@@ -201,6 +246,8 @@ export async function composeService(config: Config, opts: ComposeOptions = {}):
     swapPorts = ports;
   }
 
+  const storeCircuit = new Circuit({ name: "quoteStore", log, metrics, now });
+  const lifecycle = { draining: false };
   const probes: ReadinessProbe[] = [
     ["quoteStore", () => store.ping()],
     ["chain", () => chain.ping()],
@@ -214,6 +261,8 @@ export async function composeService(config: Config, opts: ComposeOptions = {}):
     swap,
     tokenLists,
     probes,
+    storeCircuit,
+    draining: () => lifecycle.draining,
     now,
   });
   const opsApp = createOpsApp({
@@ -221,6 +270,7 @@ export async function composeService(config: Config, opts: ComposeOptions = {}):
     log,
     metrics,
     probes,
+    draining: () => lifecycle.draining,
     adminRoutes: (root) =>
       registerAdminRoutes(root, {
         adminApiKey: config.env.ADMIN_API_KEY,
@@ -248,8 +298,8 @@ export async function composeService(config: Config, opts: ComposeOptions = {}):
     ...(seeded ? { seeded } : {}),
     keyCreated,
     ...(swapPorts ? { swapPorts } : {}),
-    async close() {
-      for (const close of closers.reverse()) await close().catch(() => {});
-    },
+    storeCircuit,
+    lifecycle,
+    close: () => closeAll(closers),
   };
 }

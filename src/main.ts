@@ -1,14 +1,17 @@
 /**
  * Entry point: `npm start`. Parses configuration (fatal, naming the key, on any problem), composes the
- * ports, serves two listeners (the operator's on PORT, operations on ADMIN_PORT), and shuts down
- * cleanly on SIGINT/SIGTERM.
+ * ports (a dependency that cannot be reached stops the start with one line naming its setting), serves
+ * two listeners (the operator's on PORT, operations on ADMIN_PORT), and shuts down gracefully on
+ * SIGINT/SIGTERM (src/http/shutdown.ts).
  */
+import type { Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { loadConfig } from "../config/load.ts";
 import { parseArgs } from "./cli/args.ts";
 import { runMain } from "./cli/run.ts";
 import { composeService, type Service } from "./compose.ts";
+import { GracefulShutdown } from "./http/shutdown.ts";
 import { Metrics } from "./observability/metrics.ts";
 
 const USAGE = {
@@ -52,7 +55,8 @@ function banner(service: Service, url: string, opsUrl: string): string {
   return `${lines.join("\n")}\n`;
 }
 
-type Server = ReturnType<typeof serve>;
+/** @hono/node-server's `serve` without http2 options returns a plain node:http server. */
+type Server = HttpServer;
 
 /** Listens; resolves with the bound address, rejects with a message naming the address. */
 function listen(
@@ -62,7 +66,9 @@ function listen(
   what: string,
 ): Promise<[Server, AddressInfo]> {
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch: app.fetch, port, hostname }, (info) => resolve([server, info]));
+    const server = serve({ fetch: app.fetch, port, hostname }, (info) =>
+      resolve([server, info]),
+    ) as HttpServer;
     server.once("error", (e: NodeJS.ErrnoException) =>
       reject(new Error(`cannot listen on ${hostname}:${port} (${what}): ${e.code ?? e.message}`)),
     );
@@ -105,28 +111,23 @@ async function main(): Promise<number> {
     "listening",
   );
   // The operator keeps connections alive across quotes; do not let Node's defaults cut them short.
-  if ("keepAliveTimeout" in server) server.keepAliveTimeout = 65_000;
+  server.keepAliveTimeout = 65_000;
 
-  return new Promise<number>((resolve) => {
-    let stopping = false;
-    const stop = (signal: string) => {
-      if (stopping) return;
-      stopping = true;
-      log.info({ signal }, "shutting down");
-      let open = servers.length;
-      for (const [s] of servers) {
-        s.close(async () => {
-          if (--open > 0) return;
-          await service.close();
-          resolve(0);
-        });
-      }
-      // In-flight swaps get up to the operator's 25 s to finish before we give up on them.
-      setTimeout(() => resolve(1), 25_000).unref();
-    };
-    process.on("SIGINT", () => stop("SIGINT"));
-    process.on("SIGTERM", () => stop("SIGTERM"));
+  // SIGTERM/SIGINT: drain (/ready 503, Connection: close), finish what is in flight, exit 0; a second
+  // signal or SHUTDOWN_GRACE_MS exits 1 naming what was cut (src/http/shutdown.ts).
+  const shutdown = new GracefulShutdown({
+    servers: servers.map(([s]) => s),
+    log,
+    drainMs: config.env.SHUTDOWN_DRAIN_MS,
+    graceMs: config.env.SHUTDOWN_GRACE_MS,
+    onDrain: () => {
+      service.lifecycle.draining = true;
+    },
+    closeService: () => service.close(),
+    pendingWork: () => ({ fillsTracked: service.swapPorts?.confirmations.size ?? 0 }),
   });
+  shutdown.installSignalHandlers();
+  return shutdown.done;
 }
 
 runMain(main);

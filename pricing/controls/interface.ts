@@ -17,6 +17,11 @@ export interface ControlState {
 export interface Controls {
   /** No quote may be given: paused, or (shared controls) the switches are unknown. Synchronous. */
   isPaused(): boolean;
+  /**
+   * Why the switches are unknown (shared controls whose store cannot be read), or undefined. An outage
+   * refuses quotes like a pause does, but is reported as what it is (`CONTROLS_UNAVAILABLE`).
+   */
+  outage(): string | undefined;
   /** The runtime override for a pair, or undefined to use its configured `enabled`. Synchronous. */
   pairOverride(pairKey: string): boolean | undefined;
   state(): ControlState;

@@ -10,6 +10,7 @@
  */
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
+import { subscriberOf } from "../subscriber.ts";
 import type { Controls } from "./interface.ts";
 import { KnownSwitches } from "./switches.ts";
 
@@ -33,6 +34,7 @@ export class RedisControls extends KnownSwitches implements Controls {
   private timer: NodeJS.Timeout | undefined;
   private reading: Promise<void> | undefined;
   private readAgain = false;
+  private readFailing = false;
 
   constructor(
     private readonly redis: Redis,
@@ -59,6 +61,13 @@ export class RedisControls extends KnownSwitches implements Controls {
     return this.now() - this.lastReadMs <= this.failClosedAfterMs;
   }
 
+  protected override outageDetail(): string {
+    const since = Number.isFinite(this.lastReadMs)
+      ? `last read ${this.now() - this.lastReadMs} ms ago`
+      : "never read since start";
+    return `the shared switches (Redis) cannot be read: ${since}; not quoting until they can`;
+  }
+
   async pause(reason: string): Promise<void> {
     const atMs = this.now();
     await this.redis
@@ -83,7 +92,7 @@ export class RedisControls extends KnownSwitches implements Controls {
   }
 
   async start(): Promise<void> {
-    this.subscriber = this.redis.duplicate();
+    this.subscriber = subscriberOf(this.redis, "controls-subscriber", this.opts.log);
     this.subscriber.on("message", () => void this.read());
     // A reconnected subscriber may have missed messages: read at once.
     this.subscriber.on("ready", () => void this.read());
@@ -120,8 +129,12 @@ export class RedisControls extends KnownSwitches implements Controls {
           if (pausedRes?.[0] || pairsRes?.[0]) throw pausedRes?.[0] ?? pairsRes?.[0];
           this.apply(pausedRes?.[1] as string | null, pairsRes?.[1] as Record<string, string>);
           this.lastReadMs = started;
+          if (this.readFailing) this.opts.log?.info("controls: the shared switches are readable again");
+          this.readFailing = false;
         } catch (err) {
-          this.opts.log?.warn({ err }, "controls: cannot read the shared switches");
+          // Once per outage: the poll runs every `pollMs`.
+          if (!this.readFailing) this.opts.log?.warn({ err }, "controls: cannot read the shared switches");
+          this.readFailing = true;
         }
       } while (this.readAgain);
     })().finally(() => {

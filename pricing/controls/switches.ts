@@ -21,6 +21,14 @@ export abstract class KnownSwitches {
     return this.paused || !this.known();
   }
 
+  outage(): string | undefined {
+    return this.known() ? undefined : this.outageDetail();
+  }
+
+  protected outageDetail(): string {
+    return "the shared switches cannot be read";
+  }
+
   pairOverride(pairKey: string): boolean | undefined {
     return this.pairs.get(pairKey);
   }

@@ -13,7 +13,29 @@ export interface AccountSnapshot {
   executable: boolean;
 }
 
-export type SendResult = { ok: true; signature: string } | { ok: false; error: string };
+export type SendResult =
+  | { ok: true; signature: string }
+  | {
+      ok: false;
+      error: string;
+      /**
+       * What is known about the transaction: "no", it never reached an RPC node (connection refused);
+       * "refused", a node had it and said no (or it landed and failed); "unknown", the send failed in a
+       * way that leaves it open (a reset or timeout after the request went out) and the signature was
+       * not found on any endpoint within the time given. Absent: as "refused".
+       */
+      reached?: "no" | "refused" | "unknown";
+    };
+
+export interface SendOptions {
+  /** The most the send may take, retries and the look-up after an ambiguous failure included (ms). */
+  timeoutMs?: number;
+}
+
+/** What the caller knows about a signature that helps decide it (the blockhash the transaction used). */
+export interface StatusHint {
+  blockhash?: string;
+}
 
 export type SignatureStatus =
   | { state: "pending" }
@@ -51,9 +73,17 @@ export interface Chain {
   getMinimumBalanceForRentExemption(dataLength: number): Promise<bigint>;
   /** Chain time (unix seconds) as the on-chain program sees it for `expire_at`. */
   getUnixTimestamp(): Promise<bigint>;
-  /** Sends a fully signed transaction; resolves once handed to the chain (not confirmed). */
-  send(tx: VersionedTransaction): Promise<SendResult>;
-  getSignatureStatus(signature: string): Promise<SignatureStatus>;
+  /**
+   * Sends a fully signed transaction; resolves once handed to the chain (not confirmed). A failure
+   * after which the transaction may still have reached the chain is not an answer yet: the adapter
+   * looks for the signature (and sends again) within `timeoutMs` before it reports one.
+   */
+  send(tx: VersionedTransaction, opts?: SendOptions): Promise<SendResult>;
+  /**
+   * The signature's state. With `hint.blockhash`, a signature this adapter never sent (or no longer
+   * remembers, after a restart) is "expired" once that blockhash is, instead of "pending" forever.
+   */
+  getSignatureStatus(signature: string, hint?: StatusHint): Promise<SignatureStatus>;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }

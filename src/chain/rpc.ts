@@ -8,11 +8,18 @@
  *
  * Failures: `send`, `getSignatureStatus` and `ping` answer them as values (the interface has room
  * for them); the reads return data or throw a `ChainUnavailableError` naming the call.
+ *
+ * An ambiguous send is not a refusal: when no endpoint took the transaction but at least one failed
+ * after the request may have gone out (a connection reset, a timeout, a proxy's 5xx), `send` looks for
+ * the signature on every endpoint and sends the same bytes again (the chain takes one signature once)
+ * until one takes it, it is found, or the caller's time is up. Only then is it a failure, saying
+ * whether the transaction reached no node ("no"), was refused ("refused"), or is unknown ("unknown").
  */
 import {
   type AccountInfo,
   Connection,
   type PublicKey,
+  SendTransactionError,
   SYSVAR_CLOCK_PUBKEY,
   type VersionedTransaction,
 } from "@solana/web3.js";
@@ -21,9 +28,11 @@ import type {
   AccountSnapshot,
   Blockhash,
   Chain,
+  SendOptions,
   SendResult,
   SignatureStatus,
   SimulationResult,
+  StatusHint,
 } from "./interface.ts";
 
 export interface RpcChainOptions {
@@ -65,9 +74,78 @@ export function redactUrl(url: string): string {
   }
 }
 
+/**
+ * Asks one endpoint for a blockhash with a plain JSON-RPC call; undefined when it answers, otherwise
+ * the cause in one line (connection refused, HTTP status, the node's error). For start-up checks,
+ * where web3.js' own error text hides the network cause.
+ */
+export async function probeRpcEndpoint(url: string, timeoutMs: number): Promise<string | undefined> {
+  try {
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getLatestBlockhash", params: [] }),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    if (!res.ok) return `HTTP ${res.status} ${res.statusText}`.trim();
+    const body = (await res.json()) as { result?: unknown; error?: { message?: string } };
+    if (body.error) return `JSON-RPC error: ${body.error.message ?? JSON.stringify(body.error)}`;
+    return body.result === undefined ? "no result in the JSON-RPC answer" : undefined;
+  } catch (e) {
+    const parts: string[] = [];
+    for (let cur: unknown = e, i = 0; cur && i < 4; cur = (cur as { cause?: unknown }).cause, i++) {
+      const c = cur as { code?: unknown; message?: unknown; name?: unknown };
+      if (c.name === "TimeoutError") parts.push(`no answer within ${timeoutMs} ms`);
+      else parts.push([c.code, c.message].filter((x) => typeof x === "string").join(" "));
+    }
+    return parts.filter(Boolean).join(": ");
+  }
+}
+
 interface InFlight {
   raw: Buffer;
   blockhash: string;
+}
+
+/** A send to one endpoint that failed, and what that says about the transaction. */
+interface SendFailure {
+  ok: false;
+  error: string;
+  /** "unreached": no connection was made; "refused": the node answered no; "ambiguous": it may have it. */
+  kind: "unreached" | "refused" | "ambiguous";
+}
+
+/** Codes that mean the request never left this machine (so the transaction cannot have arrived). */
+const UNREACHED_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
+
+/** Pause between sends after an ambiguous failure, ms. */
+const AMBIGUOUS_RETRY_MS = 250;
+
+function causeCodes(e: unknown): string[] {
+  const codes: string[] = [];
+  for (let cur: unknown = e, i = 0; cur && i < 5; cur = (cur as { cause?: unknown }).cause, i++) {
+    const code = (cur as { code?: unknown }).code;
+    if (typeof code === "string") codes.push(code);
+  }
+  return codes;
+}
+
+/** The error and its network cause in one line ("fetch failed" alone says nothing). */
+function causeText(e: unknown): string {
+  const codes = causeCodes(e);
+  const msg = errMessage(e);
+  return codes.length && !codes.every((c) => msg.includes(c)) ? `${msg} (${codes.join(", ")})` : msg;
+}
+
+/**
+ * A node that answered with a JSON-RPC error had the bytes and refused them (web3.js throws a
+ * SendTransactionError); a connection that was never made means nothing was sent; anything else (a
+ * reset or close after the request was written, a timeout, a proxy's 5xx) leaves it open.
+ */
+function sendFailureKind(e: unknown): SendFailure["kind"] {
+  if (e instanceof SendTransactionError) return "refused";
+  if (causeCodes(e).some((c) => UNREACHED_CODES.has(c))) return "unreached";
+  return "ambiguous";
 }
 
 const MAX_ACCOUNTS_PER_CALL = 100;
@@ -124,8 +202,8 @@ export class RpcChain implements Chain {
   }
 
   /** Bounds one JSON-RPC call by the timeout and counts its failure. */
-  private bounded<T>(p: Promise<T>, what: string): Promise<T> {
-    return timeout(p, this.timeoutMs, what).catch((e: unknown) => {
+  private bounded<T>(p: Promise<T>, what: string, ms = this.timeoutMs): Promise<T> {
+    return timeout(p, ms, what).catch((e: unknown) => {
       this.onError?.(what);
       throw e;
     });
@@ -208,37 +286,107 @@ export class RpcChain implements Chain {
     return clock.data.readBigInt64LE(32);
   }
 
-  async send(tx: VersionedTransaction): Promise<SendResult> {
+  async send(tx: VersionedTransaction, opts: SendOptions = {}): Promise<SendResult> {
     const first = tx.signatures[0];
     if (!first || first.every((b) => b === 0))
-      return { ok: false, error: "transaction is not signed by its fee payer" };
+      return { ok: false, error: "transaction is not signed by its fee payer", reached: "refused" };
     const signature = bs58.encode(first);
     let raw: Buffer;
     try {
       raw = Buffer.from(tx.serialize());
     } catch (e) {
-      return { ok: false, error: `cannot serialize: ${errMessage(e)}` };
+      return { ok: false, error: `cannot serialize: ${errMessage(e)}`, reached: "refused" };
     }
-    const results = await this.broadcast(raw);
-    if (!results.some((r) => r.ok)) {
-      return { ok: false, error: results.map((r) => (r.ok ? "" : r.error)).join("; ") };
+    const deadline = Date.now() + (opts.timeoutMs ?? this.timeoutMs);
+    const entry = { raw, blockhash: tx.message.recentBlockhash };
+    let results = await this.broadcast(raw, this.timeoutMs);
+    let attempts = 1;
+    // Once one attempt may have delivered it, later clean refusals no longer prove it was not taken.
+    let ambiguous = false;
+    for (;;) {
+      if (results.some((r) => r.ok)) {
+        this.track(signature, entry);
+        return { ok: true, signature };
+      }
+      const failures = results.filter((r): r is SendFailure => !r.ok);
+      const errors = failures.map((r) => r.error).join("; ");
+      ambiguous ||= failures.some((r) => r.kind === "ambiguous");
+      if (!ambiguous) {
+        // Every endpoint either was never reached or answered no: nothing is on its way.
+        return failures.every((r) => r.kind === "unreached")
+          ? { ok: false, error: `did not reach any RPC endpoint: ${errors}`, reached: "no" }
+          : { ok: false, error: errors, reached: "refused" };
+      }
+      // The request may have arrived before the failure: look for the signature everywhere, then send
+      // the same bytes again (same signature: the chain takes it once), until the time is up.
+      const left = deadline - Date.now();
+      const found =
+        left > 0 ? await this.lookEverywhere(signature, Math.min(this.timeoutMs, left)) : undefined;
+      if (found?.state === "failed") {
+        return { ok: false, error: `landed and failed: ${found.error}`, reached: "refused" };
+      }
+      if (found) {
+        this.track(signature, entry);
+        return { ok: true, signature };
+      }
+      const wait = Math.min(AMBIGUOUS_RETRY_MS, deadline - Date.now());
+      if (wait <= 0) {
+        return {
+          ok: false,
+          error: `not found on any RPC endpoint after ${attempts} send(s): ${errors}`,
+          reached: "unknown",
+        };
+      }
+      await new Promise((r) => setTimeout(r, wait));
+      results = await this.broadcast(raw, Math.max(1, Math.min(this.timeoutMs, deadline - Date.now())));
+      attempts++;
     }
-    this.track(signature, { raw, blockhash: tx.message.recentBlockhash });
-    return { ok: true, signature };
+  }
+
+  /**
+   * The signature's status on every endpoint (any commitment: "processed" is already on the chain);
+   * the first one found, or undefined where no endpoint knows it (or none answered).
+   */
+  private async lookEverywhere(
+    signature: string,
+    ms: number,
+  ): Promise<{ state: "seen" } | { state: "failed"; error: string } | undefined> {
+    const answers = await Promise.all(
+      this.senders.map(async (c) => {
+        try {
+          const r = await this.bounded(
+            c.getSignatureStatuses([signature], { searchTransactionHistory: false }),
+            "getSignatureStatuses",
+            ms,
+          );
+          return r.value[0] ?? undefined;
+        } catch {
+          return undefined;
+        }
+      }),
+    );
+    const seen = answers.find((a) => a);
+    if (!seen) return undefined;
+    return seen.err ? { state: "failed", error: JSON.stringify(seen.err) } : { state: "seen" };
   }
 
   /** Sends the bytes to every endpoint at once; one answer per endpoint. */
-  private broadcast(raw: Buffer): Promise<SendResult[]> {
+  private broadcast(raw: Buffer, ms: number): Promise<(SendResult | SendFailure)[]> {
     return Promise.all(
-      this.senders.map(async (c): Promise<SendResult> => {
+      this.senders.map(async (c): Promise<SendResult | SendFailure> => {
         try {
           const signature = await this.bounded(
             c.sendRawTransaction(raw, { skipPreflight: true, maxRetries: 0 }),
             "sendTransaction",
+            ms,
           );
           return { ok: true, signature };
         } catch (e) {
-          return { ok: false, error: `${redactUrl(c.rpcEndpoint)}: ${errMessage(e)}` };
+          return {
+            ok: false,
+            error: `${redactUrl(c.rpcEndpoint)}: ${causeText(e)}`,
+            kind: sendFailureKind(e),
+          };
         }
       }),
     );
@@ -254,15 +402,17 @@ export class RpcChain implements Chain {
     }
   }
 
-  async getSignatureStatus(signature: string): Promise<SignatureStatus> {
+  async getSignatureStatus(signature: string, hint?: StatusHint): Promise<SignatureStatus> {
     try {
       const [status] = (await this.fetchStatuses([signature])) ?? [];
       if (status) return status;
       if (this.expired.has(signature)) return { state: "expired" };
-      const entry = this.inFlight.get(signature);
-      if (!entry) return { state: "pending" };
+      // Not being re-sent here (a failed send, or a fill resumed after a restart): the hint's blockhash
+      // still tells when it can no longer land.
+      const blockhash = this.inFlight.get(signature)?.blockhash ?? hint?.blockhash;
+      if (!blockhash) return { state: "pending" };
       const valid = await this.bounded(
-        this.read.isBlockhashValid(entry.blockhash, { commitment: "confirmed" }),
+        this.read.isBlockhashValid(blockhash, { commitment: "confirmed" }),
         "isBlockhashValid",
       );
       if (valid.value) return { state: "pending" };
@@ -330,7 +480,7 @@ export class RpcChain implements Chain {
             this.expired.add(signature);
             continue;
           }
-          void this.broadcast(entry.raw);
+          void this.broadcast(entry.raw, this.timeoutMs);
         }
       }
       // Bound the expired set like the in-flight map.

@@ -21,7 +21,7 @@ export interface WatchedPorts {
 export class Metrics {
   readonly registry = new Registry();
 
-  /** Quote handling time in seconds, by outcome (quoted, no_quote, bad_request, deadline, error). */
+  /** Quote handling time in seconds, by outcome (quoted, no_quote, bad_request, deadline, unavailable, error). */
   readonly quoteLatency = new Histogram({
     name: "rfq_quote_duration_seconds",
     help: "Time to answer POST /quote, by outcome",
@@ -89,6 +89,30 @@ export class Metrics {
   readonly fillRate = new Gauge({
     name: "rfq_fill_rate_1h",
     help: "Accepted-and-landed swaps over swap requests, rolling one hour",
+    registers: [this.registry],
+  });
+
+  /** Redis connection state per client (1 connected, 0 not): an outage shows here, not as a pause. */
+  readonly redisUp = new Gauge({
+    name: "rfq_redis_up",
+    help: "Whether the Redis client is connected, by client",
+    labelNames: ["client"] as const,
+    registers: [this.registry],
+  });
+
+  /** Connection errors reported by each Redis client. */
+  readonly redisErrors = new Counter({
+    name: "rfq_redis_errors_total",
+    help: "Redis client errors, by client",
+    labelNames: ["client"] as const,
+    registers: [this.registry],
+  });
+
+  /** A dependency's circuit breaker (1 open or probing: calls fail fast; 0 closed). */
+  readonly circuitOpen = new Gauge({
+    name: "rfq_circuit_open",
+    help: "Circuit breaker state by dependency (1 open)",
+    labelNames: ["dependency"] as const,
     registers: [this.registry],
   });
 

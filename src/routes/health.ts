@@ -1,4 +1,8 @@
-/** GET /health (the process is alive) and GET /ready (every port answers). */
+/**
+ * GET /health (the process is alive) and GET /ready (every port answers; 503 naming the failing one,
+ * or 503 `{"status":"draining"}` at once while the process shuts down, so a load balancer stops
+ * sending it new work).
+ */
 import type { Hono } from "hono";
 import type { AppEnv } from "../http/env.ts";
 
@@ -22,14 +26,17 @@ async function runProbe(probe: () => Promise<boolean>): Promise<boolean> {
 /**
  * `allowed`: the production allowances in force (ALLOW_NO_API_KEY, ...), listed on /ready as
  * `allowedUnsafe` so that a load balancer's or an engineer's look at readiness shows them.
+ * `draining`: true once the process is shutting down; /ready then answers 503 at once.
  */
 export function registerHealthRoutes(
   app: Hono<AppEnv>,
   probes: readonly ReadinessProbe[],
   allowed: readonly string[] = [],
+  draining: () => boolean = () => false,
 ): void {
   app.get("/health", (c) => c.json({ status: "ok" }));
   app.get("/ready", async (c) => {
+    if (draining()) return c.json({ status: "draining", checks: {} }, 503);
     const results = await Promise.all(probes.map(async ([name, p]) => [name, await runProbe(p)] as const));
     const checks = Object.fromEntries(results);
     const ready = results.every(([, ok]) => ok);

@@ -1,6 +1,10 @@
 /**
  * POST /quote: the hot path. Parse, check the operator's deadline, price from memory, store, answer.
  * Anything that cannot be answered in time or safely is a 404, never a late 200.
+ *
+ * The one port call (the store's `put`) runs through the store's circuit and is bounded by the
+ * operator's deadline: a store that is slow or gone gives a 404 `STORE_UNAVAILABLE` (counted in
+ * `rfq_no_quote_total{reason}`) before the deadline, never a 5xx and never a late answer.
  */
 import type { Hono } from "hono";
 import { quoteRequestSchema } from "../contract/quote.ts";
@@ -11,6 +15,7 @@ import type { AppEnv } from "../http/env.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import type { QuoteService } from "../quote/service.ts";
 import type { QuoteStore } from "../quote-store/interface.ts";
+import { Circuit } from "../redis/circuit.ts";
 
 export interface QuoteRouteDeps {
   service: QuoteService;
@@ -24,10 +29,13 @@ export interface QuoteRouteDeps {
    */
   logSample?: number;
   now: () => number;
+  /** The store's circuit breaker (one per service; a closed one of its own otherwise). */
+  storeCircuit?: Circuit;
 }
 
 export function registerQuoteRoute(app: Hono<AppEnv>, deps: QuoteRouteDeps): void {
   const { service, store, metrics, minBudgetMs, now } = deps;
+  const circuit = deps.storeCircuit ?? new Circuit({ name: "quoteStore", metrics, now });
   const sample = deps.logSample ?? 0;
   let seen = 0;
   /** The level of this quote's line: info for every `sample`th quote, debug otherwise. */
@@ -64,9 +72,22 @@ export function registerQuoteRoute(app: Hono<AppEnv>, deps: QuoteRouteDeps): voi
         log[quoteLevel()]({ reason: decision.reason, detail: decision.detail }, "no quote");
         return decline(decision.reason, `no quote: ${decision.detail}`);
       }
+      // The answer must leave with at least half the minimum budget to spare (checked below as well).
+      const storeMs = deadline.atMs - now() - minBudgetMs / 2;
+      if (storeMs <= 0) {
+        outcome = "deadline";
+        decline("DEADLINE", "no quote: the operator's deadline has passed");
+      }
+      const stored = await circuit.run(() => store.put(decision.stored), storeMs);
+      if (!stored.ok) {
+        outcome = "unavailable";
+        // One line per outage comes from the circuit and the Redis client; per quote only at debug.
+        log.debug({ error: stored.error, timedOut: stored.timedOut }, "no quote: quote store unavailable");
+        return decline("STORE_UNAVAILABLE", "no quote: the quote store is unavailable");
+      }
       // A repeated quoteId replaces the earlier answer (the operator reuses ids), unless a swap has
       // claimed it: a filled quote is never re-opened.
-      if (!(await store.put(decision.stored))) {
+      if (!stored.value) {
         outcome = "no_quote";
         log.info("no quote: quoteId already claimed by a swap");
         return decline(

@@ -11,8 +11,9 @@
  * exactly one of them count it. The fill-rate view is in-memory, so a fill resumed after a restart
  * settles without touching it.
  *
- * A fill the chain never decides (status pending/unknown past `trackUntilMs`, well after its blockhash
- * died) is settled as expired.
+ * A fill whose blockhash has expired without it landing is settled as expired on the next poll (the
+ * journal keeps the blockhash, so this holds for a send that failed and after a restart too); one the
+ * chain never decides (status pending/unknown past `trackUntilMs`) is settled as expired then.
  */
 import type { Inventory } from "../../inventory/interface.ts";
 import type { Chain, SignatureStatus } from "../chain/interface.ts";
@@ -49,7 +50,7 @@ interface Tracked {
 export class ConfirmationTracker {
   private readonly tracked = new Map<string, Tracked>();
   /** Outcomes settled by this process, for `settled()` callers that arrive late (bounded). */
-  private readonly outcomes = new Map<string, FillOutcome>();
+  private readonly outcomes = new Map<string, { outcome: FillOutcome; fill: PendingFill }>();
   private readonly pollMs: number;
   private readonly statusTimeoutMs: number;
   private readonly now: () => number;
@@ -93,10 +94,22 @@ export class ConfirmationTracker {
     });
   }
 
+  /**
+   * What this process knows of a quote's fill: tracked and not yet decided ("pending"), or settled here
+   * (a fill resumed from the journal after a restart included). The swap path uses it to answer a retry
+   * whose first request was cut before it could record its answer.
+   */
+  known(quoteId: string): { state: "pending" | FillOutcome; fill: PendingFill } | undefined {
+    const t = this.tracked.get(quoteId);
+    if (t) return { state: "pending", fill: t.fill };
+    const done = this.outcomes.get(quoteId);
+    return done ? { state: done.outcome, fill: done.fill } : undefined;
+  }
+
   /** Resolves with the fill's outcome once this process settles it (tests, tooling). */
   settled(quoteId: string): Promise<FillOutcome> {
     const done = this.outcomes.get(quoteId);
-    if (done) return Promise.resolve(done);
+    if (done) return Promise.resolve(done.outcome);
     const t = this.tracked.get(quoteId);
     if (!t) return Promise.reject(new Error(`fill for quote ${quoteId} is not tracked here`));
     return new Promise((resolve) => t.waiters.push(resolve));
@@ -137,7 +150,11 @@ export class ConfirmationTracker {
 
   private async check(t: Tracked): Promise<void> {
     const { fill } = t;
-    const res = await bounded(() => this.opts.chain.getSignatureStatus(fill.signature), this.statusTimeoutMs);
+    const hint = fill.blockhash ? { blockhash: fill.blockhash } : undefined;
+    const res = await bounded(
+      () => this.opts.chain.getSignatureStatus(fill.signature, hint),
+      this.statusTimeoutMs,
+    );
     const status: SignatureStatus = res.ok ? res.value : { state: "unknown", error: res.error };
     let outcome: FillOutcome | undefined;
     let detail: string | undefined;
@@ -195,7 +212,7 @@ export class ConfirmationTracker {
       }
     }
     this.tracked.delete(fill.quoteId);
-    this.remember(fill.quoteId, outcome);
+    this.remember(fill, outcome);
     if (t.token) this.opts.fillRate?.settle(t.token, outcome === "landed");
     if (owner) {
       metrics.fills.inc({ outcome });
@@ -219,8 +236,8 @@ export class ConfirmationTracker {
     for (const w of t.waiters) w(outcome);
   }
 
-  private remember(quoteId: string, outcome: FillOutcome): void {
-    this.outcomes.set(quoteId, outcome);
+  private remember(fill: PendingFill, outcome: FillOutcome): void {
+    this.outcomes.set(fill.quoteId, { outcome, fill });
     if (this.outcomes.size > 10_000) {
       const oldest = this.outcomes.keys().next().value;
       if (oldest !== undefined) this.outcomes.delete(oldest);

@@ -48,14 +48,17 @@
  *
  * Every port call is bounded by what is left of the budget (default 20 s of the operator's 25 s), so
  * a store or chain that never answers yields a rejection with a reason, never a hung request. After
- * the maker has signed, a send that times out is ambiguous: the answer is a rejection, but the fill
- * stays journaled and tracked, and the inventory reservation settles on what the chain shows.
+ * the maker has signed, a send that fails ambiguously (the RPC reset after the request went out) is
+ * not answered yet: the chain port looks for the signature on every endpoint and sends again within
+ * the send step, so a fill the chain took is `accepted`; a rejection says whether the transaction
+ * reached the chain. Either way the fill stays journaled and tracked, and the inventory reservation
+ * settles on what the chain shows (released as soon as the blockhash has expired without it).
  */
 import type { VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
 import type { Config } from "../../config/load.ts";
 import type { Inventory } from "../../inventory/interface.ts";
-import type { Chain } from "../chain/interface.ts";
+import type { Chain, SendResult } from "../chain/interface.ts";
 import { RecentBlockhashes } from "../chain/recent-blockhashes.ts";
 import {
   accepted,
@@ -129,6 +132,22 @@ export interface SwapExecutorOptions {
 }
 
 export const DEFAULT_SWAP_BUDGET_MS = 20_000;
+
+/** Time kept back from the chain port's send so that its own answer arrives inside the step (ms). */
+const SEND_MARGIN_MS = 250;
+
+/** A failed send in words that say what happened to the transaction. */
+function sendFailureText(r: SendResult): string {
+  if (r.ok) return "";
+  switch (r.reached) {
+    case "no":
+      return `the transaction did not reach the chain: ${r.error}`;
+    case "unknown":
+      return `the transaction did not reach the chain as far as any RPC endpoint shows (${r.error})`;
+    default:
+      return `the chain refused the transaction: ${r.error}`;
+  }
+}
 
 const DEFAULT_STEPS: SwapStepTimeouts = {
   store: 2_000,
@@ -460,6 +479,7 @@ export class SwapExecutor implements SwapHandler {
       requestId: req.requestId,
       messageHash: fill.messageHash,
       signature: txSignature,
+      blockhash: tx.message.recentBlockhash,
       sentAtMs: this.now(),
       trackUntilMs: this.now() + this.trackForMs,
       fee: { mint: fill.feeMint.toBase58(), amount: fill.feeOwed.toString(), feeBps: fill.feeBps },
@@ -468,7 +488,13 @@ export class SwapExecutor implements SwapHandler {
       pending,
       budget.forStep(this.steps.journal, 1_000),
     );
-    const sent = await bounded(() => this.opts.chain.send(tx), budget.forStep(this.steps.send));
+    // The chain port gets the step's time less a margin: an ambiguous failure is looked up and retried
+    // in there, and its answer must come back before this bound cuts it off.
+    const sendMs = budget.forStep(this.steps.send);
+    const sent = await bounded(
+      () => this.opts.chain.send(tx, { timeoutMs: Math.max(0, sendMs - SEND_MARGIN_MS) }),
+      sendMs,
+    );
     const accept = sent.ok && sent.value.ok;
     // Whatever the send said, the chain decides the reservation: a timed-out send may still land. An
     // accepted swap is counted here, so its fill-rate entry can be settled when the chain decides.
@@ -476,7 +502,7 @@ export class SwapExecutor implements SwapHandler {
     this.opts.confirmations.watch(pending, { journaled, ...(token ? { token } : {}) });
     if (!accept) {
       const why = sent.ok
-        ? `the chain refused the transaction: ${(sent.value as { error: string }).error}`
+        ? sendFailureText(sent.value)
         : sent.timedOut
           ? `the chain did not acknowledge the transaction in time (${sent.error})`
           : `sending failed: ${sent.error}`;
@@ -563,6 +589,26 @@ export class SwapExecutor implements SwapHandler {
         return rejected(quoteId, "the earlier request for this quote was not sent and released it; retry");
       }
       if (res.value.existing.outcome) return res.value.existing.outcome;
+      // The first request may be gone (its process killed after sending): if this process has seen
+      // the fill decided on chain (tracked, or resumed from the journal after a restart), that is
+      // the answer, and it is recorded for later duplicates.
+      const known = this.opts.confirmations.known(quoteId);
+      if (known && known.state !== "pending" && known.fill.messageHash === messageHash) {
+        const sig = known.fill.signature;
+        const answer =
+          known.state === "landed"
+            ? accepted(quoteId, sig)
+            : rejected(
+                quoteId,
+                `the transaction ${sig} ${known.state === "expired" ? "expired before it landed" : "failed on chain"}`,
+              );
+        log.info(
+          { txSignature: sig, state: known.state },
+          "duplicate swap: answered from the fill's settled outcome",
+        );
+        await this.opts.store.recordOutcome(quoteId, answer).catch(() => undefined);
+        return answer;
+      }
     }
     log.warn("duplicate swap: the first request's answer did not arrive within the budget");
     return undefined;

@@ -38,7 +38,11 @@ describe("LocalChain refusals", () => {
     const makerSol = lamports(chain, maker.publicKey);
     const tx = await signedFill(chain, maker, taker, JUP_TO_USDC, [maker]);
     const sent = await chain.send(tx);
-    expect(sent).toEqual({ ok: false, error: expect.stringMatching(/^signature: missing signature for /) });
+    expect(sent).toEqual({
+      ok: false,
+      error: expect.stringMatching(/^signature: missing signature for /),
+      reached: "refused",
+    });
     expect(lamports(chain, maker.publicKey)).toBe(makerSol);
     expect(tokenBalance(chain, taker.publicKey, JUP)).toBe(10_000_000n);
   });
@@ -54,6 +58,7 @@ describe("LocalChain refusals", () => {
     expect(sent).toEqual({
       ok: false,
       error: `signature: invalid signature for ${taker.publicKey.toBase58()}`,
+      reached: "refused",
     });
     expect(tokenBalance(chain, taker.publicKey, JUP)).toBe(10_000_000n);
   });
@@ -80,7 +85,11 @@ describe("LocalChain refusals", () => {
     const tx = await signedFill(chain, maker, taker, JUP_TO_USDC);
     chain.advanceBlocks(151);
     const sent = await chain.send(tx);
-    expect(sent).toEqual({ ok: false, error: "blockhash: blockhash not found or expired" });
+    expect(sent).toEqual({
+      ok: false,
+      error: "blockhash: blockhash not found or expired",
+      reached: "refused",
+    });
     const signature = (await import("bs58")).default.encode(tx.signatures[0] as Uint8Array);
     expect(await chain.getSignatureStatus(signature)).toEqual({ state: "expired" });
     expect(tokenBalance(chain, taker.publicKey, JUP)).toBe(10_000_000n);
@@ -203,6 +212,7 @@ describe("LocalChain refusals", () => {
     expect(sent).toEqual({
       ok: false,
       error: expect.stringMatching(/^unsupported: Lighthouse instruction 0 is not emulated/),
+      reached: "refused",
     });
   });
 });

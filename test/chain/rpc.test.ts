@@ -114,7 +114,11 @@ describe("RpcChain over the local JSON-RPC server", () => {
     const tx = await fill(taker);
     tx.signatures[1] = new Uint8Array(64).fill(1);
     const sent = await rpc.send(tx);
-    expect(sent).toEqual({ ok: false, error: expect.stringMatching(/signature verification failure/i) });
+    expect(sent).toEqual({
+      ok: false,
+      error: expect.stringMatching(/signature verification failure/i),
+      reached: "refused",
+    });
   });
 
   it("reports a transaction whose blockhash expired before it landed as expired", async () => {

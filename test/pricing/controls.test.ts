@@ -95,7 +95,7 @@ describe("shared switches (Redis)", () => {
     expect(b.book.price(jup).ok).toBe(true);
   });
 
-  it("stops quoting (fails closed) when it has not read the switches for failClosedAfterMs", async () => {
+  it("stops quoting (fails closed) when it has not read the switches for failClosedAfterMs, reported as an outage, not a pause", async () => {
     const clock = { t: Date.now() };
     const b = await instance({ now: () => clock.t });
     expect(b.controls.isPaused()).toBe(false);
@@ -103,7 +103,10 @@ describe("shared switches (Redis)", () => {
     await b.controls.read();
     clock.t += 3_001;
     expect(b.controls.state().known).toBe(false);
-    expect(b.book.price(sell)).toMatchObject({ ok: false, reason: "PAUSED" });
+    expect(b.controls.state().paused).toBe(false);
+    const refused = b.book.price(sell);
+    expect(refused).toMatchObject({ ok: false, reason: "CONTROLS_UNAVAILABLE" });
+    expect(refused.ok === false && refused.detail).toMatch(/cannot be read/);
   });
 });
 

@@ -23,7 +23,7 @@ import {
   buildFillTransaction,
   fillAmountsFromQuote,
 } from "../../sandbox/fill/builder.ts";
-import type { Chain } from "../../src/chain/interface.ts";
+import type { Chain, SendOptions, StatusHint } from "../../src/chain/interface.ts";
 import { LocalChain } from "../../src/chain/local/index.ts";
 import { seedFromConfig } from "../../src/chain/local/seed.ts";
 import type { Service } from "../../src/compose.ts";
@@ -189,12 +189,12 @@ export class ObservedChain implements Chain {
   getUnixTimestamp(): Promise<bigint> {
     return this.inner.getUnixTimestamp();
   }
-  send(tx: VersionedTransaction): ReturnType<Chain["send"]> {
+  send(tx: VersionedTransaction, opts?: SendOptions): ReturnType<Chain["send"]> {
     this.sends++;
-    return this.inner.send(tx);
+    return this.inner.send(tx, opts);
   }
-  getSignatureStatus(signature: string): ReturnType<Chain["getSignatureStatus"]> {
-    return this.inner.getSignatureStatus(signature);
+  getSignatureStatus(signature: string, hint?: StatusHint): ReturnType<Chain["getSignatureStatus"]> {
+    return this.inner.getSignatureStatus(signature, hint);
   }
   ping(): Promise<boolean> {
     return this.inner.ping();

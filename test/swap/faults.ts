@@ -6,7 +6,7 @@
  * also be put ahead of the wall (`clockAheadSeconds`), for expiry judged against chain time.
  */
 import type { PublicKey, VersionedTransaction } from "@solana/web3.js";
-import type { Chain } from "../../src/chain/interface.ts";
+import type { Chain, SendOptions, StatusHint } from "../../src/chain/interface.ts";
 import { ObservedChain } from "../support/harness.ts";
 
 type Method =
@@ -69,11 +69,11 @@ export class FaultyChain extends ObservedChain {
       async () => (await super.getUnixTimestamp()) + this.clockAheadSeconds,
     );
   }
-  override send(tx: VersionedTransaction) {
+  override send(tx: VersionedTransaction, opts?: SendOptions) {
     this.sends++;
-    return this.apply("send", () => this.inner.send(tx));
+    return this.apply("send", () => this.inner.send(tx, opts));
   }
-  override getSignatureStatus(signature: string) {
-    return this.apply("getSignatureStatus", () => super.getSignatureStatus(signature));
+  override getSignatureStatus(signature: string, hint?: StatusHint) {
+    return this.apply("getSignatureStatus", () => super.getSignatureStatus(signature, hint));
   }
 }

@@ -51,6 +51,7 @@ import type {
   SendResult,
   SignatureStatus,
   SimulationResult,
+  StatusHint,
 } from "../interface.ts";
 import { checkTransactionSignatures } from "../signatures.ts";
 import { emulateAta, isAtaInstruction } from "./ata-emulation.ts";
@@ -244,13 +245,20 @@ export class LocalChain implements Chain {
 
   async send(tx: VersionedTransaction): Promise<SendResult> {
     const outcome = this.submit(tx);
-    if (outcome.kind === "dropped") return { ok: false, error: `${outcome.reason}: ${outcome.error}` };
+    if (outcome.kind === "dropped") {
+      return { ok: false, error: `${outcome.reason}: ${outcome.error}`, reached: "refused" };
+    }
     return { ok: true, signature: outcome.signature };
   }
 
-  async getSignatureStatus(signature: string): Promise<SignatureStatus> {
+  async getSignatureStatus(signature: string, hint?: StatusHint): Promise<SignatureStatus> {
     const rec = this.records.get(signature);
-    if (!rec) return { state: "pending" };
+    if (!rec) {
+      // Never seen here: it cannot land once the blockhash it names has expired.
+      return hint?.blockhash && !this.isBlockhashValid(hint.blockhash)
+        ? { state: "expired" }
+        : { state: "pending" };
+    }
     switch (rec.state) {
       case "confirmed":
         return { state: "confirmed", slot: rec.slot };

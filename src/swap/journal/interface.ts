@@ -15,6 +15,11 @@ export interface PendingFill {
   messageHash: string;
   /** The transaction signature (base58): the maker's, slot 0. */
   signature: string;
+  /**
+   * The transaction's recent blockhash: once it expires the fill can no longer land, and is settled as
+   * expired at once (absent in fills journaled before this field existed: they wait for trackUntilMs).
+   */
+  blockhash?: string;
   sentAtMs: number;
   /** Give up polling after this (ms epoch): the blockhash is long dead, the fill can no longer land. */
   trackUntilMs: number;

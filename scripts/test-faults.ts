@@ -1,0 +1,24 @@
+/**
+ * `npm run test:faults`: the fault suite (test/faults/*.fault.ts, vitest.faults.config.ts). Each
+ * scenario starts its own redis-server and webhook processes on loopback, breaks them, prints its
+ * figures and checks its pass criteria; scenarios run one after another. Positionals filter the
+ * scenario files as vitest does (e.g. `npm run test:faults -- redis`).
+ */
+import { spawn } from "node:child_process";
+import { parseArgs } from "../src/cli/args.ts";
+
+const USAGE = {
+  command: "npm run test:faults",
+  positionals: "[scenario-filter...]",
+  summary:
+    "Runs the fault suite: Redis killed under quote load (with and without its data), the chain RPC\n" +
+    "cut and restored around fills, the webhook killed with fills in flight, SIGTERM under load. Needs\n" +
+    "redis-server and redis-cli on PATH. FAULT_QUOTE_RATE sets the quote rate (default 500/s).",
+  flags: {},
+} as const;
+
+const { positionals } = parseArgs(process.argv.slice(2), USAGE);
+const child = spawn("npx", ["vitest", "run", "--config", "vitest.faults.config.ts", ...positionals], {
+  stdio: "inherit",
+});
+child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -1,0 +1,155 @@
+/**
+ * Graceful shutdown as a load balancer (and an orchestrator's 30 s grace period) understands it.
+ *
+ * On the first SIGTERM / SIGINT:
+ *  1. draining starts at once: `/ready` answers 503 `{"status":"draining"}`, so the balancer takes the
+ *     instance out of rotation; every response from now on carries `Connection: close`, so keep-alive
+ *     clients (the operator keeps its connections open) reconnect elsewhere after their current answer;
+ *  2. for `drainMs` (SHUTDOWN_DRAIN_MS, default 5 s) new connections are still accepted and served,
+ *     because the balancer needs a few health checks to notice;
+ *  3. then the listener closes, idle sockets are closed, requests in flight (quotes, swaps) finish,
+ *     the service's ports stop (a fill sent but not settled stays in the journal for the next start),
+ *     and the process exits 0.
+ * If that takes longer than `graceMs` from the signal (SHUTDOWN_GRACE_MS, default 25 s), or a second
+ * signal arrives, it exits 1 at once with a log line naming what was cut (requests by route, fills
+ * still being tracked).
+ *
+ * The logic lives here, in the process that serves, so it works however node is launched (npm start,
+ * the compiled build, a container's PID 1 behind an init).
+ */
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import type { Logger } from "../observability/logger.ts";
+
+export interface ShutdownOptions {
+  /** The listeners (the operator's and the operations one): drained and closed together. */
+  servers: readonly Server[];
+  log: Logger;
+  /** Time new connections are still served after the signal, ms. */
+  drainMs: number;
+  /** From the signal to a forced exit, ms. */
+  graceMs: number;
+  /** Flips the app's readiness to "draining" (GET /ready 503). */
+  onDrain: () => void;
+  /** Stops the service's ports once no request is in flight. */
+  closeService: () => Promise<void>;
+  /** Extra facts for the "what was cut" line (e.g. fills still tracked). */
+  pendingWork?: () => Record<string, number>;
+  now?: () => number;
+}
+
+export const DEFAULT_SHUTDOWN_DRAIN_MS = 5_000;
+export const DEFAULT_SHUTDOWN_GRACE_MS = 25_000;
+
+export class GracefulShutdown {
+  private readonly active = new Map<ServerResponse, string>();
+  private draining = false;
+  private signalAtMs = 0;
+  private finish: ((code: number) => void) | undefined;
+  private graceTimer: NodeJS.Timeout | undefined;
+  /** Resolves with the exit code once the shutdown is over (0 clean, 1 forced). */
+  readonly done: Promise<number>;
+  private readonly now: () => number;
+
+  constructor(private readonly opts: ShutdownOptions) {
+    this.now = opts.now ?? Date.now;
+    this.done = new Promise((resolve) => {
+      this.finish = resolve;
+    });
+    // Before the app's own listener, so the header is in place whatever the handler does.
+    for (const server of opts.servers) {
+      server.prependListener("request", (req: IncomingMessage, res: ServerResponse) => {
+        this.active.set(res, `${req.method} ${(req.url ?? "").split("?")[0]}`);
+        if (this.draining) res.setHeader("Connection", "close");
+        res.once("close", () => this.active.delete(res));
+      });
+    }
+  }
+
+  /** Requests being served now. */
+  get inFlight(): number {
+    return this.active.size;
+  }
+
+  get isDraining(): boolean {
+    return this.draining;
+  }
+
+  /** Handles SIGTERM and SIGINT on this process. */
+  installSignalHandlers(): void {
+    process.on("SIGTERM", () => this.begin("SIGTERM"));
+    process.on("SIGINT", () => this.begin("SIGINT"));
+  }
+
+  /** The first call starts the drain; a second one cuts it short. */
+  begin(signal: string): void {
+    const { log } = this.opts;
+    if (this.draining) {
+      this.force(`second ${signal}`);
+      return;
+    }
+    this.draining = true;
+    this.signalAtMs = this.now();
+    this.opts.onDrain();
+    for (const res of this.active.keys()) if (!res.headersSent) res.setHeader("Connection", "close");
+    log.info(
+      {
+        signal,
+        phase: "draining: /ready 503, Connection: close, new connections still served",
+        drainMs: this.opts.drainMs,
+        graceMs: this.opts.graceMs,
+        inFlight: this.active.size,
+      },
+      "shutting down",
+    );
+    this.graceTimer = setTimeout(() => this.force("grace period over"), this.opts.graceMs);
+    this.graceTimer.unref();
+    setTimeout(() => void this.stop(), this.opts.drainMs);
+  }
+
+  private async stop(): Promise<void> {
+    const { servers, log } = this.opts;
+    log.info({ inFlight: this.active.size }, "drain over: listeners closed, finishing requests in flight");
+    const closed = servers.map((server) => {
+      const done = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      return done;
+    });
+    await Promise.all(closed);
+    try {
+      await this.opts.closeService();
+    } catch (err) {
+      log.error({ err }, "shutdown: closing the service failed");
+    }
+    log.info({ tookMs: this.now() - this.signalAtMs, ...this.opts.pendingWork?.() }, "shut down cleanly");
+    this.exit(0);
+  }
+
+  private force(why: string): void {
+    const cut: Record<string, number> = {};
+    for (const route of this.active.values()) cut[route] = (cut[route] ?? 0) + 1;
+    this.opts.log.error(
+      {
+        reason: why,
+        afterMs: this.now() - this.signalAtMs,
+        requestsCut: this.active.size,
+        byRoute: cut,
+        ...this.opts.pendingWork?.(),
+      },
+      `shutdown forced (${why}): cut ${this.active.size} request(s) in flight${
+        this.active.size
+          ? ` (${Object.entries(cut)
+              .map(([r, n]) => `${n} ${r}`)
+              .join(", ")})`
+          : ""
+      }`,
+    );
+    this.exit(1);
+  }
+
+  private exit(code: number): void {
+    if (this.graceTimer) clearTimeout(this.graceTimer);
+    const finish = this.finish;
+    this.finish = undefined;
+    finish?.(code);
+  }
+}

@@ -1,0 +1,222 @@
+/**
+ * The production-shaped stack the fault suite breaks, all on loopback:
+ *
+ *   this process: a LocalChain behind the JSON-RPC server (`npm run chain`'s server), a fault proxy
+ *                 in front of it (sandbox/chain/fault-proxy.ts), the operator's side (quotes, fills)
+ *   child:        a redis-server of its own (killable, persistence on or off)
+ *   child:        the webhook, `node --import tsx src/main.ts` in production mode (REDIS_URL, RPC_URL
+ *                 through the proxy, MAKER_KEYPAIR, API_KEY), signals delivered to node itself
+ *
+ * The webhook can be killed and started again on the same ports with the same state.
+ */
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Keypair, PublicKey, type VersionedTransaction } from "@solana/web3.js";
+import { type FaultProxy, startFaultProxy } from "../../sandbox/chain/fault-proxy.ts";
+import { type RpcServer, startRpcServer } from "../../sandbox/chain/rpc-server.ts";
+import { buildFillTransaction, fillAmountsFromQuote } from "../../sandbox/fill/builder.ts";
+import { LocalChain } from "../../src/chain/local/index.ts";
+import { fundTaker, seedFromConfig } from "../../src/chain/local/seed.ts";
+import type { QuoteResponse } from "../../src/contract/quote.ts";
+import type { StoredQuote } from "../../src/quote-store/interface.ts";
+import { freePort } from "../../tooling/processes.ts";
+import { MINT, testConfig } from "../support/config.ts";
+import { startWebhook, type WebhookProcess } from "../support/process.ts";
+import { type KillableRedis, killableRedis } from "../support/redis-server.ts";
+
+export const API_KEY = "fault-suite-api-key-0123456789";
+
+export interface FaultStack {
+  redis: KillableRedis;
+  chain: LocalChain;
+  rpc: RpcServer;
+  proxy: FaultProxy;
+  maker: Keypair;
+  /** The operator's base URL (PORT) and the operations one (ADMIN_PORT). */
+  url: string;
+  opsUrl: string;
+  webhook: WebhookProcess;
+  /** Starts the webhook (again) and waits for /ready. */
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function faultStack(
+  opts: { persistence?: boolean; drainMs?: number; env?: Record<string, string> } = {},
+): Promise<FaultStack> {
+  const dir = mkdtempSync(join(tmpdir(), "rfq-faults-"));
+  const redis = await killableRedis({ persistence: opts.persistence ?? false });
+  const maker = Keypair.generate();
+  const keyFile = join(dir, "maker.json");
+  writeFileSync(keyFile, JSON.stringify(Array.from(maker.secretKey)));
+  chmodSync(keyFile, 0o600);
+  const chain = LocalChain.create();
+  seedFromConfig(chain, testConfig().file, maker.publicKey);
+  const rpc = await startRpcServer(chain, { port: 0 });
+  const proxy = await startFaultProxy(rpc.url);
+  const port = await freePort();
+  const adminPort = await freePort();
+  const env = {
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    ADMIN_PORT: String(adminPort),
+    ADMIN_HOST: "127.0.0.1",
+    REDIS_URL: redis.url,
+    RPC_URL: proxy.url,
+    MAKER_KEYPAIR: keyFile,
+    API_KEY,
+    ALLOW_STATIC_PRICES: "1",
+    LOG_LEVEL: "warn",
+    SHUTDOWN_DRAIN_MS: String(opts.drainMs ?? 1_000),
+    ...opts.env,
+  };
+  const stack: FaultStack = {
+    redis,
+    chain,
+    rpc,
+    proxy,
+    maker,
+    url: `http://127.0.0.1:${port}`,
+    opsUrl: `http://127.0.0.1:${adminPort}`,
+    webhook: undefined as unknown as WebhookProcess,
+    async start() {
+      stack.webhook = startWebhook(env);
+      const until = Date.now() + 90_000;
+      for (;;) {
+        if (stack.webhook.proc.exitCode !== null) {
+          throw new Error(`webhook exited at start:\n${stack.webhook.stderr()}\n${stack.webhook.stdout()}`);
+        }
+        try {
+          if ((await fetch(`${stack.url}/ready`)).status === 200) return;
+        } catch {}
+        if (Date.now() > until) throw new Error(`webhook not ready within 90 s:\n${stack.webhook.stdout()}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
+    async close() {
+      stack.webhook?.proc.kill("SIGKILL");
+      await stack.webhook?.exited;
+      await proxy.close();
+      await rpc.close();
+      await redis.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  await stack.start();
+  return stack;
+}
+
+let seq = 0;
+
+/** One quote request body as the operator sends it (a small USDC -> SOL exactIn). */
+export function quoteRequest(over: Record<string, unknown> = {}): Record<string, unknown> {
+  seq++;
+  return {
+    requestId: `fault-req-${process.pid}-${seq}`,
+    quoteId: `fault-q-${process.pid}-${seq}-${Math.random().toString(36).slice(2, 8)}`,
+    tokenIn: MINT.USDC,
+    tokenOut: MINT.SOL,
+    amount: "1000000",
+    quoteType: "exactIn",
+    protocol: "v1",
+    feeBps: 10,
+    ...over,
+  };
+}
+
+const operatorHeaders = (timeoutMs: number) => ({
+  "content-type": "application/json",
+  "x-api-key": API_KEY,
+  "x-request-start": String(Date.now()),
+  "x-request-timeout": String(timeoutMs),
+});
+
+/**
+ * A fresh taker funded on the chain, a quote for it (1,000 JUP -> USDC) and the operator's fill for
+ * that quote signed by the taker: what /swap receives.
+ */
+export async function signedFill(s: FaultStack): Promise<{
+  taker: Keypair;
+  quote: QuoteResponse;
+  body: { requestId: string; quoteId: string; transaction: string };
+}> {
+  const taker = Keypair.generate();
+  fundTaker(s.chain, taker.publicKey, { sol: 100_000_000n, tokens: { [MINT.JUP]: 5_000_000_000n } });
+  const req = quoteRequest({
+    tokenIn: MINT.JUP,
+    tokenOut: MINT.USDC,
+    amount: "1000000000",
+    taker: taker.publicKey.toBase58(),
+  });
+  const res = await fetch(`${s.url}/quote`, {
+    method: "POST",
+    headers: operatorHeaders(2_000),
+    body: JSON.stringify(req),
+  });
+  if (res.status !== 200) throw new Error(`quote answered ${res.status}: ${await res.text()}`);
+  const quote = (await res.json()) as QuoteResponse;
+  const config = testConfig();
+  const program = (mint: string) => new PublicKey(config.tokensByMint.get(mint)?.tokenProgram as string);
+  const stored = {
+    request: { ...req, quoteType: "exactIn" },
+    response: quote,
+    expiresAtMs: Date.now() + 50_000,
+  } as unknown as StoredQuote;
+  const { blockhash } = await s.chain.getLatestBlockhash();
+  const tx: VersionedTransaction = buildFillTransaction({
+    maker: s.maker.publicKey,
+    taker: taker.publicKey,
+    inputMint: new PublicKey(quote.tokenIn),
+    outputMint: new PublicKey(quote.tokenOut),
+    inputTokenProgram: program(quote.tokenIn),
+    outputTokenProgram: program(quote.tokenOut),
+    ...fillAmountsFromQuote(stored),
+    expireAt: BigInt(Math.floor((Date.now() + 50_000) / 1000)),
+    computeUnitLimit: 60_000,
+    computeUnitPrice: BigInt(quote.prioritizationFeeToUse ?? 10_000),
+    recentBlockhash: blockhash,
+    createTakerOutputAta: true,
+  });
+  tx.sign([taker]);
+  return {
+    taker,
+    quote,
+    body: {
+      requestId: quote.requestId,
+      quoteId: quote.quoteId,
+      transaction: Buffer.from(tx.serialize()).toString("base64"),
+    },
+  };
+}
+
+/** POST /swap as the operator; the answer and how long it took. */
+export async function postSwap(
+  s: FaultStack,
+  body: { requestId: string; quoteId: string; transaction: string },
+): Promise<{ status: number; body: Record<string, unknown>; ms: number }> {
+  const t0 = Date.now();
+  const res = await fetch(`${s.url}/swap`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-api-key": API_KEY },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(30_000),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown>, ms: Date.now() - t0 };
+}
+
+/** One counter's value from the webhook's /metrics (operations listener), summed over matching labels. */
+export async function metric(
+  s: FaultStack,
+  name: string,
+  labels: Record<string, string> = {},
+): Promise<number> {
+  const text = await (await fetch(`${s.opsUrl}/metrics`)).text();
+  let sum = 0;
+  for (const line of text.split("\n")) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    if (!Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`))) continue;
+    sum += Number(line.slice(line.lastIndexOf(" ") + 1));
+  }
+  return sum;
+}

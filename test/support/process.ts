@@ -1,0 +1,56 @@
+/**
+ * The webhook as its own process (`node --import tsx src/main.ts`, signals delivered to node itself,
+ * as under an init in a container), for tests about start-up and shutdown. Output is captured.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { REPO_ROOT } from "../../tooling/processes.ts";
+
+export interface WebhookProcess {
+  proc: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the exit code (or the signal's name) and when it happened (ms epoch). */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; atMs: number }>;
+}
+
+/** Starts it; ADMIN_PORT 0 (any free port) unless given, so parallel tests never collide on 8081. */
+export function startWebhook(env: Record<string, string>): WebhookProcess {
+  const dataDir = mkdtempSync(join(tmpdir(), "rfq-webhook-"));
+  const proc = spawn(process.execPath, ["--import", "tsx", join(REPO_ROOT, "src/main.ts")], {
+    cwd: REPO_ROOT,
+    env: {
+      ...process.env,
+      REDIS_URL: "",
+      RPC_URL: "",
+      DATA_DIR: dataDir,
+      LOG_LEVEL: "info",
+      ADMIN_PORT: "0",
+      ADMIN_HOST: "127.0.0.1",
+      ...env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  proc.stdout?.on("data", (d: Buffer) => {
+    out += d.toString();
+  });
+  proc.stderr?.on("data", (d: Buffer) => {
+    err += d.toString();
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; atMs: number }>(
+    (resolve) => proc.once("exit", (code, signal) => resolve({ code, signal, atMs: Date.now() })),
+  );
+  return { proc, stdout: () => out, stderr: () => err, exited };
+}
+
+/** JSON log lines the process wrote to stdout. */
+export function logLines(text: string): Record<string, unknown>[] {
+  return text
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
