@@ -75,6 +75,7 @@ describe("LocalChain refusals", () => {
     expect(sent).toEqual({
       ok: false,
       error: `signature: invalid signature for ${maker.publicKey.toBase58()}`,
+      reached: "refused",
     });
     expect(tokenBalance(chain, taker.publicKey, USDC)).toBe(0n);
   });
