@@ -37,14 +37,15 @@ describe("fault: SIGTERM under load", () => {
     const signalAt = Date.now();
     s.webhook.proc.kill("SIGTERM");
     const duringDrain = postSwap(s, fills[1].body); // a new request during the drain
-    const ready: { atMs: number; status: number }[] = [];
+    const ready: { sentAt: number; atMs: number; status: number }[] = [];
     const poll = (async () => {
       while (s.webhook.proc.exitCode === null && Date.now() - signalAt < DRAIN_MS + 10_000) {
+        const sentAt = Date.now();
         try {
           const r = await fetch(`${s.url}/ready`);
-          ready.push({ atMs: Date.now() - signalAt, status: r.status });
+          ready.push({ sentAt, atMs: Date.now() - signalAt, status: r.status });
         } catch {
-          ready.push({ atMs: Date.now() - signalAt, status: 0 });
+          ready.push({ sentAt, atMs: Date.now() - signalAt, status: 0 });
         }
         await new Promise((r) => setTimeout(r, 100));
       }
@@ -74,6 +75,13 @@ describe("fault: SIGTERM under load", () => {
     const clean = logs.find((l) => l.msg === "shut down cleanly");
     const forced = logs.find((l) => String(l.msg).startsWith("shutdown forced"));
     const served = ready.filter((r) => r.status !== 0);
+    // The signal reaches the webhook's event loop asynchronously: a /ready sent in the same
+    // millisecond as kill() may be answered before the handler ran. "Throughout" starts when the
+    // webhook says it is draining (its "shutting down" line, same clock as ours).
+    const drainingLine = logs.find((l) => l.msg === "shutting down");
+    const drainingAt = drainingLine ? Date.parse(String(drainingLine.time)) : Number.NaN;
+    const servedWhileDraining = served.filter((r) => r.sentAt > drainingAt);
+    const firstDraining = served.findIndex((r) => r.status === 503);
     report(`SIGTERM under ${QUOTE_RATE / 2} quotes/s (SHUTDOWN_DRAIN_MS=${DRAIN_MS})`, {
       "answers by status": f.byStatus,
       "accepted but not answered": cut.length,
@@ -82,6 +90,7 @@ describe("fault: SIGTERM under load", () => {
       "webhook's own account": clean ? `shut down cleanly after ${clean.tookMs} ms` : String(forced?.msg),
       "late (>250 ms)": f.late,
       "/ready after SIGTERM": `${served.map((r) => r.status).join(",")} then closed`,
+      "webhook logged draining after the signal (ms)": drainingAt - signalAt,
       "swap in flight at the signal": `${swaps[0]?.body.state} in ${swaps[0]?.ms} ms`,
       "swap sent during the drain": `${swaps[1]?.body.state} in ${swaps[1]?.ms} ms`,
       "exit code / after the signal (ms)": `${exit.code} / ${exit.atMs - signalAt}`,
@@ -92,8 +101,12 @@ describe("fault: SIGTERM under load", () => {
     expect(forced).toBeUndefined();
     expect(clean).toBeDefined();
     expect(Object.keys(f.byStatus).filter((k) => k.startsWith("5"))).toEqual([]);
-    expect(served.length).toBeGreaterThan(0);
-    expect(served.every((r) => r.status === 503)).toBe(true);
+    expect(drainingLine).toBeDefined();
+    expect(servedWhileDraining.length).toBeGreaterThan(0);
+    expect(servedWhileDraining.every((r) => r.status === 503)).toBe(true);
+    // Once draining, never ready again.
+    expect(firstDraining).toBeGreaterThanOrEqual(0);
+    expect(served.slice(firstDraining).every((r) => r.status === 503)).toBe(true);
     for (const sw of swaps) {
       expect(sw.status).toBe(200);
       expect(sw.body.state).toBe("accepted");
