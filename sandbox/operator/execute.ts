@@ -116,6 +116,23 @@ export function differsOnlyByAppendedAssertions(
   );
 }
 
+/**
+ * The order a signed transaction with Lighthouse assertions appended belongs to. A re-quote with the
+ * same parameters repeats the requestId, and within one blockhash and expiry second it builds the
+ * same transaction as the earlier order: the newest order is the one the user just signed, never an
+ * earlier one already executed (whose answer, for a different signed transaction, would be replayed).
+ */
+export function orderWithAssertions(
+  candidates: readonly PendingOrder[],
+  signed: VersionedTransaction,
+): PendingOrder | undefined {
+  for (let i = candidates.length - 1; i >= 0; i--) {
+    const o = candidates[i] as PendingOrder;
+    if (differsOnlyByAppendedAssertions(o.built.tx, signed)) return o;
+  }
+  return undefined;
+}
+
 /** In-flight and finished executes by order, so a retried execute gets the same answer. */
 const results = new WeakMap<PendingOrder, Promise<ExecuteResult>>();
 
@@ -141,9 +158,7 @@ export async function executeOrder(deps: ExecuteDeps, body: ExecuteBody): Promis
     };
   }
   const messageBytes = tx.message.serialize();
-  const order =
-    deps.orders.find(body.requestId, messageBytes) ??
-    candidates.find((o) => differsOnlyByAppendedAssertions(o.built.tx, tx));
+  const order = deps.orders.find(body.requestId, messageBytes) ?? orderWithAssertions(candidates, tx);
   if (!order) {
     return {
       status: 400,
