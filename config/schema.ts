@@ -340,6 +340,12 @@ export const envSchema = z.object({
   ADMIN_HOST: z.string().min(1).default("127.0.0.1"),
   /** Log one "quoted" line at info for every N quotes (0: none; every quote is at debug). */
   LOG_QUOTE_SAMPLE: z.coerce.number().int().min(0).default(0),
+  /**
+   * The operator's swap order/execute API (GET /ultra/v1/order, POST /swap/v2/execute), used by the
+   * rebalancer to trade as a taker; its key is sent as x-api-key. Unset: no rebalancing.
+   */
+  OPERATOR_API_URL: optionalNonEmpty.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  OPERATOR_API_KEY: optionalNonEmpty,
   /** Production allowances (config/safety.ts): each accepts one unsafe setting, on purpose. */
   ALLOW_NO_API_KEY: boolFlag,
   ALLOW_STATIC_PRICES: boolFlag,

@@ -8,6 +8,7 @@ import { loadConfig } from "../../config/load.ts";
 import { startPriceSources } from "../../pricing/sources.ts";
 import { parseArgs } from "../cli/args.ts";
 import { runMain } from "../cli/run.ts";
+import { makeOperatorSwapApi } from "../operator-api/http.ts";
 import { opsContext } from "./context.ts";
 import { createMissingAtas, type Diagnosis, diagnose } from "./doctor.ts";
 import { table } from "./table.ts";
@@ -54,6 +55,7 @@ async function main(): Promise<number> {
   // Hazards are rows of the table here, not a refusal to run.
   const config = loadConfig(process.env, { hazards: "report" });
   const ctx = await opsContext(config);
+  const operatorApi = makeOperatorSwapApi(config.env, { orderAttempts: 1 });
   try {
     process.stdout.write(`doctor: ${config.configPath}, mode ${config.mode}, chain ${ctx.chainNote}\n\n`);
     await ctx.redis?.connect().catch(() => undefined);
@@ -74,6 +76,7 @@ async function main(): Promise<number> {
       signer: ctx.signer,
       sources: ctx.sources,
       ...(ctx.redis ? { redis: ctx.redis } : {}),
+      ...(operatorApi ? { operatorApi } : {}),
     };
     let d = await diagnose(deps);
     print(d);

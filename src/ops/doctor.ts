@@ -17,6 +17,7 @@ import type { Config } from "../../config/load.ts";
 import { readHoldings } from "../../inventory/holdings.ts";
 import type { PriceSource } from "../../pricing/interface.ts";
 import type { Chain } from "../chain/interface.ts";
+import type { OperatorSwapApi } from "../operator-api/interface.ts";
 import type { Signer } from "../signer/index.ts";
 
 export type Status = "ok" | "warn" | "FAIL";
@@ -42,6 +43,8 @@ export interface DoctorDeps {
   redis?: Redis;
   /** Started price sources. */
   sources: ReadonlyMap<string, PriceSource>;
+  /** The operator's swap API (OPERATOR_API_URL), when the rebalancer is configured. */
+  operatorApi?: OperatorSwapApi;
   now?: () => number;
 }
 
@@ -213,8 +216,40 @@ export async function diagnose(deps: DoctorDeps): Promise<Diagnosis> {
     });
   }
   for (const w of config.warnings) checks.push({ check: "environment", status: "warn", detail: w });
+  if (deps.operatorApi) checks.push(await operatorApiCheck(config, deps.operatorApi));
 
   return { checks, missingAtas, ataRentLamports, healthy: checks.every((c) => c.status !== "FAIL") };
+}
+
+/**
+ * The operator's swap API answers a price-only order (no taker: nothing is built, nothing can trade)
+ * for the first enabled pair with the configured key.
+ */
+async function operatorApiCheck(config: Config, api: OperatorSwapApi): Promise<Check> {
+  const pair = config.file.pairs.find((p) => p.enabled) ?? config.file.pairs[0]!;
+  const base = config.tokensBySymbol.get(pair.base)!;
+  const quote = config.tokensBySymbol.get(pair.quote)!;
+  const r = await api.order({
+    inputMint: quote.mint,
+    outputMint: base.mint,
+    amount: 10n ** BigInt(quote.decimals),
+  });
+  const check = "operator swap API";
+  if (r.ok)
+    return {
+      check,
+      status: "ok",
+      detail: `order ${pair.quote}->${pair.base} answered (router ${r.order.router})`,
+    };
+  if (r.kind === "refused" && (r.status === 401 || r.status === 403))
+    return { check, status: "FAIL", detail: `key refused: ${r.error}`, fix: "set OPERATOR_API_KEY" };
+  if (r.kind === "refused")
+    return {
+      check,
+      status: "warn",
+      detail: `reachable, no order for ${pair.quote}->${pair.base}: ${r.error}`,
+    };
+  return { check, status: "FAIL", detail: `${r.kind}: ${r.error}`, fix: "check OPERATOR_API_URL" };
 }
 
 async function pingRedis(redis: Redis): Promise<boolean> {

@@ -8,7 +8,15 @@ import type { NoQuoteReason, QuotingBook } from "../../pricing/book.ts";
 import type { QuoteRequest, QuoteResponse } from "../contract/quote.ts";
 import type { StoredQuote } from "../quote-store/interface.ts";
 
-export type DeclineReason = NoQuoteReason | InventoryDecline | "TOKEN_NOT_SUPPORTED";
+export type DeclineReason =
+  | NoQuoteReason
+  | InventoryDecline
+  | "TOKEN_NOT_SUPPORTED"
+  /**
+   * The taker is this maker's own wallet: the maker's rebalancer buying through the operator's order
+   * API would otherwise be quoted by itself (a wash trade that only pays fees).
+   */
+  | "SELF_TRADE";
 
 export type QuoteDecision =
   | { ok: true; stored: StoredQuote }
@@ -54,6 +62,13 @@ export class QuoteService {
     const tokenOut = config.tokensByMint.get(req.tokenOut);
     if (!tokenIn) return notSupported("tokenIn", req.tokenIn);
     if (!tokenOut) return notSupported("tokenOut", req.tokenOut);
+    if (req.taker === this.deps.maker) {
+      return {
+        ok: false,
+        reason: "SELF_TRADE",
+        detail: `taker ${req.taker} is this maker's own wallet (no self-trade)`,
+      };
+    }
     const priced = book.price({
       tokenIn: req.tokenIn,
       tokenOut: req.tokenOut,

@@ -23,7 +23,10 @@ export interface Simulator {
 }
 
 /** Starts the stack above; `now` is the simulator's clock (wall time unless given). */
-export async function startSimulator(h: Harness, opts: { now?: () => number } = {}): Promise<Simulator> {
+export async function startSimulator(
+  h: Harness,
+  opts: { now?: () => number; apiKey?: string } = {},
+): Promise<Simulator> {
   const webhook = await listen(h.app);
   const rpc = await startRpcServer(h.chain, { host: "127.0.0.1", port: 0 });
   const operatorChain = operatorChainOverRpc(rpc.url);
@@ -43,6 +46,7 @@ export async function startSimulator(h: Harness, opts: { now?: () => number } = 
     },
     webhooks: [{ name: "mm", baseUrl: webhook.url }],
     ...(opts.now ? { now: opts.now } : {}),
+    ...(opts.apiKey ? { apiKey: opts.apiKey } : {}),
   });
   return {
     op,
