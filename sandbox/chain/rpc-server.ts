@@ -209,14 +209,31 @@ export class LocalRpcHandler {
       case "simulateTransaction": {
         const cfg = config(params, 1);
         const tx = decodeTransaction(param(params, 0, "transaction", isString), cfg);
+        // `accounts.addresses`: the post-state of those accounts, base64, as a validator reports it.
+        const wanted = (cfg.accounts as { addresses?: unknown } | undefined)?.addresses;
+        const watch = Array.isArray(wanted) ? wanted.map((a) => new PublicKey(String(a))) : undefined;
         const sim = chain.simulate(tx, {
           sigVerify: cfg.sigVerify === true,
           replaceRecentBlockhash: cfg.replaceRecentBlockhash === true,
+          ...(watch ? { watch } : {}),
         });
         return this.envelope({
           err: sim.errJson,
           logs: sim.error && sim.logs.length === 0 ? [`local chain: ${sim.error}`] : sim.logs,
-          accounts: null,
+          accounts: sim.post
+            ? sim.post.map((a) =>
+                a
+                  ? {
+                      lamports: Number(a.lamports),
+                      owner: a.owner.toBase58(),
+                      data: [Buffer.from(a.data).toString("base64"), "base64"],
+                      executable: a.executable,
+                      rentEpoch: 0,
+                      space: a.data.length,
+                    }
+                  : null,
+              )
+            : null,
           unitsConsumed: Number(sim.unitsConsumed),
           returnData: null,
         });

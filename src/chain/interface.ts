@@ -55,6 +55,11 @@ export type SimulationResult =
   | { ok: true; unitsConsumed: bigint; logs: string[] }
   | { ok: false; error: string; logs: string[] };
 
+/** An unsigned transaction's simulation: on success, the watched accounts as it would leave them. */
+export type UnsignedSimulation =
+  | { ok: true; unitsConsumed: bigint; logs: string[]; post: (AccountSnapshot | null)[] }
+  | { ok: false; error: string; logs: string[] };
+
 export interface Chain {
   /** Human name for logs and the banner ("local LiteSVM", "rpc https://..."). */
   readonly description: string;
@@ -68,6 +73,13 @@ export interface Chain {
    * verified and the blockhash checked, as a validator would before executing it.
    */
   simulateSigned(tx: VersionedTransaction): Promise<SimulationResult>;
+  /**
+   * Runs a transaction nobody has signed yet (signatures not verified, the blockhash checked) without
+   * committing it, and returns `watch` as it would leave them (null: absent). Used to prove what a
+   * transaction does before the maker signs it (the rebalancer). Optional: adapters that cannot
+   * report post-state leave it out, and callers that need it refuse to sign.
+   */
+  simulateUnsigned?(tx: VersionedTransaction, watch: readonly PublicKey[]): Promise<UnsignedSimulation>;
   /** Accounts in the order asked; null where an account does not exist. */
   getAccounts(keys: PublicKey[]): Promise<(AccountSnapshot | null)[]>;
   getMinimumBalanceForRentExemption(dataLength: number): Promise<bigint>;

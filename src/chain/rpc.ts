@@ -18,7 +18,7 @@
 import {
   type AccountInfo,
   Connection,
-  type PublicKey,
+  PublicKey,
   SendTransactionError,
   SYSVAR_CLOCK_PUBKEY,
   type VersionedTransaction,
@@ -33,6 +33,7 @@ import type {
   SignatureStatus,
   SimulationResult,
   StatusHint,
+  UnsignedSimulation,
 } from "./interface.ts";
 
 export interface RpcChainOptions {
@@ -247,6 +248,37 @@ export class RpcChain implements Chain {
     if (r.value.err === null) return { ok: true, unitsConsumed: BigInt(r.value.unitsConsumed ?? 0), logs };
     const err = r.value.err;
     return { ok: false, error: typeof err === "string" ? err : JSON.stringify(err), logs };
+  }
+
+  async simulateUnsigned(tx: VersionedTransaction, watch: readonly PublicKey[]): Promise<UnsignedSimulation> {
+    const r = await this.call("simulateTransaction", () =>
+      this.read.simulateTransaction(tx, {
+        sigVerify: false,
+        replaceRecentBlockhash: false,
+        commitment: "processed",
+        accounts: { encoding: "base64", addresses: watch.map((k) => k.toBase58()) },
+      }),
+    );
+    const logs = r.value.logs ?? [];
+    if (r.value.err !== null) {
+      const err = r.value.err;
+      return { ok: false, error: typeof err === "string" ? err : JSON.stringify(err), logs };
+    }
+    const accounts = r.value.accounts;
+    if (!accounts || accounts.length !== watch.length) {
+      return { ok: false, error: "the node returned no post-state for the watched accounts", logs };
+    }
+    const post = accounts.map((a) =>
+      a
+        ? {
+            owner: new PublicKey(a.owner),
+            lamports: BigInt(a.lamports),
+            data: Buffer.from(a.data[0] ?? "", "base64"),
+            executable: a.executable,
+          }
+        : null,
+    );
+    return { ok: true, unitsConsumed: BigInt(r.value.unitsConsumed ?? 0), logs, post };
   }
 
   async getAccounts(keys: PublicKey[]): Promise<(AccountSnapshot | null)[]> {

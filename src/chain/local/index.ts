@@ -52,6 +52,7 @@ import type {
   SignatureStatus,
   SimulationResult,
   StatusHint,
+  UnsignedSimulation,
 } from "../interface.ts";
 import { checkTransactionSignatures } from "../signatures.ts";
 import { emulateAta, isAtaInstruction } from "./ata-emulation.ts";
@@ -88,6 +89,11 @@ export interface SimulationOutcome {
   error?: string;
   logs: string[];
   unitsConsumed: bigint;
+  /**
+   * With `watch`: each watched account as the transaction leaves it (null: absent), in the order
+   * asked; only on success (a failed transaction changes nothing but the fee).
+   */
+  post?: (AccountSnapshot | null)[];
 }
 
 type StatusRecord =
@@ -350,7 +356,7 @@ export class LocalChain implements Chain {
    */
   simulate(
     tx: VersionedTransaction,
-    opts: { sigVerify?: boolean; replaceRecentBlockhash?: boolean } = {},
+    opts: { sigVerify?: boolean; replaceRecentBlockhash?: boolean; watch?: readonly PublicKey[] } = {},
   ): SimulationOutcome {
     const fail = (errJson: unknown, error: string): SimulationOutcome => ({
       errJson,
@@ -384,7 +390,35 @@ export class LocalChain implements Chain {
       };
     }
     const meta = res.meta();
-    return { errJson: null, logs: meta.logs(), unitsConsumed: meta.computeUnitsConsumed() };
+    const out: SimulationOutcome = {
+      errJson: null,
+      logs: meta.logs(),
+      unitsConsumed: meta.computeUnitsConsumed(),
+    };
+    if (opts.watch) {
+      const touched = new Map(res.postAccounts().map(([k, a]) => [k.toBase58(), a]));
+      out.post = opts.watch.map((k) => {
+        const a = touched.get(k.toBase58());
+        if (!a) return this.account(k);
+        // An account the transaction closed is left with no lamports: absent, as the RPC reports it.
+        if (a.lamports() === 0n) return null;
+        return {
+          owner: new PublicKey(a.owner()),
+          lamports: a.lamports(),
+          data: a.data(),
+          executable: a.executable(),
+        };
+      });
+    }
+    return out;
+  }
+
+  /** The port's unsigned simulation: signatures not verified, watched accounts as it leaves them. */
+  async simulateUnsigned(tx: VersionedTransaction, watch: readonly PublicKey[]): Promise<UnsignedSimulation> {
+    const sim = this.simulate(tx, { sigVerify: false, watch });
+    return sim.errJson === null
+      ? { ok: true, unitsConsumed: sim.unitsConsumed, logs: sim.logs, post: sim.post ?? [] }
+      : { ok: false, error: sim.error ?? errorText(sim.errJson), logs: sim.logs };
   }
 
   /** The transaction the SVM runs: fills replaced by their emulation, signatures carried over. */
