@@ -244,6 +244,52 @@ export const limitsSchema = strictObject({
   blockhashPollMs: z.number().int().min(100).max(10_000).default(1_000),
 });
 
+/**
+ * One token's rebalancing target (npm run rebalance): when the maker's free balance (balance minus
+ * reservations) leaves `target +/- band`, the rebalancer trades it back toward `target` against the
+ * `against` token through the operator's swap API, one trade of at most `maxTrade` per pass.
+ */
+export const rebalanceTargetSchema = strictObject({
+  /** The free balance aimed at, smallest units. */
+  target: u64String,
+  /** How far from `target` (either way, smallest units) the balance may drift before a trade. */
+  band: u64String,
+  /** The largest single trade, in this token's smallest units (bought or sold). */
+  maxTrade: u64String.refine((s) => BigInt(s) > 0n, "must be greater than zero"),
+  /** The token paid when buying this one and received when selling it (a symbol of `tokens`). */
+  against: z.string().min(1),
+  /**
+   * The worst price accepted: what the order delivers, valued at the maker's own mids, may be at most
+   * this many bps below what it costs (fees included, since the order's amounts include them).
+   */
+  maxSlippageBps: z.number().int().min(0).max(5_000),
+  /** No new trade of this token for this long after the last one (ms). */
+  cooldownMs: z.number().int().min(0).default(60_000),
+  /** The most USD (at the maker's mids) this token's trades may move per UTC day. */
+  dailyNotionalUsd: decimalString,
+});
+export type RebalanceTarget = z.infer<typeof rebalanceTargetSchema>;
+
+export const ROUTER_NAMES = ["router_1", "router_2", "router_3", "router_4"] as const;
+
+export const rebalanceSchema = strictObject({
+  /** Targets by token symbol; a token without one is never traded. */
+  targets: z.record(z.string(), rebalanceTargetSchema).default({}),
+  /** Routers the rebalancer's orders exclude (`excludeRouters`); none by default. */
+  excludeRouters: z.array(z.enum(ROUTER_NAMES)).default([]),
+  /**
+   * The most lamports a rebalancing transaction may take from the maker's wallet (network fees, the
+   * rent of an account it creates); a transaction that would take more is refused unsigned.
+   */
+  maxFeeLamports: u64String.default("5000000"),
+  /** Pause between passes of `npm run rebalance -- --loop` (ms). */
+  intervalMs: z.number().int().min(1_000).default(30_000),
+  orderTimeoutMs: z.number().int().min(100).max(60_000).default(5_000),
+  /** The operator answers an execute once the transaction landed or failed: allow a blockhash's life. */
+  executeTimeoutMs: z.number().int().min(1_000).max(300_000).default(90_000),
+});
+export type RebalanceConfig = z.infer<typeof rebalanceSchema>;
+
 export const fileConfigSchema = strictObject({
   /** Path prefix the operator calls, e.g. "/jupiter/rfq". Empty string for none. */
   basePath: z
@@ -264,6 +310,7 @@ export const fileConfigSchema = strictObject({
   manualModeFeeBps: z.number().int().min(0).max(10_000).default(2),
   inventory: inventorySchema.default(inventorySchema.parse({})),
   controls: controlsSchema.default(controlsSchema.parse({})),
+  rebalance: rebalanceSchema.default(rebalanceSchema.parse({})),
 }).superRefine((f, ctx) => {
   // Cross-field rules of the pricing and inventory features; config/load.ts checks the rest.
   const bySymbol = new Map(f.tokens.map((t) => [t.symbol, t]));
@@ -285,6 +332,28 @@ export const fileConfigSchema = strictObject({
       });
     }
   });
+  for (const [symbol, t] of Object.entries(f.rebalance.targets)) {
+    const path = ["rebalance", "targets", symbol];
+    if (!bySymbol.has(symbol)) {
+      ctx.addIssue({ code: "custom", path, message: `unknown token symbol ${symbol}` });
+    }
+    if (!bySymbol.has(t.against)) {
+      ctx.addIssue({
+        code: "custom",
+        path: [...path, "against"],
+        message: `unknown token symbol ${t.against}`,
+      });
+    } else if (t.against === symbol) {
+      ctx.addIssue({
+        code: "custom",
+        path: [...path, "against"],
+        message: "must differ from the token itself",
+      });
+    }
+    if (BigInt(t.band) > BigInt(t.target)) {
+      ctx.addIssue({ code: "custom", path: [...path, "band"], message: "must not exceed target" });
+    }
+  }
   f.tokens.forEach((t, i) => {
     if (t.maxExposureUsd !== undefined && t.targetInventory === undefined) {
       ctx.addIssue({

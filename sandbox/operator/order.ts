@@ -3,6 +3,7 @@
  * transaction (falling back to the next-best maker when a simulation fails) and answer with the seed's
  * swap-order fields.
  */
+import type { VersionedTransaction } from "@solana/web3.js";
 import type { QuoteType } from "../../src/contract/quote.ts";
 import {
   type BuildOptions,
@@ -57,6 +58,19 @@ export interface OrderDeps {
   now: () => number;
   /** Fan-out details of the last order, for logs and tests. */
   onFanout?: (attempts: FanoutAttempt[]) => void;
+  /**
+   * Tests only: tells the simulator to build a dishonest transaction (an operator gone wrong), e.g.
+   * one that moves more than the order's inAmount or another of the taker's tokens. Read at each
+   * order, so a test can switch it on and off.
+   */
+  tamper?: { build?: (tx: VersionedTransaction, order: TamperContext) => VersionedTransaction };
+}
+
+export interface TamperContext {
+  taker: string;
+  maker: string;
+  inputMint: string;
+  outputMint: string;
 }
 
 export type OrderAnswer = { status: 200; body: SwapOrder } | { status: 400 | 500; body: { error: string } };
@@ -148,6 +162,16 @@ export async function placeOrder(deps: OrderDeps, q: OrderQuery): Promise<OrderA
       side: feeSide,
       amounts,
     });
+    if (built.ok && deps.tamper?.build) {
+      const tx = deps.tamper.build(built.order.tx, {
+        taker: q.taker,
+        maker: quote.response.maker,
+        inputMint: q.inputMint,
+        outputMint: q.outputMint,
+      });
+      built.order.tx = tx;
+      built.order.messageBytes = tx.message.serialize();
+    }
     last = built;
     if (built.ok) {
       deps.orders.add({

@@ -34,6 +34,8 @@ export interface OperatorServerOptions {
 }
 
 export interface OperatorServer {
+  /** Tests only: set `tamper.build` to have orders carry a dishonest transaction (order.ts). */
+  tamper: NonNullable<OrderDeps["tamper"]>;
   url: string;
   registry: WebhookRegistry;
   fillRate: FillRateTracker;
@@ -49,6 +51,7 @@ export async function startOperator(opts: OperatorServerOptions): Promise<Operat
   const registry = new WebhookRegistry({ http, now, refreshIntervalMs: opts.tokenRefreshMs });
   const fillRate = new FillRateTracker({ now, ...opts.fillRate });
   const orders = new OrderBook(now);
+  const tamper: NonNullable<OrderDeps["tamper"]> = {};
   for (const w of opts.webhooks ?? []) registry.register(w);
   const firstSync = await registry.start();
 
@@ -69,6 +72,7 @@ export async function startOperator(opts: OperatorServerOptions): Promise<Operat
     ...(opts.apiKey ? { apiKey: opts.apiKey } : {}),
     ...(opts.onFanout ? { onFanout: opts.onFanout } : {}),
     ...(opts.onOutcome ? { onOutcome: opts.onOutcome } : {}),
+    tamper,
     now,
   });
   const host = opts.host ?? "127.0.0.1";
@@ -82,6 +86,7 @@ export async function startOperator(opts: OperatorServerOptions): Promise<Operat
     fillRate,
     orders,
     firstSync,
+    tamper,
     close: async () => {
       registry.stop();
       await new Promise<void>((r) => server.close(() => r()));

@@ -7,6 +7,7 @@
  * Amounts stay strings of digits here and become bigint where they are compared or signed.
  */
 import { z } from "zod";
+import { ROUTER_NAMES } from "../../config/schema.ts";
 
 const digits = z.string().regex(/^\d+$/, "must be a string of digits");
 
@@ -27,7 +28,7 @@ export const routeStepSchema = z.looseObject({
   usdValue: z.number().optional(),
 });
 
-export const ROUTERS = ["router_1", "router_2", "router_3", "router_4"] as const;
+export const ROUTERS = ROUTER_NAMES;
 export type Router = (typeof ROUTERS)[number];
 
 /** GET /ultra/v1/order, 200. */
