@@ -415,6 +415,12 @@ export const envSchema = z.object({
    */
   OPERATOR_API_URL: optionalNonEmpty.pipe(z.url({ protocol: /^https?$/ }).optional()),
   OPERATOR_API_KEY: optionalNonEmpty,
+  /**
+   * The fill ledger's PostgreSQL server (src/ledger/); unset: PGlite, embedded, in `<DATA_DIR>/ledger`.
+   */
+  DATABASE_URL: optionalNonEmpty.pipe(z.url({ protocol: /^postgres(ql)?$/ }).optional()),
+  /** `off`: no fill ledger (nothing journaled for it); `on` (default): DATABASE_URL or the embedded one. */
+  LEDGER: z.enum(["on", "off"]).default("on"),
   /** Production allowances (config/safety.ts): each accepts one unsafe setting, on purpose. */
   ALLOW_NO_API_KEY: boolFlag,
   ALLOW_STATIC_PRICES: boolFlag,
