@@ -21,6 +21,7 @@ import { runMain } from "../cli/run.ts";
 import { createLogger } from "../observability/logger.ts";
 import { makeOperatorSwapApi } from "../operator-api/http.ts";
 import { opsContext } from "../ops/context.ts";
+import { RebalanceMetrics, serveMetrics } from "./metrics.ts";
 import { type PassReport, Rebalancer } from "./rebalancer.ts";
 import { MemoryRebalanceState, type RebalanceState, RedisRebalanceState } from "./state.ts";
 
@@ -38,6 +39,11 @@ const USAGE = {
         "print what it would trade and why (and the operator's price, if reachable); change nothing",
     },
     loop: { type: "boolean", description: "repeat the pass every rebalance.intervalMs until SIGINT/SIGTERM" },
+    "metrics-port": {
+      type: "string",
+      value: "PORT",
+      description: "with --loop: serve Prometheus metrics at http://127.0.0.1:PORT/metrics",
+    },
   },
   notes:
     "Without REDIS_URL (the paper setup) it sees a freshly seeded local chain and keeps its limits in\n" +
@@ -83,7 +89,9 @@ async function main(): Promise<number> {
     const state: RebalanceState = ctx.redis
       ? new RedisRebalanceState(ctx.redis, `${config.file.redisPrefix}rebal:`)
       : new MemoryRebalanceState();
+    const metrics = new RebalanceMetrics();
     const rebalancer = new Rebalancer({
+      metrics,
       config,
       chain: ctx.chain,
       signer: ctx.signer,
@@ -101,6 +109,13 @@ async function main(): Promise<number> {
       process.stdout.write(formatPass(report, dryRun));
       return report.trades.every((t) => t.outcome === "landed" || t.outcome === "dryRun") ? 0 : 1;
     }
+    const port = values["metrics-port"];
+    if (port !== undefined && !/^\d{1,5}$/.test(port)) {
+      process.stderr.write(`npm run rebalance: --metrics-port: not a port number: ${port}\n`);
+      return 64;
+    }
+    const served = port !== undefined ? await serveMetrics(metrics, Number(port)) : undefined;
+    if (served) process.stdout.write(`metrics at ${served.url}\n`);
     let stop = false;
     let wake: () => void = () => {};
     const onSignal = () => {
@@ -120,6 +135,7 @@ async function main(): Promise<number> {
         setTimeout(res, r.intervalMs);
       });
     }
+    served?.server.close();
     return 0;
   } finally {
     await inventory.close();

@@ -30,6 +30,7 @@ import type { ExecuteOutcomeKind } from "../operator-api/codes.ts";
 import type { OperatorSwapApi } from "../operator-api/interface.ts";
 import type { SwapOrder } from "../operator-api/wire.ts";
 import type { Signer } from "../signer/index.ts";
+import type { RebalanceMetrics } from "./metrics.ts";
 import { type Plan, type PlannedTrade, planRebalance } from "./plan.ts";
 import { proveTransaction } from "./prove.ts";
 import type { RebalanceState } from "./state.ts";
@@ -44,6 +45,7 @@ export interface RebalancerDeps {
   api?: OperatorSwapApi;
   state: RebalanceState;
   log: Logger;
+  metrics?: RebalanceMetrics;
   now?: () => number;
 }
 
@@ -292,6 +294,14 @@ export class Rebalancer {
 
   /** One line per rebalance tying the order, the execute and the signature together. */
   #logLine(r: TradeReport): void {
+    const m = this.#d.metrics;
+    if (m) {
+      m.rebalances.inc({ symbol: r.trade.symbol, outcome: r.outcome });
+      if (r.outcome === "landed") {
+        if (r.slippageBps !== undefined) m.slippage.observe({ symbol: r.trade.symbol }, r.slippageBps);
+        m.notionalUsd.inc({ symbol: r.trade.symbol }, Number(formatRatio(r.trade.notionalUsd, 2)));
+      }
+    }
     const line = {
       symbol: r.trade.symbol,
       side: r.trade.side,

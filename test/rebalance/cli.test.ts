@@ -88,6 +88,46 @@ describe("npm run rebalance", () => {
     expect(r.stdout).toMatch(/dry run: nothing reserved, signed or sent\.\n$/);
   }, 120_000);
 
+  it("--loop repeats the pass every intervalMs, serves its metrics, and exits 0 on SIGTERM", async () => {
+    const path = join(dir, "loop.json");
+    writeFileSync(
+      path,
+      JSON.stringify({ ...base, rebalance: { intervalMs: 1000, targets: { JUP: target() } } }),
+    );
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", "src/rebalance/main.ts", "--dry-run", "--loop", "--metrics-port", "0"],
+      {
+        cwd: REPO_ROOT,
+        env: {
+          PATH: process.env.PATH,
+          HOME: process.env.HOME,
+          CONFIG: path,
+          DATA_DIR: join(dir, "data"),
+          LOG_LEVEL: "warn",
+        },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let out = "";
+    child.stdout.on("data", (d) => {
+      out += d;
+    });
+    const exited = new Promise<number | null>((r) => child.on("close", (code) => r(code)));
+    const until = Date.now() + 90_000;
+    while ((out.match(/dry run: nothing reserved/g) ?? []).length < 2 && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect((out.match(/JUP: would trade/g) ?? []).length).toBeGreaterThanOrEqual(2);
+    const url = /metrics at (http:\/\/\S+)/.exec(out)?.[1];
+    expect(url).toBeTruthy();
+    const metrics = await (await fetch(url as string)).text();
+    expect(metrics).toContain("# TYPE rfq_rebalances_total counter");
+    expect(metrics).toContain("# TYPE rfq_rebalance_slippage_bps histogram");
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+  }, 120_000);
+
   it("stops on a target naming an unknown token, with its key named (exit 78)", async () => {
     const r = await run(["--dry-run"], {
       ...base,

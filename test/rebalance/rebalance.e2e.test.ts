@@ -128,6 +128,10 @@ describe("rebalancing through the operator's order and execute API", () => {
       executeCode: 0,
       signature: t.signature,
     });
+    // Metrics: one landed rebalance, its slippage against the mid observed once.
+    const text = await s.metrics.registry.metrics();
+    expect(text).toContain('rfq_rebalances_total{symbol="JUP",outcome="landed"} 1');
+    expect(text).toContain('rfq_rebalance_slippage_bps_count{symbol="JUP"} 1');
     // What it sold was reserved and is now committed (nothing left open), and the next pass has
     // nothing to do.
     expect(await rebalanceReservations("open")).toEqual([]);

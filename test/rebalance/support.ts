@@ -24,6 +24,7 @@ import { type OperatorServer, startOperator } from "../../sandbox/operator/serve
 import { creditSol, creditToken, fundTaker } from "../../src/chain/local/seed.ts";
 import { createLogger } from "../../src/observability/logger.ts";
 import { HttpOperatorSwapApi } from "../../src/operator-api/http.ts";
+import { RebalanceMetrics } from "../../src/rebalance/metrics.ts";
 import { Rebalancer } from "../../src/rebalance/rebalancer.ts";
 import { RedisRebalanceState } from "../../src/rebalance/state.ts";
 import { KeypairSigner } from "../../src/signer/index.ts";
@@ -38,6 +39,7 @@ export interface TwoMakers {
   /** Maker A's rebalancer with a signer that counts signatures; `lines` are its log lines. */
   rebalancer: Rebalancer;
   signer: CountingSigner;
+  metrics: RebalanceMetrics;
   lines: Record<string, unknown>[];
   registerB(): Promise<void>;
   close(): Promise<void>;
@@ -77,7 +79,9 @@ export async function twoMakers(
       cb();
     },
   });
+  const metrics = new RebalanceMetrics();
   const rebalancer = new Rebalancer({
+    metrics,
     config: a.config,
     chain: a.chain,
     signer,
@@ -94,6 +98,7 @@ export async function twoMakers(
     api,
     rebalancer,
     signer,
+    metrics,
     lines,
     async registerB() {
       op.registry.register({ name: "b", baseUrl: wb.url });
