@@ -256,7 +256,13 @@ export class Rebalancer {
     }
 
     // The port's sign may become asynchronous (a remote signer): await whatever it returns.
-    await signer.sign(tx);
+    try {
+      await signer.sign(tx);
+    } catch (e) {
+      // Nothing was sent: the units are free again.
+      await inventory.release(reservationId);
+      return report({ ...ids, outcome: "refused", detail: `signer: ${(e as Error).message}` });
+    }
     const x = await api.execute({
       signedTransaction: Buffer.from(tx.serialize()).toString("base64"),
       requestId: o.requestId,

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fundTaker } from "../../src/chain/local/seed.ts";
 import { HttpOperatorSwapApi, makeOperatorSwapApi } from "../../src/operator-api/http.ts";
 import type { SwapOrder } from "../../src/operator-api/wire.ts";
+import { diagnose } from "../../src/ops/doctor.ts";
 import { type Simulator, startSimulator } from "../sandbox/operator/simulator.ts";
 import { MINT } from "../support/config.ts";
 import { createHarness, type Harness } from "../support/harness.ts";
@@ -89,6 +90,31 @@ describe("order", () => {
   it("answers errorCode 1 (insufficient funds) as an order with an empty transaction", async () => {
     const r = await api.order({ ...buy, amount: 9_000_000_000n, taker: taker.publicKey.toBase58() });
     expect(r.ok && r.order).toMatchObject({ errorCode: 1, transaction: "" });
+  });
+});
+
+describe("npm run doctor's operator API row", () => {
+  const row = async (operatorApi: HttpOperatorSwapApi) => {
+    const d = await diagnose({
+      config: h.config,
+      chain: h.chain,
+      signer: h.signer,
+      sources: h.service.priceSources,
+      operatorApi,
+    });
+    return d.checks.find((c) => c.check === "operator swap API");
+  };
+
+  it("is ok when a price-only order answers with the configured key", async () => {
+    expect(await row(api)).toMatchObject({
+      status: "ok",
+      detail: expect.stringMatching(/answered \(router router_2\)/),
+    });
+  });
+
+  it("FAILs naming OPERATOR_API_KEY when the key is refused", async () => {
+    const keyless = new HttpOperatorSwapApi({ baseUrl: sim.op.url, orderAttempts: 1 });
+    expect(await row(keyless)).toMatchObject({ status: "FAIL", fix: "set OPERATOR_API_KEY" });
   });
 });
 
