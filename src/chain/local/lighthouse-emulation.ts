@@ -34,6 +34,9 @@ export interface AssertedAccount {
   rentEpoch: bigint;
 }
 
+/** The program's error code for a false assertion (lighthouse-sdk: LIGHTHOUSE_ERROR__ASSERTION_FAILED). */
+export const LIGHTHOUSE_ASSERTION_FAILED = 6001;
+
 export type LighthouseVerdict =
   | { kind: "pass" }
   /** The program fails: an assertion is false, or the account or instruction is not as required. */
