@@ -107,6 +107,13 @@ export class RemoteSigner implements Signer {
     return this.#publicKey as PublicKey;
   }
 
+  /** The signer's keys as it advertises them now: the active one and every one it signs for. */
+  async keys(): Promise<{ active: string; keys: string[] }> {
+    const r = await this.request({ op: "keys" });
+    if (!r.ok || !("active" in r)) throw new Error("the signer did not name its keys");
+    return { active: r.active, keys: r.keys };
+  }
+
   /**
    * Asks the signer to co-sign this fill for `context.quoteId`; adds the signature in place. Throws a
    * SignerRefusal with the signer's code when it refuses, an Error when it cannot be asked.

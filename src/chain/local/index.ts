@@ -388,9 +388,7 @@ export class LocalChain implements Chain {
   }
 
   /** The transaction the SVM runs: fills replaced by their emulation, signatures carried over. */
-  private prepare(
-    tx: VersionedTransaction,
-  ):
+  private prepare(tx: VersionedTransaction):
     | {
         ok: true;
         tx: VersionedTransaction;
