@@ -67,7 +67,7 @@ const failed = (code: number, error: string, extra: Partial<ExecuteResult> = {})
 /**
  * True when `signed` is `built` with Lighthouse assertions appended after its last instruction, and
  * nothing else changed: the same fee payer, blockhash and signers, the built instructions in order
- * with the same accounts, flags and data (CONTRACT.md: a wallet may append assertions before signing;
+ * with the same accounts, flags and data (docs/contract.md: a wallet may append assertions before signing;
  * the maker validates them). Compared instruction by instruction, not byte by byte: appending
  * instructions re-compiles the message (new account keys, another account order).
  *
