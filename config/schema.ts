@@ -315,6 +315,22 @@ export const envSchema = z.object({
   REDIS_URL: optionalNonEmpty.pipe(z.url({ protocol: /^rediss?$/ }).optional()),
   API_KEY: optionalNonEmpty.pipe(z.string().min(16, "must be at least 16 characters").optional()),
   MAKER_KEYPAIR: optionalNonEmpty,
+  /**
+   * The signer service holding the maker's key (`npm run signer`): unix:///path/to/signer.sock or
+   * https://host:port (mutual TLS with SIGNER_CA, SIGNER_CLIENT_CERT, SIGNER_CLIENT_KEY). Set: this
+   * process holds no key, and MAKER_KEYPAIR must be unset.
+   */
+  SIGNER_URL: optionalNonEmpty.pipe(
+    z
+      .string()
+      .regex(/^(unix:\/\/\/.+|https:\/\/.+)$/, "unix:///path/to/socket or https://host:port")
+      .optional(),
+  ),
+  SIGNER_CA: optionalNonEmpty,
+  SIGNER_CLIENT_CERT: optionalNonEmpty,
+  SIGNER_CLIENT_KEY: optionalNonEmpty,
+  /** How long one remote signature may take before the swap is refused, ms. */
+  SIGNER_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(2_000),
   /** One or more comma-separated JSON-RPC URLs; the first is read from, all are sent to. */
   RPC_URL: optionalNonEmpty,
   ACCEPTANCE_MODE: boolFlag,
@@ -340,6 +356,12 @@ export const envSchema = z.object({
   ADMIN_HOST: z.string().min(1).default("127.0.0.1"),
   /** Log one "quoted" line at info for every N quotes (0: none; every quote is at debug). */
   LOG_QUOTE_SAMPLE: z.coerce.number().int().min(0).default(0),
+  /**
+   * The fill ledger's PostgreSQL server (src/ledger/); unset: PGlite, embedded, in `<DATA_DIR>/ledger`.
+   */
+  DATABASE_URL: optionalNonEmpty.pipe(z.url({ protocol: /^postgres(ql)?$/ }).optional()),
+  /** `off`: no fill ledger (nothing journaled for it); `on` (default): DATABASE_URL or the embedded one. */
+  LEDGER: z.enum(["on", "off"]).default("on"),
   /** Production allowances (config/safety.ts): each accepts one unsafe setting, on purpose. */
   ALLOW_NO_API_KEY: boolFlag,
   ALLOW_STATIC_PRICES: boolFlag,

@@ -28,6 +28,9 @@ import type { SeededToken } from "./chain/local/seed.ts";
 import { type MadeChain, makeChain } from "./chain/make.ts";
 import { parseRpcUrls, probeRpcEndpoint, redactUrl } from "./chain/rpc.ts";
 import { describeCause, StartupError } from "./errors/startup.ts";
+import type { Ledger } from "./ledger/ledger.ts";
+import { ledgerLocation, openLedger } from "./ledger/open.ts";
+import { LedgerWriter } from "./ledger/writer.ts";
 import { createLogger, type Logger } from "./observability/logger.ts";
 import { Metrics } from "./observability/metrics.ts";
 import { QuoteService } from "./quote/service.ts";
@@ -39,6 +42,7 @@ import { createRedisClient, redisAddress, waitReady } from "./redis/client.ts";
 import { registerAdminRoutes } from "./routes/admin.ts";
 import type { ReadinessProbe } from "./routes/health.ts";
 import { makeSigner, type Signer } from "./signer/index.ts";
+import { RemoteSigner } from "./signer/remote.ts";
 import type { SwapHandler } from "./swap/handler.ts";
 import { createSwapPorts, type SwapPorts, type SwapTuning } from "./swap/service.ts";
 
@@ -63,6 +67,13 @@ export interface ComposeOptions {
   priceSources?: ReadonlyMap<string, PriceSource>;
   inventory?: Inventory;
   controls?: Controls;
+  /**
+   * A ready-made, migrated fill ledger the caller owns and closes; otherwise one is opened as the
+   * configuration says (DATABASE_URL, else PGlite in DATA_DIR; none with LEDGER=off).
+   */
+  ledger?: Ledger;
+  /** The ledger writer's tunables (tests drain quickly). */
+  ledgerWriter?: { intervalMs?: number; staleMs?: number; batch?: number };
 }
 
 export interface Service {
@@ -88,6 +99,9 @@ export interface Service {
   keyCreated: boolean;
   /** The swap executor and its background parts (absent in acceptance mode). */
   swapPorts?: SwapPorts;
+  /** The fill ledger and its writer; absent with LEDGER=off and in acceptance mode. */
+  ledger?: Promise<Ledger>;
+  ledgerWriter?: LedgerWriter;
   /** The quote store's circuit breaker on the quote path. */
   storeCircuit: Circuit;
   /** Shutdown state the apps read: set `draining` and /ready answers 503 (src/http/shutdown.ts). */
@@ -96,6 +110,24 @@ export interface Service {
 }
 
 type Closers = (() => Promise<unknown>)[];
+
+/** SIGNER_URL: the signer service holds the key; this process asks it (src/signer/remote.ts). */
+async function connectRemoteSigner(config: Config, closers: Closers): Promise<Signer> {
+  const url = config.env.SIGNER_URL as string;
+  try {
+    const remote = await RemoteSigner.connect({
+      url,
+      ...(config.env.SIGNER_CA ? { caFile: config.env.SIGNER_CA } : {}),
+      ...(config.env.SIGNER_CLIENT_CERT ? { clientCertFile: config.env.SIGNER_CLIENT_CERT } : {}),
+      ...(config.env.SIGNER_CLIENT_KEY ? { clientKeyFile: config.env.SIGNER_CLIENT_KEY } : {}),
+      timeoutMs: config.env.SIGNER_TIMEOUT_MS,
+    });
+    closers.push(async () => remote.close());
+    return remote;
+  } catch (e) {
+    throw new StartupError("SIGNER_URL", url, `not reachable: ${describeCause(e)}`);
+  }
+}
 
 async function closeAll(closers: Closers): Promise<void> {
   for (const close of closers.reverse()) await close().catch(() => {});
@@ -136,13 +168,15 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
 
   const { signer, created: keyCreated } = opts.signer
     ? { signer: opts.signer, created: false }
-    : (() => {
-        try {
-          return makeSigner(config);
-        } catch (e) {
-          throw new StartupError("MAKER_KEYPAIR", config.env.MAKER_KEYPAIR ?? "", describeCause(e));
-        }
-      })();
+    : config.env.SIGNER_URL
+      ? { signer: await connectRemoteSigner(config, closers), created: false }
+      : (() => {
+          try {
+            return makeSigner(config);
+          } catch (e) {
+            throw new StartupError("MAKER_KEYPAIR", config.env.MAKER_KEYPAIR ?? "", describeCause(e));
+          }
+        })();
 
   if (!opts.chain && config.env.RPC_URL) {
     const first = parseRpcUrls(config.env.RPC_URL)[0] as string;
@@ -222,8 +256,22 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
   closers.push(() => tokenLists.close());
   const quotes = new QuoteService({ config, book, inventory, maker: signer.publicKey.toBase58() });
 
+  // The fill ledger, reached and migrated before serving: a wrong DATABASE_URL stops the start. The
+  // embedded one (PGlite) runs on this thread, so it opens now, not while requests are served (a new
+  // one takes seconds, an existing one well under one).
+  let ledger: Promise<Ledger> | undefined;
+  const where = config.mode === "acceptance" || opts.ledger ? undefined : ledgerLocation(config);
+  if (opts.ledger) ledger = Promise.resolve(opts.ledger);
+  else if (where) {
+    const opened = await openLedger(where, startTimeoutMs);
+    closers.push(() => opened.db.close());
+    log.info({ ledger: opened.db.description }, "fill ledger open");
+    ledger = Promise.resolve(opened);
+  }
+
   let swap: SwapHandler;
   let swapPorts: SwapPorts | undefined;
+  let ledgerWriter: LedgerWriter | undefined;
   if (config.mode === "acceptance") {
     swap = new AcceptanceSwapHandler();
   } else {
@@ -239,11 +287,18 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
       journalPrefix: keys.swap,
       now,
       ...(opts.swap ? { tuning: opts.swap } : {}),
+      ledger: ledger !== undefined,
     });
     await ports.start();
     closers.push(() => ports.close());
     swap = ports.executor;
     swapPorts = ports;
+    if (ledger) {
+      const writer = new LedgerWriter({ journal: ports.journal, ledger, metrics, log, ...opts.ledgerWriter });
+      writer.start();
+      closers.push(() => writer.stop());
+      ledgerWriter = writer;
+    }
   }
 
   const storeCircuit = new Circuit({ name: "quoteStore", log, metrics, now });
@@ -298,6 +353,8 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
     ...(seeded ? { seeded } : {}),
     keyCreated,
     ...(swapPorts ? { swapPorts } : {}),
+    ...(ledger ? { ledger } : {}),
+    ...(ledgerWriter ? { ledgerWriter } : {}),
     storeCircuit,
     lifecycle,
     close: () => closeAll(closers),

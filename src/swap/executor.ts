@@ -18,7 +18,8 @@
  *                                                   taker's balances read from the chain:
  *                                                   insufficientBalance, insufficientBalanceForAtaCreation)
  *  7. reserve maker inventory                      (the quoted amountOut)
- *  8. sign, pre-flight, send                       (co-sign; simulate the signed transaction with
+ *  8. sign, pre-flight, send                       (co-sign (a remote signer re-checks the fill itself
+ *                                                   and may refuse with its own code); simulate the signed transaction with
  *                                                   signature verification (limits.preflightSimulation):
  *                                                   a failure is SIMULATION_FAILED, nothing is sent and
  *                                                   the claim and reservation are released; else
@@ -54,6 +55,7 @@
  * reached the chain. Either way the fill stays journaled and tracked, and the inventory reservation
  * settles on what the chain shows (released as soon as the blockhash has expired without it).
  */
+import { createHash } from "node:crypto";
 import type { VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
 import type { Config } from "../../config/load.ts";
@@ -76,15 +78,18 @@ import {
   type ValidatedFill,
   validateFill,
 } from "../fill/validate.ts";
+import { decisionKey } from "../ledger/ledger.ts";
+import { pairSide } from "../ledger/pairs.ts";
+import type { DecisionRecord } from "../ledger/records.ts";
 import type { Logger } from "../observability/logger.ts";
 import type { QuoteStore, StoredQuote } from "../quote-store/interface.ts";
-import type { Signer } from "../signer/index.ts";
+import { type Signer, SignerRefusal } from "../signer/index.ts";
 import { Budget, bounded, sleep } from "./bounded.ts";
 import type { ConfirmationTracker } from "./confirmations.ts";
 import { expiryRefusal } from "./expiry.ts";
 import type { FillRate, SwapDecisionKind } from "./fill-rate.ts";
 import type { SwapHandler } from "./handler.ts";
-import type { PendingFill } from "./journal/interface.ts";
+import type { FillJournal, PendingFill } from "./journal/interface.ts";
 import { checkTakerSignatures } from "./signatures.ts";
 import { checkTakerFunds } from "./taker-funds.ts";
 
@@ -128,6 +133,13 @@ export interface SwapExecutorOptions {
   reservationTtlMs?: number;
   /** How long confirmations are polled after sending (ms), past any blockhash's life. */
   trackForMs?: number;
+  /**
+   * The journal whose ledger outbox receives one decision record per answer (src/ledger/): appended
+   * without waiting, so the ledger never slows the answer. Unset: no ledger.
+   */
+  ledgerJournal?: FillJournal;
+  /** Logs a failed outbox append (the answer is unaffected). */
+  log?: Logger;
   now?: () => number;
 }
 
@@ -164,6 +176,15 @@ interface Decision {
   kind: SwapDecisionKind | undefined;
   /** Nothing was sent: give the quote back instead of recording this answer on its claim. */
   releaseClaim?: boolean;
+  /** A duplicate answered from the claim: the first request's decision is the ledger's. */
+  duplicate?: boolean;
+}
+
+/** What `decide` learned on the way, for the ledger's decision record. */
+interface Seen {
+  messageHash?: string;
+  quote?: StoredQuote;
+  fill?: ValidatedFill;
 }
 
 const HONEST: ReadonlySet<RejectionReason> = new Set([
@@ -226,21 +247,37 @@ export class SwapExecutor implements SwapHandler {
   }
 
   async execute(req: SwapRequest, log: Logger): Promise<SwapResponse> {
-    const budget = new Budget(this.now() + this.budgetMs, this.now);
+    const receivedAtMs = this.now();
+    const budget = new Budget(receivedAtMs + this.budgetMs, this.now);
+    const seen: Seen = {};
     let decision: Decision;
     try {
-      decision = await this.decide(req, log, budget);
+      decision = await this.decide(req, log, budget, seen);
     } catch (err) {
       // A bug, not a verdict on the transaction: answer honestly rather than with a 500 the operator
-      // reads as "webhook down". Nothing was signed if we got here before send (sign cannot throw).
+      // reads as "webhook down". Nothing was sent if we got here before send.
       log.error({ err }, "swap executor failed unexpectedly");
       decision = decided(rejected(req.quoteId, "internal error while processing the swap"));
     }
     if (decision.kind) this.opts.fillRate?.recordDecision(decision.kind);
+    if (!decision.duplicate) this.journalDecision(req, decision.response, seen, receivedAtMs);
     return decision.response;
   }
 
-  private async decide(req: SwapRequest, routeLog: Logger, budget: Budget): Promise<Decision> {
+  /** Appends the decision to the ledger outbox without waiting for it (the answer goes out now). */
+  private journalDecision(req: SwapRequest, response: SwapResponse, seen: Seen, receivedAtMs: number): void {
+    const journal = this.opts.ledgerJournal;
+    if (!journal) return;
+    const record = decisionRecord(this.opts.config, req, response, seen, receivedAtMs, this.now());
+    journal.appendLedger(record).catch((err: unknown) => {
+      this.opts.log?.warn(
+        { quoteId: req.quoteId, requestId: req.requestId, err },
+        "ledger outbox append failed: this decision is missing from the ledger",
+      );
+    });
+  }
+
+  private async decide(req: SwapRequest, routeLog: Logger, budget: Budget, seen: Seen): Promise<Decision> {
     const { quoteId } = req;
 
     // 1. Bytes -> transaction -> message hash.
@@ -249,6 +286,7 @@ export class SwapExecutor implements SwapHandler {
     const tx = parsed.tx;
     const messageBytes = tx.message.serialize();
     const messageHash = messageBytesHash(messageBytes);
+    seen.messageHash = messageHash;
     const log = routeLog.child({ messageHash });
 
     // 2. The quote.
@@ -266,6 +304,7 @@ export class SwapExecutor implements SwapHandler {
         `requestId ${req.requestId} does not match the quote's requestId ${quote.requestId}`,
       );
     }
+    seen.quote = quote;
 
     // 3. Every contract rule, against the quote. Time is judged after the claim (step 6).
     const validation = this.validate(tx, quote, messageHash);
@@ -276,6 +315,7 @@ export class SwapExecutor implements SwapHandler {
       );
       return refused(req, `${validation.code}: ${validation.detail}`);
     }
+    seen.fill = validation.fill;
 
     // 4. The taker's signature over exactly these message bytes; the maker's slot empty.
     const sigs = checkTakerSignatures(tx, messageBytes);
@@ -353,6 +393,7 @@ export class SwapExecutor implements SwapHandler {
         response:
           first ?? rejected(quoteId, "an earlier request for this quote is still in flight; retry later"),
         kind: undefined,
+        duplicate: true,
       };
     }
 
@@ -456,7 +497,22 @@ export class SwapExecutor implements SwapHandler {
       await this.releaseQuietly(quoteId);
       return refused(req, `${FillRejectCode.INVALID_FEE_PAYER}: the fee payer is not the maker`);
     }
-    this.opts.signer.sign(tx);
+    try {
+      await this.opts.signer.sign(tx, { quoteId });
+    } catch (err) {
+      await this.releaseQuietly(quoteId);
+      if (err instanceof SignerRefusal) {
+        log.warn({ code: err.code, detail: err.detail }, "fill refused by the signer");
+        return refused(req, `${err.code}: ${err.detail}`);
+      }
+      // The signer could not be asked (or did not answer): nothing was sent, so the quote is given
+      // back; the signer's own record refuses the same message if it did sign it after all.
+      log.warn({ error: (err as Error).message }, "the maker signature could not be produced");
+      return {
+        ...refused(req, `the maker signature could not be produced: ${(err as Error).message}`),
+        releaseClaim: true,
+      };
+    }
     const makerSig = tx.signatures[0];
     if (!makerSig || makerSig.every((b) => b === 0)) {
       await this.releaseQuietly(quoteId);
@@ -613,4 +669,59 @@ export class SwapExecutor implements SwapHandler {
     log.warn("duplicate swap: the first request's answer did not arrive within the budget");
     return undefined;
   }
+}
+
+/** The ledger's record of one answer (src/ledger/records.ts). */
+export function decisionRecord(
+  config: Config,
+  req: SwapRequest,
+  response: SwapResponse,
+  seen: Seen,
+  receivedAtMs: number,
+  decidedAtMs: number,
+): DecisionRecord {
+  const { quote, fill } = seen;
+  const hash = seen.messageHash ?? createHash("sha256").update(req.transaction).digest("hex");
+  const state = response.state;
+  const where = quote ? pairSide(config, quote.request.tokenIn, quote.request.tokenOut) : undefined;
+  const taker = fill?.taker.toBase58() ?? quote?.taker;
+  const reason = typeof state === "object" ? state.rejectedWithReason : response.rejectionReason;
+  return {
+    kind: "decision",
+    decisionKey: decisionKey(req.quoteId, hash),
+    quoteId: req.quoteId,
+    requestId: req.requestId,
+    ...(taker ? { taker } : {}),
+    ...(where ? { pair: where.pair, side: where.side } : {}),
+    ...(quote
+      ? {
+          quote: {
+            inputMint: quote.request.tokenIn,
+            outputMint: quote.request.tokenOut,
+            amountIn: quote.response.amountIn,
+            amountOut: quote.response.amountOut,
+            quoteType: quote.request.quoteType,
+            ...(quote.taker ? { taker: quote.taker } : {}),
+            feeBps: quote.feeBps,
+            createdAtMs: quote.createdAtMs,
+            expiresAtMs: quote.expiresAtMs,
+          },
+        }
+      : {}),
+    ...(fill
+      ? {
+          filledAmountIn: fill.inputAmount.toString(),
+          filledAmountOut: fill.outputAmount.toString(),
+          feeBps: fill.feeBps,
+          feeMint: fill.feeMint.toBase58(),
+          feeOwed: fill.feeOwed.toString(),
+        }
+      : {}),
+    decision: state === "accepted" ? "accepted" : state === "rejected" ? "rejected" : "rejectedWithReason",
+    ...(reason ? { reason } : {}),
+    ...(seen.messageHash ? { messageHash: seen.messageHash } : {}),
+    ...(response.txSignature ? { txSignature: response.txSignature } : {}),
+    receivedAtMs,
+    decidedAtMs,
+  };
 }
