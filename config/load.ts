@@ -96,6 +96,15 @@ export function parseEnv(env: Record<string, string | undefined>): EnvConfig {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) throw new ConfigError(formatIssues("env", parsed.error));
   const { SHUTDOWN_DRAIN_MS: drain, SHUTDOWN_GRACE_MS: grace } = parsed.data;
+  const topologies = REDIS_TOPOLOGY_SETTINGS.filter((k) => parsed.data[k] !== undefined);
+  if (topologies.length > 1) {
+    throw new ConfigError(`env: ${topologies.join(", ")}: set only one Redis topology (see README, Redis)`);
+  }
+  if ((parsed.data.REDIS_SENTINELS === undefined) !== (parsed.data.REDIS_SENTINEL_MASTER === undefined)) {
+    throw new ConfigError(
+      "env: REDIS_SENTINELS, REDIS_SENTINEL_MASTER: give both (the sentinels and the name of the master they guard)",
+    );
+  }
   if (drain >= grace) {
     throw new ConfigError(
       `env: SHUTDOWN_DRAIN_MS: must be less than SHUTDOWN_GRACE_MS (${drain} >= ${grace}): requests in flight need time to finish after the drain`,
@@ -104,8 +113,18 @@ export function parseEnv(env: Record<string, string | undefined>): EnvConfig {
   return parsed.data;
 }
 
+/** The settings that each name one Redis topology (single node, cluster, Sentinel). */
+export const REDIS_TOPOLOGY_SETTINGS = ["REDIS_URL", "REDIS_CLUSTER_NODES", "REDIS_SENTINELS"] as const;
+
+/** The setting that names the Redis in use ("REDIS_URL", ...), or undefined when none is configured. */
+export function redisSetting(env: EnvConfig): (typeof REDIS_TOPOLOGY_SETTINGS)[number] | undefined {
+  return REDIS_TOPOLOGY_SETTINGS.find((k) => env[k] !== undefined);
+}
+
 function modeOf(env: EnvConfig): Mode {
-  const production = { RPC_URL: env.RPC_URL, MAKER_KEYPAIR: env.MAKER_KEYPAIR, REDIS_URL: env.REDIS_URL };
+  // Any of the Redis topologies is the shared store; REDIS_URL names the requirement when none is set.
+  const redisGiven = redisSetting(env) !== undefined ? "set" : undefined;
+  const production = { RPC_URL: env.RPC_URL, MAKER_KEYPAIR: env.MAKER_KEYPAIR, REDIS_URL: redisGiven };
   if (env.ACCEPTANCE_MODE) {
     if (env.RPC_URL) {
       throw new ConfigError("env: ACCEPTANCE_MODE: refuses to run against a real RPC_URL; unset one of them");
@@ -220,6 +239,9 @@ const OTHER_KNOWN_ENV = [
   "TOKEN_REFRESH_MS",
   "CHAIN_SEED",
   "CHAIN_PORT",
+  // scripts/with-redis.ts: the test Redis Cluster.
+  "REDIS_TEST_CLUSTER",
+  "REDIS_TEST_CLUSTER_NODES",
 ];
 
 /** Every environment name the service knows. */

@@ -2,18 +2,25 @@
  * Runs a command with REDIS_URL pointing at a Redis server: REDIS_URL as given, or else a throwaway
  * redis-server (no persistence, free port, temporary folder) started for the command and stopped after
  * it, so tests never touch a Redis someone else relies on. `npm test` runs vitest through this.
+ *
+ * It also sets REDIS_TEST_CLUSTER_NODES to a throwaway three-master Redis Cluster (tooling/processes.ts
+ * `startRedisCluster`), on which the store, inventory, controls and journal suites run a second time
+ * (test/support/redis.ts `topologies`): as given, or started here unless REDIS_URL was given (someone
+ * else's Redis) or REDIS_TEST_CLUSTER=0.
  */
 import { spawn } from "node:child_process";
 import { formatUsage, parseArgs } from "../src/cli/args.ts";
-import { startRedis } from "../tooling/processes.ts";
+import { type RedisClusterHandle, startRedis, startRedisCluster } from "../tooling/processes.ts";
 
 const USAGE = {
   command: "tsx scripts/with-redis.ts",
   positionals: "<command> [args...]",
   summary:
     "Runs <command> with REDIS_URL set: as given, or a throwaway redis-server started for it and\n" +
-    "stopped after it. `npm test` runs vitest through it (`npm test -- <vitest args>`, e.g. a test\n" +
-    "file); `npm run bench:pricing` runs bench/pricing.ts through it.",
+    "stopped after it, and REDIS_TEST_CLUSTER_NODES set to a throwaway three-master Redis Cluster\n" +
+    "(skipped when REDIS_URL is given or REDIS_TEST_CLUSTER=0). `npm test` runs vitest through it\n" +
+    "(`npm test -- <vitest args>`, e.g. a test file); `npm run bench:pricing` runs bench/pricing.ts\n" +
+    "through it.",
   flags: {},
 } as const;
 
@@ -35,16 +42,28 @@ if (args.includes("--help") || args.includes("-h")) {
 
 async function run(cmd: string, args: string[]): Promise<never> {
   let redis: Awaited<ReturnType<typeof startRedis>>;
+  let cluster: RedisClusterHandle | undefined;
   try {
     redis = await startRedis();
   } catch (e) {
     console.error((e as Error).message);
     process.exit(1);
   }
-  const child = spawn(cmd, args, { stdio: "inherit", env: { ...process.env, REDIS_URL: redis.url } });
+  const env: Record<string, string | undefined> = { ...process.env, REDIS_URL: redis.url };
+  if (!process.env.REDIS_TEST_CLUSTER_NODES && redis.owned && process.env.REDIS_TEST_CLUSTER !== "0") {
+    try {
+      cluster = await startRedisCluster();
+      env.REDIS_TEST_CLUSTER_NODES = cluster.nodes;
+    } catch (e) {
+      await redis.stop();
+      console.error(`${(e as Error).message}\n(REDIS_TEST_CLUSTER=0 runs without the cluster suites)`);
+      process.exit(1);
+    }
+  }
+  const child = spawn(cmd, args, { stdio: "inherit", env });
   const code = await new Promise<number>((resolve) =>
     child.on("exit", (c, signal) => resolve(c ?? (signal ? 1 : 0))),
   );
-  await redis.stop();
+  await Promise.all([redis.stop(), cluster?.stop()]);
   process.exit(code);
 }

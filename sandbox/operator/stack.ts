@@ -37,6 +37,14 @@ export interface StackOptions {
   /** The webhook's API key (the operator is registered with it). */
   webhookApiKey?: string;
   webhookNodeArgs?: string[];
+  /** The webhook's ADMIN_API_KEY (unset: no admin API). */
+  webhookAdminApiKey?: string;
+  /**
+   * Seed nodes of a Redis Cluster ("host:port,..."): the webhook runs on it (REDIS_CLUSTER_NODES)
+   * instead of a single node. Default: the REDIS_CLUSTER_NODES environment variable, else a single
+   * node (REDIS_URL or a throwaway redis-server).
+   */
+  redisClusterNodes?: string;
   operator?: Partial<Omit<OperatorServerOptions, "chain" | "webhooks">>;
   /** Progress lines. */
   say?: (line: string) => void;
@@ -115,8 +123,14 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     const seedPath = join(dir, "chain-seed.json");
     writeFileSync(seedPath, JSON.stringify(seed, null, 2));
 
-    const redis = await startRedis();
+    const clusterNodes = opts.redisClusterNodes ?? process.env.REDIS_CLUSTER_NODES;
+    const redis = clusterNodes
+      ? { url: `cluster ${clusterNodes}`, owned: false, stop: async () => {} }
+      : await startRedis();
     closers.push(redis.stop);
+    const redisEnv: Record<string, string> = clusterNodes
+      ? { REDIS_URL: "", REDIS_CLUSTER_NODES: clusterNodes }
+      : { REDIS_URL: redis.url, REDIS_CLUSTER_NODES: "" };
 
     const chain = spawnTs(
       "chain",
@@ -142,13 +156,14 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         ADMIN_PORT: String(webhookAdminPort),
         // A paper deployment in production shape: the shipped static prices, and no key unless given.
         ALLOW_STATIC_PRICES: "1",
-        REDIS_URL: redis.url,
+        ...redisEnv,
         RPC_URL: chainUrl,
         MAKER_KEYPAIR: makerPath,
         DATA_DIR: join(dir, "webhook-data"),
         LOG_LEVEL: opts.webhookLogLevel ?? "info",
         CONFIG: configPath,
         ACCEPTANCE_MODE: "0",
+        ...(opts.webhookAdminApiKey ? { ADMIN_API_KEY: opts.webhookAdminApiKey } : {}),
         ...(opts.webhookApiKey ? { API_KEY: opts.webhookApiKey } : { API_KEY: "", ALLOW_NO_API_KEY: "1" }),
       },
       join(dir, "webhook.log"),
@@ -162,7 +177,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     const webhookAdminUrl = `http://127.0.0.1:${webhookAdminPort}`;
     await waitForHttp(`${webhookRoot}/ready`, webhook);
     say(
-      `webhook   ${webhookUrl}  (Redis ${redis.owned ? "throwaway" : "REDIS_URL"}, log ${webhook.logPath})`,
+      `webhook   ${webhookUrl}  (Redis ${clusterNodes ? "cluster" : redis.owned ? "throwaway" : "REDIS_URL"}, log ${webhook.logPath})`,
     );
 
     const operator = await startOperator({

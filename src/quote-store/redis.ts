@@ -13,8 +13,9 @@
  * the claim key and writes the quote key (both under the quoteId's hash tag), so no put can land
  * between a claim and its swap.
  */
-import type { Redis } from "ioredis";
+
 import type { SwapResponse } from "../contract/swap.ts";
+import type { RedisClient } from "../redis/client.ts";
 import {
   CLAIM_RETAIN_MS,
   type ClaimRecord,
@@ -40,6 +41,18 @@ redis.call('DEL', KEYS[1], KEYS[2])
 return 1
 `;
 
+/**
+ * The keys of one quote, all under the quoteId's hash tag: the put script (quote + claim) and the
+ * release script (claim + outcome) touch them together, so they must share a cluster slot.
+ */
+export function quoteKeys(prefix: string, quoteId: string) {
+  return {
+    quote: `${prefix}{${quoteId}}:q`,
+    claim: `${prefix}{${quoteId}}:claim`,
+    outcome: `${prefix}{${quoteId}}:outcome`,
+  };
+}
+
 interface Scripted {
   rfqPutQuote(quoteKey: string, claimKey: string, json: string, ttlMs: number): Promise<number>;
   rfqReleaseClaim(claimKey: string, outcomeKey: string, messageHash: string): Promise<number>;
@@ -47,7 +60,7 @@ interface Scripted {
 
 export class RedisQuoteStore implements QuoteStore {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix = "rfq:",
     private readonly now: () => number = Date.now,
   ) {
@@ -59,13 +72,13 @@ export class RedisQuoteStore implements QuoteStore {
   }
 
   private quoteKey(quoteId: string) {
-    return `${this.prefix}{${quoteId}}:q`;
+    return quoteKeys(this.prefix, quoteId).quote;
   }
   private claimKey(quoteId: string) {
-    return `${this.prefix}{${quoteId}}:claim`;
+    return quoteKeys(this.prefix, quoteId).claim;
   }
   private outcomeKey(quoteId: string) {
-    return `${this.prefix}{${quoteId}}:outcome`;
+    return quoteKeys(this.prefix, quoteId).outcome;
   }
   private requestKey(requestId: string) {
     return `${this.prefix}{${requestId}}:req`;
@@ -77,20 +90,21 @@ export class RedisQuoteStore implements QuoteStore {
   async put(quote: StoredQuote): Promise<boolean> {
     const ttl = Math.max(1, quote.expiresAtMs + QUOTE_RETAIN_AFTER_EXPIRY_MS - this.now());
     const reqKey = this.requestKey(quote.requestId);
-    // One round trip on the quote path. The request index is a convenience, not a source of truth
+    // One round trip on the quote path (auto-pipelined: both are sent in the same tick; on a cluster
+    // each goes to its own slot's master). The request index is a convenience, not a source of truth
     // (readers check the quote key and its requestId), so it need not be atomic with the quote and
     // lives under the requestId's own hash tag.
-    const pipeline = this.redis.pipeline() as unknown as Scripted & ReturnType<Redis["pipeline"]>;
-    pipeline.rfqPutQuote(
-      this.quoteKey(quote.quoteId),
-      this.claimKey(quote.quoteId),
-      JSON.stringify(quote),
-      ttl,
-    );
-    const results = await pipeline.sadd(reqKey, quote.quoteId).pexpire(reqKey, ttl).exec();
-    const failed = results?.find(([err]) => err);
-    if (failed) throw failed[0];
-    return results?.[0]?.[1] === 1;
+    const [stored] = await Promise.all([
+      (this.redis as unknown as Scripted).rfqPutQuote(
+        this.quoteKey(quote.quoteId),
+        this.claimKey(quote.quoteId),
+        JSON.stringify(quote),
+        ttl,
+      ),
+      this.redis.sadd(reqKey, quote.quoteId),
+      this.redis.pexpire(reqKey, ttl),
+    ]);
+    return stored === 1;
   }
 
   async get(quoteId: string): Promise<StoredQuote | undefined> {
@@ -101,7 +115,8 @@ export class RedisQuoteStore implements QuoteStore {
   async quoteIdsForRequest(requestId: string): Promise<string[]> {
     const ids = await this.redis.smembers(this.requestKey(requestId));
     if (ids.length === 0) return [];
-    const present = await this.redis.mget(ids.map((id) => this.quoteKey(id)));
+    // One GET per quote (each under its own quoteId tag: one MGET would cross slots on a cluster).
+    const present = await Promise.all(ids.map((id) => this.redis.get(this.quoteKey(id))));
     // A quoteId answered again under another requestId now belongs to that one.
     return ids.filter((_, i) => {
       const raw = present[i];

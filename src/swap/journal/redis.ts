@@ -7,7 +7,7 @@
  *
  * Both keys share the `{fills}` hash tag so the settle script (HDEL + RPUSH) runs on Redis Cluster too.
  */
-import type { Redis } from "ioredis";
+import type { RedisClient } from "../../redis/client.ts";
 import type { FeeOwed, FillJournal, PendingFill } from "./interface.ts";
 
 /** Removes the pending entry and, only if this caller removed it, appends the fee line. */
@@ -17,16 +17,20 @@ if ARGV[2] ~= '' then redis.call('RPUSH', KEYS[2], ARGV[2]) end
 return 1
 `;
 
+/** The journal's keys; the settle script touches both, so they share the `{fills}` hash tag. */
+export function journalKeys(prefix: string) {
+  return { pending: `${prefix}{fills}:pending`, fees: `${prefix}{fills}:fees` };
+}
+
 export class RedisFillJournal implements FillJournal {
   private readonly pendingKey: string;
   private readonly feesKey: string;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     prefix = "rfq:",
   ) {
-    this.pendingKey = `${prefix}{fills}:pending`;
-    this.feesKey = `${prefix}{fills}:fees`;
+    ({ pending: this.pendingKey, fees: this.feesKey } = journalKeys(prefix));
   }
 
   async addPending(fill: PendingFill): Promise<void> {
