@@ -6,7 +6,7 @@
  * - Redis Cluster: `REDIS_CLUSTER_NODES`, seed nodes; an ioredis `Cluster` follows MOVED/ASK and
  *   routes every command to the master of its key's slot;
  * - Sentinel: `REDIS_SENTINELS` + `REDIS_SENTINEL_MASTER`; the client asks the sentinels for the
- *   master and, when they promote a replica, reconnects to it.
+ *   master and, once they promote a replica, reconnects to it (its reconnect loop asks them again).
  *
  * TLS options (`REDIS_TLS`, `REDIS_TLS_CA_FILE`, ...) apply to every topology. Nothing else in the
  * code knows which topology it talks to: the stores' multi-key operations keep their keys in one slot
@@ -255,9 +255,11 @@ export function createRedisClient(target: RedisTarget | string, opts: RedisClien
         ...(t.sentinelPassword ? { sentinelPassword: t.sentinelPassword } : {}),
         ...(t.tls ? { enableTLSForSentinelMode: true, sentinelTLS: t.tls } : {}),
         sentinelRetryStrategy: probe ? () => null : reconnectDelayMs,
-        // Reconnect as soon as a sentinel announces the promotion (+switch-master), not at the next
-        // failed command.
-        failoverDetector: true,
+        // No failoverDetector: in ioredis 5.11 a +switch-master that arrives while the client is
+        // reconnecting leaves it ended for good (status "end"; test/faults/sentinel.fault.ts saw it).
+        // The reconnect loop (every 50-200 ms, asking the sentinels each time) finds the promoted
+        // replica as soon as the sentinels name it.
+        failoverDetector: false,
       });
       break;
   }
