@@ -49,7 +49,11 @@ interface Bed {
 
 async function bed(label: string, preflightSimulation: boolean): Promise<Bed> {
   const config = buildConfig(
-    parseEnv({ LOG_LEVEL: "silent", DATA_DIR: mkdtempSync(join(tmpdir(), "bench-preflight-")) }),
+    parseEnv({
+      LOG_LEVEL: "silent",
+      LEDGER: "off",
+      DATA_DIR: mkdtempSync(join(tmpdir(), "bench-preflight-")),
+    }),
     { ...file, limits: { ...file.limits, preflightSimulation } },
   );
   const chain = LocalChain.create();

@@ -175,6 +175,7 @@ async function main(): Promise<void> {
       CONFIG: configPath,
       LOG_LEVEL: String(args["log-level"]),
       DATA_DIR: mkdtempSync(join(os.tmpdir(), "rfq-bench-")),
+      LEDGER: "off",
     },
     join(logDir, "webhook.log"),
   );

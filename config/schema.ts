@@ -366,6 +366,12 @@ export const envSchema = z.object({
   ADMIN_HOST: z.string().min(1).default("127.0.0.1"),
   /** Log one "quoted" line at info for every N quotes (0: none; every quote is at debug). */
   LOG_QUOTE_SAMPLE: z.coerce.number().int().min(0).default(0),
+  /**
+   * The fill ledger's PostgreSQL server (src/ledger/); unset: PGlite, embedded, in `<DATA_DIR>/ledger`.
+   */
+  DATABASE_URL: optionalNonEmpty.pipe(z.url({ protocol: /^postgres(ql)?$/ }).optional()),
+  /** `off`: no fill ledger (nothing journaled for it); `on` (default): DATABASE_URL or the embedded one. */
+  LEDGER: z.enum(["on", "off"]).default("on"),
   /** Production allowances (config/safety.ts): each accepts one unsafe setting, on purpose. */
   ALLOW_NO_API_KEY: boolFlag,
   ALLOW_STATIC_PRICES: boolFlag,

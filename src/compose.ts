@@ -27,6 +27,9 @@ import type { SeededToken } from "./chain/local/seed.ts";
 import { type MadeChain, makeChain } from "./chain/make.ts";
 import { parseRpcUrls, probeRpcEndpoint, redactUrl } from "./chain/rpc.ts";
 import { describeCause, StartupError } from "./errors/startup.ts";
+import type { Ledger } from "./ledger/ledger.ts";
+import { ledgerLocation, openLedger } from "./ledger/open.ts";
+import { LedgerWriter } from "./ledger/writer.ts";
 import { createLogger, type Logger } from "./observability/logger.ts";
 import { Metrics } from "./observability/metrics.ts";
 import { QuoteService } from "./quote/service.ts";
@@ -62,6 +65,13 @@ export interface ComposeOptions {
   priceSources?: ReadonlyMap<string, PriceSource>;
   inventory?: Inventory;
   controls?: Controls;
+  /**
+   * A ready-made, migrated fill ledger the caller owns and closes; otherwise one is opened as the
+   * configuration says (DATABASE_URL, else PGlite in DATA_DIR; none with LEDGER=off).
+   */
+  ledger?: Ledger;
+  /** The ledger writer's tunables (tests drain quickly). */
+  ledgerWriter?: { intervalMs?: number; staleMs?: number; batch?: number };
 }
 
 export interface Service {
@@ -87,6 +97,9 @@ export interface Service {
   keyCreated: boolean;
   /** The swap executor and its background parts (absent in acceptance mode). */
   swapPorts?: SwapPorts;
+  /** The fill ledger and its writer; absent with LEDGER=off and in acceptance mode. */
+  ledger?: Promise<Ledger>;
+  ledgerWriter?: LedgerWriter;
   /** The quote store's circuit breaker on the quote path. */
   storeCircuit: Circuit;
   /** Shutdown state the apps read: set `draining` and /ready answers 503 (src/http/shutdown.ts). */
@@ -221,8 +234,22 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
   closers.push(() => tokenLists.close());
   const quotes = new QuoteService({ config, book, inventory, maker: signer.publicKey.toBase58() });
 
+  // The fill ledger, reached and migrated before serving: a wrong DATABASE_URL stops the start. The
+  // embedded one (PGlite) runs on this thread, so it opens now, not while requests are served (a new
+  // one takes seconds, an existing one well under one).
+  let ledger: Promise<Ledger> | undefined;
+  const where = config.mode === "acceptance" || opts.ledger ? undefined : ledgerLocation(config);
+  if (opts.ledger) ledger = Promise.resolve(opts.ledger);
+  else if (where) {
+    const opened = await openLedger(where, startTimeoutMs);
+    closers.push(() => opened.db.close());
+    log.info({ ledger: opened.db.description }, "fill ledger open");
+    ledger = Promise.resolve(opened);
+  }
+
   let swap: SwapHandler;
   let swapPorts: SwapPorts | undefined;
+  let ledgerWriter: LedgerWriter | undefined;
   if (config.mode === "acceptance") {
     swap = new AcceptanceSwapHandler();
   } else {
@@ -238,11 +265,18 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
       journalPrefix: keys.swap,
       now,
       ...(opts.swap ? { tuning: opts.swap } : {}),
+      ledger: ledger !== undefined,
     });
     await ports.start();
     closers.push(() => ports.close());
     swap = ports.executor;
     swapPorts = ports;
+    if (ledger) {
+      const writer = new LedgerWriter({ journal: ports.journal, ledger, metrics, log, ...opts.ledgerWriter });
+      writer.start();
+      closers.push(() => writer.stop());
+      ledgerWriter = writer;
+    }
   }
 
   const storeCircuit = new Circuit({ name: "quoteStore", log, metrics, now });
@@ -297,6 +331,8 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
     ...(seeded ? { seeded } : {}),
     keyCreated,
     ...(swapPorts ? { swapPorts } : {}),
+    ...(ledger ? { ledger } : {}),
+    ...(ledgerWriter ? { ledgerWriter } : {}),
     storeCircuit,
     lifecycle,
     close: () => closeAll(closers),

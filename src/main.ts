@@ -26,7 +26,7 @@ const USAGE = {
 const urlOf = (info: AddressInfo) =>
   `http://${info.address.includes(":") ? `[${info.address}]` : info.address}:${info.port}`;
 
-function banner(service: Service, url: string, opsUrl: string): string {
+function banner(service: Service, url: string, opsUrl: string, ledger: string): string {
   const { config, signer } = service;
   const symbols = (mints: string[]) =>
     mints.map((m) => `${config.tokensByMint.get(m)?.symbol ?? "?"} ${m}`).join("\n    ");
@@ -40,6 +40,7 @@ function banner(service: Service, url: string, opsUrl: string): string {
     `  config:      ${config.configPath}`,
     `  quote store: ${service.redis ? "redis" : "in-memory (single instance)"}`,
     `  chain:       ${service.chain.description}`,
+    `  fill ledger: ${ledger}`,
     `  api key:     ${config.env.API_KEY ? "required (X-API-KEY)" : "none"}`,
     `  /tokens:\n    ${symbols(service.tokenLists.tokens()) || "(none)"}`,
     `  /permissioned-tokens:\n    ${symbols(service.tokenLists.permissionedTokens()) || "(none)"}`,
@@ -100,7 +101,12 @@ async function main(): Promise<number> {
     return 1;
   }
   const [[server, info], [, opsInfo]] = servers as [[Server, AddressInfo], [Server, AddressInfo]];
-  process.stdout.write(banner(service, urlOf(info), urlOf(opsInfo)));
+  const ledger = service.ledger
+    ? (await service.ledger).db.description
+    : config.mode === "acceptance"
+      ? "none (acceptance mode)"
+      : "off (LEDGER=off)";
+  process.stdout.write(banner(service, urlOf(info), urlOf(opsInfo), ledger));
   log.info(
     {
       port: info.port,

@@ -4,7 +4,17 @@
  * (each child by its own pid).
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import {
+  chownSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -267,4 +277,89 @@ export function machineBusySeconds(): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The folder holding PostgreSQL's server binaries (initdb, pg_ctl), newest version first; undefined if none. */
+export function postgresBinDir(): string | undefined {
+  const root = "/usr/lib/postgresql";
+  if (existsSync(root)) {
+    const versions = readdirSync(root)
+      .filter((v) => existsSync(join(root, v, "bin", "initdb")))
+      .sort((a, b) => Number(b) - Number(a));
+    if (versions[0]) return join(root, versions[0], "bin");
+  }
+  const onPath = spawnSync("sh", ["-c", "command -v initdb"], { encoding: "utf8" }).stdout.trim();
+  return onPath ? dirname(onPath) : undefined;
+}
+
+/**
+ * A throwaway PostgreSQL server for the ledger's tests: initdb into a temporary folder, then pg_ctl on
+ * a free loopback port (no fsync; trust authentication, loopback only), stopped and removed by `stop`.
+ * Never the machine's own server. initdb refuses to run as root, so as root both run as the
+ * `postgres` user (Debian's package creates it), else `nobody`, through runuser.
+ */
+export async function startPostgres(): Promise<{ url: string; stop(): Promise<void>; pid?: number }> {
+  const bin = postgresBinDir();
+  if (!bin) {
+    throw new Error(
+      "PostgreSQL's server binaries (initdb, pg_ctl) were not found.\n" +
+        "Install them (Debian/Ubuntu: `sudo apt-get install -y postgresql`; macOS: `brew install postgresql`).",
+    );
+  }
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), "rfq-pg-"));
+  const data = join(dir, "data");
+  let asUser: string | undefined;
+  if (process.getuid?.() === 0) {
+    asUser = spawnSync("id", ["-u", "postgres"]).status === 0 ? "postgres" : "nobody";
+    const ids = spawnSync("id", ["-u", asUser], { encoding: "utf8" }).stdout.trim();
+    const gid = spawnSync("id", ["-g", asUser], { encoding: "utf8" }).stdout.trim();
+    chownSync(dir, Number(ids), Number(gid));
+  }
+  const run = (cmd: string, args: string[]) => {
+    const [file, argv] = asUser ? ["runuser", ["-u", asUser, "--", cmd, ...args]] : [cmd, args];
+    const r = spawnSync(file, argv, { encoding: "utf8", cwd: dir, timeout: 120_000 });
+    if (r.error || r.status !== 0) {
+      throw new Error(
+        `${cmd} ${args[0] ?? ""} failed: ${r.error?.message ?? ""}${r.stderr ?? ""}${r.stdout ?? ""}`,
+      );
+    }
+  };
+  try {
+    run(join(bin, "initdb"), ["-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync"]);
+    const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
+    run(join(bin, "pg_ctl"), [
+      "-D",
+      data,
+      "-l",
+      join(dir, "server.log"),
+      "-o",
+      opts,
+      "-w",
+      "-t",
+      "60",
+      "start",
+    ]);
+  } catch (e) {
+    rmSync(dir, { recursive: true, force: true });
+    throw e;
+  }
+  const pidLine = (() => {
+    try {
+      return Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0]);
+    } catch {
+      return undefined;
+    }
+  })();
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    ...(pidLine ? { pid: pidLine } : {}),
+    stop: async () => {
+      try {
+        run(join(bin, "pg_ctl"), ["-D", data, "-m", "fast", "-w", "-t", "30", "stop"]);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
 }

@@ -67,7 +67,7 @@ const failed = (code: number, error: string, extra: Partial<ExecuteResult> = {})
 /**
  * True when `signed` is `built` with Lighthouse assertions appended after its last instruction, and
  * nothing else changed: the same fee payer, blockhash and signers, the built instructions in order
- * with the same accounts, flags and data (CONTRACT.md: a wallet may append assertions before signing;
+ * with the same accounts, flags and data (docs/contract.md: a wallet may append assertions before signing;
  * the maker validates them). Compared instruction by instruction, not byte by byte: appending
  * instructions re-compiles the message (new account keys, another account order).
  *
@@ -116,6 +116,23 @@ export function differsOnlyByAppendedAssertions(
   );
 }
 
+/**
+ * The order a signed transaction with Lighthouse assertions appended belongs to. A re-quote with the
+ * same parameters repeats the requestId, and within one blockhash and expiry second it builds the
+ * same transaction as the earlier order: the newest order is the one the user just signed, never an
+ * earlier one already executed (whose answer, for a different signed transaction, would be replayed).
+ */
+export function orderWithAssertions(
+  candidates: readonly PendingOrder[],
+  signed: VersionedTransaction,
+): PendingOrder | undefined {
+  for (let i = candidates.length - 1; i >= 0; i--) {
+    const o = candidates[i] as PendingOrder;
+    if (differsOnlyByAppendedAssertions(o.built.tx, signed)) return o;
+  }
+  return undefined;
+}
+
 /** In-flight and finished executes by order, so a retried execute gets the same answer. */
 const results = new WeakMap<PendingOrder, Promise<ExecuteResult>>();
 
@@ -141,9 +158,7 @@ export async function executeOrder(deps: ExecuteDeps, body: ExecuteBody): Promis
     };
   }
   const messageBytes = tx.message.serialize();
-  const order =
-    deps.orders.find(body.requestId, messageBytes) ??
-    candidates.find((o) => differsOnlyByAppendedAssertions(o.built.tx, tx));
+  const order = deps.orders.find(body.requestId, messageBytes) ?? orderWithAssertions(candidates, tx);
   if (!order) {
     return {
       status: 400,

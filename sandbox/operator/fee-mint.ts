@@ -1,5 +1,5 @@
 /**
- * The operator's fee mint and the fill amounts it implies (CONTRACT.md, "Fees").
+ * The operator's fee mint and the fill amounts it implies (docs/contract.md, "Fees").
  *
  * The fee is counted in one of the order's two mints, picked by priority: SOL first, then
  * stablecoins, then liquid staked tokens, then bluechips, then the rest. The operator publishes the

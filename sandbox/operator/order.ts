@@ -38,7 +38,7 @@ export interface OrderQuery {
   mode?: string;
 }
 
-/** CONTRACT.md, "Fees": manual mode is a flat 2 bps. */
+/** docs/contract.md, "Fees": manual mode is a flat 2 bps. */
 export const MANUAL_MODE_FEE_BPS = 2;
 
 export interface OrderDeps {

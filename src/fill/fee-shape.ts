@@ -1,5 +1,5 @@
 /**
- * The operator's fee, both sides (CONTRACT.md, "Fees"). The maker quotes without the fee and owes it
+ * The operator's fee, both sides (docs/contract.md, "Fees"). The maker quotes without the fee and owes it
  * to the operator; the fill carries it on the side of the order's fee mint, in one of two shapes,
  * the only two the operator (and our simulator, sandbox/operator/) builds:
  *

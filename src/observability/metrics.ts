@@ -125,6 +125,27 @@ export class Metrics {
   });
 
   /** Always 1; the labels say which build runs. */
+  /** Ledger records (decisions, settlements) written to the database by this instance's writer. */
+  readonly ledgerWritten = new Counter({
+    name: "rfq_ledger_records_written_total",
+    help: "Ledger records drained from the journal's outbox into the database, by kind",
+    labelNames: ["kind"] as const,
+    registers: [this.registry],
+  });
+
+  readonly ledgerWriteErrors = new Counter({
+    name: "rfq_ledger_write_errors_total",
+    help: "Failed ledger writes (the records stay in the outbox and are written on a later pass)",
+    registers: [this.registry],
+  });
+
+  /** Outbox entries not yet in the database, as of the writer's last pass. */
+  readonly ledgerBacklog = new Gauge({
+    name: "rfq_ledger_backlog",
+    help: "Ledger records waiting in the journal's outbox, as of the writer's last pass",
+    registers: [this.registry],
+  });
+
   readonly buildInfo = new Gauge({
     name: "rfq_build_info",
     help: "The running build: package version, git commit, Node.js version",

@@ -17,6 +17,7 @@
  */
 import type { Inventory } from "../../inventory/interface.ts";
 import type { Chain, SignatureStatus } from "../chain/interface.ts";
+import type { SettlementRecord } from "../ledger/records.ts";
 import type { Logger } from "../observability/logger.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import { bounded, errorText } from "./bounded.ts";
@@ -32,6 +33,8 @@ export interface ConfirmationTrackerOptions {
   metrics: Metrics;
   log: Logger;
   fillRate?: FillRate;
+  /** Journal a settlement record into the ledger outbox with each settle (src/ledger/). */
+  ledger?: boolean;
   /** Interval between status polls, ms. */
   pollMs?: number;
   /** Bound on one status call, ms. */
@@ -158,13 +161,16 @@ export class ConfirmationTracker {
     const status: SignatureStatus = res.ok ? res.value : { state: "unknown", error: res.error };
     let outcome: FillOutcome | undefined;
     let detail: string | undefined;
+    let slot: bigint | undefined;
     switch (status.state) {
       case "confirmed":
         outcome = "landed";
+        slot = status.slot;
         break;
       case "failed":
         outcome = "failed";
         detail = status.error;
+        slot = status.slot;
         break;
       case "expired":
         outcome = "expired";
@@ -177,10 +183,15 @@ export class ConfirmationTracker {
         }
         break;
     }
-    if (outcome) await this.settle(t, outcome, detail);
+    if (outcome) await this.settle(t, outcome, detail, slot);
   }
 
-  private async settle(t: Tracked, outcome: FillOutcome, detail: string | undefined): Promise<void> {
+  private async settle(
+    t: Tracked,
+    outcome: FillOutcome,
+    detail: string | undefined,
+    slot: bigint | undefined,
+  ): Promise<void> {
     const { fill } = t;
     const { metrics, inventory, journal } = this.opts;
     const log = this.opts.log.child({
@@ -201,10 +212,27 @@ export class ConfirmationTracker {
             landedAtMs: this.now(),
           }
         : undefined;
+    const record: SettlementRecord | undefined = this.opts.ledger
+      ? {
+          kind: "settlement",
+          quoteId: fill.quoteId,
+          requestId: fill.requestId,
+          messageHash: fill.messageHash,
+          txSignature: fill.signature,
+          outcome,
+          ...(slot !== undefined ? { slot: slot.toString() } : {}),
+          ...(detail ? { detail } : {}),
+          feeMint: fill.fee.mint,
+          feeOwed: fee ? fee.amount : "0",
+          feeBps: fill.fee.feeBps,
+          sentAtMs: fill.sentAtMs,
+          settledAtMs: this.now(),
+        }
+      : undefined;
     let owner = true;
     if (t.journaled) {
       try {
-        owner = await journal.settle(fill.quoteId, fee);
+        owner = await journal.settle(fill.quoteId, fee, record);
       } catch (err) {
         // Keep it tracked: the next pass reads the same final status and tries again.
         log.warn({ error: errorText(err), outcome }, "fill journal settle failed; retrying on the next poll");
@@ -216,6 +244,15 @@ export class ConfirmationTracker {
     if (t.token) this.opts.fillRate?.settle(t.token, outcome === "landed");
     if (owner) {
       metrics.fills.inc({ outcome });
+      // Not journaled: the settle above did not carry the record; append it on its own.
+      if (!t.journaled && record) {
+        await journal.appendLedger(record).catch((err: unknown) => {
+          log.warn(
+            { error: errorText(err) },
+            "ledger outbox append failed: this settlement is missing from the ledger",
+          );
+        });
+      }
       try {
         if (outcome === "landed") await inventory.commit(fill.quoteId);
         else await inventory.release(fill.quoteId);

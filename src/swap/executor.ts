@@ -54,6 +54,7 @@
  * reached the chain. Either way the fill stays journaled and tracked, and the inventory reservation
  * settles on what the chain shows (released as soon as the blockhash has expired without it).
  */
+import { createHash } from "node:crypto";
 import type { VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
 import type { Config } from "../../config/load.ts";
@@ -76,6 +77,9 @@ import {
   type ValidatedFill,
   validateFill,
 } from "../fill/validate.ts";
+import { decisionKey } from "../ledger/ledger.ts";
+import { pairSide } from "../ledger/pairs.ts";
+import type { DecisionRecord } from "../ledger/records.ts";
 import type { Logger } from "../observability/logger.ts";
 import type { QuoteStore, StoredQuote } from "../quote-store/interface.ts";
 import type { Signer } from "../signer/index.ts";
@@ -84,7 +88,7 @@ import type { ConfirmationTracker } from "./confirmations.ts";
 import { expiryRefusal } from "./expiry.ts";
 import type { FillRate, SwapDecisionKind } from "./fill-rate.ts";
 import type { SwapHandler } from "./handler.ts";
-import type { PendingFill } from "./journal/interface.ts";
+import type { FillJournal, PendingFill } from "./journal/interface.ts";
 import { checkTakerSignatures } from "./signatures.ts";
 import { checkTakerFunds } from "./taker-funds.ts";
 
@@ -128,6 +132,13 @@ export interface SwapExecutorOptions {
   reservationTtlMs?: number;
   /** How long confirmations are polled after sending (ms), past any blockhash's life. */
   trackForMs?: number;
+  /**
+   * The journal whose ledger outbox receives one decision record per answer (src/ledger/): appended
+   * without waiting, so the ledger never slows the answer. Unset: no ledger.
+   */
+  ledgerJournal?: FillJournal;
+  /** Logs a failed outbox append (the answer is unaffected). */
+  log?: Logger;
   now?: () => number;
 }
 
@@ -164,6 +175,15 @@ interface Decision {
   kind: SwapDecisionKind | undefined;
   /** Nothing was sent: give the quote back instead of recording this answer on its claim. */
   releaseClaim?: boolean;
+  /** A duplicate answered from the claim: the first request's decision is the ledger's. */
+  duplicate?: boolean;
+}
+
+/** What `decide` learned on the way, for the ledger's decision record. */
+interface Seen {
+  messageHash?: string;
+  quote?: StoredQuote;
+  fill?: ValidatedFill;
 }
 
 const HONEST: ReadonlySet<RejectionReason> = new Set([
@@ -226,10 +246,12 @@ export class SwapExecutor implements SwapHandler {
   }
 
   async execute(req: SwapRequest, log: Logger): Promise<SwapResponse> {
-    const budget = new Budget(this.now() + this.budgetMs, this.now);
+    const receivedAtMs = this.now();
+    const budget = new Budget(receivedAtMs + this.budgetMs, this.now);
+    const seen: Seen = {};
     let decision: Decision;
     try {
-      decision = await this.decide(req, log, budget);
+      decision = await this.decide(req, log, budget, seen);
     } catch (err) {
       // A bug, not a verdict on the transaction: answer honestly rather than with a 500 the operator
       // reads as "webhook down". Nothing was signed if we got here before send (sign cannot throw).
@@ -237,10 +259,24 @@ export class SwapExecutor implements SwapHandler {
       decision = decided(rejected(req.quoteId, "internal error while processing the swap"));
     }
     if (decision.kind) this.opts.fillRate?.recordDecision(decision.kind);
+    if (!decision.duplicate) this.journalDecision(req, decision.response, seen, receivedAtMs);
     return decision.response;
   }
 
-  private async decide(req: SwapRequest, routeLog: Logger, budget: Budget): Promise<Decision> {
+  /** Appends the decision to the ledger outbox without waiting for it (the answer goes out now). */
+  private journalDecision(req: SwapRequest, response: SwapResponse, seen: Seen, receivedAtMs: number): void {
+    const journal = this.opts.ledgerJournal;
+    if (!journal) return;
+    const record = decisionRecord(this.opts.config, req, response, seen, receivedAtMs, this.now());
+    journal.appendLedger(record).catch((err: unknown) => {
+      this.opts.log?.warn(
+        { quoteId: req.quoteId, requestId: req.requestId, err },
+        "ledger outbox append failed: this decision is missing from the ledger",
+      );
+    });
+  }
+
+  private async decide(req: SwapRequest, routeLog: Logger, budget: Budget, seen: Seen): Promise<Decision> {
     const { quoteId } = req;
 
     // 1. Bytes -> transaction -> message hash.
@@ -249,6 +285,7 @@ export class SwapExecutor implements SwapHandler {
     const tx = parsed.tx;
     const messageBytes = tx.message.serialize();
     const messageHash = messageBytesHash(messageBytes);
+    seen.messageHash = messageHash;
     const log = routeLog.child({ messageHash });
 
     // 2. The quote.
@@ -266,6 +303,7 @@ export class SwapExecutor implements SwapHandler {
         `requestId ${req.requestId} does not match the quote's requestId ${quote.requestId}`,
       );
     }
+    seen.quote = quote;
 
     // 3. Every contract rule, against the quote. Time is judged after the claim (step 6).
     const validation = this.validate(tx, quote, messageHash);
@@ -276,6 +314,7 @@ export class SwapExecutor implements SwapHandler {
       );
       return refused(req, `${validation.code}: ${validation.detail}`);
     }
+    seen.fill = validation.fill;
 
     // 4. The taker's signature over exactly these message bytes; the maker's slot empty.
     const sigs = checkTakerSignatures(tx, messageBytes);
@@ -353,6 +392,7 @@ export class SwapExecutor implements SwapHandler {
         response:
           first ?? rejected(quoteId, "an earlier request for this quote is still in flight; retry later"),
         kind: undefined,
+        duplicate: true,
       };
     }
 
@@ -613,4 +653,59 @@ export class SwapExecutor implements SwapHandler {
     log.warn("duplicate swap: the first request's answer did not arrive within the budget");
     return undefined;
   }
+}
+
+/** The ledger's record of one answer (src/ledger/records.ts). */
+export function decisionRecord(
+  config: Config,
+  req: SwapRequest,
+  response: SwapResponse,
+  seen: Seen,
+  receivedAtMs: number,
+  decidedAtMs: number,
+): DecisionRecord {
+  const { quote, fill } = seen;
+  const hash = seen.messageHash ?? createHash("sha256").update(req.transaction).digest("hex");
+  const state = response.state;
+  const where = quote ? pairSide(config, quote.request.tokenIn, quote.request.tokenOut) : undefined;
+  const taker = fill?.taker.toBase58() ?? quote?.taker;
+  const reason = typeof state === "object" ? state.rejectedWithReason : response.rejectionReason;
+  return {
+    kind: "decision",
+    decisionKey: decisionKey(req.quoteId, hash),
+    quoteId: req.quoteId,
+    requestId: req.requestId,
+    ...(taker ? { taker } : {}),
+    ...(where ? { pair: where.pair, side: where.side } : {}),
+    ...(quote
+      ? {
+          quote: {
+            inputMint: quote.request.tokenIn,
+            outputMint: quote.request.tokenOut,
+            amountIn: quote.response.amountIn,
+            amountOut: quote.response.amountOut,
+            quoteType: quote.request.quoteType,
+            ...(quote.taker ? { taker: quote.taker } : {}),
+            feeBps: quote.feeBps,
+            createdAtMs: quote.createdAtMs,
+            expiresAtMs: quote.expiresAtMs,
+          },
+        }
+      : {}),
+    ...(fill
+      ? {
+          filledAmountIn: fill.inputAmount.toString(),
+          filledAmountOut: fill.outputAmount.toString(),
+          feeBps: fill.feeBps,
+          feeMint: fill.feeMint.toBase58(),
+          feeOwed: fill.feeOwed.toString(),
+        }
+      : {}),
+    decision: state === "accepted" ? "accepted" : state === "rejected" ? "rejected" : "rejectedWithReason",
+    ...(reason ? { reason } : {}),
+    ...(seen.messageHash ? { messageHash: seen.messageHash } : {}),
+    ...(response.txSignature ? { txSignature: response.txSignature } : {}),
+    receivedAtMs,
+    decidedAtMs,
+  };
 }

@@ -54,6 +54,8 @@ export interface SwapPortDeps {
   journalPrefix?: string;
   now?: () => number;
   tuning?: SwapTuning;
+  /** Journal decisions and settlements into the ledger outbox (a ledger writer drains it). */
+  ledger?: boolean;
 }
 
 export interface SwapPorts {
@@ -75,7 +77,7 @@ export function createSwapPorts(deps: SwapPortDeps): SwapPorts {
   const now = deps.now ?? Date.now;
   const journal: FillJournal = deps.redis
     ? new RedisFillJournal(deps.redis, deps.journalPrefix ?? "rfq:swap:")
-    : new MemoryFillJournal();
+    : new MemoryFillJournal(now);
   const fillRate = new FillRate({ metrics, log, now });
   const confirmations = new ConfirmationTracker({
     chain: deps.chain,
@@ -85,6 +87,7 @@ export function createSwapPorts(deps: SwapPortDeps): SwapPorts {
     log,
     fillRate,
     now,
+    ...(deps.ledger ? { ledger: true } : {}),
     ...(tuning.confirmationPollMs !== undefined ? { pollMs: tuning.confirmationPollMs } : {}),
   });
   // Wall time, not the service clock: block heights follow real time (tests move the service clock).
@@ -100,6 +103,8 @@ export function createSwapPorts(deps: SwapPortDeps): SwapPorts {
     confirmations,
     fillRate,
     now,
+    log,
+    ...(deps.ledger ? { ledgerJournal: journal } : {}),
     ...executorTuning,
   });
   return {

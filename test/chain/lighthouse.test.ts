@@ -59,8 +59,13 @@ async function fillWith(
   const tx = await signedFill(chain, maker, taker, { ...JUP_TO_USDC, lighthouseInstructions: ixs });
   const makerSol = lamports(chain, maker.publicKey);
   const outcome = chain.submit(tx);
+  const keys = tx.message.staticAccountKeys;
+  const lighthouseAt = tx.message.compiledInstructions.findIndex((ix) =>
+    keys[ix.programIdIndex]?.equals(new PublicKey("L2TExMFKdjpN9kozasaurPirfHy9P8sbXoAN1qA3S95")),
+  );
   return {
     outcome,
+    lighthouseAt,
     usdc: tokenBalance(chain, taker.publicKey, USDC),
     jup: tokenBalance(chain, taker.publicKey, JUP),
     makerPaid: makerSol - lamports(chain, maker.publicKey),
@@ -112,6 +117,17 @@ describe("Lighthouse token-account Amount after the fill, every integer operator
       expectFailed(await fillWith(amountIs(fails, IntegerOperator[op])), /Amount .* assertion failed/);
     },
   );
+});
+
+describe("Lighthouse's own error", () => {
+  it("a false assertion fails the transaction with the program's AssertionFailed (Custom 6001) at the assertion's index", async () => {
+    const r = await fillWith(amountIs(25_001n, IntegerOperator.GreaterThanOrEqual));
+    expectFailed(r, /Amount GreaterThanOrEqual assertion failed/);
+    expect(r.lighthouseAt).toBeGreaterThan(0);
+    if (r.outcome.kind === "failed") {
+      expect(r.outcome.errJson).toEqual({ InstructionError: [r.lighthouseAt, { Custom: 6001 }] });
+    }
+  });
 });
 
 describe("Lighthouse AssertAccountInfo", () => {

@@ -151,6 +151,7 @@ describe("a real production start (npm start's entry point, local chain over JSO
     LOG_LEVEL: "warn",
     HOST: "127.0.0.1",
     DATA_DIR: dir,
+    LEDGER: "off",
   });
 
   it("does not start with the three unsafe settings: exit 78, each named", () => {

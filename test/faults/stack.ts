@@ -68,6 +68,8 @@ export async function faultStack(
     API_KEY,
     ALLOW_STATIC_PRICES: "1",
     LOG_LEVEL: "warn",
+    // No fill ledger (it has its own suite): the embedded one would live in the repository's data/.
+    LEDGER: "off",
     SHUTDOWN_DRAIN_MS: String(opts.drainMs ?? 1_000),
     ...opts.env,
   };

@@ -1,5 +1,5 @@
 /**
- * The operator's fee on either side (CONTRACT.md, "Fees"; src/fill/fee-shape.ts). Each shape the
+ * The operator's fee on either side (docs/contract.md, "Fees"; src/fill/fee-shape.ts). Each shape the
  * operator builds is accepted, and a fill one unit beyond it on either side is refused: the maker
  * never sends more than its quoted amountOut nor receives less than its quoted amountIn. The expected
  * figures are worked out here by hand, not with the module's own helpers.

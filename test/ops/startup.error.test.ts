@@ -49,6 +49,19 @@ describe("start-up with a dependency out of reach", () => {
     expect(r.stderr).not.toMatch(/secret/);
   });
 
+  it("names DATABASE_URL, its address and the cause when the ledger's PostgreSQL does not answer", {
+    timeout: 30_000,
+  }, async () => {
+    const port = await freePort();
+    const r = await start({ LEDGER: "on", DATABASE_URL: `postgres://rfq:secret@127.0.0.1:${port}/rfq` });
+    expect(r.code).toBe(69);
+    expectOneLine(
+      r.stderr,
+      new RegExp(`^cannot start: DATABASE_URL: postgres://127\\.0\\.0\\.1:${port}: .*ECONNREFUSED`),
+    );
+    expect(r.stderr).not.toMatch(/secret/);
+  });
+
   it("names RPC_URL, its address and the cause when the chain RPC does not answer", {
     timeout: 30_000,
   }, async () => {

@@ -56,6 +56,8 @@ async function start(argv: string[]): Promise<Started> {
       ADMIN_PORT: "0",
       DATA_DIR: dataDir,
       LOG_LEVEL: "info",
+      // The embedded ledger's first initdb takes seconds of CPU; this test is about signals.
+      LEDGER: "off",
     },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -17,7 +17,10 @@ export function testConfig(
   env: Record<string, string | undefined> = {},
   vary: (file: FileConfig) => FileConfig = (f) => f,
 ): Config {
-  return buildConfig(parseEnv({ LOG_LEVEL: "silent", ...env }), parseFileConfig(vary(defaultFileConfig())));
+  return buildConfig(
+    parseEnv({ LOG_LEVEL: "silent", LEDGER: "off", ...env }),
+    parseFileConfig(vary(defaultFileConfig())),
+  );
 }
 
 export const MINT = {

@@ -25,10 +25,11 @@ import {
 import type { Chain, SendOptions, StatusHint } from "../../src/chain/interface.ts";
 import { LocalChain } from "../../src/chain/local/index.ts";
 import { seedFromConfig } from "../../src/chain/local/seed.ts";
-import type { Service } from "../../src/compose.ts";
+import type { ComposeOptions, Service } from "../../src/compose.ts";
 import type { QuoteResponse } from "../../src/contract/quote.ts";
 import type { SwapResponse } from "../../src/contract/swap.ts";
 import type { AppEnv } from "../../src/http/env.ts";
+import type { Ledger } from "../../src/ledger/ledger.ts";
 import type { Logger } from "../../src/observability/logger.ts";
 import type { StoredQuote } from "../../src/quote-store/interface.ts";
 import type { RedisClient } from "../../src/redis/client.ts";
@@ -52,6 +53,9 @@ export interface HarnessOptions {
   /** Swap tunables; the confirmation poll defaults to 25 ms here so tests do not wait. */
   swap?: SwapTuning;
   log?: Logger;
+  /** A fill ledger (test/ledger/support.ts) the swap path's outbox is drained into; none otherwise. */
+  ledger?: Ledger;
+  ledgerWriter?: ComposeOptions["ledgerWriter"];
 }
 
 export interface Harness {
@@ -91,6 +95,8 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
     chain: opts.wrapChain ? opts.wrapChain(chain) : chain,
     signer,
     swap: { confirmationPollMs: 25, ...opts.swap },
+    ...(opts.ledger ? { ledger: opts.ledger } : {}),
+    ...(opts.ledgerWriter ? { ledgerWriter: opts.ledgerWriter } : {}),
   });
   const swap = service.swapPorts;
   if (!swap) throw new Error("the composed service has no swap executor (acceptance mode?)");

@@ -27,6 +27,9 @@ export function startWebhook(env: Record<string, string>): WebhookProcess {
       RPC_URL: "",
       DATA_DIR: dataDir,
       LOG_LEVEL: "info",
+      // No fill ledger: an embedded one would initdb into every fresh DATA_DIR (seconds of CPU each);
+      // the ledger has its own suite (test/ledger/).
+      LEDGER: "off",
       ADMIN_PORT: "0",
       ADMIN_HOST: "127.0.0.1",
       ...env,

@@ -56,7 +56,12 @@ import type {
 import { checkTransactionSignatures } from "../signatures.ts";
 import { emulateAta, isAtaInstruction } from "./ata-emulation.ts";
 import { emulateFill, failingInstruction, isOrderEngineInstruction } from "./fill-emulation.ts";
-import { decodeLighthouse, evaluateLighthouse, type LighthouseVerdict } from "./lighthouse-emulation.ts";
+import {
+  decodeLighthouse,
+  evaluateLighthouse,
+  LIGHTHOUSE_ASSERTION_FAILED,
+  type LighthouseVerdict,
+} from "./lighthouse-emulation.ts";
 import { errorText, transactionErrorJson } from "./svm-errors.ts";
 
 export interface LocalChainOptions {
@@ -316,12 +321,13 @@ export class LocalChain implements Chain {
     const feePayer = prepared.tx.message.staticAccountKeys[0] as PublicKey;
     const res = this.svm.sendTransaction(prepared.tx);
     if (res instanceof FailedTransactionMetadata) {
-      const errJson = transactionErrorJson(res.err());
-      if (typeof errJson === "string") {
+      const svmErrJson = transactionErrorJson(res.err());
+      if (typeof svmErrJson === "string") {
         // Load-time errors (fee payer cannot pay, account or program missing, ...): a validator
         // drops such a transaction; it never lands and charges nothing.
-        return this.drop(tx, signature, "rejected", errJson);
+        return this.drop(tx, signature, "rejected", svmErrJson);
       }
+      const errJson = prepared.emulationErrJson ?? svmErrJson;
       this.refundExtraSignatures(feePayer, prepared.extraSignatures);
       const error = prepared.emulationError ?? errorText(errJson);
       this.remember(signature, { state: "failed", slot, error, errJson });
@@ -368,7 +374,7 @@ export class LocalChain implements Chain {
     this.syncClock();
     const res = this.svm.simulateTransaction(prepared.tx);
     if (res instanceof FailedTransactionMetadata) {
-      const errJson = transactionErrorJson(res.err());
+      const errJson = prepared.emulationErrJson ?? transactionErrorJson(res.err());
       const meta = res.meta();
       return {
         errJson,
@@ -382,10 +388,15 @@ export class LocalChain implements Chain {
   }
 
   /** The transaction the SVM runs: fills replaced by their emulation, signatures carried over. */
-  private prepare(
-    tx: VersionedTransaction,
-  ):
-    | { ok: true; tx: VersionedTransaction; emulationError?: string; extraSignatures: number }
+  private prepare(tx: VersionedTransaction):
+    | {
+        ok: true;
+        tx: VersionedTransaction;
+        emulationError?: string;
+        /** The error an emulated program fails with, as the chain reports it (at its own index). */
+        emulationErrJson?: unknown;
+        extraSignatures: number;
+      }
     | { ok: false; reason: DropReason; error: string } {
     const message = tx.message;
     let lookupTables: AddressLookupTableAccount[] = [];
@@ -431,15 +442,19 @@ export class LocalChain implements Chain {
       createdInTransaction: new Set<string>(),
     };
     let emulationError: string | undefined;
+    let emulationErrJson: unknown;
     const extraSigners = new Set<string>();
     const rewritten: TransactionInstruction[] = [];
-    for (const ix of instructions) {
+    for (const [index, ix] of instructions.entries()) {
       if (isLighthouse(ix)) {
         // After the first failing program nothing else matters: the transaction fails there.
         if (emulationError) continue;
         const verdict = this.assertAt(ix, payer, message.recentBlockhash, rewritten, extraSigners.size);
         if (verdict.kind === "fail") {
           emulationError = verdict.error;
+          // What the program answers (lighthouse-sdk: LIGHTHOUSE_ERROR__ASSERTION_FAILED), at the
+          // assertion's index in the transaction as sent, not at the stand-in's.
+          emulationErrJson = { InstructionError: [index, { Custom: LIGHTHOUSE_ASSERTION_FAILED }] };
           rewritten.push(failingInstruction(payer, ix));
         }
         continue;
@@ -499,6 +514,7 @@ export class LocalChain implements Chain {
       ok: true,
       tx: new VersionedTransaction(newMessage, signatures),
       emulationError,
+      emulationErrJson,
       extraSignatures,
     };
   }

@@ -3,7 +3,7 @@
  * (L2TExMFKdjpN9kozasaurPirfHy9P8sbXoAN1qA3S95), whose binary is not available here.
  *
  * A wallet appends Lighthouse assertions after the fill to make the transaction fail unless the
- * accounts end up as it expects (CONTRACT.md, "The operator's order and execute API"). The emulation
+ * accounts end up as it expects (docs/contract.md, "The operator's order and execute API"). The emulation
  * decodes the instruction exactly as lighthouse-sdk encodes it (borsh: discriminator, log level, then
  * the assertion enum; "Multi" variants carry a compact-u64 (LEB128) count) and evaluates it as the
  * program does (Jac0xb/lighthouse, types/assert/*.rs), against the state the account has at that
@@ -33,6 +33,9 @@ export interface AssertedAccount {
   executable: boolean;
   rentEpoch: bigint;
 }
+
+/** The program's error code for a false assertion (lighthouse-sdk: LIGHTHOUSE_ERROR__ASSERTION_FAILED). */
+export const LIGHTHOUSE_ASSERTION_FAILED = 6001;
 
 export type LighthouseVerdict =
   | { kind: "pass" }

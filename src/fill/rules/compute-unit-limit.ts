@@ -7,7 +7,7 @@
  * assertion) is measured on the local chain and kept as data in src/fill/compute-units.ts
  * (`npm run bench:compute-units` re-measures it); the floor is that sum plus the table's margin.
  *
- * Ceiling: the runtime's 1,400,000, and 200,000 for permissioned pairs (CONTRACT.md, "Permissioned
+ * Ceiling: the runtime's 1,400,000, and 200,000 for permissioned pairs (docs/contract.md, "Permissioned
  * tokens": no quote-time simulation, the fill must fit in the default maximum).
  */
 import { FillRejectCode } from "../codes.ts";

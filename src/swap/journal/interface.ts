@@ -1,7 +1,11 @@
+import type { LedgerRecord, OutboxEntry } from "../../ledger/records.ts";
+
 /**
  * The swap executor's journal: fills sent but not yet settled (so a restarted process resumes tracking
  * them instead of stranding their inventory reservations), and the ledger of operator fees owed per
- * landed fill (docs/contract.md, "Fees": settled later off-chain).
+ * landed fill (docs/contract.md, "Fees": settled later off-chain), and the ledger outbox: every /swap
+ * decision and every settlement, waiting for the ledger writer (src/ledger/writer.ts) to drain them
+ * into the database, so the database is never on the /swap path.
  *
  * Adapters: memory.ts (one process; lost on restart, like the memory quote store) and redis.ts
  * (shared by every instance, survives restarts).
@@ -45,9 +49,23 @@ export interface FillJournal {
   /**
    * Removes a pending fill. Returns true for exactly one caller across every instance sharing the
    * journal, so only one of them counts the outcome. When `fee` is given it is appended to the fee
-   * ledger in the same atomic step (a crash cannot settle a fill and lose its fee line).
+   * ledger in the same atomic step (a crash cannot settle a fill and lose its fee line); so is
+   * `record` to the ledger outbox.
    */
-  settle(quoteId: string, fee?: FeeOwed): Promise<boolean>;
+  settle(quoteId: string, fee?: FeeOwed, record?: LedgerRecord): Promise<boolean>;
   /** The fee ledger, oldest first (for settlement tooling and tests). */
   feesOwed(): Promise<FeeOwed[]>;
+
+  /** Appends a record to the ledger outbox (the swap path's decisions). */
+  appendLedger(record: LedgerRecord): Promise<void>;
+  /**
+   * Up to `max` outbox entries for `consumer` to write: first those it took before and did not
+   * acknowledge, then those another consumer took and left unacknowledged for `staleMs`, then new
+   * ones. Several instances may drain at once; an entry is handed out again only when unacknowledged.
+   */
+  takeLedger(consumer: string, max: number, staleMs: number): Promise<OutboxEntry[]>;
+  /** Acknowledges (and drops) entries once the ledger holds them. */
+  ackLedger(ids: string[]): Promise<void>;
+  /** Entries not yet acknowledged (the writer's backlog). */
+  ledgerBacklog(): Promise<number>;
 }

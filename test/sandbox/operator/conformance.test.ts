@@ -1,6 +1,6 @@
 /**
  * The operator simulator's order and execute answers as the operator's own clients read them
- * (CONTRACT.md, "The operator's order and execute API" and "Fees"): every listed field with and
+ * (docs/contract.md, "The operator's order and execute API" and "Fees"): every listed field with and
  * without a taker, ExactIn and ExactOut; the query parameters its integration suite sends; both
  * spellings of the router names; the execute paths with `?swapType=rfq`; the fee mint picked by
  * priority, an ExactOut order that delivers exactly the amount asked, and the fee owed booked in the
@@ -34,7 +34,7 @@ afterAll(async () => {
   await redis.redis.quit();
 });
 
-/** The fields CONTRACT.md lists for every order answer. */
+/** The fields docs/contract.md lists for every order answer. */
 const LISTED = [
   "requestId",
   "quoteId",
@@ -71,7 +71,7 @@ const signed64 = (b64: string) => {
 const route = (body: Record<string, unknown>) =>
   (body.routePlan as { swapInfo: { inAmount: string; outAmount: string } }[])[0]!.swapInfo;
 
-describe("order answers carry every field CONTRACT.md lists", () => {
+describe("order answers carry every field docs/contract.md lists", () => {
   it.each([
     ["ExactIn", "with a taker", true],
     ["ExactIn", "without a taker", false],

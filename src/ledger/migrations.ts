@@ -1,0 +1,118 @@
+/**
+ * The ledger's schema as versioned SQL migrations, applied in order at start by `migrate` (both
+ * adapters, the same SQL). A migration once released is never edited: a change is a new version.
+ * `ledger_migrations` records what was applied; concurrent starts serialise on an advisory lock, so
+ * two instances starting together apply each version once.
+ */
+import type { SqlClient } from "./sql.ts";
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "swap decisions and fills",
+    sql: `
+      CREATE TABLE swap_decisions (
+        decision_key        text PRIMARY KEY,
+        quote_id            text NOT NULL,
+        request_id          text NOT NULL,
+        taker               text,
+        pair                text,
+        side                text CHECK (side IN ('buy', 'sell')),
+        input_mint          text,
+        output_mint         text,
+        quote_type          text,
+        quote_taker         text,
+        quoted_amount_in    numeric(40, 0),
+        quoted_amount_out   numeric(40, 0),
+        quote_fee_bps       integer,
+        quote_created_at_ms bigint,
+        quote_expires_at_ms bigint,
+        filled_amount_in    numeric(40, 0),
+        filled_amount_out   numeric(40, 0),
+        fee_bps             integer,
+        fee_mint            text,
+        fee_owed            numeric(40, 0),
+        decision            text NOT NULL CHECK (decision IN ('accepted', 'rejected', 'rejectedWithReason')),
+        reason              text,
+        message_hash        text,
+        tx_signature        text,
+        received_at_ms      bigint NOT NULL,
+        decided_at_ms       bigint NOT NULL
+      );
+      CREATE INDEX swap_decisions_decided ON swap_decisions (decided_at_ms);
+      CREATE INDEX swap_decisions_quote ON swap_decisions (quote_id);
+
+      CREATE TABLE fills (
+        tx_signature  text PRIMARY KEY,
+        decision_key  text NOT NULL,
+        quote_id      text NOT NULL,
+        request_id    text NOT NULL,
+        message_hash  text NOT NULL,
+        outcome       text NOT NULL CHECK (outcome IN ('landed', 'failed', 'expired')),
+        slot          bigint,
+        detail        text,
+        fee_mint      text NOT NULL,
+        fee_owed      numeric(40, 0) NOT NULL,
+        fee_bps       integer NOT NULL,
+        sent_at_ms    bigint NOT NULL,
+        settled_at_ms bigint NOT NULL
+      );
+      CREATE INDEX fills_settled ON fills (settled_at_ms);
+      CREATE INDEX fills_decision ON fills (decision_key);
+    `,
+  },
+];
+
+/** An arbitrary constant: the advisory lock migrations hold (pg_advisory_xact_lock). */
+const MIGRATION_LOCK = 7_201_013;
+
+/** Applies every migration not yet applied; returns the versions it applied. */
+export async function migrate(
+  db: SqlClient,
+  migrations: readonly Migration[] = MIGRATIONS,
+): Promise<number[]> {
+  // Under the lock too: two concurrent CREATE TABLE IF NOT EXISTS can still collide in PostgreSQL.
+  await db.transaction(async (tx) => {
+    await tx.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
+    await tx.query(`
+      CREATE TABLE IF NOT EXISTS ledger_migrations (
+        version    integer PRIMARY KEY,
+        name       text NOT NULL,
+        applied_at timestamptz NOT NULL DEFAULT now()
+      )`);
+  });
+  const applied: number[] = [];
+  for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
+    const done = await db.transaction(async (tx) => {
+      await tx.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
+      const seen = await tx.query("SELECT 1 FROM ledger_migrations WHERE version = $1", [m.version]);
+      if (seen.length > 0) return false;
+      // One statement at a time: the extended protocol takes one statement per query.
+      for (const statement of splitStatements(m.sql)) await tx.query(statement);
+      await tx.query("INSERT INTO ledger_migrations (version, name) VALUES ($1, $2)", [m.version, m.name]);
+      return true;
+    });
+    if (done) applied.push(m.version);
+  }
+  return applied;
+}
+
+/** The migration's statements (no semicolons inside literals or bodies in these migrations). */
+export function splitStatements(sql: string): string[] {
+  return sql
+    .split(";")
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}
+
+/** The highest migration version applied. */
+export async function schemaVersion(db: SqlClient): Promise<number> {
+  const rows = await db.query<{ v: number | null }>("SELECT max(version)::int4 AS v FROM ledger_migrations");
+  return rows[0]?.v ?? 0;
+}

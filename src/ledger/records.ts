@@ -1,0 +1,78 @@
+/**
+ * What the swap path hands the ledger, through the fill journal's outbox (src/swap/journal/): one
+ * `decision` record per `/swap` answer and one `settlement` record per sent fill the chain decided.
+ * The ledger writer (writer.ts) drains them into the database; every write is an idempotent upsert
+ * keyed by `decisionKey` or `txSignature`, so a record delivered twice (a retry, a restart between the
+ * database commit and the acknowledgement) still makes one row.
+ *
+ * Amounts are decimal strings in smallest units (bigint on the wire, NUMERIC in the database).
+ */
+
+/** The quote a decision answered, as stored when it was quoted. */
+export interface LedgerQuote {
+  inputMint: string;
+  outputMint: string;
+  amountIn: string;
+  amountOut: string;
+  quoteType: string;
+  /** The taker named at quote time; absent for an indicative quote. */
+  taker?: string;
+  feeBps: number;
+  createdAtMs: number;
+  expiresAtMs: number;
+}
+
+export interface DecisionRecord {
+  kind: "decision";
+  /**
+   * One row per key: the quoteId and the message hash of the transaction (or a hash of the raw bytes
+   * when they did not decode). A retry of the same bytes is the same decision.
+   */
+  decisionKey: string;
+  quoteId: string;
+  requestId: string;
+  /** The fill's taker (first signer of the transaction), else the quote's. */
+  taker?: string;
+  /** "BASE/QUOTE" as configured, and the maker's side: "sell" when the maker gives the base. */
+  pair?: string;
+  side?: "buy" | "sell";
+  quote?: LedgerQuote;
+  /** What the transaction moves (validated fills only). */
+  filledAmountIn?: string;
+  filledAmountOut?: string;
+  feeBps?: number;
+  feeMint?: string;
+  feeOwed?: string;
+  decision: "accepted" | "rejected" | "rejectedWithReason";
+  /** The rejectedWithReason tag or the rejection text. */
+  reason?: string;
+  messageHash?: string;
+  txSignature?: string;
+  receivedAtMs: number;
+  decidedAtMs: number;
+}
+
+export interface SettlementRecord {
+  kind: "settlement";
+  quoteId: string;
+  requestId: string;
+  messageHash: string;
+  txSignature: string;
+  outcome: "landed" | "failed" | "expired";
+  slot?: string;
+  detail?: string;
+  feeMint: string;
+  /** The fee owed when landed ("0" otherwise). */
+  feeOwed: string;
+  feeBps: number;
+  sentAtMs: number;
+  settledAtMs: number;
+}
+
+export type LedgerRecord = DecisionRecord | SettlementRecord;
+
+/** One outbox entry: its id in the journal (to acknowledge it) and the record. */
+export interface OutboxEntry {
+  id: string;
+  record: LedgerRecord;
+}

@@ -1,0 +1,100 @@
+/**
+ * The ledger writer: drains the fill journal's outbox (decisions and settlements the swap path
+ * journaled) into the ledger database, off the /swap path. Each pass takes a batch, writes it in one
+ * transaction, then acknowledges it; a failed write leaves the batch in the outbox for the next pass,
+ * and a process killed between the commit and the acknowledgement writes it again after the restart
+ * (or another instance does, once the batch has been unacknowledged for `staleMs`): the upserts make
+ * that a no-op. Several instances may run a writer against one Redis and one database.
+ */
+import { randomUUID } from "node:crypto";
+import type { Logger } from "../observability/logger.ts";
+import type { Metrics } from "../observability/metrics.ts";
+import type { FillJournal } from "../swap/journal/interface.ts";
+import type { Ledger } from "./ledger.ts";
+
+export interface LedgerWriterOptions {
+  journal: FillJournal;
+  /** The ledger, or a promise of it (an embedded database opening in the background). */
+  ledger: Ledger | Promise<Ledger>;
+  metrics: Metrics;
+  log: Logger;
+  /** Records per transaction (500). */
+  batch?: number;
+  /** Interval between passes when the outbox is empty (ms, 500). */
+  intervalMs?: number;
+  /** Entries another writer took and left unacknowledged this long are taken over (ms, 30,000). */
+  staleMs?: number;
+}
+
+export class LedgerWriter {
+  private readonly consumer = `writer-${randomUUID()}`;
+  private readonly batch: number;
+  private readonly intervalMs: number;
+  private readonly staleMs: number;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<number> | undefined;
+  private stopped = false;
+  private failing = false;
+
+  constructor(private readonly opts: LedgerWriterOptions) {
+    this.batch = opts.batch ?? 500;
+    this.intervalMs = opts.intervalMs ?? 500;
+    this.staleMs = opts.staleMs ?? 30_000;
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /** Stops the loop after one last drain (bounded by `timeoutMs`); what is left stays in the outbox. */
+  async stop(timeoutMs = 2_000): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const last = (this.running ?? Promise.resolve(0)).then(() => this.drain());
+    await Promise.race([last.catch(() => 0), new Promise((r) => setTimeout(r, timeoutMs).unref())]);
+  }
+
+  /** Drains until the outbox is empty (or a write fails); returns how many records were written. */
+  drain(): Promise<number> {
+    this.running ??= this.drainAll().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      void this.drain().then(() => this.schedule(this.intervalMs));
+    }, ms);
+    this.timer.unref();
+  }
+
+  private async drainAll(): Promise<number> {
+    const { journal, metrics, log } = this.opts;
+    let written = 0;
+    try {
+      const ledger = await this.opts.ledger;
+      for (;;) {
+        const entries = await journal.takeLedger(this.consumer, this.batch, this.staleMs);
+        if (entries.length === 0) break;
+        await ledger.write(entries.map((e) => e.record));
+        await journal.ackLedger(entries.map((e) => e.id));
+        for (const e of entries) metrics.ledgerWritten.inc({ kind: e.record.kind });
+        written += entries.length;
+        if (entries.length < this.batch) break;
+      }
+      metrics.ledgerBacklog.set(await journal.ledgerBacklog());
+      if (this.failing) log.info("ledger writes resumed");
+      this.failing = false;
+    } catch (err) {
+      metrics.ledgerWriteErrors.inc();
+      // One line per outage, not one per pass.
+      if (!this.failing) log.warn({ err }, "ledger write failed: records stay in the outbox and are retried");
+      this.failing = true;
+    }
+    return written;
+  }
+}

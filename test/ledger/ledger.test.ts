@@ -1,0 +1,130 @@
+/**
+ * The fill ledger's database layer, against a real PostgreSQL server and against PGlite, with the
+ * same migrations and queries: the schema migrates once and only once, every write is an idempotent
+ * upsert (one row per decision and per fill whatever is delivered twice), a later decision replaces
+ * an earlier refusal but never an acceptance, and a batch is written all or nothing.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Ledger } from "../../src/ledger/ledger.ts";
+import { MIGRATIONS, migrate, schemaVersion } from "../../src/ledger/migrations.ts";
+import { PostgresSqlClient } from "../../src/ledger/postgres.ts";
+import type { DecisionRecord } from "../../src/ledger/records.ts";
+import { BACKENDS, decision, freshDatabase, freshLedger, settlement } from "./support.ts";
+
+describe.each(BACKENDS)("ledger on %s", (backend) => {
+  let ledger: Ledger;
+  beforeAll(async () => {
+    ledger = await freshLedger(backend);
+  }, 120_000);
+  afterAll(async () => {
+    await ledger?.db.close();
+  });
+
+  const rowsFor = async (quoteId: string) => (await ledger.decisions()).filter((r) => r.quote_id === quoteId);
+
+  it("migrates to the latest version, and a second start applies nothing", async () => {
+    expect(await schemaVersion(ledger.db)).toBe(Math.max(...MIGRATIONS.map((m) => m.version)));
+    expect(await migrate(ledger.db)).toEqual([]);
+  });
+
+  it("keeps one row per decision and per fill when records are delivered twice", async () => {
+    const d = decision();
+    const s = settlement(d);
+    await ledger.write([d, s]);
+    await ledger.write([d, s]);
+    await ledger.write([s]);
+    const rows = await rowsFor(d.quoteId);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({
+      decision: "accepted",
+      fee_owed: "1000000",
+      fee_mint: "SOL",
+      pair: "SOL/USDC",
+      side: "sell",
+      filled_amount_out: "999000000",
+      tx_signature: d.txSignature,
+      decided_at_ms: d.decidedAtMs,
+    });
+    const fills = (await ledger.fills()).filter((f) => f.quote_id === d.quoteId);
+    expect(fills).toEqual([
+      {
+        tx_signature: d.txSignature,
+        quote_id: d.quoteId,
+        outcome: "landed",
+        slot: "123456",
+        fee_mint: "SOL",
+        fee_owed: "1000000",
+        settled_at_ms: d.decidedAtMs + 800,
+      },
+    ]);
+  });
+
+  it("keeps amounts past 2^64 exact (NUMERIC, written and read as decimal strings)", async () => {
+    const big = "340282366920938463463374607431768211455";
+    const d = decision({ feeOwed: big, filledAmountOut: big });
+    await ledger.write([d]);
+    expect((await rowsFor(d.quoteId))[0]).toMatchObject({ fee_owed: big, filled_amount_out: big });
+  });
+
+  it("replaces an earlier refusal with the later acceptance of the same message, never the reverse", async () => {
+    const refusedFirst = decision({
+      decision: "rejected",
+      reason: "SIMULATION_FAILED: x",
+      txSignature: undefined,
+    });
+    const acceptedLater = {
+      ...refusedFirst,
+      decision: "accepted" as const,
+      reason: undefined,
+      txSignature: "sig-late",
+      decidedAtMs: refusedFirst.decidedAtMs + 5_000,
+    };
+    const staleRetry = { ...refusedFirst, decidedAtMs: refusedFirst.decidedAtMs + 9_000 };
+    // Delivered out of order: the acceptance, then the earlier refusal, then a later refusal.
+    await ledger.write([acceptedLater]);
+    await ledger.write([refusedFirst, staleRetry]);
+    expect(await rowsFor(refusedFirst.quoteId)).toMatchObject([
+      { decision: "accepted", tx_signature: "sig-late" },
+    ]);
+
+    const a = decision({ decision: "rejected", reason: "one" });
+    const b = { ...a, reason: "two", decidedAtMs: a.decidedAtMs + 1 };
+    await ledger.write([b]);
+    await ledger.write([a]);
+    expect(await rowsFor(a.quoteId)).toMatchObject([{ decision: "rejected", reason: "two" }]);
+  });
+
+  it("keeps a different message for the same quote as its own decision", async () => {
+    const first = decision({
+      decision: "rejected",
+      reason: "quote already claimed by a different transaction",
+    });
+    const other = decision({ quoteId: first.quoteId });
+    await ledger.write([first, other]);
+    expect(await rowsFor(first.quoteId)).toHaveLength(2);
+  });
+
+  it("writes a batch all or nothing", async () => {
+    const good = decision();
+    const bad = { ...decision(), decision: "maybe" } as unknown as DecisionRecord;
+    await expect(ledger.write([good, bad])).rejects.toThrow();
+    expect(await rowsFor(good.quoteId)).toEqual([]);
+  });
+});
+
+describe("migrations on postgres", () => {
+  it("two instances starting together on an empty database apply each version once", async () => {
+    const url = await freshDatabase();
+    const a = new PostgresSqlClient(url);
+    const b = new PostgresSqlClient(url);
+    try {
+      const [x, y] = await Promise.all([migrate(a), migrate(b)]);
+      expect([...x, ...y].sort()).toEqual(MIGRATIONS.map((m) => m.version).sort());
+      const applied = await a.query<{ n: number }>("SELECT count(*)::int4 AS n FROM ledger_migrations");
+      expect(applied[0]?.n).toBe(MIGRATIONS.length);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});

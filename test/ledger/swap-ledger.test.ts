@@ -1,0 +1,156 @@
+/**
+ * The swap path into the ledger, end to end over a real socket, a real Redis journal and each ledger
+ * backend: an honest fill that lands is one accepted decision and one landed fill whose fee equals the
+ * fee line the journal booked and whose slot is the chain's; a retry of the same swap adds nothing;
+ * refusals are rows with their reason. Across a restart (the first instance's writer died holding
+ * entries it never acknowledged) the next instance writes them, still one row each.
+ */
+import { Keypair } from "@solana/web3.js";
+import { afterAll, describe, expect, it } from "vitest";
+import { fundTaker } from "../../src/chain/local/seed.ts";
+import type { Ledger } from "../../src/ledger/ledger.ts";
+import { MINT } from "../support/config.ts";
+import { askQuote, createHarness, type Harness, listen, operatorFill, postSwap } from "../support/harness.ts";
+import { fileRedis, testRedis } from "../support/redis.ts";
+import { BACKENDS, freshLedger } from "./support.ts";
+
+const shared = fileRedis();
+
+async function honestSwap(
+  h: Harness,
+  http: Awaited<ReturnType<typeof listen>>["fetch"],
+  jup = 5_000_000_000n,
+) {
+  const taker = Keypair.generate();
+  fundTaker(h.chain, taker.publicKey, { sol: 100_000_000n, tokens: { [MINT.JUP]: jup } });
+  const { response, stored } = await askQuote(h, http, {
+    tokenIn: MINT.JUP,
+    tokenOut: MINT.USDC,
+    amount: 1_000_000_000n,
+    taker: taker.publicKey,
+  });
+  const tx = await operatorFill(h, stored, taker.publicKey);
+  tx.sign([taker]);
+  const body = { requestId: response.requestId, quoteId: response.quoteId, transaction: tx };
+  return { taker, response, body, swap: await postSwap(http, body) };
+}
+
+describe.each(BACKENDS)("the swap path's ledger on %s", (backend) => {
+  let ledger: Ledger;
+  const open: Harness[] = [];
+  afterAll(async () => {
+    for (const h of open) await h.close();
+    await ledger?.db.close();
+  });
+
+  it("records each decision once, the landed fill with the chain's slot and the journal's fee", {
+    timeout: 120_000,
+  }, async () => {
+    ledger = await freshLedger(backend);
+    const h = await createHarness({
+      redis: { redis: shared.redis, prefix: `${shared.prefix}${backend}:a:` },
+      ledger,
+      ledgerWriter: { intervalMs: 50 },
+    });
+    open.push(h);
+    const server = await listen(h.app);
+    try {
+      const ok = await honestSwap(h, server.fetch);
+      expect(ok.swap.body.state).toBe("accepted");
+      expect(await h.confirmations.settled(ok.response.quoteId)).toBe("landed");
+      const retry = await postSwap(server.fetch, ok.body);
+      expect(retry.body).toEqual(ok.swap.body);
+      const poor = await honestSwap(h, server.fetch, 1n);
+      expect(poor.swap.body.state).toEqual({ rejectedWithReason: "insufficientBalance" });
+      const unknown = await postSwap(server.fetch, { ...ok.body, quoteId: "never-quoted" });
+      expect(unknown.body.state).toBe("rejected");
+
+      await h.service.ledgerWriter?.drain();
+      const decisions = await ledger.decisions();
+      const byQuote = (q: string) => decisions.filter((d) => d.quote_id === q);
+      expect(byQuote(ok.response.quoteId)).toMatchObject([
+        {
+          decision: "accepted",
+          tx_signature: ok.swap.body.txSignature,
+          pair: "JUP/USDC",
+          side: "buy",
+          taker: ok.taker.publicKey.toBase58(),
+        },
+      ]);
+      expect(byQuote(poor.response.quoteId)).toMatchObject([
+        { decision: "rejectedWithReason", reason: "insufficientBalance" },
+      ]);
+      expect(byQuote("never-quoted")).toMatchObject([{ decision: "rejected" }]);
+      expect(byQuote("never-quoted")[0]?.reason).toContain("unknown quote");
+      expect(decisions).toHaveLength(3);
+
+      const fees = await h.journal.feesOwed();
+      const fills = await ledger.fills();
+      expect(fills).toHaveLength(1);
+      const status = await h.chain.getSignatureStatus(ok.swap.body.txSignature as string);
+      expect(status.state).toBe("confirmed");
+      expect(fills[0]).toMatchObject({
+        tx_signature: ok.swap.body.txSignature,
+        outcome: "landed",
+        slot: status.state === "confirmed" ? status.slot.toString() : "",
+        fee_mint: fees[0]?.mint,
+        fee_owed: fees[0]?.amount,
+      });
+      expect(BigInt(fees[0]?.amount ?? "0")).toBeGreaterThan(0n);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("after a restart, writes what a dead writer held unacknowledged, still one row per decision", {
+    timeout: 120_000,
+  }, async () => {
+    const prefix = `${shared.prefix}${backend}:b:`;
+    const first = await createHarness({
+      redis: { redis: shared.redis, prefix },
+      ledger,
+      // Its writer never runs a pass during the test: it stands for a process about to die.
+      ledgerWriter: { intervalMs: 3_600_000 },
+    });
+    open.push(first);
+    const server = await listen(first.app);
+    const quoteIds: string[] = [];
+    try {
+      await first.service.ledgerWriter?.stop(0);
+      for (let i = 0; i < 3; i++) {
+        const s = await honestSwap(first, server.fetch);
+        expect(s.swap.body.state).toBe("accepted");
+        await first.confirmations.settled(s.response.quoteId);
+        quoteIds.push(s.response.quoteId);
+      }
+    } finally {
+      await server.close();
+    }
+    // The dying writer took everything, wrote part of it, and was killed before acknowledging.
+    const taken = await first.journal.takeLedger("killed-writer", 100, 60_000);
+    expect(taken).toHaveLength(6);
+    await ledger.write(taken.slice(0, 4).map((e) => e.record));
+
+    const second = await createHarness({
+      redis: { redis: shared.redis, prefix },
+      chain: first.chain,
+      maker: first.maker,
+      ledger,
+      ledgerWriter: { intervalMs: 50, staleMs: 0 },
+    });
+    open.push(second);
+    await second.service.ledgerWriter?.drain();
+    expect(await second.journal.ledgerBacklog()).toBe(0);
+    const rows = (await ledger.decisions()).filter((d) => quoteIds.includes(d.quote_id));
+    expect(rows.map((r) => r.decision)).toEqual(["accepted", "accepted", "accepted"]);
+    const fills = (await ledger.fills()).filter((f) => quoteIds.includes(f.quote_id));
+    expect(fills.map((f) => f.outcome)).toEqual(["landed", "landed", "landed"]);
+  });
+});
+
+// A second connection, so a test above cannot hide a key it leaves behind.
+afterAll(async () => {
+  const { redis } = testRedis();
+  expect(await redis.xlen(`${shared.prefix}postgres:a:swap:{fills}:ledger`)).toBe(0);
+  redis.disconnect();
+});
