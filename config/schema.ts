@@ -227,6 +227,15 @@ export const limitsSchema = strictObject({
   maxComputeUnitPriceMicroLamports: z.number().int().min(0).default(1_000_000),
   /** The most lamports the maker pays for one fill: compute limit x price + signature fees. */
   maxFeeLamports: u64String.default("2000000"),
+  /**
+   * How long an unclaimed quote stays in the store after its expiry (ms). A /swap needs the quote
+   * only until the quote expires (later fills are refused as expired); this margin lets a /swap that
+   * arrives just after expiry, or from an instance whose clock runs behind, get the precise "expired"
+   * answer instead of "unknown quote". A claimed quote is kept as long as its claim, so a retried
+   * /swap always gets its first answer. Redis memory grows with rate x (quoteTtlMs + this): see
+   * README, Redis memory.
+   */
+  quoteRetainAfterExpiryMs: z.number().int().min(0).max(3_600_000).default(30_000),
   /** Bound on the in-memory quote store. */
   memoryStoreMaxQuotes: z.number().int().min(100).default(200_000),
   /**

@@ -172,8 +172,12 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
   closers.push(() => chain.close());
 
   const store: QuoteStore = redis
-    ? new RedisQuoteStore(redis, keys.quotes, now)
-    : new MemoryQuoteStore(config.file.limits.memoryStoreMaxQuotes, now);
+    ? new RedisQuoteStore(redis, keys.quotes, now, config.file.limits.quoteRetainAfterExpiryMs)
+    : new MemoryQuoteStore(
+        config.file.limits.memoryStoreMaxQuotes,
+        now,
+        config.file.limits.quoteRetainAfterExpiryMs,
+      );
   closers.push(() => store.close());
 
   let priceSources = opts.priceSources;

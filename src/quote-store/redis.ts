@@ -1,13 +1,17 @@
 /**
  * Redis QuoteStore: production, shared by every instance.
  *
- * Keys carry the quoteId (or requestId) as a hash tag so that everything one operation touches lives in
- * one slot and the same commands run unchanged on Redis Cluster:
- *   <prefix>{<quoteId>}:q        the StoredQuote as JSON, expiring with the quote (+ retention)
+ * Keys carry the quoteId (or the message hash) as a hash tag so that everything one operation touches
+ * lives in one slot and the same commands run unchanged on Redis Cluster:
+ *   <prefix>{<quoteId>}:q        the StoredQuote as JSON, expiring with the quote + the retention
+ *                                (`limits.quoteRetainAfterExpiryMs`); once claimed, with the claim
  *   <prefix>{<quoteId>}:claim    the claim record (SET NX: the exactly-once step)
  *   <prefix>{<quoteId>}:outcome  the answer the claimed swap gave
- *   <prefix>{<requestId>}:req    set of quoteIds answered for one requestId
  *   <prefix>{<messageHash>}:msg  the quoteId a fill message was first presented with (SET NX)
+ *
+ * One key per quote answered: that is what /swap needs (the quote until it expires) and nothing else.
+ * Claims, outcomes and message bindings exist only for swaps, a small fraction of quotes, and live
+ * CLAIM_RETAIN_MS (replay protection and idempotent retries).
  *
  * A repeated quoteId replaces the stored quote unless a swap has claimed it: one Lua script checks
  * the claim key and writes the quote key (both under the quoteId's hash tag), so no put can land
@@ -20,7 +24,7 @@ import {
   CLAIM_RETAIN_MS,
   type ClaimRecord,
   type ClaimResult,
-  QUOTE_RETAIN_AFTER_EXPIRY_MS,
+  DEFAULT_QUOTE_RETAIN_AFTER_EXPIRY_MS,
   type QuoteStore,
   type StoredQuote,
 } from "./interface.ts";
@@ -63,6 +67,7 @@ export class RedisQuoteStore implements QuoteStore {
     private readonly redis: RedisClient,
     private readonly prefix = "rfq:",
     private readonly now: () => number = Date.now,
+    private readonly retainAfterExpiryMs = DEFAULT_QUOTE_RETAIN_AFTER_EXPIRY_MS,
   ) {
     // defineCommand sends EVALSHA and falls back to EVAL once per connection: the script stays cached.
     if (!("rfqPutQuote" in redis))
@@ -80,30 +85,18 @@ export class RedisQuoteStore implements QuoteStore {
   private outcomeKey(quoteId: string) {
     return quoteKeys(this.prefix, quoteId).outcome;
   }
-  private requestKey(requestId: string) {
-    return `${this.prefix}{${requestId}}:req`;
-  }
   private messageKey(messageHash: string) {
     return `${this.prefix}{${messageHash}}:msg`;
   }
 
   async put(quote: StoredQuote): Promise<boolean> {
-    const ttl = Math.max(1, quote.expiresAtMs + QUOTE_RETAIN_AFTER_EXPIRY_MS - this.now());
-    const reqKey = this.requestKey(quote.requestId);
-    // One round trip on the quote path (auto-pipelined: both are sent in the same tick; on a cluster
-    // each goes to its own slot's master). The request index is a convenience, not a source of truth
-    // (readers check the quote key and its requestId), so it need not be atomic with the quote and
-    // lives under the requestId's own hash tag.
-    const [stored] = await Promise.all([
-      (this.redis as unknown as Scripted).rfqPutQuote(
-        this.quoteKey(quote.quoteId),
-        this.claimKey(quote.quoteId),
-        JSON.stringify(quote),
-        ttl,
-      ),
-      this.redis.sadd(reqKey, quote.quoteId),
-      this.redis.pexpire(reqKey, ttl),
-    ]);
+    const ttl = Math.max(1, quote.expiresAtMs + this.retainAfterExpiryMs - this.now());
+    const stored = await (this.redis as unknown as Scripted).rfqPutQuote(
+      this.quoteKey(quote.quoteId),
+      this.claimKey(quote.quoteId),
+      JSON.stringify(quote),
+      ttl,
+    );
     return stored === 1;
   }
 
@@ -112,25 +105,18 @@ export class RedisQuoteStore implements QuoteStore {
     return raw ? (JSON.parse(raw) as StoredQuote) : undefined;
   }
 
-  async quoteIdsForRequest(requestId: string): Promise<string[]> {
-    const ids = await this.redis.smembers(this.requestKey(requestId));
-    if (ids.length === 0) return [];
-    // One GET per quote (each under its own quoteId tag: one MGET would cross slots on a cluster).
-    const present = await Promise.all(ids.map((id) => this.redis.get(this.quoteKey(id))));
-    // A quoteId answered again under another requestId now belongs to that one.
-    return ids.filter((_, i) => {
-      const raw = present[i];
-      return raw != null && (JSON.parse(raw) as StoredQuote).requestId === requestId;
-    });
-  }
-
   async claim(quoteId: string, messageHash: string, nowMs: number): Promise<ClaimResult> {
     const record: ClaimRecord = { messageHash, claimedAtMs: nowMs };
     const key = this.claimKey(quoteId);
     // Two tries: the second covers a claim that expired between our failed SET NX and the GET.
     for (let attempt = 0; attempt < 2; attempt++) {
       const set = await this.redis.set(key, JSON.stringify(record), "PX", CLAIM_RETAIN_MS, "NX");
-      if (set === "OK") return { kind: "claimed" };
+      if (set === "OK") {
+        // A claimed quote is kept as long as its claim, so a retried /swap reads it and gets the
+        // recorded answer (put never rewrites a claimed quote, so this TTL stays).
+        await this.redis.pexpire(this.quoteKey(quoteId), CLAIM_RETAIN_MS);
+        return { kind: "claimed" };
+      }
       const [claimRaw, outcomeRaw] = await this.redis.mget(key, this.outcomeKey(quoteId));
       if (claimRaw) {
         const existing = JSON.parse(claimRaw) as ClaimRecord;

@@ -25,13 +25,26 @@ for (const topology of topologies()) {
       ]);
     });
 
-    it("sets a TTL on the quote so Redis forgets it after expiry plus retention", async () => {
-      const store = new RedisQuoteStore(redis, prefix);
+    it("keeps one key per quote, expiring at the quote's expiry plus the configured retention", async () => {
+      const store = new RedisQuoteStore(redis, prefix, Date.now, 2_000);
       const q = sampleQuote("ttl-q", "ttl-r", Date.now(), 1_000);
       await store.put(q);
       const ttl = await redis.pttl(`${prefix}{ttl-q}:q`);
       expect(ttl).toBeGreaterThan(0);
-      expect(ttl).toBeLessThanOrEqual(1_000 + 10 * 60_000);
+      expect(ttl).toBeLessThanOrEqual(1_000 + 2_000);
+      expect(await keysMatching(`${prefix}*ttl-*`)).toEqual([`${prefix}{ttl-q}:q`]);
+    });
+
+    it("keeps a claimed quote as long as its claim, so a retried /swap still reads it", async () => {
+      const store = new RedisQuoteStore(redis, prefix, Date.now, 0);
+      await store.put(sampleQuote("kept-q", "kept-r", Date.now(), 1_000));
+      expect((await store.claim("kept-q", "h", Date.now())).kind).toBe("claimed");
+      const [quoteTtl, claimTtl] = await Promise.all([
+        redis.pttl(`${prefix}{kept-q}:q`),
+        redis.pttl(`${prefix}{kept-q}:claim`),
+      ]);
+      expect(quoteTtl).toBeGreaterThan(1_000);
+      expect(Math.abs(quoteTtl - claimTtl)).toBeLessThan(1_000);
     });
 
     it("grants one claim across two independent connections racing", async () => {
