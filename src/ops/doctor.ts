@@ -11,13 +11,13 @@
  */
 import { createAssociatedTokenAccountIdempotentInstruction } from "@solana/spl-token";
 import { PublicKey, TransactionMessage, VersionedTransaction } from "@solana/web3.js";
-import type { Redis } from "ioredis";
 import { formatRatio } from "../../amounts/decimal.ts";
 import type { Config } from "../../config/load.ts";
 import { readHoldings } from "../../inventory/holdings.ts";
 import type { PriceSource } from "../../pricing/interface.ts";
 import type { Chain } from "../chain/interface.ts";
 import type { OperatorSwapApi } from "../operator-api/interface.ts";
+import type { RedisClient } from "../redis/client.ts";
 import type { Signer } from "../signer/index.ts";
 
 export type Status = "ok" | "warn" | "FAIL";
@@ -40,7 +40,7 @@ export interface DoctorDeps {
   config: Config;
   chain: Chain;
   signer: Signer;
-  redis?: Redis;
+  redis?: RedisClient;
   /** Started price sources. */
   sources: ReadonlyMap<string, PriceSource>;
   /** The operator's swap API (OPERATOR_API_URL), when the rebalancer is configured. */
@@ -252,7 +252,7 @@ async function operatorApiCheck(config: Config, api: OperatorSwapApi): Promise<C
   return { check, status: "FAIL", detail: `${r.kind}: ${r.error}`, fix: "check OPERATOR_API_URL" };
 }
 
-async function pingRedis(redis: Redis): Promise<boolean> {
+async function pingRedis(redis: RedisClient): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   try {
     return await Promise.race([

@@ -5,8 +5,9 @@
  *
  * Notional is kept in micro-USD, rounded up: a cap is never exceeded by rounding.
  */
-import type { Redis } from "ioredis";
+
 import type { Ratio } from "../../amounts/decimal.ts";
+import type { RedisClient } from "../redis/client.ts";
 import type { TokenTradeState } from "./plan.ts";
 
 export interface RebalanceState {
@@ -40,7 +41,7 @@ export class MemoryRebalanceState implements RebalanceState {
 
 export class RedisRebalanceState implements RebalanceState {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     /** e.g. "rfq:rebal:" */
     private readonly prefix: string,
   ) {}
