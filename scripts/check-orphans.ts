@@ -9,7 +9,12 @@ import { join } from "node:path";
 import { buildImportGraph, type ImportGraph, PRODUCTION, REPO_ROOT, topOf } from "./import-graph.ts";
 
 /** What ships and is started directly: the service and the operations commands. */
-export const ENTRY_POINTS = ["src/main.ts", "src/ops/doctor-main.ts", "src/ops/registration-main.ts"];
+export const ENTRY_POINTS = [
+  "src/main.ts",
+  "src/ops/doctor-main.ts",
+  "src/ops/registration-main.ts",
+  "src/ops/report-main.ts",
+];
 
 /** Shipped files that package.json's scripts run (`tsx src/x.ts`), so a new command counts at once. */
 function scriptEntries(): string[] {

@@ -311,6 +311,9 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
         controls,
         inventory,
         pairs: config.file.pairs.map((p) => `${p.base}/${p.quote}`),
+        ...(ledger ? { ledger } : {}),
+        tokensByMint: config.tokensByMint,
+        now,
       }),
   });
 

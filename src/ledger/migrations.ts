@@ -67,6 +67,14 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX fills_decision ON fills (decision_key);
     `,
   },
+  {
+    version: 2,
+    name: "rejection reason codes",
+    sql: `
+      ALTER TABLE swap_decisions ADD COLUMN reason_code text;
+      CREATE INDEX swap_decisions_reason_code ON swap_decisions (reason_code) WHERE decision <> 'accepted';
+    `,
+  },
 ];
 
 /** An arbitrary constant: the advisory lock migrations hold (pg_advisory_xact_lock). */

@@ -46,6 +46,8 @@ export interface DecisionRecord {
   decision: "accepted" | "rejected" | "rejectedWithReason";
   /** The rejectedWithReason tag or the rejection text. */
   reason?: string;
+  /** The reason without its ids, for grouping (report.ts `reasonCode`). */
+  reasonCode?: string;
   messageHash?: string;
   txSignature?: string;
   receivedAtMs: number;

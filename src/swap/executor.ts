@@ -80,6 +80,7 @@ import {
 import { decisionKey } from "../ledger/ledger.ts";
 import { pairSide } from "../ledger/pairs.ts";
 import type { DecisionRecord } from "../ledger/records.ts";
+import { reasonCode } from "../ledger/report.ts";
 import type { Logger } from "../observability/logger.ts";
 import type { QuoteStore, StoredQuote } from "../quote-store/interface.ts";
 import type { Signer } from "../signer/index.ts";
@@ -702,7 +703,7 @@ export function decisionRecord(
         }
       : {}),
     decision: state === "accepted" ? "accepted" : state === "rejected" ? "rejected" : "rejectedWithReason",
-    ...(reason ? { reason } : {}),
+    ...(reason ? { reason, reasonCode: typeof state === "object" ? reason : reasonCode(reason) } : {}),
     ...(seen.messageHash ? { messageHash: seen.messageHash } : {}),
     ...(response.txSignature ? { txSignature: response.txSignature } : {}),
     receivedAtMs,
