@@ -105,7 +105,29 @@ export function parseEnv(env: Record<string, string | undefined>): EnvConfig {
 }
 
 function modeOf(env: EnvConfig): Mode {
-  const production = { RPC_URL: env.RPC_URL, MAKER_KEYPAIR: env.MAKER_KEYPAIR, REDIS_URL: env.REDIS_URL };
+  if (env.SIGNER_URL && env.MAKER_KEYPAIR) {
+    throw new ConfigError(
+      "env: SIGNER_URL and MAKER_KEYPAIR are both set: with a remote signer the webhook holds no key; unset MAKER_KEYPAIR",
+    );
+  }
+  if (env.SIGNER_URL && !env.REDIS_URL) {
+    throw new ConfigError(
+      "env: SIGNER_URL: requires REDIS_URL (the signer reads each quote itself from the shared store)",
+    );
+  }
+  if (env.SIGNER_URL?.startsWith("https://")) {
+    const missing = (["SIGNER_CA", "SIGNER_CLIENT_CERT", "SIGNER_CLIENT_KEY"] as const).filter(
+      (k) => !env[k],
+    );
+    if (missing.length)
+      throw new ConfigError(`env: ${missing.join(", ")}: required with an https:// SIGNER_URL (mutual TLS)`);
+  }
+  // The key is MAKER_KEYPAIR here, or the signer service's (SIGNER_URL).
+  const production = {
+    RPC_URL: env.RPC_URL,
+    [env.SIGNER_URL ? "SIGNER_URL" : "MAKER_KEYPAIR"]: env.SIGNER_URL ?? env.MAKER_KEYPAIR,
+    REDIS_URL: env.REDIS_URL,
+  };
   if (env.ACCEPTANCE_MODE) {
     if (env.RPC_URL) {
       throw new ConfigError("env: ACCEPTANCE_MODE: refuses to run against a real RPC_URL; unset one of them");
@@ -131,6 +153,8 @@ export interface RedisKeys {
   inventory: string;
   controls: string;
   advertised: string;
+  /** The signer service's own record (signed messages, spent limits): src/signer/service/limits.ts. */
+  signer: string;
   /** Deprecated keys still in use, for a start-up warning. */
   deprecated: string[];
 }
@@ -154,6 +178,7 @@ export function redisKeys(file: FileConfig, override?: string): RedisKeys {
     inventory: legacy("inventory.redisPrefix", file.inventory.redisPrefix, `${p}inv:`),
     controls: legacy("controls.redisPrefix", file.controls.redisPrefix, `${p}ctl:`),
     advertised: `${p}advertised`,
+    signer: `${p}signer:`,
     deprecated,
   };
 }

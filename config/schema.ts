@@ -315,6 +315,22 @@ export const envSchema = z.object({
   REDIS_URL: optionalNonEmpty.pipe(z.url({ protocol: /^rediss?$/ }).optional()),
   API_KEY: optionalNonEmpty.pipe(z.string().min(16, "must be at least 16 characters").optional()),
   MAKER_KEYPAIR: optionalNonEmpty,
+  /**
+   * The signer service holding the maker's key (`npm run signer`): unix:///path/to/signer.sock or
+   * https://host:port (mutual TLS with SIGNER_CA, SIGNER_CLIENT_CERT, SIGNER_CLIENT_KEY). Set: this
+   * process holds no key, and MAKER_KEYPAIR must be unset.
+   */
+  SIGNER_URL: optionalNonEmpty.pipe(
+    z
+      .string()
+      .regex(/^(unix:\/\/\/.+|https:\/\/.+)$/, "unix:///path/to/socket or https://host:port")
+      .optional(),
+  ),
+  SIGNER_CA: optionalNonEmpty,
+  SIGNER_CLIENT_CERT: optionalNonEmpty,
+  SIGNER_CLIENT_KEY: optionalNonEmpty,
+  /** How long one remote signature may take before the swap is refused, ms. */
+  SIGNER_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(2_000),
   /** One or more comma-separated JSON-RPC URLs; the first is read from, all are sent to. */
   RPC_URL: optionalNonEmpty,
   ACCEPTANCE_MODE: boolFlag,

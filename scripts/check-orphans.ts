@@ -11,6 +11,7 @@ import { buildImportGraph, type ImportGraph, PRODUCTION, REPO_ROOT, topOf } from
 /** What ships and is started directly: the service and the operations commands. */
 export const ENTRY_POINTS = [
   "src/main.ts",
+  "src/signer/main.ts",
   "src/ops/doctor-main.ts",
   "src/ops/registration-main.ts",
   "src/ops/report-main.ts",

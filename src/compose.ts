@@ -42,6 +42,7 @@ import { createRedisClient, redisAddress, waitReady } from "./redis/client.ts";
 import { registerAdminRoutes } from "./routes/admin.ts";
 import type { ReadinessProbe } from "./routes/health.ts";
 import { makeSigner, type Signer } from "./signer/index.ts";
+import { RemoteSigner } from "./signer/remote.ts";
 import type { SwapHandler } from "./swap/handler.ts";
 import { createSwapPorts, type SwapPorts, type SwapTuning } from "./swap/service.ts";
 
@@ -110,6 +111,24 @@ export interface Service {
 
 type Closers = (() => Promise<unknown>)[];
 
+/** SIGNER_URL: the signer service holds the key; this process asks it (src/signer/remote.ts). */
+async function connectRemoteSigner(config: Config, closers: Closers): Promise<Signer> {
+  const url = config.env.SIGNER_URL as string;
+  try {
+    const remote = await RemoteSigner.connect({
+      url,
+      ...(config.env.SIGNER_CA ? { caFile: config.env.SIGNER_CA } : {}),
+      ...(config.env.SIGNER_CLIENT_CERT ? { clientCertFile: config.env.SIGNER_CLIENT_CERT } : {}),
+      ...(config.env.SIGNER_CLIENT_KEY ? { clientKeyFile: config.env.SIGNER_CLIENT_KEY } : {}),
+      timeoutMs: config.env.SIGNER_TIMEOUT_MS,
+    });
+    closers.push(async () => remote.close());
+    return remote;
+  } catch (e) {
+    throw new StartupError("SIGNER_URL", url, `not reachable: ${describeCause(e)}`);
+  }
+}
+
 async function closeAll(closers: Closers): Promise<void> {
   for (const close of closers.reverse()) await close().catch(() => {});
   closers.length = 0;
@@ -149,13 +168,15 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
 
   const { signer, created: keyCreated } = opts.signer
     ? { signer: opts.signer, created: false }
-    : (() => {
-        try {
-          return makeSigner(config);
-        } catch (e) {
-          throw new StartupError("MAKER_KEYPAIR", config.env.MAKER_KEYPAIR ?? "", describeCause(e));
-        }
-      })();
+    : config.env.SIGNER_URL
+      ? { signer: await connectRemoteSigner(config, closers), created: false }
+      : (() => {
+          try {
+            return makeSigner(config);
+          } catch (e) {
+            throw new StartupError("MAKER_KEYPAIR", config.env.MAKER_KEYPAIR ?? "", describeCause(e));
+          }
+        })();
 
   if (!opts.chain && config.env.RPC_URL) {
     const first = parseRpcUrls(config.env.RPC_URL)[0] as string;

@@ -23,14 +23,20 @@ const USAGE = {
     "The local chain server, the webhook (production shape: Redis store, RPC chain) and the operator\n" +
     "simulator together on 127.0.0.1, with two funded takers; prints the URLs and runs until Ctrl-C.\n" +
     "State (keys, chain seed, logs, stack.json) in data/sandbox/.",
-  flags: {},
+  flags: {
+    "remote-signer": {
+      type: "boolean",
+      description:
+        "run the signer service (npm run signer) as its own process on data/sandbox/signer.sock; the webhook gets SIGNER_URL and no key",
+    },
+  },
   notes:
     "environment: CHAIN_PORT (8899), WEBHOOK_PORT (8080), WEBHOOK_ADMIN_PORT (8081: /metrics, /admin),\n" +
     "OPERATOR_PORT (8090), REDIS_URL (unset: a throwaway redis-server), CONFIG.",
 } as const;
 
 async function main(): Promise<void> {
-  parseArgs(process.argv.slice(2), USAGE);
+  const { values } = parseArgs(process.argv.slice(2), USAGE);
   const say = (s: string) => process.stdout.write(`${s}\n`);
   const dir = join(REPO_ROOT, "data", "sandbox");
   say("starting the sandbox ...");
@@ -50,6 +56,7 @@ async function main(): Promise<void> {
       },
       { name: "2", sol: 5_000_000_000n, tokens: { USDC: 1_000_000_000n } },
     ],
+    remoteSigner: values["remote-signer"],
     say: (s) => say(`  ${s}`),
   });
   const sample = new URLSearchParams({
@@ -64,6 +71,7 @@ async function main(): Promise<void> {
       `sandbox ready (state in ${dir}, manifest ${join(dir, "stack.json")})`,
       `  chain    (Solana JSON-RPC)   ${stack.chainUrl}`,
       `  webhook  (maker ${stack.maker}) ${stack.webhookUrl}`,
+      ...(stack.signerUrl ? [`  signer   (holds the maker key) ${stack.signerUrl}`] : []),
       `  webhook operations (metrics, admin) ${stack.webhookAdminUrl}`,
       `  operator (simulator)         ${stack.operatorUrl}`,
       ...stack.takers.map(

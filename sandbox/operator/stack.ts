@@ -3,11 +3,14 @@
  * module writes), the webhook (`npm start`'s entry point, Redis-backed, RPC_URL at the local chain,
  * production mode with the sandbox's maker key), and the operator simulator (in this process),
  * registered with the webhook. Used by `npm run sandbox`, `npm run demo` and `npm run loadtest`.
+ * With `remoteSigner` the maker key goes to the signer service instead (`npm run signer`'s entry
+ * point, on a Unix socket in the stack's folder) and the webhook gets SIGNER_URL and no key.
  *
  * Each child runs in its own process and logs to a file in the stack's folder; everything listens on
  * 127.0.0.1 only.
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
 import { join, resolve } from "node:path";
 import type { Keypair } from "@solana/web3.js";
 import { DEFAULT_CONFIG_PATH, parseFileConfig } from "../../config/load.ts";
@@ -37,6 +40,10 @@ export interface StackOptions {
   /** The webhook's API key (the operator is registered with it). */
   webhookApiKey?: string;
   webhookNodeArgs?: string[];
+  /** Called as soon as each child process is spawned (tests watch a process from its first instant). */
+  onSpawn?: (child: Child) => void;
+  /** Run the signer service as its own process and the webhook without key material (SIGNER_URL). */
+  remoteSigner?: boolean;
   operator?: Partial<Omit<OperatorServerOptions, "chain" | "webhooks">>;
   /** Progress lines. */
   say?: (line: string) => void;
@@ -63,6 +70,8 @@ export interface Stack {
   maker: string;
   takers: StackTaker[];
   redis: string;
+  /** The signer service's URL (unix://...) when `remoteSigner` is set. */
+  signerUrl?: string;
   children: Child[];
   pids: Record<string, number | undefined>;
   close(): Promise<void>;
@@ -125,10 +134,41 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       join(dir, "chain.log"),
     );
     children.push(chain);
+    opts.onSpawn?.(chain);
     closers.push(chain.stop);
     const chainUrl = `http://127.0.0.1:${chainPort}`;
     await waitForHttp(`${chainUrl}/health`, chain);
     say(`chain     ${chainUrl}  (log ${chain.logPath})`);
+
+    let signer: Child | undefined;
+    let signerUrl: string | undefined;
+    let signerLimits: string | undefined;
+    if (opts.remoteSigner) {
+      const socketPath = join(dir, "signer.sock");
+      signerLimits = join(dir, "signer-limits.json");
+      // Generous for the sandbox: its limits are exercised by the signer's own tests.
+      const generous = { perFill: "1000000", perMinute: "1000000", perDay: "1000000" };
+      writeFileSync(signerLimits, JSON.stringify({ tokens: { "*": generous } }, null, 2));
+      signer = spawnTs(
+        "signer",
+        "src/signer/main.ts",
+        {
+          SIGNER_KEYPAIR: makerPath,
+          SIGNER_SOCKET: socketPath,
+          SIGNER_LIMITS: signerLimits,
+          REDIS_URL: redis.url,
+          CONFIG: configPath,
+          LOG_LEVEL: "info",
+        },
+        join(dir, "signer.log"),
+      );
+      children.push(signer);
+      opts.onSpawn?.(signer);
+      closers.push(signer.stop);
+      await waitForSocket(socketPath, signer);
+      signerUrl = `unix://${socketPath}`;
+      say(`signer    ${signerUrl}  (maker key, log ${signer.logPath})`);
+    }
 
     const webhookPort = opts.ports?.webhook || (await freePort());
     const webhookAdminPort = opts.ports?.webhookAdmin || (await freePort());
@@ -144,7 +184,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         ALLOW_STATIC_PRICES: "1",
         REDIS_URL: redis.url,
         RPC_URL: chainUrl,
-        MAKER_KEYPAIR: makerPath,
+        // With the remote signer the webhook gets no key setting at all (an inherited one is blanked).
+        ...(signerUrl ? { SIGNER_URL: signerUrl, MAKER_KEYPAIR: "" } : { MAKER_KEYPAIR: makerPath }),
         DATA_DIR: join(dir, "webhook-data"),
         LOG_LEVEL: opts.webhookLogLevel ?? "info",
         CONFIG: configPath,
@@ -156,6 +197,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       opts.webhookNodeArgs ?? [],
     );
     children.push(webhook);
+    opts.onSpawn?.(webhook);
     closers.push(webhook.stop);
     const webhookRoot = `http://127.0.0.1:${webhookPort}`;
     const webhookUrl = `${webhookRoot}${config.basePath}`;
@@ -193,8 +235,14 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       maker: maker.publicKey.toBase58(),
       takers,
       redis: redis.url,
+      ...(signerUrl ? { signerUrl } : {}),
       children,
-      pids: { chain: chain.proc.pid, webhook: webhook.proc.pid, ...(redis.pid ? { redis: redis.pid } : {}) },
+      pids: {
+        chain: chain.proc.pid,
+        webhook: webhook.proc.pid,
+        ...(signer ? { signer: signer.proc.pid } : {}),
+        ...(redis.pid ? { redis: redis.pid } : {}),
+      },
       close,
     };
     writeFileSync(
@@ -206,6 +254,9 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
           webhookAdminUrl,
           operatorUrl: operator.url,
           maker: stack.maker,
+          ...(signer && signerUrl
+            ? { signer: { url: signerUrl, log: signer.logPath, limits: signerLimits } }
+            : {}),
           takers: takers.map((t) => ({
             name: t.name,
             pubkey: t.keypair.publicKey.toBase58(),
@@ -220,5 +271,28 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   } catch (e) {
     await close();
     throw e;
+  }
+}
+
+/** Resolves once the Unix socket accepts a connection; rejects if the child exits or 60 s pass. */
+async function waitForSocket(path: string, child: Child, timeoutMs = 60_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.proc.exitCode !== null || child.proc.signalCode !== null) {
+      throw new Error(
+        `${child.name} exited (code ${child.proc.exitCode}) before it was ready; see ${child.logPath}`,
+      );
+    }
+    const ok = await new Promise<boolean>((resolve) => {
+      const s = connect(path, () => {
+        s.destroy();
+        resolve(true);
+      });
+      s.on("error", () => resolve(false));
+    });
+    if (ok) return;
+    if (Date.now() > until)
+      throw new Error(`${path} not listening within ${timeoutMs} ms; see ${child.logPath}`);
+    await new Promise((r) => setTimeout(r, 100));
   }
 }

@@ -253,7 +253,7 @@ export async function createMissingAtas(
       instructions,
     }).compileToV0Message(),
   );
-  deps.signer.sign(tx);
+  await deps.signer.sign(tx);
   const sent = await deps.chain.send(tx);
   if (!sent.ok) return { ok: false, error: sent.error };
   const deadline = Date.now() + (opts.timeoutMs ?? 60_000);

@@ -18,7 +18,8 @@
  *                                                   taker's balances read from the chain:
  *                                                   insufficientBalance, insufficientBalanceForAtaCreation)
  *  7. reserve maker inventory                      (the quoted amountOut)
- *  8. sign, pre-flight, send                       (co-sign; simulate the signed transaction with
+ *  8. sign, pre-flight, send                       (co-sign (a remote signer re-checks the fill itself
+ *                                                   and may refuse with its own code); simulate the signed transaction with
  *                                                   signature verification (limits.preflightSimulation):
  *                                                   a failure is SIMULATION_FAILED, nothing is sent and
  *                                                   the claim and reservation are released; else
@@ -83,7 +84,7 @@ import type { DecisionRecord } from "../ledger/records.ts";
 import { reasonCode } from "../ledger/report.ts";
 import type { Logger } from "../observability/logger.ts";
 import type { QuoteStore, StoredQuote } from "../quote-store/interface.ts";
-import type { Signer } from "../signer/index.ts";
+import { type Signer, SignerRefusal } from "../signer/index.ts";
 import { Budget, bounded, sleep } from "./bounded.ts";
 import type { ConfirmationTracker } from "./confirmations.ts";
 import { expiryRefusal } from "./expiry.ts";
@@ -255,7 +256,7 @@ export class SwapExecutor implements SwapHandler {
       decision = await this.decide(req, log, budget, seen);
     } catch (err) {
       // A bug, not a verdict on the transaction: answer honestly rather than with a 500 the operator
-      // reads as "webhook down". Nothing was signed if we got here before send (sign cannot throw).
+      // reads as "webhook down". Nothing was sent if we got here before send.
       log.error({ err }, "swap executor failed unexpectedly");
       decision = decided(rejected(req.quoteId, "internal error while processing the swap"));
     }
@@ -497,7 +498,22 @@ export class SwapExecutor implements SwapHandler {
       await this.releaseQuietly(quoteId);
       return refused(req, `${FillRejectCode.INVALID_FEE_PAYER}: the fee payer is not the maker`);
     }
-    this.opts.signer.sign(tx);
+    try {
+      await this.opts.signer.sign(tx, { quoteId });
+    } catch (err) {
+      await this.releaseQuietly(quoteId);
+      if (err instanceof SignerRefusal) {
+        log.warn({ code: err.code, detail: err.detail }, "fill refused by the signer");
+        return refused(req, `${err.code}: ${err.detail}`);
+      }
+      // The signer could not be asked (or did not answer): nothing was sent, so the quote is given
+      // back; the signer's own record refuses the same message if it did sign it after all.
+      log.warn({ error: (err as Error).message }, "the maker signature could not be produced");
+      return {
+        ...refused(req, `the maker signature could not be produced: ${(err as Error).message}`),
+        releaseClaim: true,
+      };
+    }
     const makerSig = tx.signatures[0];
     if (!makerSig || makerSig.every((b) => b === 0)) {
       await this.releaseQuietly(quoteId);

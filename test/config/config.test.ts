@@ -84,13 +84,14 @@ describe("base58Pubkey", () => {
 describe("one Redis prefix", () => {
   const file = (extra: Record<string, unknown> = {}) => parseFileConfig({ ...defaultFileConfig(), ...extra });
 
-  it("keeps every key where it was by default (rfq:quote:, rfq:swap:, rfq:inv:, rfq:ctl:, rfq:advertised)", () => {
+  it("keeps every key where it was by default (rfq:quote:, rfq:swap:, rfq:inv:, rfq:ctl:, rfq:advertised, rfq:signer:)", () => {
     expect(redisKeys(file())).toEqual({
       quotes: "rfq:quote:",
       swap: "rfq:swap:",
       inventory: "rfq:inv:",
       controls: "rfq:ctl:",
       advertised: "rfq:advertised",
+      signer: "rfq:signer:",
       deprecated: [],
     });
   });
@@ -103,6 +104,7 @@ describe("one Redis prefix", () => {
       "desk2:inv:",
       "desk2:ctl:",
       "desk2:advertised",
+      "desk2:signer:",
     ]);
   });
 

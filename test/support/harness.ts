@@ -33,7 +33,7 @@ import type { AppEnv } from "../../src/http/env.ts";
 import type { Ledger } from "../../src/ledger/ledger.ts";
 import type { Logger } from "../../src/observability/logger.ts";
 import type { StoredQuote } from "../../src/quote-store/interface.ts";
-import { KeypairSigner, type Signer } from "../../src/signer/index.ts";
+import { KeypairSigner, type SignContext, type Signer } from "../../src/signer/index.ts";
 import type { SwapPorts, SwapTuning } from "../../src/swap/service.ts";
 import { testConfig } from "./config.ts";
 import { testService } from "./service.ts";
@@ -151,9 +151,9 @@ export class CountingSigner implements Signer {
   get publicKey(): PublicKey {
     return this.inner.publicKey;
   }
-  sign(tx: VersionedTransaction): void {
+  sign(tx: VersionedTransaction, context?: SignContext): void | Promise<void> {
     this.count++;
-    this.inner.sign(tx);
+    return this.inner.sign(tx, context);
   }
 }
 

@@ -1,0 +1,71 @@
+/**
+ * The wire between the webhook's RemoteSigner (remote.ts) and the signer service
+ * (src/signer/service/): newline-delimited JSON over one long-lived connection (a Unix socket, or TCP
+ * with mutual TLS). Each request carries an `id` that its response repeats, so requests may be in
+ * flight together and answered out of order.
+ *
+ *   {"id":1,"op":"keys"}
+ *     -> {"id":1,"ok":true,"active":"<base58>","keys":["<base58>", ...]}
+ *   {"id":2,"op":"sign","quoteId":"...","transaction":"<base64 of the whole fill transaction>"}
+ *     -> {"id":2,"ok":true,"signature":"<base58>","messageHash":"<sha256 hex>","maker":"<base58>"}
+ *     -> {"id":2,"ok":false,"code":"<refusal code>","detail":"..."}
+ *
+ * Lines longer than MAX_LINE_BYTES end the connection (a fill transaction is at most 1,232 bytes).
+ */
+import { z } from "zod";
+
+/** Why the signer refused, beside the fill rules' own codes (src/fill/codes.ts), which it repeats. */
+export const SignerRefusalCode = {
+  /** The request is not one the protocol knows. */
+  BAD_REQUEST: "SIGNER_BAD_REQUEST",
+  /** No such quote in the shared store (never quoted, or forgotten). */
+  UNKNOWN_QUOTE: "SIGNER_UNKNOWN_QUOTE",
+  /** The shared quote store or the signer's own record could not be read or written. */
+  STORE_UNAVAILABLE: "SIGNER_STORE_UNAVAILABLE",
+  /** The taker's signature is missing or wrong, or the maker's slot is not empty. */
+  TAKER_SIGNATURE: "SIGNER_TAKER_SIGNATURE",
+  /** This exact message was signed before (the signer's own record). */
+  ALREADY_SIGNED: "SIGNER_ALREADY_SIGNED",
+  /** The fill's token has no limit configured: the signer does not sign what it cannot bound. */
+  NO_LIMIT: "SIGNER_NO_LIMIT",
+  LIMIT_PER_FILL: "SIGNER_LIMIT_PER_FILL",
+  LIMIT_PER_MINUTE: "SIGNER_LIMIT_PER_MINUTE",
+  LIMIT_PER_DAY: "SIGNER_LIMIT_PER_DAY",
+} as const;
+
+export const MAX_LINE_BYTES = 64 * 1024;
+
+export const signerRequestSchema = z.discriminatedUnion("op", [
+  z.object({ id: z.number().int(), op: z.literal("keys") }),
+  z.object({
+    id: z.number().int(),
+    op: z.literal("sign"),
+    quoteId: z.string().min(1).max(200),
+    transaction: z.string().min(1).max(4096),
+  }),
+]);
+export type SignerRequest = z.infer<typeof signerRequestSchema>;
+
+export type SignerResponse =
+  | { id: number; ok: true; active: string; keys: string[] }
+  | { id: number; ok: true; signature: string; messageHash: string; maker: string }
+  | { id: number; ok: false; code: string; detail: string };
+
+/**
+ * Splits a byte stream into lines; calls `onLine` for each complete one. Returns a feed function that
+ * returns false once a line exceeded `maxBytes` (the caller then drops the connection).
+ */
+export function lineReader(onLine: (line: string) => void, maxBytes = MAX_LINE_BYTES) {
+  let buffered = "";
+  return (chunk: Buffer | string): boolean => {
+    buffered += typeof chunk === "string" ? chunk : chunk.toString("utf8");
+    let at = buffered.indexOf("\n");
+    while (at >= 0) {
+      const line = buffered.slice(0, at);
+      buffered = buffered.slice(at + 1);
+      if (line.length) onLine(line);
+      at = buffered.indexOf("\n");
+    }
+    return buffered.length <= maxBytes;
+  };
+}

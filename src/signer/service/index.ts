@@ -1,0 +1,186 @@
+/**
+ * The signer service (`npm run signer`, src/signer/main.ts): its own process and its own
+ * configuration, the only holder of the maker's key when the webhook runs with SIGNER_URL. It reads
+ * quotes itself from the shared Redis quote store and signs only what SigningPolicy (policy.ts)
+ * allows. Settings (environment; README "Signer service" and config/.env.example):
+ *   SIGNER_KEYPAIR       the maker's keypair file (required; mode 0600 or the start is refused)
+ *   SIGNER_NEXT_KEYPAIR  a second key during a rotation: signed for, advertised, not yet active
+ *   SIGNER_SOCKET        Unix socket path to listen on (created mode 0600)
+ *   SIGNER_TLS_LISTEN    host:port for mutual TLS, with SIGNER_TLS_CERT, SIGNER_TLS_KEY, SIGNER_TLS_CLIENT_CA
+ *   SIGNER_LIMITS        the limits file (limits.ts; required)
+ *   REDIS_URL            the webhook's Redis (required: the quotes and the signer's own record)
+ *   CONFIG               the webhook's configuration file (tokens, limits.maxFeeLamports, redisPrefix)
+ *   LOG_LEVEL            as the webhook's
+ */
+import { readFileSync } from "node:fs";
+import type { Keypair } from "@solana/web3.js";
+import type { Redis } from "ioredis";
+import { z } from "zod";
+import {
+  buildConfig,
+  ConfigError,
+  DEFAULT_CONFIG_PATH,
+  parseEnv,
+  parseFileConfig,
+  redisKeys,
+} from "../../../config/load.ts";
+import { createLogger, type Logger } from "../../observability/logger.ts";
+import { RedisQuoteStore } from "../../quote-store/redis.ts";
+import { createRedisClient, redisAddress, waitReady } from "../../redis/client.ts";
+import { assertPrivateKeyFile, readKeypairFile } from "../index.ts";
+import type { SignerRequest, SignerResponse } from "../protocol.ts";
+import { loadLimits, SignerLedger } from "./limits.ts";
+import { SigningPolicy } from "./policy.ts";
+import { listenSigner, type SignerListeners } from "./server.ts";
+
+const optional = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v === "" ? undefined : v));
+
+export const signerEnvSchema = z.object({
+  SIGNER_KEYPAIR: z.string().min(1, "required: the maker's keypair file"),
+  SIGNER_NEXT_KEYPAIR: optional,
+  SIGNER_SOCKET: optional,
+  SIGNER_TLS_LISTEN: optional.pipe(
+    z
+      .string()
+      .regex(/^[^\s]+:\d{1,5}$/, "host:port")
+      .optional(),
+  ),
+  SIGNER_TLS_CERT: optional,
+  SIGNER_TLS_KEY: optional,
+  SIGNER_TLS_CLIENT_CA: optional,
+  SIGNER_LIMITS: z
+    .string()
+    .min(1, "required: the signer's limits file (see config/signer-limits.example.json)"),
+  REDIS_URL: z.url({ protocol: /^rediss?$/, error: "required: the webhook's Redis (redis://...)" }),
+  CONFIG: optional,
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+});
+export type SignerEnv = z.infer<typeof signerEnvSchema>;
+
+/** Parses the signer's environment; throws ConfigError naming each offending setting. */
+export function parseSignerEnv(env: Record<string, string | undefined>): SignerEnv {
+  const parsed = signerEnvSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((i) => `env: ${i.path.join(".")}: ${i.message}`).join("\n"),
+    );
+  }
+  const e = parsed.data;
+  if (!e.SIGNER_SOCKET && !e.SIGNER_TLS_LISTEN)
+    throw new ConfigError("env: SIGNER_SOCKET or SIGNER_TLS_LISTEN: set at least one to listen on");
+  if (e.SIGNER_TLS_LISTEN) {
+    const missing = (["SIGNER_TLS_CERT", "SIGNER_TLS_KEY", "SIGNER_TLS_CLIENT_CA"] as const).filter(
+      (k) => !e[k],
+    );
+    if (missing.length)
+      throw new ConfigError(`env: ${missing.join(", ")}: required with SIGNER_TLS_LISTEN (mutual TLS)`);
+  }
+  return e;
+}
+
+export interface SignerService {
+  policy: SigningPolicy;
+  listeners: SignerListeners;
+  log: Logger;
+  close(): Promise<void>;
+}
+
+/** Reads a key the way the signer requires it: owner-only file, valid keypair. */
+function loadKey(path: string, setting: string): Keypair {
+  assertPrivateKeyFile(path, setting);
+  return readKeypairFile(path, setting);
+}
+
+export async function startSignerService(
+  vars: Record<string, string | undefined>,
+  opts: { log?: Logger; redis?: Redis; redisPrefix?: string; now?: () => number } = {},
+): Promise<SignerService> {
+  const env = parseSignerEnv(vars);
+  const log = opts.log ?? createLogger(env.LOG_LEVEL).child({ service: "rfq-maker-signer" });
+  const configPath = env.CONFIG ?? DEFAULT_CONFIG_PATH;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(configPath, "utf8"));
+  } catch (e) {
+    throw new ConfigError(`env: CONFIG: cannot read ${configPath}: ${(e as Error).message}`);
+  }
+  const file = parseFileConfig(raw, configPath);
+  // The fill rules read the tokens and limits only; the webhook's own settings do not apply here.
+  const config = buildConfig(parseEnv({}), file, configPath);
+
+  // A key or limits problem is a configuration error: one message naming the setting, no stack.
+  const keys: Keypair[] = [];
+  let limits: ReturnType<typeof loadLimits>;
+  try {
+    keys.push(loadKey(env.SIGNER_KEYPAIR, "SIGNER_KEYPAIR"));
+    if (env.SIGNER_NEXT_KEYPAIR) keys.push(loadKey(env.SIGNER_NEXT_KEYPAIR, "SIGNER_NEXT_KEYPAIR"));
+    limits = loadLimits(env.SIGNER_LIMITS, file.tokens);
+  } catch (e) {
+    throw new ConfigError((e as Error).message);
+  }
+
+  const closers: (() => Promise<unknown>)[] = [];
+  const close = async () => {
+    for (const c of closers.reverse()) await c().catch(() => {});
+  };
+  try {
+    let redis = opts.redis;
+    if (!redis) {
+      const owned = createRedisClient(env.REDIS_URL, { client: "signer", log });
+      closers.push(async () => owned.disconnect());
+      await waitReady(owned, "REDIS_URL", redisAddress(env.REDIS_URL), 5_000);
+      redis = owned;
+    }
+    const prefixes = redisKeys(file, opts.redisPrefix);
+    const store = new RedisQuoteStore(redis, prefixes.quotes);
+    const policy = new SigningPolicy({
+      config,
+      store,
+      ledger: new SignerLedger(redis, prefixes.signer),
+      limits,
+      keys,
+      log,
+      ...(opts.now ? { now: opts.now } : {}),
+    });
+    const handle = async (req: SignerRequest): Promise<SignerResponse> => {
+      if (req.op === "keys") return { id: req.id, ok: true, ...policy.keys() };
+      return { id: req.id, ...(await policy.decide(req.quoteId, req.transaction)) };
+    };
+    let tls: Parameters<typeof listenSigner>[0]["tls"];
+    if (env.SIGNER_TLS_LISTEN) {
+      const at = env.SIGNER_TLS_LISTEN.lastIndexOf(":");
+      tls = {
+        host: env.SIGNER_TLS_LISTEN.slice(0, at).replace(/^\[|\]$/g, ""),
+        port: Number(env.SIGNER_TLS_LISTEN.slice(at + 1)),
+        certFile: env.SIGNER_TLS_CERT!,
+        keyFile: env.SIGNER_TLS_KEY!,
+        clientCaFile: env.SIGNER_TLS_CLIENT_CA!,
+      };
+    }
+    const listeners = await listenSigner({
+      ...(env.SIGNER_SOCKET ? { socketPath: env.SIGNER_SOCKET } : {}),
+      ...(tls ? { tls } : {}),
+      handle,
+      log,
+    });
+    closers.push(() => listeners.close());
+    const k = policy.keys();
+    log.info(
+      {
+        active: k.active,
+        keys: k.keys,
+        socket: listeners.socketPath,
+        tlsPort: listeners.tlsPort,
+        limitedTokens: limits.size,
+      },
+      "signer listening",
+    );
+    return { policy, listeners, log, close };
+  } catch (e) {
+    await close();
+    throw e;
+  }
+}
