@@ -59,6 +59,13 @@ const INSERT_FILL = `
   ON CONFLICT (tx_signature) DO NOTHING
 `;
 
+const INSERT_MARKOUT = `
+  INSERT INTO markouts (tx_signature, horizon, horizon_ms, quote_id, pair, side, taker, price, mid_at_fill, mid,
+                        markout_bps, at_ms)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+  ON CONFLICT (tx_signature, horizon) DO NOTHING
+`;
+
 /** The decision key of a fill: its quote and the hash of the message the taker signed. */
 export const decisionKey = (quoteId: string, messageHash: string): string => `${quoteId}:${messageHash}`;
 
@@ -172,5 +179,21 @@ export class Ledger {
 
 async function writeOne(tx: SqlQueries, r: LedgerRecord): Promise<void> {
   if (r.kind === "decision") await tx.query(UPSERT_DECISION, decisionParams(r));
-  else await tx.query(INSERT_FILL, fillParams(r));
+  else if (r.kind === "settlement") await tx.query(INSERT_FILL, fillParams(r));
+  else {
+    await tx.query(INSERT_MARKOUT, [
+      r.txSignature,
+      r.horizon,
+      r.horizonMs,
+      r.quoteId,
+      r.pair,
+      r.side,
+      r.taker,
+      r.price,
+      r.midAtFill,
+      r.mid,
+      r.markoutBps,
+      r.atMs,
+    ]);
+  }
 }

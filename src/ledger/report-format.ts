@@ -71,6 +71,16 @@ function sections(r: SymbolReport): { name: string; headers: string[]; rows: str
       rows: r.rejectionsByReason.map((x) => [x.reason, String(x.count)]),
     },
     {
+      name: "markouts by pair (bps, maker's side)",
+      headers: ["pair", "horizon", "fills", "avg_bps"],
+      rows: r.markoutsByPair.map((m) => [m.pair, m.horizon, String(m.fills), m.avgBps.toFixed(2)]),
+    },
+    {
+      name: "markouts by taker (bps, maker's side; worst first)",
+      headers: ["taker", "horizon", "fills", "avg_bps"],
+      rows: r.markoutsByTaker.map((m) => [m.taker, m.horizon, String(m.fills), m.avgBps.toFixed(2)]),
+    },
+    {
       name: "fills",
       headers: [
         "landed_at",

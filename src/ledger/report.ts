@@ -70,6 +70,8 @@ export interface LedgerReport {
   feesOwedByMint: FeesOwed[];
   fillRateByHour: HourFillRate[];
   rejectionsByReason: RejectionCount[];
+  markoutsByPair: (MarkoutAverage & { pair: string })[];
+  markoutsByTaker: (MarkoutAverage & { taker: string })[];
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -203,6 +205,8 @@ export async function ledgerReport(db: SqlQueries, r: ReportRange): Promise<Ledg
     feesOwedByMint: await feesOwedByMint(db, r),
     fillRateByHour: await fillRateByHour(db, r),
     rejectionsByReason: await rejectionsByReason(db, r),
+    markoutsByPair: await markoutsByPair(db, r),
+    markoutsByTaker: await markoutsByTaker(db, r),
   };
 }
 
@@ -238,4 +242,41 @@ export function reportRange(from: string, to: string): ReportRange {
   const toMs = /^\d{4}-\d{2}-\d{2}$/.test(to) ? toBase + 86_400_000 : toBase;
   if (toMs <= fromMs) throw new RangeError(`--to (${to}) must be after --from (${from})`);
   return { fromMs, toMs };
+}
+
+export interface MarkoutAverage {
+  horizon: string;
+  fills: number;
+  /** Mean markout in bps from the maker's side. */
+  avgBps: number;
+}
+
+/** Mean markout per taker and horizon over the fills that landed in the range (worst first). */
+export async function markoutsByTaker(
+  db: SqlQueries,
+  r: ReportRange,
+): Promise<(MarkoutAverage & { taker: string })[]> {
+  const rows = await db.query<{ taker: string; horizon: string; fills: number; avg_bps: number }>(
+    `SELECT coalesce(m.taker, '?') AS taker, m.horizon, count(*)::int4 AS fills, avg(m.markout_bps)::float8 AS avg_bps
+       FROM markouts m JOIN fills f ON f.tx_signature = m.tx_signature
+      WHERE f.settled_at_ms >= $1 AND f.settled_at_ms < $2
+      GROUP BY 1, 2, m.horizon_ms ORDER BY m.horizon_ms, avg_bps, taker`,
+    [r.fromMs, r.toMs],
+  );
+  return rows.map((x) => ({ taker: x.taker, horizon: x.horizon, fills: x.fills, avgBps: x.avg_bps }));
+}
+
+/** Mean markout per pair and horizon. */
+export async function markoutsByPair(
+  db: SqlQueries,
+  r: ReportRange,
+): Promise<(MarkoutAverage & { pair: string })[]> {
+  const rows = await db.query<{ pair: string; horizon: string; fills: number; avg_bps: number }>(
+    `SELECT m.pair, m.horizon, count(*)::int4 AS fills, avg(m.markout_bps)::float8 AS avg_bps
+       FROM markouts m JOIN fills f ON f.tx_signature = m.tx_signature
+      WHERE f.settled_at_ms >= $1 AND f.settled_at_ms < $2
+      GROUP BY 1, 2, m.horizon_ms ORDER BY m.pair, m.horizon_ms`,
+    [r.fromMs, r.toMs],
+  );
+  return rows.map((x) => ({ pair: x.pair, horizon: x.horizon, fills: x.fills, avgBps: x.avg_bps }));
 }
