@@ -12,6 +12,8 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: "forks",
     fileParallelism: false,
+    // As the suite (vitest.config.ts): a scenario cannot pass without making an assertion.
+    expect: { requireAssertions: true },
     reporters: ["default"],
   },
 });

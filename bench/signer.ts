@@ -86,6 +86,8 @@ async function bed(label: string, redis: Redis, redisUrl: string, remote: boolea
     LOG_LEVEL: "silent",
     DATA_DIR: mkdtempSync(join(dir, `${label}-`)),
     REDIS_URL: redisUrl,
+    // The fill ledger (PGlite, in this process) is off the /swap path; it would only add noise here.
+    LEDGER: "off",
     ...(remote ? { SIGNER_URL: `unix://${socket}` } : {}),
   };
   const config = buildConfig(parseEnv(env), {

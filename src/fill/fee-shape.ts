@@ -28,15 +28,15 @@ const feeCeil = (amount: bigint, feeBps: number) => (amount * BigInt(feeBps) + B
  * The smallest gross amount G with G - floor(G x bps / 10,000) = net: what a taker pays (or is owed)
  * so that `net` remains after the fee. Exists for every net when bps < 10,000 (G - fee(G) steps by 0
  * or 1). undefined for bps >= 10,000.
+ *
+ * Exact, no search: G - floor(G x b / B) = ceil(G x (B - b) / B) (B = 10,000), and for a whole n,
+ * ceil(x) >= n exactly when x > n - 1; so G x (B - b) > (net - 1) x B, whose smallest G is
+ * floor((net - 1) x B / (B - b)) + 1 (and 0 for a net of 0).
  */
 export function grossForNet(net: bigint, feeBps: number): bigint | undefined {
   if (feeBps >= 10_000) return net === 0n ? 0n : undefined;
-  const b = BigInt(feeBps);
-  // First guess from the real-valued inverse, then walk to the exact smallest G.
-  let g = (net * BPS + (BPS - b) - 1n) / (BPS - b);
-  while (g > 0n && g - 1n - feeFloor(g - 1n, feeBps) >= net) g -= 1n;
-  while (g - feeFloor(g, feeBps) < net) g += 1n;
-  return g;
+  if (net === 0n) return 0n;
+  return ((net - 1n) * BPS) / (BPS - BigInt(feeBps)) + 1n;
 }
 
 export type FeeSide = "input" | "output";

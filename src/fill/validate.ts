@@ -10,6 +10,7 @@ import { PublicKey, type VersionedTransaction } from "@solana/web3.js";
 import type { TokenConfig } from "../../config/schema.ts";
 import type { StoredQuote } from "../quote-store/interface.ts";
 import { FillRejectCode } from "./codes.ts";
+import { COMPUTE_UNITS, type ComputeUnitTable } from "./compute-units.ts";
 import { decodeFillTransaction } from "./decode.ts";
 import type { FillTerms } from "./layout.ts";
 import type { AtaCreation, FillCheck } from "./rules/check.ts";
@@ -35,6 +36,11 @@ export interface ValidateFillInput {
   expiryGraceSeconds?: bigint;
   /** sha256 (hex) of the message bytes, when the caller already has it; otherwise computed here. */
   messageHash?: string;
+  /**
+   * The measured compute units the floor rule reads (compute-units.ts, the default). Tests pass a
+   * table with a per-assertion Lighthouse measurement, which the local chain cannot take yet.
+   */
+  computeUnits?: ComputeUnitTable;
 }
 
 /** Everything the swap path needs from an accepted fill (`outputAmount` is net of the operator's fee). */
@@ -92,6 +98,7 @@ export function validateFill(input: ValidateFillInput): FillValidation {
     tokens: input.tokens,
     maxFeeLamports: input.maxFeeLamports,
     expiryGraceSeconds: input.expiryGraceSeconds ?? 0n,
+    computeUnits: input.computeUnits ?? COMPUTE_UNITS,
     taker: d.staticKeys[1] as PublicKey,
     inputMint: new PublicKey(input.quote.request.tokenIn),
     outputMint: new PublicKey(input.quote.request.tokenOut),

@@ -1,7 +1,7 @@
 /**
  * What the operations commands (doctor, registration) need, chosen as the service chooses them (the
- * same makeSigner and makeChain as src/compose.ts): the maker key (MAKER_KEYPAIR, or the paper setup's
- * key in DATA_DIR), the chain (RPC_URL, or a freshly seeded local chain in the paper setup), Redis when
+ * same makeSigner and makeChain as src/compose.ts): the maker key (the signer service's at SIGNER_URL,
+ * MAKER_KEYPAIR, or the paper setup's key in DATA_DIR), the chain (RPC_URL, or a freshly seeded local chain in the paper setup), Redis when
  * REDIS_URL is set, and the configured price sources (not started).
  */
 import { Redis } from "ioredis";
@@ -11,6 +11,7 @@ import { createPriceSources } from "../../pricing/sources.ts";
 import type { Chain } from "../chain/interface.ts";
 import { makeChain } from "../chain/make.ts";
 import { makeSigner, type Signer } from "../signer/index.ts";
+import { RemoteSigner } from "../signer/remote.ts";
 
 export interface OpsContext {
   config: Config;
@@ -24,7 +25,17 @@ export interface OpsContext {
 }
 
 export async function opsContext(config: Config): Promise<OpsContext> {
-  const { signer } = makeSigner(config);
+  // With SIGNER_URL the key is the signer service's: never generate or read one here.
+  const remote = config.env.SIGNER_URL
+    ? await RemoteSigner.connect({
+        url: config.env.SIGNER_URL,
+        ...(config.env.SIGNER_CA ? { caFile: config.env.SIGNER_CA } : {}),
+        ...(config.env.SIGNER_CLIENT_CERT ? { clientCertFile: config.env.SIGNER_CLIENT_CERT } : {}),
+        ...(config.env.SIGNER_CLIENT_KEY ? { clientKeyFile: config.env.SIGNER_CLIENT_KEY } : {}),
+        timeoutMs: config.env.SIGNER_TIMEOUT_MS,
+      })
+    : undefined;
+  const signer = remote ?? makeSigner(config).signer;
   // The paper setup's chain lives inside the service process; this command sees a fresh one, seeded
   // the same way. Point RPC_URL at `npm run chain` to inspect a chain that persists.
   const made = await makeChain(config, signer.publicKey, { rpcTimeoutMs: 5_000 });
@@ -54,6 +65,7 @@ export async function opsContext(config: Config): Promise<OpsContext> {
       await Promise.allSettled([...sources.values()].map((s) => s.close()));
       await chain.close();
       redis?.disconnect();
+      remote?.close();
     },
   };
 }

@@ -253,7 +253,12 @@ export async function createMissingAtas(
       instructions,
     }).compileToV0Message(),
   );
-  await deps.signer.sign(tx);
+  try {
+    await deps.signer.sign(tx);
+  } catch (e) {
+    // The signer service co-signs fills only: create the ATAs where the key is held.
+    return { ok: false, error: `the maker key cannot sign this here: ${(e as Error).message}` };
+  }
   const sent = await deps.chain.send(tx);
   if (!sent.ok) return { ok: false, error: sent.error };
   const deadline = Date.now() + (opts.timeoutMs ?? 60_000);

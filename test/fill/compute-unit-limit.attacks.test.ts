@@ -2,12 +2,14 @@
  * The compute-unit limit's floor (computeUnitLimitCoversShape) and ceiling
  * (computeUnitLimitWithinCeiling), each pinned on both sides of its boundary through validateFill,
  * for every leg shape the maker trades (SPL Token, Token-2022, native SOL in and out, with and
- * without the taker's ATA creation); and the measured table they read kept consistent.
+ * without the taker's ATA creation); each Lighthouse assertion counted in the floor (with a table that
+ * has a per-assertion measurement, which the shipped one lacks); and the measured table they read
+ * kept consistent.
  */
-import { Keypair } from "@solana/web3.js";
+import { Keypair, type PublicKey, type TransactionInstruction } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
 import { buildFillTransaction } from "../../sandbox/fill/builder.ts";
-import { COMPUTE_UNITS, LEG_KINDS, legKey } from "../../src/fill/compute-units.ts";
+import { COMPUTE_UNITS, type ComputeUnitTable, LEG_KINDS, legKey } from "../../src/fill/compute-units.ts";
 import {
   computeUnitFloor,
   MAX_COMPUTE_UNIT_LIMIT,
@@ -16,7 +18,13 @@ import {
 import { type FillValidation, validateFill } from "../../src/fill/validate.ts";
 import { MINT } from "../support/config.ts";
 import { storedQuote } from "../support/quotes.ts";
-import { type FillScenario, scenarioFromQuote, shapeOfParams, tokenMap } from "./tamper.ts";
+import {
+  type FillScenario,
+  scenarioFromQuote,
+  shapeOfParams,
+  takerLamportsAbove,
+  tokenMap,
+} from "./tamper.ts";
 
 const NOW_MS = 1_760_000_000_000;
 /** A Token-2022 mint (no transfer fee) configured beside the shipped tokens. */
@@ -33,6 +41,7 @@ function scenario(
     nativeSolOut?: boolean;
     createTakerOutputAta?: boolean;
     permissioned?: boolean;
+    lighthouse?: (taker: PublicKey) => TransactionInstruction[];
   } = {},
 ): FillScenario {
   const maker = Keypair.generate().publicKey;
@@ -59,16 +68,22 @@ function scenario(
     nativeSolIn: opts.nativeSolIn,
     nativeSolOut: opts.nativeSolOut,
     createTakerOutputAta: opts.createTakerOutputAta,
+    lighthouseInstructions: opts.lighthouse?.(taker),
   });
 }
 
-function validateWithLimit(s: FillScenario, computeUnitLimit: number): FillValidation {
+function validateWithLimit(
+  s: FillScenario,
+  computeUnitLimit: number,
+  computeUnits?: ComputeUnitTable,
+): FillValidation {
   return validateFill({
     tx: buildFillTransaction({ ...s.params, computeUnitLimit }),
     quote: s.quote,
     maker: s.maker,
     tokens: s.tokens,
     maxFeeLamports: s.maxFeeLamports,
+    computeUnits,
   });
 }
 
@@ -121,6 +136,60 @@ describe("computeUnitLimitCoversShape: the floor follows the shape", () => {
     );
     const t22 = scenario(MINT.USDC, T22, { createTakerOutputAta: true });
     expect(outcome(validateWithLimit(t22, spl))).toBe("COMPUTE_UNIT_LIMIT_TOO_LOW");
+  });
+});
+
+describe("computeUnitLimitCoversShape: each Lighthouse assertion adds its measured need", () => {
+  // The shipped table has no Lighthouse measurement yet (the local chain cannot run the program), so
+  // these pass a table that has one: 1,000 units per assertion. The floor is worked out by hand:
+  // ceil((SPL -> SPL legs + one SPL ATA creation + assertions x 1,000) x 1.1).
+  const PER_ASSERTION = 1_000;
+  const table: ComputeUnitTable = {
+    ...COMPUTE_UNITS,
+    lighthouseAssertion: { measured: PER_ASSERTION, floor: 1_100 },
+  };
+  const handFloor = (assertions: number) =>
+    Math.ceil(
+      (COMPUTE_UNITS.legs["token->token"]!.measured +
+        COMPUTE_UNITS.ataCreation.token!.measured +
+        assertions * PER_ASSERTION) *
+        (1 + COMPUTE_UNITS.margin),
+    );
+  const twoAssertions = () =>
+    scenario(MINT.JUP, MINT.USDC, {
+      createTakerOutputAta: true,
+      lighthouse: (taker) => [takerLamportsAbove(taker, 0n), takerLamportsAbove(taker, 1n)],
+    });
+
+  it("accepts a fill with two assertions at exactly the floor that counts both", () => {
+    expect(outcome(validateWithLimit(twoAssertions(), handFloor(2), table))).toBe("accepted");
+  });
+
+  it("computeUnitLimitCoversShape: refuses a fill with two assertions one unit below that floor", () => {
+    const r = validateWithLimit(twoAssertions(), handFloor(2) - 1, table);
+    expect(r.ok ? "accepted" : [r.code, r.rule]).toEqual([
+      "COMPUTE_UNIT_LIMIT_TOO_LOW",
+      "computeUnitLimitCoversShape",
+    ]);
+    expect(!r.ok && r.detail).toMatch(/2 Lighthouse assertion\(s\)/);
+  });
+
+  it("computeUnitLimitCoversShape: refuses a fill with two assertions whose limit fits the fill without them", () => {
+    const r = validateWithLimit(twoAssertions(), handFloor(0), table);
+    expect(r.ok ? "accepted" : r.code).toBe("COMPUTE_UNIT_LIMIT_TOO_LOW");
+  });
+});
+
+describe("computeUnitFloor", () => {
+  it("refuses to guess a floor for a shape the table has no measurement of (native SOL on both sides)", () => {
+    expect(() =>
+      computeUnitFloor({
+        input: "nativeSol",
+        output: "nativeSol",
+        ataCreations: [],
+        lighthouseAssertions: 0,
+      }),
+    ).toThrow(new RangeError("no compute-unit measurement for nativeSol->nativeSol"));
   });
 });
 

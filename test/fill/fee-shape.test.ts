@@ -25,6 +25,17 @@ describe("grossForNet: the smallest gross whose fee-less part is the net", () =>
     }
   });
 
+  it("finds 10,001 for 2 net at 9,999 bps, the largest fee below the whole amount (10,000 would leave 1)", () => {
+    expect(grossForNet(1n, 9_999)).toBe(1n);
+    expect(grossForNet(2n, 9_999)).toBe(10_001n);
+  });
+
+  it("finds no gross at 10,000 bps or more (the fee takes everything), but 0 for a net of 0", () => {
+    expect(grossForNet(0n, 10_000)).toBe(0n);
+    expect(grossForNet(1n, 10_000)).toBeUndefined();
+    expect(grossForNet(1n, 12_000)).toBeUndefined();
+  });
+
   it("finds 1,001,001 for 1,000,000 net at 10 bps (fee 1,001 on the gross)", () => {
     expect(grossForNet(1_000_000n, 10)).toBe(1_001_001n);
   });

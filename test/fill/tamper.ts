@@ -537,6 +537,33 @@ export const FILL_ATTACKS: readonly FillAttack[] = [
     },
   },
   {
+    // Above the quoted amountIn, the fill carries the fee on the input: the output must be whole.
+    name: "amountsFollowAFeeShape: the fee taken on the input and one unit more than the quoted amountOut given",
+    code: FillRejectCode.INVALID_OUTPUT_AMOUNT,
+    tamper: (s) =>
+      editFill(
+        s,
+        {},
+        {
+          inputAmount: BigInt(s.quote.response.amountIn) + 1n,
+          outputAmount: BigInt(s.quote.response.amountOut) + 1n,
+        },
+      ),
+  },
+  {
+    name: "amountsFollowAFeeShape: the output whole and twice the quoted amountIn taken (far beyond the fee)",
+    code: FillRejectCode.INVALID_INPUT_AMOUNT,
+    tamper: (s) =>
+      editFill(
+        s,
+        {},
+        {
+          inputAmount: BigInt(s.quote.response.amountIn) * 2n,
+          outputAmount: BigInt(s.quote.response.amountOut),
+        },
+      ),
+  },
+  {
     name: "a deflated input amount",
     code: FillRejectCode.INVALID_INPUT_AMOUNT,
     tamper: (s) => editFill(s, {}, { inputAmount: s.params.inputAmount - 1n }),

@@ -47,6 +47,8 @@ beforeAll(async () => {
     remoteSigner: true,
     takers: [{ name: "t", sol: 20_000_000_000n, tokens: { USDC: 5_000_000_000n, JUP: 5_000_000_000n } }],
     webhookLogLevel: "debug",
+    // A loaded CI machine must not turn quotes into "no route" 400s: the 250 ms deadline is not under test.
+    operator: { quoteTimeoutMs: 5_000 },
     // Watch the webhook's open files from the instant it is spawned: start-up is when a key is read.
     onSpawn: (child) => {
       if (child.name !== "webhook" || !child.proc.pid) return;

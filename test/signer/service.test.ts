@@ -6,16 +6,18 @@
  * webhook's own validation never runs.
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { connect as tlsConnect } from "node:tls";
 import { Keypair, VersionedTransaction } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../config/load.ts";
 import { buildFillTransaction } from "../../sandbox/fill/builder.ts";
 import { verifyEd25519 } from "../../src/crypto/ed25519.ts";
 import { FillRejectCode } from "../../src/fill/codes.ts";
 import { fillMessageHash } from "../../src/fill/validate.ts";
 import { createLogger } from "../../src/observability/logger.ts";
+import { opsContext } from "../../src/ops/context.ts";
 import { RedisQuoteStore } from "../../src/quote-store/redis.ts";
 import { SignerRefusal } from "../../src/signer/index.ts";
 import { SignerRefusalCode } from "../../src/signer/protocol.ts";
@@ -198,6 +200,23 @@ describe("the signer service over its Unix socket", () => {
       SignerRefusalCode.UNKNOWN_QUOTE,
     );
   });
+
+  it("the ops commands (doctor, registration) with SIGNER_URL take the signer's key and never make one", async () => {
+    const dataDir = join(dir, "ops-data");
+    const config = loadConfig({
+      SIGNER_URL: `unix://${socketPath}`,
+      REDIS_URL: redisUrl(),
+      DATA_DIR: dataDir,
+      LOG_LEVEL: "silent",
+    });
+    const ctx = await opsContext(config);
+    try {
+      expect(ctx.signer.publicKey.toBase58()).toBe(maker.publicKey.toBase58());
+      expect(existsSync(join(dataDir, "maker-keypair.json"))).toBe(false);
+    } finally {
+      await ctx.close();
+    }
+  }, 30_000);
 
   it("refuses a replayed message: the same bytes signed once are never signed again", async () => {
     const q = await quote(MINT.JUP, 3_000_000n);

@@ -8,6 +8,7 @@ import type { PublicKey, VersionedTransaction } from "@solana/web3.js";
 import type { TokenConfig } from "../../../config/schema.ts";
 import type { StoredQuote } from "../../quote-store/interface.ts";
 import type { FillRejectCode } from "../codes.ts";
+import type { ComputeUnitTable } from "../compute-units.ts";
 import type { AccountRef, DecodedFillTx, FillAccounts, FillIx } from "../decode.ts";
 import type { FillArgs } from "../layout.ts";
 
@@ -39,6 +40,8 @@ export interface FillCheck {
   readonly maxFeeLamports: bigint;
   /** Seconds expire_at may exceed the quote's expiry. */
   readonly expiryGraceSeconds: bigint;
+  /** The measured compute units of each fill shape (../compute-units.ts). */
+  readonly computeUnits: ComputeUnitTable;
   /** Account key 1. */
   readonly taker: PublicKey;
   readonly inputMint: PublicKey;

@@ -71,7 +71,7 @@ export const computeUnitLimitWithinCeiling: FillRule = (c) => {
 export const computeUnitLimitCoversShape: FillRule = (c) => {
   const limit = c.computeUnitLimit!;
   const shape = shapeOf(c);
-  const floor = computeUnitFloor(shape);
+  const floor = computeUnitFloor(shape, c.computeUnits);
   return limit < floor
     ? refuse(
         FillRejectCode.COMPUTE_UNIT_LIMIT_TOO_LOW,
