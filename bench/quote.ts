@@ -7,6 +7,9 @@
  * 2. Maximum throughput: autocannon with many connections against the webhook and against a bare Hono
  *    endpoint answering the same JSON (bench/bare-hono.ts); the webhook's figure is given as a ratio.
  *
+ * 3. Redis memory per stored quote (used_memory and keys before and after the fixed-rate run), and
+ *    what a steady rate holds with the configured retention.
+ *
  * Targets (issue 2): p99 under 10 ms at 2,000/s; throughput ratio at least 0.5. The machine is small
  * and shared, so figures are from one run and reported, not asserted in tests.
  *
@@ -186,6 +189,13 @@ async function main(): Promise<void> {
     await waitForHttp(`${wUrl}/ready`, webhook);
     await waitForHttp(`${bUrl}/health`, bare);
 
+    // Redis memory per stored quote: used_memory and key count around the fixed-rate run (nothing
+    // expires during it: a quote lives quoteTtlMs + quoteRetainAfterExpiryMs).
+    const probe = new Redis(redis.url);
+    const usedMemory = async () =>
+      Number(/used_memory:(\d+)/.exec(await probe.info("memory"))?.[1] ?? Number.NaN);
+    const [mem0, keys0] = [await usedMemory(), await probe.dbsize()];
+
     // Request sizes come from the static prices, which the Redis publisher starts from.
     const mix = buildMix(shipped, Math.ceil(rate * (durationS + warmupS)) + 1, DEFAULT_MIX);
     const fixed = await runOpenLoop(mix, {
@@ -201,6 +211,11 @@ async function main(): Promise<void> {
     const counts = new Map<number, number>();
     for (const o of fixed.outcome) counts.set(o, (counts.get(o) ?? 0) + 1);
     const named = Object.fromEntries(Object.entries(Outcome).map(([k, v]) => [k, counts.get(v) ?? 0]));
+    const [mem1, keys1] = [await usedMemory(), await probe.dbsize()];
+    probe.disconnect();
+    const storedQuotes = keys1 - keys0;
+    const bytesPerQuote = storedQuotes > 0 ? (mem1 - mem0) / storedQuotes : Number.NaN;
+    const lifeS = (file.limits.quoteTtlMs + file.limits.quoteRetainAfterExpiryMs) / 1000;
 
     // Bare first, then the webhook, each after the other has gone quiet.
     const bareT = await throughput(bUrl);
@@ -217,6 +232,11 @@ async function main(): Promise<void> {
     );
     console.log(`  outcomes ${JSON.stringify(named)}`);
     console.log(`  target p99 < 10 ms: ${lat.p99 < 10 ? "met" : "NOT met"}`);
+    console.log(
+      `Redis memory: ${bytesPerQuote.toFixed(0)} bytes per stored quote (${storedQuotes} keys, +${((mem1 - mem0) / 1e6).toFixed(1)} MB used_memory); ` +
+        `a quote lives ${lifeS} s (quoteTtlMs + quoteRetainAfterExpiryMs), so a steady 1,000 quotes/s holds ` +
+        `${((bytesPerQuote * 1000 * lifeS) / 1e6).toFixed(0)} MB, 5,000/s ${((bytesPerQuote * 5000 * lifeS) / 1e6).toFixed(0)} MB`,
+    );
     console.log(`max throughput (${connections} connections, ${tputS} s each):`);
     console.log(
       `  bare Hono ${bareT.rps.toFixed(0)} req/s, webhook ${hookT.rps.toFixed(0)} req/s (webhook non-2xx ${hookT.non2xx})`,

@@ -96,6 +96,15 @@ export function parseEnv(env: Record<string, string | undefined>): EnvConfig {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) throw new ConfigError(formatIssues("env", parsed.error));
   const { SHUTDOWN_DRAIN_MS: drain, SHUTDOWN_GRACE_MS: grace } = parsed.data;
+  const topologies = REDIS_TOPOLOGY_SETTINGS.filter((k) => parsed.data[k] !== undefined);
+  if (topologies.length > 1) {
+    throw new ConfigError(`env: ${topologies.join(", ")}: set only one Redis topology (see README, Redis)`);
+  }
+  if ((parsed.data.REDIS_SENTINELS === undefined) !== (parsed.data.REDIS_SENTINEL_MASTER === undefined)) {
+    throw new ConfigError(
+      "env: REDIS_SENTINELS, REDIS_SENTINEL_MASTER: give both (the sentinels and the name of the master they guard)",
+    );
+  }
   if (drain >= grace) {
     throw new ConfigError(
       `env: SHUTDOWN_DRAIN_MS: must be less than SHUTDOWN_GRACE_MS (${drain} >= ${grace}): requests in flight need time to finish after the drain`,
@@ -104,13 +113,21 @@ export function parseEnv(env: Record<string, string | undefined>): EnvConfig {
   return parsed.data;
 }
 
+/** The settings that each name one Redis topology (single node, cluster, Sentinel). */
+export const REDIS_TOPOLOGY_SETTINGS = ["REDIS_URL", "REDIS_CLUSTER_NODES", "REDIS_SENTINELS"] as const;
+
+/** The setting that names the Redis in use ("REDIS_URL", ...), or undefined when none is configured. */
+export function redisSetting(env: EnvConfig): (typeof REDIS_TOPOLOGY_SETTINGS)[number] | undefined {
+  return REDIS_TOPOLOGY_SETTINGS.find((k) => env[k] !== undefined);
+}
+
 function modeOf(env: EnvConfig): Mode {
   if (env.SIGNER_URL && env.MAKER_KEYPAIR) {
     throw new ConfigError(
       "env: SIGNER_URL and MAKER_KEYPAIR are both set: with a remote signer the webhook holds no key; unset MAKER_KEYPAIR",
     );
   }
-  if (env.SIGNER_URL && !env.REDIS_URL) {
+  if (env.SIGNER_URL && redisSetting(env) === undefined) {
     throw new ConfigError(
       "env: SIGNER_URL: requires REDIS_URL (the signer reads each quote itself from the shared store)",
     );
@@ -122,11 +139,12 @@ function modeOf(env: EnvConfig): Mode {
     if (missing.length)
       throw new ConfigError(`env: ${missing.join(", ")}: required with an https:// SIGNER_URL (mutual TLS)`);
   }
-  // The key is MAKER_KEYPAIR here, or the signer service's (SIGNER_URL).
+  // The key is MAKER_KEYPAIR here, or the signer service's (SIGNER_URL). Any of the Redis topologies
+  // is the shared store; REDIS_URL names the requirement when none is set.
   const production = {
     RPC_URL: env.RPC_URL,
     [env.SIGNER_URL ? "SIGNER_URL" : "MAKER_KEYPAIR"]: env.SIGNER_URL ?? env.MAKER_KEYPAIR,
-    REDIS_URL: env.REDIS_URL,
+    REDIS_URL: redisSetting(env) !== undefined ? "set" : undefined,
   };
   if (env.ACCEPTANCE_MODE) {
     if (env.RPC_URL) {
@@ -245,6 +263,9 @@ const OTHER_KNOWN_ENV = [
   "TOKEN_REFRESH_MS",
   "CHAIN_SEED",
   "CHAIN_PORT",
+  // scripts/with-redis.ts: the test Redis Cluster.
+  "REDIS_TEST_CLUSTER",
+  "REDIS_TEST_CLUSTER_NODES",
 ];
 
 /** Every environment name the service knows. */

@@ -227,6 +227,15 @@ export const limitsSchema = strictObject({
   maxComputeUnitPriceMicroLamports: z.number().int().min(0).default(1_000_000),
   /** The most lamports the maker pays for one fill: compute limit x price + signature fees. */
   maxFeeLamports: u64String.default("2000000"),
+  /**
+   * How long an unclaimed quote stays in the store after its expiry (ms). A /swap needs the quote
+   * only until the quote expires (later fills are refused as expired); this margin lets a /swap that
+   * arrives just after expiry, or from an instance whose clock runs behind, get the precise "expired"
+   * answer instead of "unknown quote". A claimed quote is kept as long as its claim, so a retried
+   * /swap always gets its first answer. Redis memory grows with rate x (quoteTtlMs + this): see
+   * README, Redis memory.
+   */
+  quoteRetainAfterExpiryMs: z.number().int().min(0).max(3_600_000).default(30_000),
   /** Bound on the in-memory quote store. */
   memoryStoreMaxQuotes: z.number().int().min(100).default(200_000),
   /**
@@ -313,6 +322,32 @@ export const envSchema = z.object({
   HOST: z.string().min(1).default("0.0.0.0"),
   CONFIG: optionalNonEmpty,
   REDIS_URL: optionalNonEmpty.pipe(z.url({ protocol: /^rediss?$/ }).optional()),
+  /**
+   * Redis topology (src/redis/client.ts builds the one client from these; set at most one of
+   * REDIS_URL, REDIS_CLUSTER_NODES, REDIS_SENTINELS). Cluster: comma-separated seed nodes
+   * (`host:port`, or `redis://` / `rediss://` URLs). Sentinel: comma-separated sentinels `host:port`
+   * plus the master's name.
+   */
+  REDIS_CLUSTER_NODES: optionalNonEmpty,
+  REDIS_SENTINELS: optionalNonEmpty,
+  REDIS_SENTINEL_MASTER: optionalNonEmpty,
+  /** Credentials for cluster and Sentinel data nodes (a single node takes them in REDIS_URL). */
+  REDIS_USERNAME: optionalNonEmpty,
+  REDIS_PASSWORD: optionalNonEmpty,
+  REDIS_SENTINEL_PASSWORD: optionalNonEmpty,
+  /** TLS for cluster and Sentinel connections (a single node: `rediss://`). */
+  REDIS_TLS: boolFlag,
+  /** PEM files: the CA that signed the server's certificate, and a client certificate + key (mutual TLS). */
+  REDIS_TLS_CA_FILE: optionalNonEmpty,
+  REDIS_TLS_CERT_FILE: optionalNonEmpty,
+  REDIS_TLS_KEY_FILE: optionalNonEmpty,
+  /** The name to check the server's certificate against (SNI), when it differs from the host. */
+  REDIS_TLS_SERVERNAME: optionalNonEmpty,
+  /** "0" accepts a certificate that does not verify (testing only: anyone on the path can read the traffic). */
+  REDIS_TLS_REJECT_UNAUTHORIZED: z
+    .enum(["0", "1", "true", "false", ""])
+    .default("")
+    .transform((v) => v !== "0" && v !== "false"),
   API_KEY: optionalNonEmpty.pipe(z.string().min(16, "must be at least 16 characters").optional()),
   MAKER_KEYPAIR: optionalNonEmpty,
   /**

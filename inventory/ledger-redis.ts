@@ -14,7 +14,7 @@
  * Amounts are u64 and Lua numbers are doubles (exact only to 2^53), so the scripts add, subtract and
  * compare amounts as decimal strings.
  */
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import type { Reservation } from "./interface.ts";
 import type {
   CommitResult,
@@ -170,6 +170,11 @@ return {
 }
 `;
 
+/** One maker's ledger keys, in the scripts' KEYS order; all under the maker's hash tag (one slot). */
+export function ledgerKeys(prefix: string, maker: string): string[] {
+  return ["bal", "meta", "res", "inc", "rec", "exp", "cmt"].map((name) => `${prefix}{${maker}}:${name}`);
+}
+
 type Reply = string | number | null | Reply[];
 
 interface Scripted {
@@ -185,9 +190,8 @@ export class RedisLedger implements Ledger {
   private readonly r: Redis & Scripted;
 
   /** `maker` (base58) is the hash tag: one maker's keys share one slot. */
-  constructor(redis: Redis, maker: string, prefix = "rfq:inv:") {
-    const k = (name: string) => `${prefix}{${maker}}:${name}`;
-    this.keys = ["bal", "meta", "res", "inc", "rec", "exp", "cmt"].map(k);
+  constructor(redis: Redis | Cluster, maker: string, prefix = "rfq:inv:") {
+    this.keys = ledgerKeys(prefix, maker);
     const scripts: [keyof Scripted, string][] = [
       ["invReserve", RESERVE],
       ["invRelease", RELEASE],

@@ -3,14 +3,18 @@
  * Redis under the maker's hash tag (see ledger-redis.ts); a restarted instance picks up every open
  * reservation from there, and expired ones are swept by the next script that runs.
  */
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import { redisKeys } from "../config/load.ts";
 import { type InventoryOptions, LedgerInventory } from "./ledger-inventory.ts";
 import { RedisLedger } from "./ledger-redis.ts";
 
 export class RedisInventory extends LedgerInventory {
   /** `prefix` defaults to the config's `<redisPrefix>inv:` ("rfq:inv:"). */
-  constructor(redis: Redis, opts: InventoryOptions, prefix = redisKeys(opts.config.file).inventory) {
+  constructor(
+    redis: Redis | Cluster,
+    opts: InventoryOptions,
+    prefix = redisKeys(opts.config.file).inventory,
+  ) {
     super(new RedisLedger(redis, opts.maker.toBase58(), prefix), opts);
   }
 }

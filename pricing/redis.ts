@@ -9,10 +9,10 @@
  *                      "asks":[{"upToBase":"10000000000","price":"180.40"},..]} (mid optional)
  *
  * Every instance keeps the latest payload per pair in memory: pub/sub delivers an update at once, and
- * a poll (MGET every `pollMs`) catches anything the subscriber missed while reconnecting. Staleness is
+ * a poll (a GET per pair every `pollMs`) catches anything the subscriber missed while reconnecting. Staleness is
  * measured from `ts`, the engine's own clock: an engine that stops writing makes the pairs go stale.
  */
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import type { Logger } from "pino";
 import { z } from "zod";
 import { compareRatio, parseDecimal, type Ratio } from "../amounts/decimal.ts";
@@ -54,7 +54,7 @@ export class RedisPriceSource implements PriceSource {
   private readonly prices = new Map<string, PricePoint>();
   private readonly pairSet: ReadonlySet<string>;
   private readonly listeners = new Set<(pairKey: string, point: PricePoint) => void>();
-  private subscriber: Redis | undefined;
+  private subscriber: Redis | Cluster | undefined;
   private timer: NodeJS.Timeout | undefined;
   private polling: Promise<void> | undefined;
   private pollFailing = false;
@@ -62,7 +62,7 @@ export class RedisPriceSource implements PriceSource {
   /** `pairs` are the "BASE/QUOTE" keys configured to use this source. */
   constructor(
     readonly name: string,
-    private readonly redis: Redis,
+    private readonly redis: Redis | Cluster,
     private readonly pairs: readonly string[],
     private readonly opts: RedisPriceOptions = {},
   ) {
@@ -107,7 +107,9 @@ export class RedisPriceSource implements PriceSource {
     this.polling ??= (async () => {
       if (!this.pairs.length) return;
       try {
-        const values = await this.redis.mget(...this.pairs.map((p) => this.keyPrefix + p));
+        // One GET per pair (auto-pipelined): the engine's keys carry no common hash tag, so one MGET
+        // would cross slots on a cluster.
+        const values = await Promise.all(this.pairs.map((p) => this.redis.get(this.keyPrefix + p)));
         values.forEach((v, i) => {
           if (v !== null) this.ingest(v, this.pairs[i]);
         });
@@ -189,7 +191,7 @@ function toPoint(p: z.output<typeof redisPricePayload>): PricePoint | string {
  * latest price and tell every instance, atomically.
  */
 export async function publishPrice(
-  redis: Redis,
+  redis: Redis | Cluster,
   pairKey: string,
   payload: Omit<RedisPricePayload, "pair">,
   opts: { keyPrefix?: string; channel?: string } = {},

@@ -2,7 +2,7 @@
  * Builds the configured price sources (one per `priceSources` entry), for main.ts, the ops commands
  * and test harnesses. Starting and closing stays with the caller.
  */
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import type { Logger } from "pino";
 import { type Config, ConfigError } from "../config/load.ts";
 import type { PriceSource } from "./interface.ts";
@@ -12,7 +12,7 @@ import { StaticPriceSource } from "./static.ts";
 
 export function createPriceSources(
   config: Config,
-  deps: { redis?: Redis; log?: Logger } = {},
+  deps: { redis?: Redis | Cluster; log?: Logger } = {},
 ): Map<string, PriceSource> {
   const sources = new Map<string, PriceSource>();
   for (const [name, sc] of Object.entries(config.file.priceSources)) {
@@ -23,7 +23,9 @@ export function createPriceSources(
         break;
       case "redis":
         if (!deps.redis) {
-          throw new ConfigError(`priceSources.${name}: kind "redis" needs REDIS_URL to be set`);
+          throw new ConfigError(
+            `priceSources.${name}: kind "redis" needs Redis (REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS)`,
+          );
         }
         sources.set(
           name,

@@ -4,17 +4,24 @@
  * re-subscribes after a reconnect; nothing here has a deadline to miss) and no command timeout, and it
  * has an error listener: an outage is one warning naming the connection (and one line when it is back),
  * never ioredis' "Unhandled error event".
+ *
+ * On Redis Cluster the subscriber is a Cluster client too: it subscribes on one node, and classic
+ * (not sharded) PUBLISH reaches every node's subscribers, so the channels work unchanged. The channels
+ * carry a few messages a second at most (switch changes, price updates), so broadcasting them over the
+ * cluster bus costs nothing worth sharding for.
  */
-import type { Redis, RedisOptions } from "ioredis";
+import type { Cluster, ClusterOptions, Redis, RedisOptions } from "ioredis";
 import type { Logger } from "pino";
 
-export function subscriberOf(redis: Redis, name: string, log?: Logger): Redis {
+export function subscriberOf(redis: Redis | Cluster, name: string, log?: Logger): Redis | Cluster {
   // ioredis takes a command timeout of 0 as "time out at once": leave it unset.
-  const sub = redis.duplicate({
-    enableOfflineQueue: true,
-    maxRetriesPerRequest: null,
-    commandTimeout: undefined,
-  } as RedisOptions);
+  const patient = { enableOfflineQueue: true, maxRetriesPerRequest: null, commandTimeout: undefined };
+  const sub = redis.isCluster
+    ? (redis as Cluster).duplicate([], {
+        enableOfflineQueue: true,
+        redisOptions: { ...(redis as Cluster).options.redisOptions, ...patient },
+      } as ClusterOptions)
+    : (redis as Redis).duplicate(patient as RedisOptions);
   let down = false;
   sub.on("error", (err: NodeJS.ErrnoException) => {
     if (down) return;

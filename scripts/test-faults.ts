@@ -11,9 +11,10 @@ const USAGE = {
   command: "npm run test:faults",
   positionals: "[scenario-filter...]",
   summary:
-    "Runs the fault suite: Redis killed under quote load (with and without its data), the chain RPC\n" +
-    "cut and restored around fills, the webhook killed with fills in flight, SIGTERM under load. Needs\n" +
-    "redis-server and redis-cli on PATH. FAULT_QUOTE_RATE sets the quote rate (default 500/s).",
+    "Runs the fault suite: Redis killed under quote load (with and without its data), a Sentinel\n" +
+    "group's primary killed under quote load with swaps in flight, the chain RPC cut and restored\n" +
+    "around fills, the webhook killed with fills in flight, SIGTERM under load. Needs redis-server\n" +
+    "and redis-cli on PATH. FAULT_QUOTE_RATE sets the quote rate (default 500/s).",
   flags: {},
 } as const;
 

@@ -5,7 +5,6 @@
  * two "instances").
  */
 import { join } from "node:path";
-import type { Redis } from "ioredis";
 import { type Config, redisKeys } from "../config/load.ts";
 import { AdvertisedTokenLists } from "../inventory/advertised.ts";
 import { FileAdvertisedStore } from "../inventory/advertised-store/file.ts";
@@ -39,7 +38,7 @@ import type { QuoteStore } from "./quote-store/interface.ts";
 import { MemoryQuoteStore } from "./quote-store/memory.ts";
 import { RedisQuoteStore } from "./quote-store/redis.ts";
 import { Circuit } from "./redis/circuit.ts";
-import { createRedisClient, redisAddress, waitReady } from "./redis/client.ts";
+import { createRedisClient, type RedisClient, redisTarget, waitReady } from "./redis/client.ts";
 import { registerAdminRoutes } from "./routes/admin.ts";
 import type { ReadinessProbe } from "./routes/health.ts";
 import { makeSigner, type Signer } from "./signer/index.ts";
@@ -50,8 +49,8 @@ import { createSwapPorts, type SwapPorts, type SwapTuning } from "./swap/service
 export interface ComposeOptions {
   log?: Logger;
   metrics?: Metrics;
-  /** A shared Redis connection; otherwise one is opened from REDIS_URL when set. */
-  redis?: Redis;
+  /** A shared Redis connection; otherwise one is opened from REDIS_URL (or the cluster / Sentinel settings). */
+  redis?: RedisClient;
   /** Overrides the config's `redisPrefix` (tests isolate themselves with it). */
   redisPrefix?: string;
   chain?: Chain;
@@ -95,7 +94,7 @@ export interface Service {
   book: QuotingBook;
   tokenLists: TokenLists;
   priceSources: ReadonlyMap<string, PriceSource>;
-  redis?: Redis;
+  redis?: RedisClient;
   /** Set when this process created and seeded a local chain. */
   seeded?: SeededToken[];
   /** Whether the maker key was generated on this start (paper setup). */
@@ -163,11 +162,11 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
   for (const line of keys.deprecated) log.warn(`config: ${line}`);
 
   let redis = opts.redis;
-  if (!redis && config.env.REDIS_URL) {
-    const url = config.env.REDIS_URL;
-    const owned = createRedisClient(url, { client: "main", log, metrics });
+  const target = redis ? undefined : redisTarget(config.env);
+  if (target) {
+    const owned = createRedisClient(target, { client: "main", log, metrics });
     closers.push(async () => owned.disconnect());
-    await waitReady(owned, "REDIS_URL", redisAddress(url), startTimeoutMs);
+    await waitReady(owned, target.setting, target.address, startTimeoutMs);
     redis = owned;
   }
 
@@ -199,8 +198,12 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
   closers.push(() => chain.close());
 
   const store: QuoteStore = redis
-    ? new RedisQuoteStore(redis, keys.quotes, now)
-    : new MemoryQuoteStore(config.file.limits.memoryStoreMaxQuotes, now);
+    ? new RedisQuoteStore(redis, keys.quotes, now, config.file.limits.quoteRetainAfterExpiryMs)
+    : new MemoryQuoteStore(
+        config.file.limits.memoryStoreMaxQuotes,
+        now,
+        config.file.limits.quoteRetainAfterExpiryMs,
+      );
   closers.push(() => store.close());
 
   let priceSources = opts.priceSources;

@@ -140,6 +140,116 @@ export async function startRedis(): Promise<{
   };
 }
 
+/** True when `port` can be bound on loopback right now. */
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.once("error", () => resolve(false));
+    s.listen(port, "127.0.0.1", () => s.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A port p for a Redis Cluster node: a node also listens on p + 10000 (the cluster bus), so both must
+ * be free and below 65536. Random in 20000-55535, away from the usual ephemeral range's top.
+ */
+export async function freeClusterPort(taken: ReadonlySet<number> = new Set()): Promise<number> {
+  for (let i = 0; i < 200; i++) {
+    const p = 20_000 + Math.floor(Math.random() * 35_535);
+    if (taken.has(p) || taken.has(p + 10_000) || taken.has(p - 10_000)) continue;
+    if ((await portFree(p)) && (await portFree(p + 10_000))) return p;
+  }
+  throw new Error("no free port pair (p, p + 10000) for a Redis Cluster node");
+}
+
+function redisCli(args: string[]): string {
+  const r = spawnSync("redis-cli", args, { encoding: "utf8", timeout: 10_000 });
+  return `${r.stdout ?? ""}${r.stderr ?? ""}`;
+}
+
+export interface RedisClusterHandle {
+  /** "127.0.0.1:p1,127.0.0.1:p2,127.0.0.1:p3": the REDIS_CLUSTER_NODES form. */
+  nodes: string;
+  ports: number[];
+  stop(): Promise<void>;
+}
+
+/**
+ * A throwaway three-master Redis Cluster (no replicas, no persistence): three `redis-server
+ * --cluster-enabled yes` on free port pairs, joined by `redis-cli --cluster create`, ready once every
+ * node reports `cluster_state:ok`. Needs nothing beyond redis-server and redis-cli.
+ */
+export async function startRedisCluster(masters = 3): Promise<RedisClusterHandle> {
+  const ports: number[] = [];
+  const taken = new Set<number>();
+  for (let i = 0; i < masters; i++) {
+    const p = await freeClusterPort(taken);
+    ports.push(p);
+    taken.add(p);
+  }
+  const dir = mkdtempSync(join(tmpdir(), "rfq-redis-cluster-"));
+  const procs = ports.map((port) => {
+    const nodeDir = join(dir, String(port));
+    mkdirSync(nodeDir);
+    return spawn(
+      "redis-server",
+      [
+        "--port",
+        String(port),
+        "--bind",
+        "127.0.0.1",
+        "--cluster-enabled",
+        "yes",
+        "--cluster-config-file",
+        "nodes.conf",
+        "--cluster-node-timeout",
+        "2000",
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+        "--dir",
+        nodeDir,
+      ],
+      { stdio: "ignore" },
+    );
+  });
+  const stop = async () => {
+    await Promise.all(procs.map((p) => stopChild(p)));
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    const until = Date.now() + 15_000;
+    const waitFor = async (what: string, ok: () => boolean) => {
+      while (!ok()) {
+        if (Date.now() > until) throw new Error(`redis cluster on ports ${ports.join(", ")}: ${what}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    await waitFor("a node did not answer PING within 15 s", () =>
+      ports.every((p) => redisCli(["-p", String(p), "ping"]).trim() === "PONG"),
+    );
+    const created = redisCli([
+      "--cluster",
+      "create",
+      ...ports.map((p) => `127.0.0.1:${p}`),
+      "--cluster-replicas",
+      "0",
+      "--cluster-yes",
+    ]);
+    if (!created.includes("All 16384 slots covered")) {
+      throw new Error(`redis-cli --cluster create failed:\n${created}`);
+    }
+    await waitFor("not cluster_state:ok on every node within 15 s", () =>
+      ports.every((p) => redisCli(["-p", String(p), "cluster", "info"]).includes("cluster_state:ok")),
+    );
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  return { nodes: ports.map((p) => `127.0.0.1:${p}`).join(","), ports, stop };
+}
+
 /** CPU seconds (user + system) a process has used so far, from /proc; undefined where unavailable. */
 export function cpuSecondsOf(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;

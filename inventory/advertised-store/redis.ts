@@ -1,10 +1,10 @@
 /** The advertised-list store in Redis: one key (`<redisPrefix>advertised`), shared by every instance. */
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import { type AdvertisedStore, type PublishedLists, parseLists } from "./interface.ts";
 
 export class RedisAdvertisedStore implements AdvertisedStore {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: Redis | Cluster,
     private readonly key = "rfq:advertised",
   ) {}
   async load(): Promise<PublishedLists | undefined> {

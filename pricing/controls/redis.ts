@@ -7,8 +7,12 @@
  *                    writes {"reason","atMs"} JSON, but `SET rfq:ctl:paused 1` works just as well.
  *   <prefix>pairs    hash "BASE/QUOTE" -> "1" | "0": overrides the pair's configured `enabled`.
  *   <prefix>changed  pub/sub channel: any message makes every instance re-read the two keys now.
+ *
+ * Redis Cluster: every write is one key plus a PUBLISH (no key), so each MULTI stays in one slot; the
+ * two keys are read by two commands, not one transaction (they are independent switches), so they
+ * keep their documented names without a common hash tag.
  */
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import type { Logger } from "pino";
 import { subscriberOf } from "../subscriber.ts";
 import type { Controls } from "./interface.ts";
@@ -30,14 +34,14 @@ export class RedisControls extends KnownSwitches implements Controls {
   private readonly now: () => number;
   /** Last successful read; -Infinity until the first, so an instance that never read stays closed. */
   private lastReadMs = Number.NEGATIVE_INFINITY;
-  private subscriber: Redis | undefined;
+  private subscriber: Redis | Cluster | undefined;
   private timer: NodeJS.Timeout | undefined;
   private reading: Promise<void> | undefined;
   private readAgain = false;
   private readFailing = false;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: Redis | Cluster,
     private readonly opts: RedisControlsOptions = {},
   ) {
     super();
@@ -123,11 +127,14 @@ export class RedisControls extends KnownSwitches implements Controls {
         this.readAgain = false;
         const started = this.now();
         try {
-          const res = await this.redis.multi().get(this.pausedKey).hgetall(this.pairsKey).exec();
-          if (!res) throw new Error("transaction aborted");
-          const [pausedRes, pairsRes] = res;
-          if (pausedRes?.[0] || pairsRes?.[0]) throw pausedRes?.[0] ?? pairsRes?.[0];
-          this.apply(pausedRes?.[1] as string | null, pairsRes?.[1] as Record<string, string>);
+          // Two independent reads (auto-pipelined into one round trip on a single node): the pause
+          // flag and the pair switches are separate facts, so they need no transaction, and their
+          // documented key names sit in different cluster slots.
+          const [paused, pairs] = await Promise.all([
+            this.redis.get(this.pausedKey),
+            this.redis.hgetall(this.pairsKey),
+          ]);
+          this.apply(paused, pairs);
           this.lastReadMs = started;
           if (this.readFailing) this.opts.log?.info("controls: the shared switches are readable again");
           this.readFailing = false;

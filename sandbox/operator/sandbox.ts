@@ -4,7 +4,7 @@
  *
  * Ports: CHAIN_PORT (8899), WEBHOOK_PORT (8080), WEBHOOK_ADMIN_PORT (8081, the webhook's operations
  * listener: /metrics, /admin), OPERATOR_PORT (8090). State (keys, chain seed, logs,
- * stack.json) lives in data/sandbox/. Redis: REDIS_URL, or a throwaway redis-server.
+ * stack.json) lives in data/sandbox/. Redis: REDIS_URL, REDIS_CLUSTER_NODES (a Redis Cluster), or a throwaway redis-server.
  */
 import { join } from "node:path";
 import { parseArgs } from "../../src/cli/args.ts";
@@ -32,7 +32,7 @@ const USAGE = {
   },
   notes:
     "environment: CHAIN_PORT (8899), WEBHOOK_PORT (8080), WEBHOOK_ADMIN_PORT (8081: /metrics, /admin),\n" +
-    "OPERATOR_PORT (8090), REDIS_URL (unset: a throwaway redis-server), CONFIG.",
+    "OPERATOR_PORT (8090), REDIS_URL or REDIS_CLUSTER_NODES (unset: a throwaway redis-server), CONFIG.",
 } as const;
 
 async function main(): Promise<void> {

@@ -40,6 +40,14 @@ export interface StackOptions {
   /** The webhook's API key (the operator is registered with it). */
   webhookApiKey?: string;
   webhookNodeArgs?: string[];
+  /** The webhook's ADMIN_API_KEY (unset: no admin API). */
+  webhookAdminApiKey?: string;
+  /**
+   * Seed nodes of a Redis Cluster ("host:port,..."): the webhook runs on it (REDIS_CLUSTER_NODES)
+   * instead of a single node. Default: the REDIS_CLUSTER_NODES environment variable, else a single
+   * node (REDIS_URL or a throwaway redis-server).
+   */
+  redisClusterNodes?: string;
   /** Called as soon as each child process is spawned (tests watch a process from its first instant). */
   onSpawn?: (child: Child) => void;
   /** Run the signer service as its own process and the webhook without key material (SIGNER_URL). */
@@ -124,8 +132,14 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     const seedPath = join(dir, "chain-seed.json");
     writeFileSync(seedPath, JSON.stringify(seed, null, 2));
 
-    const redis = await startRedis();
+    const clusterNodes = opts.redisClusterNodes ?? process.env.REDIS_CLUSTER_NODES;
+    const redis = clusterNodes
+      ? { url: `cluster ${clusterNodes}`, owned: false, stop: async () => {} }
+      : await startRedis();
     closers.push(redis.stop);
+    const redisEnv: Record<string, string> = clusterNodes
+      ? { REDIS_URL: "", REDIS_CLUSTER_NODES: clusterNodes }
+      : { REDIS_URL: redis.url, REDIS_CLUSTER_NODES: "" };
 
     const chain = spawnTs(
       "chain",
@@ -182,7 +196,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         ADMIN_PORT: String(webhookAdminPort),
         // A paper deployment in production shape: the shipped static prices, and no key unless given.
         ALLOW_STATIC_PRICES: "1",
-        REDIS_URL: redis.url,
+        ...redisEnv,
         RPC_URL: chainUrl,
         // With the remote signer the webhook gets no key setting at all (an inherited one is blanked).
         ...(signerUrl ? { SIGNER_URL: signerUrl, MAKER_KEYPAIR: "" } : { MAKER_KEYPAIR: makerPath }),
@@ -190,6 +204,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         LOG_LEVEL: opts.webhookLogLevel ?? "info",
         CONFIG: configPath,
         ACCEPTANCE_MODE: "0",
+        ...(opts.webhookAdminApiKey ? { ADMIN_API_KEY: opts.webhookAdminApiKey } : {}),
         ...(opts.webhookApiKey ? { API_KEY: opts.webhookApiKey } : { API_KEY: "", ALLOW_NO_API_KEY: "1" }),
       },
       join(dir, "webhook.log"),
@@ -204,7 +219,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     const webhookAdminUrl = `http://127.0.0.1:${webhookAdminPort}`;
     await waitForHttp(`${webhookRoot}/ready`, webhook);
     say(
-      `webhook   ${webhookUrl}  (Redis ${redis.owned ? "throwaway" : "REDIS_URL"}, log ${webhook.logPath})`,
+      `webhook   ${webhookUrl}  (Redis ${clusterNodes ? "cluster" : redis.owned ? "throwaway" : "REDIS_URL"}, log ${webhook.logPath})`,
     );
 
     const operator = await startOperator({

@@ -1,15 +1,16 @@
 /**
  * What the operations commands (doctor, registration) need, chosen as the service chooses them (the
  * same makeSigner and makeChain as src/compose.ts): the maker key (the signer service's at SIGNER_URL,
- * MAKER_KEYPAIR, or the paper setup's key in DATA_DIR), the chain (RPC_URL, or a freshly seeded local chain in the paper setup), Redis when
- * REDIS_URL is set, and the configured price sources (not started).
+ * MAKER_KEYPAIR, or the paper setup's key in DATA_DIR), the chain (RPC_URL, or a freshly seeded local
+ * chain in the paper setup), Redis when one is configured (REDIS_URL, REDIS_CLUSTER_NODES or
+ * REDIS_SENTINELS; the same factory as the service), and the configured price sources (not started).
  */
-import { Redis } from "ioredis";
 import type { Config } from "../../config/load.ts";
 import type { PriceSource } from "../../pricing/interface.ts";
 import { createPriceSources } from "../../pricing/sources.ts";
 import type { Chain } from "../chain/interface.ts";
 import { makeChain } from "../chain/make.ts";
+import { createRedisClient, type RedisClient, redisTarget } from "../redis/client.ts";
 import { makeSigner, type Signer } from "../signer/index.ts";
 import { RemoteSigner } from "../signer/remote.ts";
 
@@ -17,7 +18,7 @@ export interface OpsContext {
   config: Config;
   chain: Chain;
   signer: Signer;
-  redis?: Redis;
+  redis?: RedisClient;
   sources: Map<string, PriceSource>;
   /** "rpc <host>" or "local chain (paper setup, seeded by this command)". */
   chainNote: string;
@@ -43,16 +44,10 @@ export async function opsContext(config: Config): Promise<OpsContext> {
   const chainNote = made.seeded
     ? "local chain (paper setup: a fresh one, seeded as `npm start` seeds it)"
     : made.note;
-  const redis = config.env.REDIS_URL
-    ? new Redis(config.env.REDIS_URL, {
-        lazyConnect: true,
-        maxRetriesPerRequest: 1,
-        connectTimeout: 2_000,
-        retryStrategy: () => null,
-      })
-    : undefined;
-  // An unreachable Redis is a FAIL row in doctor's table, not a stack trace on stderr.
-  redis?.on("error", () => {});
+  // The service's own factory and topology settings; one try, so an unreachable Redis is a FAIL row
+  // in doctor's table, not a wait or a stack trace on stderr.
+  const target = redisTarget(config.env);
+  const redis = target ? createRedisClient(target, { client: "doctor", use: "probe" }) : undefined;
   const sources = createPriceSources(config, redis ? { redis } : {});
   return {
     config,

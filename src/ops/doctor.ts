@@ -11,12 +11,12 @@
  */
 import { createAssociatedTokenAccountIdempotentInstruction } from "@solana/spl-token";
 import { PublicKey, TransactionMessage, VersionedTransaction } from "@solana/web3.js";
-import type { Redis } from "ioredis";
 import { formatRatio } from "../../amounts/decimal.ts";
 import type { Config } from "../../config/load.ts";
 import { readHoldings } from "../../inventory/holdings.ts";
 import type { PriceSource } from "../../pricing/interface.ts";
 import type { Chain } from "../chain/interface.ts";
+import type { RedisClient } from "../redis/client.ts";
 import type { Signer } from "../signer/index.ts";
 
 export type Status = "ok" | "warn" | "FAIL";
@@ -39,7 +39,7 @@ export interface DoctorDeps {
   config: Config;
   chain: Chain;
   signer: Signer;
-  redis?: Redis;
+  redis?: RedisClient;
   /** Started price sources. */
   sources: ReadonlyMap<string, PriceSource>;
   now?: () => number;
@@ -217,7 +217,7 @@ export async function diagnose(deps: DoctorDeps): Promise<Diagnosis> {
   return { checks, missingAtas, ataRentLamports, healthy: checks.every((c) => c.status !== "FAIL") };
 }
 
-async function pingRedis(redis: Redis): Promise<boolean> {
+async function pingRedis(redis: RedisClient): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   try {
     return await Promise.race([

@@ -40,7 +40,8 @@ export type ClaimResult =
 
 export interface QuoteStore {
   /**
-   * Stores a quote; it stays readable until QUOTE_RETAIN_AFTER_EXPIRY_MS past `expiresAtMs`. The
+   * Stores a quote; it stays readable until the store's retention (`limits.quoteRetainAfterExpiryMs`)
+   * past `expiresAtMs`, or, once claimed, as long as its claim (CLAIM_RETAIN_MS). The
    * operator may send a quoteId again (docs/contract.md, "POST /quote": its acceptance suite reuses one id
    * for every quote): a later answer replaces the earlier one as what `/swap` is checked against,
    * until a swap has claimed the quoteId. Returns false, storing nothing, when a claim exists: a quote
@@ -48,8 +49,6 @@ export interface QuoteStore {
    */
   put(quote: StoredQuote): Promise<boolean>;
   get(quoteId: string): Promise<StoredQuote | undefined>;
-  /** QuoteIds answered for one requestId (identical requests repeat the requestId). */
-  quoteIdsForRequest(requestId: string): Promise<string[]>;
   /**
    * The exactly-once step: atomically records the claim if none exists. Across every instance
    * sharing the store, at most one caller ever gets `claimed` for a quoteId.
@@ -74,8 +73,11 @@ export interface QuoteStore {
   close(): Promise<void>;
 }
 
-/** How long a quote (and its claim) stays readable after its expiry. */
-export const QUOTE_RETAIN_AFTER_EXPIRY_MS = 10 * 60_000;
+/**
+ * How long an unclaimed quote stays readable after its expiry, unless configured
+ * (`limits.quoteRetainAfterExpiryMs`; config/schema.ts says why).
+ */
+export const DEFAULT_QUOTE_RETAIN_AFTER_EXPIRY_MS = 30_000;
 
 /** How long a claim (and the answer it produced) is remembered: well past any quote's life. */
 export const CLAIM_RETAIN_MS = 60 * 60_000;

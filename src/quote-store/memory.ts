@@ -9,7 +9,7 @@ import {
   CLAIM_RETAIN_MS,
   type ClaimRecord,
   type ClaimResult,
-  QUOTE_RETAIN_AFTER_EXPIRY_MS,
+  DEFAULT_QUOTE_RETAIN_AFTER_EXPIRY_MS,
   type QuoteStore,
   type StoredQuote,
 } from "./interface.ts";
@@ -22,12 +22,13 @@ interface Entry {
 interface ClaimEntry {
   record: ClaimRecord;
   dropAtMs: number;
+  /** The claimed quote, kept with its claim so a retried /swap finds it after the quote's retention. */
+  quote?: StoredQuote;
 }
 
 export class MemoryQuoteStore implements QuoteStore {
   /** Insertion order is creation order, so the head is always the oldest quote. */
   private readonly quotes = new Map<string, Entry>();
-  private readonly byRequest = new Map<string, Set<string>>();
   /** Claims outlive their quotes (CLAIM_RETAIN_MS) so a late duplicate still finds the first answer. */
   private readonly claims = new Map<string, ClaimEntry>();
   /** Message hash -> the quoteId it was first presented with; kept as long as claims. */
@@ -36,6 +37,7 @@ export class MemoryQuoteStore implements QuoteStore {
   constructor(
     private readonly maxQuotes = 200_000,
     private readonly now: () => number = Date.now,
+    private readonly retainAfterExpiryMs = DEFAULT_QUOTE_RETAIN_AFTER_EXPIRY_MS,
   ) {}
 
   async put(quote: StoredQuote): Promise<boolean> {
@@ -44,34 +46,28 @@ export class MemoryQuoteStore implements QuoteStore {
     if (this.claims.has(quote.quoteId)) return false;
     // A repeat replaces the earlier answer; re-inserting keeps the map in creation order.
     const earlier = this.quotes.get(quote.quoteId);
-    if (earlier) this.remove(quote.quoteId, earlier);
+    if (earlier) this.quotes.delete(quote.quoteId);
     while (this.quotes.size >= this.maxQuotes) this.dropOldest();
-    this.quotes.set(quote.quoteId, { quote, dropAtMs: quote.expiresAtMs + QUOTE_RETAIN_AFTER_EXPIRY_MS });
-    let ids = this.byRequest.get(quote.requestId);
-    if (!ids) {
-      ids = new Set();
-      this.byRequest.set(quote.requestId, ids);
-    }
-    ids.add(quote.quoteId);
+    this.quotes.set(quote.quoteId, { quote, dropAtMs: quote.expiresAtMs + this.retainAfterExpiryMs });
     return true;
   }
 
   async get(quoteId: string): Promise<StoredQuote | undefined> {
-    return this.live(quoteId)?.quote;
-  }
-
-  async quoteIdsForRequest(requestId: string): Promise<string[]> {
-    const ids = this.byRequest.get(requestId);
-    return ids ? [...ids].filter((id) => this.live(id)) : [];
+    const quote = this.live(quoteId)?.quote;
+    if (quote) return quote;
+    const claim = this.claims.get(quoteId);
+    return claim && claim.dropAtMs > this.now() ? claim.quote : undefined;
   }
 
   async claim(quoteId: string, messageHash: string, nowMs: number): Promise<ClaimResult> {
     this.sweepClaims();
     const existing = this.claims.get(quoteId);
     if (existing) return { kind: "taken", existing: { ...existing.record } };
+    const quote = this.live(quoteId)?.quote;
     this.claims.set(quoteId, {
       record: { messageHash, claimedAtMs: nowMs },
       dropAtMs: this.now() + CLAIM_RETAIN_MS,
+      ...(quote ? { quote } : {}),
     });
     return { kind: "claimed" };
   }
@@ -106,7 +102,6 @@ export class MemoryQuoteStore implements QuoteStore {
 
   async close(): Promise<void> {
     this.quotes.clear();
-    this.byRequest.clear();
     this.claims.clear();
     this.bindings.clear();
   }
@@ -118,7 +113,7 @@ export class MemoryQuoteStore implements QuoteStore {
   private live(quoteId: string): Entry | undefined {
     const e = this.quotes.get(quoteId);
     if (e && e.dropAtMs <= this.now()) {
-      this.remove(quoteId, e);
+      this.quotes.delete(quoteId);
       return undefined;
     }
     return e;
@@ -129,7 +124,7 @@ export class MemoryQuoteStore implements QuoteStore {
     const now = this.now();
     for (const [id, e] of this.quotes) {
       if (e.dropAtMs > now) break;
-      this.remove(id, e);
+      this.quotes.delete(id);
     }
   }
 
@@ -143,13 +138,6 @@ export class MemoryQuoteStore implements QuoteStore {
 
   private dropOldest(): void {
     const first = this.quotes.entries().next();
-    if (!first.done) this.remove(first.value[0], first.value[1]);
-  }
-
-  private remove(quoteId: string, e: Entry): void {
-    this.quotes.delete(quoteId);
-    const ids = this.byRequest.get(e.quote.requestId);
-    ids?.delete(quoteId);
-    if (ids && ids.size === 0) this.byRequest.delete(e.quote.requestId);
+    if (!first.done) this.quotes.delete(first.value[0]);
   }
 }

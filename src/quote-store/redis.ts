@@ -1,25 +1,30 @@
 /**
  * Redis QuoteStore: production, shared by every instance.
  *
- * Keys carry the quoteId (or requestId) as a hash tag so that everything one operation touches lives in
- * one slot and the same commands run unchanged on Redis Cluster:
- *   <prefix>{<quoteId>}:q        the StoredQuote as JSON, expiring with the quote (+ retention)
+ * Keys carry the quoteId (or the message hash) as a hash tag so that everything one operation touches
+ * lives in one slot and the same commands run unchanged on Redis Cluster:
+ *   <prefix>{<quoteId>}:q        the StoredQuote as JSON, expiring with the quote + the retention
+ *                                (`limits.quoteRetainAfterExpiryMs`); once claimed, with the claim
  *   <prefix>{<quoteId>}:claim    the claim record (SET NX: the exactly-once step)
  *   <prefix>{<quoteId>}:outcome  the answer the claimed swap gave
- *   <prefix>{<requestId>}:req    set of quoteIds answered for one requestId
  *   <prefix>{<messageHash>}:msg  the quoteId a fill message was first presented with (SET NX)
+ *
+ * One key per quote answered: that is what /swap needs (the quote until it expires) and nothing else.
+ * Claims, outcomes and message bindings exist only for swaps, a small fraction of quotes, and live
+ * CLAIM_RETAIN_MS (replay protection and idempotent retries).
  *
  * A repeated quoteId replaces the stored quote unless a swap has claimed it: one Lua script checks
  * the claim key and writes the quote key (both under the quoteId's hash tag), so no put can land
  * between a claim and its swap.
  */
-import type { Redis } from "ioredis";
+
 import type { SwapResponse } from "../contract/swap.ts";
+import type { RedisClient } from "../redis/client.ts";
 import {
   CLAIM_RETAIN_MS,
   type ClaimRecord,
   type ClaimResult,
-  QUOTE_RETAIN_AFTER_EXPIRY_MS,
+  DEFAULT_QUOTE_RETAIN_AFTER_EXPIRY_MS,
   type QuoteStore,
   type StoredQuote,
 } from "./interface.ts";
@@ -40,6 +45,18 @@ redis.call('DEL', KEYS[1], KEYS[2])
 return 1
 `;
 
+/**
+ * The keys of one quote, all under the quoteId's hash tag: the put script (quote + claim) and the
+ * release script (claim + outcome) touch them together, so they must share a cluster slot.
+ */
+export function quoteKeys(prefix: string, quoteId: string) {
+  return {
+    quote: `${prefix}{${quoteId}}:q`,
+    claim: `${prefix}{${quoteId}}:claim`,
+    outcome: `${prefix}{${quoteId}}:outcome`,
+  };
+}
+
 interface Scripted {
   rfqPutQuote(quoteKey: string, claimKey: string, json: string, ttlMs: number): Promise<number>;
   rfqReleaseClaim(claimKey: string, outcomeKey: string, messageHash: string): Promise<number>;
@@ -47,9 +64,10 @@ interface Scripted {
 
 export class RedisQuoteStore implements QuoteStore {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix = "rfq:",
     private readonly now: () => number = Date.now,
+    private readonly retainAfterExpiryMs = DEFAULT_QUOTE_RETAIN_AFTER_EXPIRY_MS,
   ) {
     // defineCommand sends EVALSHA and falls back to EVAL once per connection: the script stays cached.
     if (!("rfqPutQuote" in redis))
@@ -59,54 +77,32 @@ export class RedisQuoteStore implements QuoteStore {
   }
 
   private quoteKey(quoteId: string) {
-    return `${this.prefix}{${quoteId}}:q`;
+    return quoteKeys(this.prefix, quoteId).quote;
   }
   private claimKey(quoteId: string) {
-    return `${this.prefix}{${quoteId}}:claim`;
+    return quoteKeys(this.prefix, quoteId).claim;
   }
   private outcomeKey(quoteId: string) {
-    return `${this.prefix}{${quoteId}}:outcome`;
-  }
-  private requestKey(requestId: string) {
-    return `${this.prefix}{${requestId}}:req`;
+    return quoteKeys(this.prefix, quoteId).outcome;
   }
   private messageKey(messageHash: string) {
     return `${this.prefix}{${messageHash}}:msg`;
   }
 
   async put(quote: StoredQuote): Promise<boolean> {
-    const ttl = Math.max(1, quote.expiresAtMs + QUOTE_RETAIN_AFTER_EXPIRY_MS - this.now());
-    const reqKey = this.requestKey(quote.requestId);
-    // One round trip on the quote path. The request index is a convenience, not a source of truth
-    // (readers check the quote key and its requestId), so it need not be atomic with the quote and
-    // lives under the requestId's own hash tag.
-    const pipeline = this.redis.pipeline() as unknown as Scripted & ReturnType<Redis["pipeline"]>;
-    pipeline.rfqPutQuote(
+    const ttl = Math.max(1, quote.expiresAtMs + this.retainAfterExpiryMs - this.now());
+    const stored = await (this.redis as unknown as Scripted).rfqPutQuote(
       this.quoteKey(quote.quoteId),
       this.claimKey(quote.quoteId),
       JSON.stringify(quote),
       ttl,
     );
-    const results = await pipeline.sadd(reqKey, quote.quoteId).pexpire(reqKey, ttl).exec();
-    const failed = results?.find(([err]) => err);
-    if (failed) throw failed[0];
-    return results?.[0]?.[1] === 1;
+    return stored === 1;
   }
 
   async get(quoteId: string): Promise<StoredQuote | undefined> {
     const raw = await this.redis.get(this.quoteKey(quoteId));
     return raw ? (JSON.parse(raw) as StoredQuote) : undefined;
-  }
-
-  async quoteIdsForRequest(requestId: string): Promise<string[]> {
-    const ids = await this.redis.smembers(this.requestKey(requestId));
-    if (ids.length === 0) return [];
-    const present = await this.redis.mget(ids.map((id) => this.quoteKey(id)));
-    // A quoteId answered again under another requestId now belongs to that one.
-    return ids.filter((_, i) => {
-      const raw = present[i];
-      return raw != null && (JSON.parse(raw) as StoredQuote).requestId === requestId;
-    });
   }
 
   async claim(quoteId: string, messageHash: string, nowMs: number): Promise<ClaimResult> {
@@ -115,7 +111,12 @@ export class RedisQuoteStore implements QuoteStore {
     // Two tries: the second covers a claim that expired between our failed SET NX and the GET.
     for (let attempt = 0; attempt < 2; attempt++) {
       const set = await this.redis.set(key, JSON.stringify(record), "PX", CLAIM_RETAIN_MS, "NX");
-      if (set === "OK") return { kind: "claimed" };
+      if (set === "OK") {
+        // A claimed quote is kept as long as its claim, so a retried /swap reads it and gets the
+        // recorded answer (put never rewrites a claimed quote, so this TTL stays).
+        await this.redis.pexpire(this.quoteKey(quoteId), CLAIM_RETAIN_MS);
+        return { kind: "claimed" };
+      }
       const [claimRaw, outcomeRaw] = await this.redis.mget(key, this.outcomeKey(quoteId));
       if (claimRaw) {
         const existing = JSON.parse(claimRaw) as ClaimRecord;

@@ -4,7 +4,8 @@
  *
  * The one port call (the store's `put`) runs through the store's circuit and is bounded by the
  * operator's deadline: a store that is slow or gone gives a 404 `STORE_UNAVAILABLE` (counted in
- * `rfq_no_quote_total{reason}`) before the deadline, never a 5xx and never a late answer.
+ * `rfq_no_quote_total{reason}`) before the deadline, never a 5xx and never a late answer; a Redis
+ * that refuses writes at its maxmemory gives `STORE_FULL` the same way.
  */
 import type { Hono } from "hono";
 import { quoteRequestSchema } from "../contract/quote.ts";
@@ -83,6 +84,14 @@ export function registerQuoteRoute(app: Hono<AppEnv>, deps: QuoteRouteDeps): voi
         outcome = "unavailable";
         // One line per outage comes from the circuit and the Redis client; per quote only at debug.
         log.debug({ error: stored.error, timedOut: stored.timedOut }, "no quote: quote store unavailable");
+        // Redis at its maxmemory refuses writes ("OOM command not allowed ..."): a reason of its own,
+        // as fast as any refusal (the circuit opens on it like on an outage), never a 5xx.
+        if (stored.error && /\bOOM\b/.test(stored.error)) {
+          return decline(
+            "STORE_FULL",
+            "no quote: the quote store is full (Redis refuses writes at its maxmemory)",
+          );
+        }
         return decline("STORE_UNAVAILABLE", "no quote: the quote store is unavailable");
       }
       // A repeated quoteId replaces the earlier answer (the operator reuses ids), unless a swap has

@@ -3,7 +3,6 @@
  * (Redis when the deployment has one, so fills in flight survive a restart and are shared by every
  * instance; memory otherwise), the fill-rate view, the confirmation tracker and the executor.
  */
-import type { Redis } from "ioredis";
 import type { Config } from "../../config/load.ts";
 import type { Inventory } from "../../inventory/interface.ts";
 import type { Chain } from "../chain/interface.ts";
@@ -11,6 +10,7 @@ import { RecentBlockhashes } from "../chain/recent-blockhashes.ts";
 import type { Logger } from "../observability/logger.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import type { QuoteStore } from "../quote-store/interface.ts";
+import type { RedisClient } from "../redis/client.ts";
 import type { Signer } from "../signer/index.ts";
 import { ConfirmationTracker } from "./confirmations.ts";
 import { SwapExecutor, type SwapExecutorOptions } from "./executor.ts";
@@ -49,7 +49,7 @@ export interface SwapPortDeps {
   chain: Chain;
   inventory: Inventory;
   signer: Signer;
-  redis?: Redis;
+  redis?: RedisClient;
   /** Where the Redis fill journal keeps its keys (config/load.ts `redisKeys`: `<redisPrefix>swap:`). */
   journalPrefix?: string;
   now?: () => number;

@@ -58,7 +58,7 @@ describe("POST /quote (happy paths)", () => {
     expect(stored?.response).toEqual(answer);
     expect(stored!.expiresAtMs - stored!.createdAtMs).toBe(55_000);
     expect(stored!.feeBps).toBe(10);
-    expect(await svc.store.quoteIdsForRequest(body.requestId as string)).toEqual([body.quoteId]);
+    expect(stored!.requestId).toBe(body.requestId);
   });
 
   it("answers a repeated quoteId and requestId as a new quote, the later answer replacing the earlier", async () => {

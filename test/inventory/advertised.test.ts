@@ -16,7 +16,7 @@ import { creditToken } from "../../src/chain/local/seed.ts";
 import { createLogger } from "../../src/observability/logger.ts";
 import { cleanupsAfterEach } from "../support/cleanups.ts";
 import { MINT } from "../support/config.ts";
-import { fileRedis } from "../support/redis.ts";
+import { fileRedisOn, topologies } from "../support/redis.ts";
 import { fileTempDir } from "../support/tmp.ts";
 import {
   makeTransferFeeMint,
@@ -28,7 +28,7 @@ import {
   withToken,
 } from "./support.ts";
 
-const { redis, prefix } = fileRedis();
+const redisStores = topologies().map((t) => ({ name: t.name, ...fileRedisOn(t) }));
 const dir = fileTempDir("advertised");
 
 const cleanups = cleanupsAfterEach();
@@ -102,9 +102,12 @@ describe("advertised token lists", () => {
     expect(lists.tokens()).toEqual([MINT.SOL, MINT.USDC, MINT.USDT]);
   });
 
-  describe.each([
+  describe.each<[string, () => AdvertisedStore]>([
     ["a file", () => new FileAdvertisedStore(join(dir, `${Math.random()}.json`))],
-    ["Redis", () => new RedisAdvertisedStore(redis, `${prefix}${Math.random()}:advertised`)],
+    ...redisStores.map(({ name, redis, prefix }): [string, () => AdvertisedStore] => [
+      `Redis (${name})`,
+      () => new RedisAdvertisedStore(redis, `${prefix}${Math.random()}:advertised`),
+    ]),
   ])("remembered in %s", (_name, makeStore) => {
     it("warns that a forced re-sync is needed when a restart only moves a mint between the lists", async () => {
       const store = makeStore();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { QUOTE_RETAIN_AFTER_EXPIRY_MS } from "../../src/quote-store/interface.ts";
+import { CLAIM_RETAIN_MS } from "../../src/quote-store/interface.ts";
 import { MemoryQuoteStore } from "../../src/quote-store/memory.ts";
 import { quoteStoreContract, sampleQuote } from "./contract.ts";
 
@@ -7,16 +7,27 @@ let n = 0;
 quoteStoreContract("memory", async () => ({ store: new MemoryQuoteStore(), unique: (s) => `${s}-${n++}` }));
 
 describe("MemoryQuoteStore", () => {
-  it("forgets a quote once its retention after expiry has passed", async () => {
+  it("forgets an unclaimed quote once the configured retention after its expiry has passed", async () => {
     let now = 1_000_000;
-    const store = new MemoryQuoteStore(100, () => now);
+    const store = new MemoryQuoteStore(100, () => now, 5_000);
     const q = sampleQuote("q1", "r1", now);
     await store.put(q);
-    now = q.expiresAtMs + QUOTE_RETAIN_AFTER_EXPIRY_MS - 1;
+    now = q.expiresAtMs + 5_000 - 1;
     expect(await store.get("q1")).toBeDefined();
     now += 1;
     expect(await store.get("q1")).toBeUndefined();
-    expect(await store.quoteIdsForRequest("r1")).toEqual([]);
+  });
+
+  it("keeps a claimed quote as long as its claim, so a retried /swap still reads it", async () => {
+    let now = 1_000_000;
+    const store = new MemoryQuoteStore(100, () => now, 0);
+    const q = sampleQuote("q2", "r2", now);
+    await store.put(q);
+    expect((await store.claim("q2", "h", now)).kind).toBe("claimed");
+    now = q.expiresAtMs + 60_000;
+    expect(await store.get("q2")).toEqual(q);
+    now = 1_000_000 + CLAIM_RETAIN_MS;
+    expect(await store.get("q2")).toBeUndefined();
   });
 
   it("evicts the oldest quote when full, keeping its bound", async () => {

@@ -16,7 +16,6 @@ import { type AddressInfo, createServer } from "node:net";
 import { serve } from "@hono/node-server";
 import { Keypair, PublicKey, type VersionedTransaction } from "@solana/web3.js";
 import type { Hono } from "hono";
-import type { Redis } from "ioredis";
 import type { FileConfig } from "../../config/schema.ts";
 import {
   type BuildFillParams,
@@ -33,6 +32,7 @@ import type { AppEnv } from "../../src/http/env.ts";
 import type { Ledger } from "../../src/ledger/ledger.ts";
 import type { Logger } from "../../src/observability/logger.ts";
 import type { StoredQuote } from "../../src/quote-store/interface.ts";
+import type { RedisClient } from "../../src/redis/client.ts";
 import { KeypairSigner, type SignContext, type Signer } from "../../src/signer/index.ts";
 import type { SwapPorts, SwapTuning } from "../../src/swap/service.ts";
 import { testConfig } from "./config.ts";
@@ -46,7 +46,7 @@ export interface HarnessOptions {
   /** Share one maker between instances; generated otherwise. */
   maker?: Keypair;
   /** Real Redis for the quote store, inventory and fill journal (same prefix = same deployment). */
-  redis?: { redis: Redis; prefix: string };
+  redis?: { redis: RedisClient; prefix: string };
   /** Wraps the chain every port sees (the harness keeps the LocalChain itself for balance reads). */
   wrapChain?: (chain: LocalChain) => Chain;
   wrapSigner?: (signer: Signer) => Signer;

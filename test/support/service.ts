@@ -5,10 +5,10 @@
  */
 import { randomUUID } from "node:crypto";
 import { Keypair } from "@solana/web3.js";
-import type { Redis } from "ioredis";
 import type { FileConfig } from "../../config/schema.ts";
 import { type ComposeOptions, composeService, type Service } from "../../src/compose.ts";
 import { createLogger } from "../../src/observability/logger.ts";
+import type { RedisClient } from "../../src/redis/client.ts";
 import { KeypairSigner } from "../../src/signer/index.ts";
 import { testConfig } from "./config.ts";
 
@@ -28,6 +28,6 @@ export async function testService(opts: TestServiceOptions = {}): Promise<Servic
 }
 
 /** A Redis-backed test service; `redis` is shared, the prefix isolates this service's keys. */
-export function redisServiceOptions(redis: Redis, prefix = `test:${randomUUID()}:`): ComposeOptions {
+export function redisServiceOptions(redis: RedisClient, prefix = `test:${randomUUID()}:`): ComposeOptions {
   return { redis, redisPrefix: prefix };
 }

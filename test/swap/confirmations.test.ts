@@ -4,6 +4,7 @@
  * resumes and settles it (reservation committed, fee recorded); several trackers sharing the journal
  * settle a fill exactly once; a fill that never lands is settled as expired and its units released.
  */
+import { randomUUID } from "node:crypto";
 import { Keypair } from "@solana/web3.js";
 import bs58 from "bs58";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,24 +12,19 @@ import { fillAmountsFromQuote } from "../../sandbox/fill/builder.ts";
 import { fundTaker } from "../../src/chain/local/seed.ts";
 import { createLogger } from "../../src/observability/logger.ts";
 import { Metrics } from "../../src/observability/metrics.ts";
+import type { RedisClient } from "../../src/redis/client.ts";
 import { ConfirmationTracker } from "../../src/swap/confirmations.ts";
 import type { PendingFill } from "../../src/swap/journal/interface.ts";
 import { RedisFillJournal } from "../../src/swap/journal/redis.ts";
 import { MINT } from "../support/config.ts";
 import { askQuote, createHarness, type Harness, inProcess, operatorFill } from "../support/harness.ts";
-import { testRedis } from "../support/redis.ts";
+import { deleteKeys, topologies } from "../support/redis.ts";
 
-const { redis, prefix } = testRedis();
+// Set per topology by the describe block below (blocks run one after another).
+let redis: RedisClient;
+let prefix: string;
 let h: Harness;
 const log = createLogger("silent");
-
-beforeAll(async () => {
-  h = await createHarness({ redis: { redis, prefix } });
-});
-afterAll(async () => {
-  await h.close();
-  await redis.quit();
-});
 
 /** A fill sent to the chain by "a process that then died": reserved, journaled, sent, never tracked. */
 async function sentButUntracked(journal: RedisFillJournal, opts: { send: boolean }): Promise<PendingFill> {
@@ -73,54 +69,66 @@ const tracker = (journal: RedisFillJournal, metrics = new Metrics()) =>
 const fillsCounted = async (m: Metrics, outcome: string) =>
   (await m.fills.get()).values.find((v) => v.labels.outcome === outcome)?.value ?? 0;
 
-describe("ConfirmationTracker with a Redis journal", () => {
-  it("resumes a fill journaled before a restart and settles it: committed, fee recorded, counted", async () => {
-    const journal = new RedisFillJournal(redis, `${prefix}resume:`);
-    const fill = await sentButUntracked(journal, { send: true });
-    const metrics = new Metrics();
-    const t = tracker(journal, metrics);
-    await t.start();
-    const settled = t.settled(fill.quoteId);
-    await t.pollOnce();
-    expect(await settled).toBe("landed");
-    await t.stop();
-    expect(await journal.listPending()).toEqual([]);
-    expect(await journal.feesOwed()).toEqual([
-      expect.objectContaining({
-        quoteId: fill.quoteId,
-        txSignature: fill.signature,
-        amount: fill.fee.amount,
-      }),
-    ]);
-    expect(await fillsCounted(metrics, "landed")).toBe(1);
-    const open = (await h.inventory.reservations()).find((r) => r.quoteId === fill.quoteId) as
-      | { state?: string }
-      | undefined;
-    expect(open?.state ?? "settled").not.toBe("open");
-  });
+for (const topology of topologies())
+  describe(`ConfirmationTracker with a Redis journal (${topology.name})`, () => {
+    beforeAll(async () => {
+      redis = topology.connect();
+      prefix = `test:${randomUUID()}:`;
+      h = await createHarness({ redis: { redis, prefix } });
+    });
+    afterAll(async () => {
+      await h.close();
+      await deleteKeys(redis, `${prefix}*`);
+      redis.disconnect();
+    });
 
-  it("settles a fill once when two instances track it from the same journal", async () => {
-    const journal = new RedisFillJournal(redis, `${prefix}twice:`);
-    const fill = await sentButUntracked(journal, { send: true });
-    const [m1, m2] = [new Metrics(), new Metrics()];
-    const [t1, t2] = [tracker(journal, m1), tracker(journal, m2)];
-    await Promise.all([t1.start(), t2.start()]);
-    await Promise.all([t1.pollOnce(), t2.pollOnce()]);
-    await Promise.all([t1.stop(), t2.stop()]);
-    expect((await fillsCounted(m1, "landed")) + (await fillsCounted(m2, "landed"))).toBe(1);
-    expect((await journal.feesOwed()).filter((f) => f.quoteId === fill.quoteId)).toHaveLength(1);
-  });
+    it("resumes a fill journaled before a restart and settles it: committed, fee recorded, counted", async () => {
+      const journal = new RedisFillJournal(redis, `${prefix}resume:`);
+      const fill = await sentButUntracked(journal, { send: true });
+      const metrics = new Metrics();
+      const t = tracker(journal, metrics);
+      await t.start();
+      const settled = t.settled(fill.quoteId);
+      await t.pollOnce();
+      expect(await settled).toBe("landed");
+      await t.stop();
+      expect(await journal.listPending()).toEqual([]);
+      expect(await journal.feesOwed()).toEqual([
+        expect.objectContaining({
+          quoteId: fill.quoteId,
+          txSignature: fill.signature,
+          amount: fill.fee.amount,
+        }),
+      ]);
+      expect(await fillsCounted(metrics, "landed")).toBe(1);
+      const open = (await h.inventory.reservations()).find((r) => r.quoteId === fill.quoteId) as
+        | { state?: string }
+        | undefined;
+      expect(open?.state ?? "settled").not.toBe("open");
+    });
 
-  it("settles a fill that never reached the chain as expired and releases its reservation", async () => {
-    const journal = new RedisFillJournal(redis, `${prefix}expired:`);
-    const fill = await sentButUntracked(journal, { send: false });
-    const metrics = new Metrics();
-    const t = tracker(journal, metrics);
-    await t.start();
-    await t.pollOnce();
-    await t.stop();
-    expect(await fillsCounted(metrics, "expired")).toBe(1);
-    expect(await journal.feesOwed()).toEqual([]);
-    expect((await h.inventory.reservations()).map((r) => r.quoteId)).not.toContain(fill.quoteId);
+    it("settles a fill once when two instances track it from the same journal", async () => {
+      const journal = new RedisFillJournal(redis, `${prefix}twice:`);
+      const fill = await sentButUntracked(journal, { send: true });
+      const [m1, m2] = [new Metrics(), new Metrics()];
+      const [t1, t2] = [tracker(journal, m1), tracker(journal, m2)];
+      await Promise.all([t1.start(), t2.start()]);
+      await Promise.all([t1.pollOnce(), t2.pollOnce()]);
+      await Promise.all([t1.stop(), t2.stop()]);
+      expect((await fillsCounted(m1, "landed")) + (await fillsCounted(m2, "landed"))).toBe(1);
+      expect((await journal.feesOwed()).filter((f) => f.quoteId === fill.quoteId)).toHaveLength(1);
+    });
+
+    it("settles a fill that never reached the chain as expired and releases its reservation", async () => {
+      const journal = new RedisFillJournal(redis, `${prefix}expired:`);
+      const fill = await sentButUntracked(journal, { send: false });
+      const metrics = new Metrics();
+      const t = tracker(journal, metrics);
+      await t.start();
+      await t.pollOnce();
+      await t.stop();
+      expect(await fillsCounted(metrics, "expired")).toBe(1);
+      expect(await journal.feesOwed()).toEqual([]);
+      expect((await h.inventory.reservations()).map((r) => r.quoteId)).not.toContain(fill.quoteId);
+    });
   });
-});

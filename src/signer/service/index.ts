@@ -14,7 +14,6 @@
  */
 import { readFileSync } from "node:fs";
 import type { Keypair } from "@solana/web3.js";
-import type { Redis } from "ioredis";
 import { z } from "zod";
 import {
   buildConfig,
@@ -26,7 +25,7 @@ import {
 } from "../../../config/load.ts";
 import { createLogger, type Logger } from "../../observability/logger.ts";
 import { RedisQuoteStore } from "../../quote-store/redis.ts";
-import { createRedisClient, redisAddress, waitReady } from "../../redis/client.ts";
+import { createRedisClient, type RedisClient, redisAddress, waitReady } from "../../redis/client.ts";
 import { assertPrivateKeyFile, readKeypairFile } from "../index.ts";
 import type { SignerRequest, SignerResponse } from "../protocol.ts";
 import { loadLimits, SignerLedger } from "./limits.ts";
@@ -96,7 +95,7 @@ function loadKey(path: string, setting: string): Keypair {
 
 export async function startSignerService(
   vars: Record<string, string | undefined>,
-  opts: { log?: Logger; redis?: Redis; redisPrefix?: string; now?: () => number } = {},
+  opts: { log?: Logger; redis?: RedisClient; redisPrefix?: string; now?: () => number } = {},
 ): Promise<SignerService> {
   const env = parseSignerEnv(vars);
   const log = opts.log ?? createLogger(env.LOG_LEVEL).child({ service: "rfq-maker-signer" });

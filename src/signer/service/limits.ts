@@ -15,10 +15,10 @@
  * a refused fill leaves no trace: either everything is recorded or nothing is.
  */
 import { readFileSync } from "node:fs";
-import type { Redis } from "ioredis";
 import { z } from "zod";
 import { parseDecimal } from "../../../amounts/decimal.ts";
 import type { TokenConfig } from "../../../config/schema.ts";
+import type { RedisClient } from "../../redis/client.ts";
 
 export interface TokenLimits {
   perFill: bigint;
@@ -130,7 +130,7 @@ export const SIGNED_RECORD_TTL_MS = 24 * 60 * 60_000;
  */
 export class SignerLedger {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
   ) {
     if (!("rfqSignerRecordAndSpend" in redis))

@@ -11,8 +11,8 @@
  *
  * The keys share the `{fills}` hash tag so the settle script (HDEL + RPUSH + XADD) runs on Redis Cluster too.
  */
-import type { Redis } from "ioredis";
 import type { LedgerRecord, OutboxEntry } from "../../ledger/records.ts";
+import type { RedisClient } from "../../redis/client.ts";
 import type { FeeOwed, FillJournal, PendingFill } from "./interface.ts";
 
 /** A safety net only: the writer keeps the outbox near empty. Past this the oldest entries are trimmed. */
@@ -26,6 +26,15 @@ if ARGV[2] ~= '' then redis.call('RPUSH', KEYS[2], ARGV[2]) end
 if ARGV[3] ~= '' then redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[4], '*', 'r', ARGV[3]) end
 return 1
 `;
+
+/** The journal's keys; the settle script touches all three, so they share the `{fills}` hash tag. */
+export function journalKeys(prefix: string) {
+  return {
+    pending: `${prefix}{fills}:pending`,
+    fees: `${prefix}{fills}:fees`,
+    ledger: `${prefix}{fills}:ledger`,
+  };
+}
 
 type StreamEntry = [id: string, fields: string[] | null];
 
@@ -48,12 +57,10 @@ export class RedisFillJournal implements FillJournal {
   private groupReady = false;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     prefix = "rfq:",
   ) {
-    this.pendingKey = `${prefix}{fills}:pending`;
-    this.feesKey = `${prefix}{fills}:fees`;
-    this.ledgerKey = `${prefix}{fills}:ledger`;
+    ({ pending: this.pendingKey, fees: this.feesKey, ledger: this.ledgerKey } = journalKeys(prefix));
   }
 
   async addPending(fill: PendingFill): Promise<void> {
