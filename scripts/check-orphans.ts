@@ -15,6 +15,7 @@ export const ENTRY_POINTS = [
   "src/ops/doctor-main.ts",
   "src/ops/registration-main.ts",
   "src/rebalance/main.ts",
+  "src/ops/report-main.ts",
 ];
 
 /** Shipped files that package.json's scripts run (`tsx src/x.ts`), so a new command counts at once. */

@@ -28,6 +28,7 @@ import { type MadeChain, makeChain } from "./chain/make.ts";
 import { parseRpcUrls, probeRpcEndpoint, redactUrl } from "./chain/rpc.ts";
 import { describeCause, StartupError } from "./errors/startup.ts";
 import type { Ledger } from "./ledger/ledger.ts";
+import { type MarkoutHorizon, MarkoutTracker } from "./ledger/markouts.ts";
 import { ledgerLocation, openLedger } from "./ledger/open.ts";
 import { LedgerWriter } from "./ledger/writer.ts";
 import { createLogger, type Logger } from "./observability/logger.ts";
@@ -71,6 +72,8 @@ export interface ComposeOptions {
    * configuration says (DATABASE_URL, else PGlite in DATA_DIR; none with LEDGER=off).
    */
   ledger?: Ledger;
+  /** Markout horizons (default 0 s, 5 s, 60 s, 5 min; tests shorten them). */
+  markoutHorizons?: readonly MarkoutHorizon[];
   /** The ledger writer's tunables (tests drain quickly). */
   ledgerWriter?: { intervalMs?: number; staleMs?: number; batch?: number };
 }
@@ -101,6 +104,8 @@ export interface Service {
   /** The fill ledger and its writer; absent with LEDGER=off and in acceptance mode. */
   ledger?: Promise<Ledger>;
   ledgerWriter?: LedgerWriter;
+  /** Markout sampling of landed fills (with a ledger). */
+  markouts?: MarkoutTracker;
   /** The quote store's circuit breaker on the quote path. */
   storeCircuit: Circuit;
   /** Shutdown state the apps read: set `draining` and /ready answers 503 (src/http/shutdown.ts). */
@@ -275,6 +280,7 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
   let swap: SwapHandler;
   let swapPorts: SwapPorts | undefined;
   let ledgerWriter: LedgerWriter | undefined;
+  let markouts: MarkoutTracker | undefined;
   if (config.mode === "acceptance") {
     swap = new AcceptanceSwapHandler();
   } else {
@@ -291,12 +297,26 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
       now,
       ...(opts.swap ? { tuning: opts.swap } : {}),
       ledger: ledger !== undefined,
+      onLanded: (fill) => {
+        if (fill.trade) markouts?.onLanded(fill.signature, fill.quoteId, fill.trade);
+      },
     });
     await ports.start();
     closers.push(() => ports.close());
     swap = ports.executor;
     swapPorts = ports;
     if (ledger) {
+      const tracker = new MarkoutTracker({
+        config,
+        priceSources,
+        journal: ports.journal,
+        metrics,
+        log,
+        now,
+        ...(opts.markoutHorizons ? { horizons: opts.markoutHorizons } : {}),
+      });
+      closers.push(async () => tracker.close());
+      markouts = tracker;
       const writer = new LedgerWriter({ journal: ports.journal, ledger, metrics, log, ...opts.ledgerWriter });
       writer.start();
       closers.push(() => writer.stop());
@@ -335,6 +355,9 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
         controls,
         inventory,
         pairs: config.file.pairs.map((p) => `${p.base}/${p.quote}`),
+        ...(ledger ? { ledger } : {}),
+        tokensByMint: config.tokensByMint,
+        now,
       }),
   });
 
@@ -358,6 +381,7 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
     ...(swapPorts ? { swapPorts } : {}),
     ...(ledger ? { ledger } : {}),
     ...(ledgerWriter ? { ledgerWriter } : {}),
+    ...(markouts ? { markouts } : {}),
     storeCircuit,
     lifecycle,
     close: () => closeAll(closers),

@@ -34,6 +34,7 @@ const DECISION_COLUMNS = [
   "fee_owed",
   "decision",
   "reason",
+  "reason_code",
   "message_hash",
   "tx_signature",
   "received_at_ms",
@@ -56,6 +57,13 @@ const INSERT_FILL = `
                      fee_mint, fee_owed, fee_bps, sent_at_ms, settled_at_ms)
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
   ON CONFLICT (tx_signature) DO NOTHING
+`;
+
+const INSERT_MARKOUT = `
+  INSERT INTO markouts (tx_signature, horizon, horizon_ms, quote_id, pair, side, taker, price, mid_at_fill, mid,
+                        markout_bps, at_ms)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+  ON CONFLICT (tx_signature, horizon) DO NOTHING
 `;
 
 /** The decision key of a fill: its quote and the hash of the message the taker signed. */
@@ -85,6 +93,7 @@ function decisionParams(r: DecisionRecord): (string | number | undefined)[] {
     r.feeOwed,
     r.decision,
     r.reason,
+    r.reasonCode,
     r.messageHash,
     r.txSignature,
     r.receivedAtMs,
@@ -170,5 +179,21 @@ export class Ledger {
 
 async function writeOne(tx: SqlQueries, r: LedgerRecord): Promise<void> {
   if (r.kind === "decision") await tx.query(UPSERT_DECISION, decisionParams(r));
-  else await tx.query(INSERT_FILL, fillParams(r));
+  else if (r.kind === "settlement") await tx.query(INSERT_FILL, fillParams(r));
+  else {
+    await tx.query(INSERT_MARKOUT, [
+      r.txSignature,
+      r.horizon,
+      r.horizonMs,
+      r.quoteId,
+      r.pair,
+      r.side,
+      r.taker,
+      r.price,
+      r.midAtFill,
+      r.mid,
+      r.markoutBps,
+      r.atMs,
+    ]);
+  }
 }

@@ -67,6 +67,37 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX fills_decision ON fills (decision_key);
     `,
   },
+  {
+    version: 2,
+    name: "rejection reason codes",
+    sql: `
+      ALTER TABLE swap_decisions ADD COLUMN reason_code text;
+      CREATE INDEX swap_decisions_reason_code ON swap_decisions (reason_code) WHERE decision <> 'accepted';
+    `,
+  },
+  {
+    version: 3,
+    name: "markouts",
+    sql: `
+      CREATE TABLE markouts (
+        tx_signature text NOT NULL,
+        horizon      text NOT NULL,
+        horizon_ms   integer NOT NULL,
+        quote_id     text NOT NULL,
+        pair         text NOT NULL,
+        side         text NOT NULL CHECK (side IN ('buy', 'sell')),
+        taker        text,
+        price        float8 NOT NULL,
+        mid_at_fill  float8,
+        mid          float8 NOT NULL,
+        markout_bps  float8 NOT NULL,
+        at_ms        bigint NOT NULL,
+        PRIMARY KEY (tx_signature, horizon)
+      );
+      CREATE INDEX markouts_taker ON markouts (taker, horizon);
+      CREATE INDEX markouts_at ON markouts (at_ms);
+    `,
+  },
 ];
 
 /** An arbitrary constant: the advisory lock migrations hold (pg_advisory_xact_lock). */

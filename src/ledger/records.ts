@@ -46,6 +46,8 @@ export interface DecisionRecord {
   decision: "accepted" | "rejected" | "rejectedWithReason";
   /** The rejectedWithReason tag or the rejection text. */
   reason?: string;
+  /** The reason without its ids, for grouping (report.ts `reasonCode`). */
+  reasonCode?: string;
   messageHash?: string;
   txSignature?: string;
   receivedAtMs: number;
@@ -69,7 +71,26 @@ export interface SettlementRecord {
   settledAtMs: number;
 }
 
-export type LedgerRecord = DecisionRecord | SettlementRecord;
+/** One markout sample of a landed fill (markouts.ts). */
+export interface MarkoutRecord {
+  kind: "markout";
+  txSignature: string;
+  quoteId: string;
+  /** "0s", "5s", "60s", "300s". */
+  horizon: string;
+  horizonMs: number;
+  pair: string;
+  side: "buy" | "sell";
+  taker?: string;
+  /** The fill's price, quote per base (human units). */
+  price: number;
+  midAtFill?: number;
+  mid: number;
+  markoutBps: number;
+  atMs: number;
+}
+
+export type LedgerRecord = DecisionRecord | SettlementRecord | MarkoutRecord;
 
 /** One outbox entry: its id in the journal (to acknowledge it) and the record. */
 export interface OutboxEntry {

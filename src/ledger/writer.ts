@@ -32,7 +32,8 @@ export class LedgerWriter {
   private readonly intervalMs: number;
   private readonly staleMs: number;
   private timer: NodeJS.Timeout | undefined;
-  private running: Promise<number> | undefined;
+  /** The last pass queued: passes run one after another. */
+  private queue: Promise<unknown> = Promise.resolve();
   private stopped = false;
   private failing = false;
 
@@ -52,16 +53,18 @@ export class LedgerWriter {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    const last = (this.running ?? Promise.resolve(0)).then(() => this.drain());
-    await Promise.race([last.catch(() => 0), new Promise((r) => setTimeout(r, timeoutMs).unref())]);
+    await Promise.race([this.drain(), new Promise((r) => setTimeout(r, timeoutMs).unref())]);
   }
 
-  /** Drains until the outbox is empty (or a write fails); returns how many records were written. */
+  /**
+   * A pass that starts after every pass already queued: drains until the outbox is empty (or a write
+   * fails), so whatever was journaled before the call is written when it resolves (unless a write
+   * failed). Returns how many records this pass wrote.
+   */
   drain(): Promise<number> {
-    this.running ??= this.drainAll().finally(() => {
-      this.running = undefined;
-    });
-    return this.running;
+    const pass = this.queue.then(() => this.drainAll());
+    this.queue = pass.catch(() => 0);
+    return pass;
   }
 
   private schedule(ms: number): void {

@@ -125,6 +125,15 @@ export class Metrics {
   });
 
   /** Always 1; the labels say which build runs. */
+  /** Markouts of landed fills in bps from the maker's side, by horizon and pair (src/ledger/markouts.ts). */
+  readonly markout = new Histogram({
+    name: "rfq_markout_bps",
+    help: "Markout of landed fills in basis points from the maker's side (positive: in the maker's favour), by horizon after the fill and pair",
+    labelNames: ["horizon", "pair"] as const,
+    buckets: [-200, -100, -50, -25, -10, -5, 0, 5, 10, 25, 50, 100, 200],
+    registers: [this.registry],
+  });
+
   /** Ledger records (decisions, settlements) written to the database by this instance's writer. */
   readonly ledgerWritten = new Counter({
     name: "rfq_ledger_records_written_total",

@@ -8,15 +8,23 @@
  *   POST /admin/resume
  *   PUT  /admin/pairs/:base/:quote {"enabled": true | false | null}   null: back to the config
  *   GET  /admin/inventory                 balances, reservations, ATAs (amounts as strings)
+ *   GET  /admin/fills?from=&to=&limit=    landed fills from the fill ledger (default: the last 24 h)
+ *   GET  /admin/fees?from=&to=            fees owed by mint (default: this UTC month so far)
+ *
+ * `from` and `to` as `npm run report` takes them: YYYY-MM-DD (UTC; a bare `to` includes that day) or
+ * an ISO 8601 instant.
  */
 import type { Hono } from "hono";
 import { z } from "zod";
+import type { TokenConfig } from "../../config/schema.ts";
 import type { Inventory } from "../../inventory/interface.ts";
 import type { Controls } from "../../pricing/controls/interface.ts";
 import { AppError, ErrorCode, formatZodError } from "../errors/index.ts";
 import { apiKeyAuth } from "../http/auth.ts";
 import { parseJsonBody } from "../http/body.ts";
 import type { AppEnv } from "../http/env.ts";
+import type { Ledger } from "../ledger/ledger.ts";
+import { feesOwedByMint, landedFills, type ReportRange, reportRange } from "../ledger/report.ts";
 
 export interface AdminDeps {
   /** ADMIN_API_KEY; undefined disables the admin API. */
@@ -25,7 +33,18 @@ export interface AdminDeps {
   /** Configured pair keys ("BASE/QUOTE"), so a typo is refused rather than stored. */
   pairs: readonly string[];
   inventory?: Pick<Inventory, "snapshot">;
+  /** The fill ledger (absent with LEDGER=off: the ledger routes answer 404). */
+  ledger?: Promise<Ledger>;
+  tokensByMint?: ReadonlyMap<string, TokenConfig>;
+  now?: () => number;
 }
+
+const fillsQuery = z.object({
+  from: z.string().min(1).optional(),
+  to: z.string().min(1).optional(),
+  limit: z.coerce.number().int().min(1).max(10_000).default(1_000),
+});
+const feesQuery = fillsQuery.omit({ limit: true });
 
 const pauseBody = z.object({ reason: z.string().min(1).max(200).default("paused by admin API") });
 const pairBody = z.object({ enabled: z.boolean().nullable() });
@@ -77,6 +96,57 @@ export function registerAdminRoutes(app: Hono<AppEnv>, deps: AdminDeps): void {
     await controls.setPair(pair, enabled);
     c.get("log").warn({ pair, enabled }, "admin: pair switch changed");
     return c.json(controls.state());
+  });
+
+  const ledger = async (): Promise<Ledger> => {
+    if (!deps.ledger)
+      throw new AppError(ErrorCode.ROUTE_NOT_FOUND, "no fill ledger on this instance (LEDGER=off)");
+    return deps.ledger;
+  };
+  const now = deps.now ?? Date.now;
+  const rangeOf = (
+    q: { from?: string | undefined; to?: string | undefined },
+    defaultFromMs: number,
+  ): ReportRange => {
+    try {
+      return reportRange(
+        q.from ?? new Date(defaultFromMs).toISOString(),
+        q.to ?? new Date(now()).toISOString(),
+      );
+    } catch (e) {
+      throw new AppError(ErrorCode.INVALID_REQUEST, (e as Error).message.replace(/^--/, ""));
+    }
+  };
+  const query = <T extends z.ZodType>(schema: T, raw: Record<string, string>): z.output<T> => {
+    const parsed = schema.safeParse(raw);
+    if (!parsed.success) throw new AppError(ErrorCode.INVALID_REQUEST, formatZodError(parsed.error));
+    return parsed.data;
+  };
+
+  app.get("/admin/fills", async (c) => {
+    const q = query(fillsQuery, c.req.query());
+    const range = rangeOf(q, now() - 86_400_000);
+    const fills = await landedFills((await ledger()).db, range, q.limit);
+    return c.json({
+      from: new Date(range.fromMs).toISOString(),
+      to: new Date(range.toMs).toISOString(),
+      fills,
+    });
+  });
+
+  app.get("/admin/fees", async (c) => {
+    const q = query(feesQuery, c.req.query());
+    const month = new Date(now());
+    const range = rangeOf(q, Date.UTC(month.getUTCFullYear(), month.getUTCMonth(), 1));
+    const fees = (await feesOwedByMint((await ledger()).db, range)).map((f) => {
+      const t = deps.tokensByMint?.get(f.mint);
+      return { ...f, symbol: t?.symbol ?? null, decimals: t?.decimals ?? null };
+    });
+    return c.json({
+      from: new Date(range.fromMs).toISOString(),
+      to: new Date(range.toMs).toISOString(),
+      fees,
+    });
   });
 
   app.get("/admin/inventory", (c) => {

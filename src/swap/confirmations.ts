@@ -35,6 +35,8 @@ export interface ConfirmationTrackerOptions {
   fillRate?: FillRate;
   /** Journal a settlement record into the ledger outbox with each settle (src/ledger/). */
   ledger?: boolean;
+  /** Told once per landed fill, by the instance that settled it (markouts). */
+  onLanded?: (fill: PendingFill) => void;
   /** Interval between status polls, ms. */
   pollMs?: number;
   /** Bound on one status call, ms. */
@@ -260,6 +262,7 @@ export class ConfirmationTracker {
         // The reservation lapses on its own expiry; balances refresh from the chain.
         log.warn({ error: errorText(err), outcome }, "inventory settle failed; the reservation will lapse");
       }
+      if (outcome === "landed") this.opts.onLanded?.(fill);
       if (fee) {
         if (BigInt(fee.amount) > 0n) metrics.feesOwed.inc({ mint: fee.mint }, Number(fee.amount));
         log.info(

@@ -81,6 +81,7 @@ import {
 import { decisionKey } from "../ledger/ledger.ts";
 import { pairSide } from "../ledger/pairs.ts";
 import type { DecisionRecord } from "../ledger/records.ts";
+import { reasonCode } from "../ledger/report.ts";
 import type { Logger } from "../observability/logger.ts";
 import type { QuoteStore, StoredQuote } from "../quote-store/interface.ts";
 import { type Signer, SignerRefusal } from "../signer/index.ts";
@@ -490,7 +491,7 @@ export class SwapExecutor implements SwapHandler {
    * Step 8: co-sign, pre-flight, journal, send, answer. Any refusal before the send releases the
    * reservation; a failed pre-flight also gives the quote back (Decision.releaseClaim).
    */
-  private async signAndSend({ req, tx, fill, budget, log }: Held): Promise<Decision> {
+  private async signAndSend({ req, quote, tx, fill, budget, log }: Held): Promise<Decision> {
     const { quoteId } = req;
     // Defence in depth: never sign a message whose fee payer is not our key.
     if (!tx.message.staticAccountKeys[0]?.equals(this.opts.signer.publicKey)) {
@@ -540,6 +541,18 @@ export class SwapExecutor implements SwapHandler {
       trackUntilMs: this.now() + this.trackForMs,
       fee: { mint: fill.feeMint.toBase58(), amount: fill.feeOwed.toString(), feeBps: fill.feeBps },
     };
+    const where = pairSide(this.opts.config, quote.request.tokenIn, quote.request.tokenOut);
+    if (where) {
+      // The maker's trade: the quoted amounts (the operator's fee is part of what the maker gives or keeps).
+      const { amountIn, amountOut } = quote.response;
+      pending.trade = {
+        pair: where.pair,
+        side: where.side,
+        taker: fill.taker.toBase58(),
+        baseAmount: where.side === "sell" ? amountOut : amountIn,
+        quoteAmount: where.side === "sell" ? amountIn : amountOut,
+      };
+    }
     const journaled = await this.opts.confirmations.record(
       pending,
       budget.forStep(this.steps.journal, 1_000),
@@ -718,7 +731,7 @@ export function decisionRecord(
         }
       : {}),
     decision: state === "accepted" ? "accepted" : state === "rejected" ? "rejected" : "rejectedWithReason",
-    ...(reason ? { reason } : {}),
+    ...(reason ? { reason, reasonCode: typeof state === "object" ? reason : reasonCode(reason) } : {}),
     ...(seen.messageHash ? { messageHash: seen.messageHash } : {}),
     ...(response.txSignature ? { txSignature: response.txSignature } : {}),
     receivedAtMs,

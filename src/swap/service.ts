@@ -15,7 +15,7 @@ import type { Signer } from "../signer/index.ts";
 import { ConfirmationTracker } from "./confirmations.ts";
 import { SwapExecutor, type SwapExecutorOptions } from "./executor.ts";
 import { FillRate } from "./fill-rate.ts";
-import type { FillJournal } from "./journal/interface.ts";
+import type { FillJournal, PendingFill } from "./journal/interface.ts";
 import { MemoryFillJournal } from "./journal/memory.ts";
 import { RedisFillJournal } from "./journal/redis.ts";
 
@@ -56,6 +56,8 @@ export interface SwapPortDeps {
   tuning?: SwapTuning;
   /** Journal decisions and settlements into the ledger outbox (a ledger writer drains it). */
   ledger?: boolean;
+  /** Told once per landed fill (markouts). */
+  onLanded?: (fill: PendingFill) => void;
 }
 
 export interface SwapPorts {
@@ -88,6 +90,7 @@ export function createSwapPorts(deps: SwapPortDeps): SwapPorts {
     fillRate,
     now,
     ...(deps.ledger ? { ledger: true } : {}),
+    ...(deps.onLanded ? { onLanded: deps.onLanded } : {}),
     ...(tuning.confirmationPollMs !== undefined ? { pollMs: tuning.confirmationPollMs } : {}),
   });
   // Wall time, not the service clock: block heights follow real time (tests move the service clock).

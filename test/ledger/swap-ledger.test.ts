@@ -9,6 +9,7 @@ import { Keypair } from "@solana/web3.js";
 import { afterAll, describe, expect, it } from "vitest";
 import { fundTaker } from "../../src/chain/local/seed.ts";
 import type { Ledger } from "../../src/ledger/ledger.ts";
+import { feesOwedByMint } from "../../src/ledger/report.ts";
 import { MINT } from "../support/config.ts";
 import { askQuote, createHarness, type Harness, listen, operatorFill, postSwap } from "../support/harness.ts";
 import { fileRedis, testRedis } from "../support/redis.ts";
@@ -97,6 +98,11 @@ describe.each(BACKENDS)("the swap path's ledger on %s", (backend) => {
         fee_owed: fees[0]?.amount,
       });
       expect(BigInt(fees[0]?.amount ?? "0")).toBeGreaterThan(0n);
+      // What `npm run report` prints as fees owed per mint: the sum over the fills the chain landed.
+      const byMint = new Map<string, bigint>();
+      for (const f of fees) byMint.set(f.mint, (byMint.get(f.mint) ?? 0n) + BigInt(f.amount));
+      const owed = await feesOwedByMint(ledger.db, { fromMs: 0, toMs: Date.now() + 60_000 });
+      expect(owed.map((o) => [o.mint, BigInt(o.feeOwed)])).toEqual([...byMint.entries()]);
     } finally {
       await server.close();
     }
@@ -128,7 +134,9 @@ describe.each(BACKENDS)("the swap path's ledger on %s", (backend) => {
     }
     // The dying writer took everything, wrote part of it, and was killed before acknowledging.
     const taken = await first.journal.takeLedger("killed-writer", 100, 60_000);
-    expect(taken).toHaveLength(6);
+    // A decision and a settlement per fill, and each fill's markout at fill time.
+    expect(taken.filter((e) => e.record.kind !== "markout")).toHaveLength(6);
+    expect(taken.filter((e) => e.record.kind === "markout")).toHaveLength(3);
     await ledger.write(taken.slice(0, 4).map((e) => e.record));
 
     const second = await createHarness({

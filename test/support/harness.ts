@@ -56,6 +56,7 @@ export interface HarnessOptions {
   /** A fill ledger (test/ledger/support.ts) the swap path's outbox is drained into; none otherwise. */
   ledger?: Ledger;
   ledgerWriter?: ComposeOptions["ledgerWriter"];
+  markoutHorizons?: ComposeOptions["markoutHorizons"];
 }
 
 export interface Harness {
@@ -97,6 +98,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
     swap: { confirmationPollMs: 25, ...opts.swap },
     ...(opts.ledger ? { ledger: opts.ledger } : {}),
     ...(opts.ledgerWriter ? { ledgerWriter: opts.ledgerWriter } : {}),
+    ...(opts.markoutHorizons ? { markoutHorizons: opts.markoutHorizons } : {}),
   });
   const swap = service.swapPorts;
   if (!swap) throw new Error("the composed service has no swap executor (acceptance mode?)");

@@ -1,3 +1,4 @@
+import type { TradeTerms } from "../../ledger/markouts.ts";
 import type { LedgerRecord, OutboxEntry } from "../../ledger/records.ts";
 
 /**
@@ -29,6 +30,8 @@ export interface PendingFill {
   trackUntilMs: number;
   /** What the maker owes the operator if this fill lands. */
   fee: { mint: string; amount: string; feeBps: number };
+  /** The pair, the maker's side and the amounts traded (for markouts; absent in older entries). */
+  trade?: TradeTerms;
 }
 
 /** One line of the fee ledger: a landed fill and the operator fee it owes. */

@@ -1,0 +1,282 @@
+/**
+ * Reports over the fill ledger for a time range [from, to): the landed fills, volume by pair, fees
+ * owed by mint (what the operator will invoice: the sum of the fee every landed fill kept back, in the
+ * mint it was kept in), the fill rate by hour (landed over decided, honest rejections left out, as
+ * `rfq_fill_rate_1h` counts it) and rejections by reason. `npm run report` prints them; the admin API
+ * serves them (`GET /admin/fills`, `GET /admin/fees`).
+ */
+import type { SqlQueries } from "./sql.ts";
+
+export interface ReportRange {
+  fromMs: number;
+  /** Exclusive. */
+  toMs: number;
+}
+
+export interface FillLine {
+  txSignature: string;
+  quoteId: string;
+  requestId: string;
+  taker: string | null;
+  pair: string | null;
+  side: string | null;
+  inputMint: string | null;
+  outputMint: string | null;
+  amountIn: string | null;
+  amountOut: string | null;
+  feeMint: string;
+  feeOwed: string;
+  feeBps: number;
+  slot: string | null;
+  landedAt: string;
+}
+
+export interface PairVolume {
+  pair: string;
+  fills: number;
+  /** Smallest units of the pair's base and quote tokens that changed hands. */
+  baseVolume: string;
+  quoteVolume: string;
+}
+
+export interface FeesOwed {
+  mint: string;
+  fills: number;
+  /** Smallest units of `mint`. */
+  feeOwed: string;
+}
+
+export interface HourFillRate {
+  /** The hour's start, ISO 8601 UTC. */
+  hour: string;
+  decided: number;
+  accepted: number;
+  landed: number;
+  honestRejections: number;
+  /** landed / (decided - honest rejections); null when that is 0. */
+  fillRate: number | null;
+}
+
+export interface RejectionCount {
+  reason: string;
+  count: number;
+}
+
+export interface LedgerReport {
+  from: string;
+  to: string;
+  fills: FillLine[];
+  volumeByPair: PairVolume[];
+  feesOwedByMint: FeesOwed[];
+  fillRateByHour: HourFillRate[];
+  rejectionsByReason: RejectionCount[];
+  markoutsByPair: (MarkoutAverage & { pair: string })[];
+  markoutsByTaker: (MarkoutAverage & { taker: string })[];
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** Landed fills in the range, oldest first; at most `limit` (all when unset). */
+export async function landedFills(db: SqlQueries, r: ReportRange, limit?: number): Promise<FillLine[]> {
+  const rows = await db.query<{
+    tx_signature: string;
+    quote_id: string;
+    request_id: string;
+    taker: string | null;
+    pair: string | null;
+    side: string | null;
+    input_mint: string | null;
+    output_mint: string | null;
+    amount_in: string | null;
+    amount_out: string | null;
+    fee_mint: string;
+    fee_owed: string;
+    fee_bps: number;
+    slot: string | null;
+    settled_at_ms: number;
+  }>(
+    `SELECT f.tx_signature, f.quote_id, f.request_id, d.taker, d.pair, d.side, d.input_mint, d.output_mint,
+            d.filled_amount_in::text AS amount_in, d.filled_amount_out::text AS amount_out,
+            f.fee_mint, f.fee_owed::text AS fee_owed, f.fee_bps, f.slot::text AS slot,
+            f.settled_at_ms::float8 AS settled_at_ms
+       FROM fills f LEFT JOIN swap_decisions d ON d.decision_key = f.decision_key
+      WHERE f.outcome = 'landed' AND f.settled_at_ms >= $1 AND f.settled_at_ms < $2
+      ORDER BY f.settled_at_ms, f.tx_signature
+      ${limit !== undefined ? "LIMIT $3" : ""}`,
+    limit !== undefined ? [r.fromMs, r.toMs, limit] : [r.fromMs, r.toMs],
+  );
+  return rows.map((x) => ({
+    txSignature: x.tx_signature,
+    quoteId: x.quote_id,
+    requestId: x.request_id,
+    taker: x.taker,
+    pair: x.pair,
+    side: x.side,
+    inputMint: x.input_mint,
+    outputMint: x.output_mint,
+    amountIn: x.amount_in,
+    amountOut: x.amount_out,
+    feeMint: x.fee_mint,
+    feeOwed: x.fee_owed,
+    feeBps: x.fee_bps,
+    slot: x.slot,
+    landedAt: iso(x.settled_at_ms),
+  }));
+}
+
+export async function feesOwedByMint(db: SqlQueries, r: ReportRange): Promise<FeesOwed[]> {
+  const rows = await db.query<{ fee_mint: string; fills: number; fee_owed: string }>(
+    `SELECT fee_mint, count(*)::int4 AS fills, sum(fee_owed)::text AS fee_owed
+       FROM fills
+      WHERE outcome = 'landed' AND settled_at_ms >= $1 AND settled_at_ms < $2
+      GROUP BY fee_mint ORDER BY fee_mint`,
+    [r.fromMs, r.toMs],
+  );
+  return rows.map((x) => ({ mint: x.fee_mint, fills: x.fills, feeOwed: x.fee_owed }));
+}
+
+export async function volumeByPair(db: SqlQueries, r: ReportRange): Promise<PairVolume[]> {
+  const rows = await db.query<{ pair: string; fills: number; base_volume: string; quote_volume: string }>(
+    `SELECT coalesce(d.pair, '?') AS pair, count(*)::int4 AS fills,
+            coalesce(sum(CASE WHEN d.side = 'sell' THEN d.filled_amount_out ELSE d.filled_amount_in END), 0)::text AS base_volume,
+            coalesce(sum(CASE WHEN d.side = 'sell' THEN d.filled_amount_in ELSE d.filled_amount_out END), 0)::text AS quote_volume
+       FROM fills f LEFT JOIN swap_decisions d ON d.decision_key = f.decision_key
+      WHERE f.outcome = 'landed' AND f.settled_at_ms >= $1 AND f.settled_at_ms < $2
+      GROUP BY 1 ORDER BY 1`,
+    [r.fromMs, r.toMs],
+  );
+  return rows.map((x) => ({
+    pair: x.pair,
+    fills: x.fills,
+    baseVolume: x.base_volume,
+    quoteVolume: x.quote_volume,
+  }));
+}
+
+export async function fillRateByHour(db: SqlQueries, r: ReportRange): Promise<HourFillRate[]> {
+  const rows = await db.query<{
+    hour_ms: number;
+    decided: number;
+    accepted: number;
+    honest: number;
+    landed: number;
+  }>(
+    `SELECT (floor(d.decided_at_ms / 3600000.0) * 3600000)::float8 AS hour_ms,
+            count(*)::int4 AS decided,
+            (count(*) FILTER (WHERE d.decision = 'accepted'))::int4 AS accepted,
+            (count(*) FILTER (WHERE d.decision = 'rejectedWithReason'))::int4 AS honest,
+            (count(f.tx_signature) FILTER (WHERE f.outcome = 'landed'))::int4 AS landed
+       FROM swap_decisions d
+       LEFT JOIN fills f ON f.decision_key = d.decision_key AND f.tx_signature = d.tx_signature
+      WHERE d.decided_at_ms >= $1 AND d.decided_at_ms < $2
+      GROUP BY 1 ORDER BY 1`,
+    [r.fromMs, r.toMs],
+  );
+  return rows.map((x) => {
+    const counted = x.decided - x.honest;
+    return {
+      hour: iso(x.hour_ms),
+      decided: x.decided,
+      accepted: x.accepted,
+      landed: x.landed,
+      honestRejections: x.honest,
+      fillRate: counted > 0 ? x.landed / counted : null,
+    };
+  });
+}
+
+export async function rejectionsByReason(db: SqlQueries, r: ReportRange): Promise<RejectionCount[]> {
+  const rows = await db.query<{ reason: string; count: number }>(
+    `SELECT coalesce(reason_code, reason, '?') AS reason, count(*)::int4 AS count
+       FROM swap_decisions
+      WHERE decision <> 'accepted' AND decided_at_ms >= $1 AND decided_at_ms < $2
+      GROUP BY 1 ORDER BY 2 DESC, 1`,
+    [r.fromMs, r.toMs],
+  );
+  return rows;
+}
+
+export async function ledgerReport(db: SqlQueries, r: ReportRange): Promise<LedgerReport> {
+  return {
+    from: iso(r.fromMs),
+    to: iso(r.toMs),
+    fills: await landedFills(db, r),
+    volumeByPair: await volumeByPair(db, r),
+    feesOwedByMint: await feesOwedByMint(db, r),
+    fillRateByHour: await fillRateByHour(db, r),
+    rejectionsByReason: await rejectionsByReason(db, r),
+    markoutsByPair: await markoutsByPair(db, r),
+    markoutsByTaker: await markoutsByTaker(db, r),
+  };
+}
+
+/**
+ * A rejection's reason without the ids in it, so that reasons group: the fill rule's code when the
+ * text starts with one (`QUOTE_EXPIRED: ...` -> QUOTE_EXPIRED), else the text before any detail with
+ * every word that carries a digit replaced (`unknown quote q-17 (never ...)` -> `unknown quote *`).
+ */
+export function reasonCode(reason: string): string {
+  const code = /^([A-Z][A-Z0-9_]{2,}):/.exec(reason);
+  if (code?.[1]) return code[1];
+  const head = reason.split(/[(:]/)[0] ?? reason;
+  return head
+    .trim()
+    .split(/\s+/)
+    .map((w) => (/\d/.test(w) ? "*" : w))
+    .join(" ")
+    .slice(0, 120);
+}
+
+/** Parses a report bound: a date (YYYY-MM-DD, UTC midnight) or a full ISO 8601 instant. */
+export function parseInstant(text: string, what: string): number {
+  const ms = /^\d{4}-\d{2}-\d{2}$/.test(text) ? Date.parse(`${text}T00:00:00Z`) : Date.parse(text);
+  if (!Number.isFinite(ms))
+    throw new RangeError(`${what}: not a date (YYYY-MM-DD) or ISO 8601 instant: ${text}`);
+  return ms;
+}
+
+/** [from, to) for `--from A --to B`: a bare date as `--to` includes that whole day. */
+export function reportRange(from: string, to: string): ReportRange {
+  const fromMs = parseInstant(from, "--from");
+  const toBase = parseInstant(to, "--to");
+  const toMs = /^\d{4}-\d{2}-\d{2}$/.test(to) ? toBase + 86_400_000 : toBase;
+  if (toMs <= fromMs) throw new RangeError(`--to (${to}) must be after --from (${from})`);
+  return { fromMs, toMs };
+}
+
+export interface MarkoutAverage {
+  horizon: string;
+  fills: number;
+  /** Mean markout in bps from the maker's side. */
+  avgBps: number;
+}
+
+/** Mean markout per taker and horizon over the fills that landed in the range (worst first). */
+export async function markoutsByTaker(
+  db: SqlQueries,
+  r: ReportRange,
+): Promise<(MarkoutAverage & { taker: string })[]> {
+  const rows = await db.query<{ taker: string; horizon: string; fills: number; avg_bps: number }>(
+    `SELECT coalesce(m.taker, '?') AS taker, m.horizon, count(*)::int4 AS fills, avg(m.markout_bps)::float8 AS avg_bps
+       FROM markouts m JOIN fills f ON f.tx_signature = m.tx_signature
+      WHERE f.settled_at_ms >= $1 AND f.settled_at_ms < $2
+      GROUP BY 1, 2, m.horizon_ms ORDER BY m.horizon_ms, avg_bps, taker`,
+    [r.fromMs, r.toMs],
+  );
+  return rows.map((x) => ({ taker: x.taker, horizon: x.horizon, fills: x.fills, avgBps: x.avg_bps }));
+}
+
+/** Mean markout per pair and horizon. */
+export async function markoutsByPair(
+  db: SqlQueries,
+  r: ReportRange,
+): Promise<(MarkoutAverage & { pair: string })[]> {
+  const rows = await db.query<{ pair: string; horizon: string; fills: number; avg_bps: number }>(
+    `SELECT m.pair, m.horizon, count(*)::int4 AS fills, avg(m.markout_bps)::float8 AS avg_bps
+       FROM markouts m JOIN fills f ON f.tx_signature = m.tx_signature
+      WHERE f.settled_at_ms >= $1 AND f.settled_at_ms < $2
+      GROUP BY 1, 2, m.horizon_ms ORDER BY m.pair, m.horizon_ms`,
+    [r.fromMs, r.toMs],
+  );
+  return rows.map((x) => ({ pair: x.pair, horizon: x.horizon, fills: x.fills, avgBps: x.avg_bps }));
+}
