@@ -6,7 +6,7 @@
  * entries it never acknowledged) the next instance writes them, still one row each.
  */
 import { Keypair } from "@solana/web3.js";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { fundTaker } from "../../src/chain/local/seed.ts";
 import type { Ledger } from "../../src/ledger/ledger.ts";
 import { feesOwedByMint } from "../../src/ledger/report.ts";
@@ -66,8 +66,17 @@ describe.each(BACKENDS)("the swap path's ledger on %s", (backend) => {
       const unknown = await postSwap(server.fetch, { ...ok.body, quoteId: "never-quoted" });
       expect(unknown.body.state).toBe("rejected");
 
-      await h.service.ledgerWriter?.drain();
-      const decisions = await ledger.decisions();
+      // The answer does not wait for the outbox append (the ledger never slows /swap): drain until
+      // the three decisions are there.
+      const decisions = await vi.waitFor(
+        async () => {
+          await h.service.ledgerWriter?.drain();
+          const rows = await ledger.decisions();
+          expect(rows).toHaveLength(3);
+          return rows;
+        },
+        { timeout: 15_000, interval: 100 },
+      );
       const byQuote = (q: string) => decisions.filter((d) => d.quote_id === q);
       expect(byQuote(ok.response.quoteId)).toMatchObject([
         {
@@ -132,6 +141,12 @@ describe.each(BACKENDS)("the swap path's ledger on %s", (backend) => {
     } finally {
       await server.close();
     }
+    // The answers did not wait for their outbox appends: every record is in before the writer dies
+    // (a decision and a settlement per fill, and each fill's markout at fill time).
+    await vi.waitFor(async () => expect(await first.journal.ledgerBacklog()).toBe(9), {
+      timeout: 15_000,
+      interval: 50,
+    });
     // The dying writer took everything, wrote part of it, and was killed before acknowledging.
     const taken = await first.journal.takeLedger("killed-writer", 100, 60_000);
     // A decision and a settlement per fill, and each fill's markout at fill time.
