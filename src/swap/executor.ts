@@ -294,7 +294,7 @@ export class SwapExecutor implements SwapHandler {
     const got = await bounded(() => this.opts.store.get(quoteId), budget.forStep(this.steps.store));
     if (!got.ok) {
       log.warn({ error: got.error }, "quote store read failed");
-      return refused(req, `quote store unavailable: ${got.error}`);
+      return refused(req, storeUnavailable(got));
     }
     const quote = got.value;
     if (!quote)
@@ -366,7 +366,7 @@ export class SwapExecutor implements SwapHandler {
     );
     if (!bound.ok) {
       log.warn({ error: bound.error }, "message binding failed");
-      return refused(req, `quote store unavailable: ${bound.error}`);
+      return refused(req, storeUnavailable(bound));
     }
     if (bound.value !== quoteId) {
       log.warn({ firstQuoteId: bound.value }, "fill replayed under another quote");
@@ -380,7 +380,7 @@ export class SwapExecutor implements SwapHandler {
     );
     if (!claim.ok) {
       log.warn({ error: claim.error }, "quote claim failed");
-      return refused(req, `quote store unavailable: ${claim.error}`);
+      return refused(req, storeUnavailable(claim));
     }
     if (claim.value.kind === "taken") {
       const existing = claim.value.existing;
@@ -737,4 +737,15 @@ export function decisionRecord(
     receivedAtMs,
     decidedAtMs,
   };
+}
+
+/**
+ * The operator-facing reason for a quote store that failed: what happened in plain words (the Redis
+ * client's own text, e.g. "Stream isn't writeable and enableOfflineQueue options is false", stays in
+ * the log line beside it).
+ */
+function storeUnavailable(failed: { timedOut: boolean; error: string }): string {
+  if (failed.timedOut) return `quote store unavailable: ${failed.error}`;
+  if (/circuit open/i.test(failed.error)) return "quote store unavailable: failing fast while it is down";
+  return "quote store unavailable: Redis could not be reached";
 }
