@@ -65,7 +65,9 @@ describe("fault: webhook killed with fills in flight", () => {
     // The restarted process resumes the journal; watch it empty while the cut requests are retried.
     const journalEmpty = (async () => {
       let pending = pendingInJournal(s);
-      while (pending > 0 && Date.now() - restartAt < 30_000) {
+      // A fill journaled but killed before its send never lands: it is settled when its blockhash
+      // expires (150 blocks of 400 ms, 60 s), so the wait covers that with a margin.
+      while (pending > 0 && Date.now() - restartAt < 90_000) {
         await new Promise((r) => setTimeout(r, 100));
         pending = pendingInJournal(s);
       }
