@@ -256,6 +256,9 @@ const OTHER_KNOWN_ENV = [
   "WEBHOOK_NODE_ARGS",
   "WEBHOOK_PORT",
   "WEBHOOK_ADMIN_PORT",
+  // Set by the primary for each worker (src/http/cluster.ts), never by hand.
+  "RFQ_WORKER_SLOT",
+  "RFQ_PRIMARY_OPS_URL",
   "OPERATOR_API_KEY",
   "OPERATOR_HOST",
   "OPERATOR_PORT",

@@ -221,6 +221,13 @@ export const limitsSchema = strictObject({
   quoteTtlMs: z.number().int().min(1_000).max(600_000).default(55_000),
   /** Quote path: answer 404 when less than this much of the operator's budget remains. */
   minQuoteBudgetMs: z.number().int().min(0).max(250).default(15),
+  /**
+   * Quote path, past capacity (src/http/shed.ts): a quote that has already waited longer than this
+   * since the operator sent it (x-request-start) gets a fast 404 `OVERLOADED` instead of being
+   * priced, so that the queue stays short and the quotes that are priced come within the budget.
+   * 0 turns it off.
+   */
+  shedAfterQueuedMs: z.number().int().min(0).max(10_000).default(100),
   /** Compute-unit price we answer when the operator suggests none (micro-lamports per CU). */
   defaultComputeUnitPriceMicroLamports: z.number().int().min(0).default(10_000),
   /** Cap on the compute-unit price we agree to pay as fee payer (micro-lamports per CU). */
@@ -458,6 +465,13 @@ export const envSchema = z.object({
    */
   ADMIN_PORT: z.coerce.number().int().min(0).max(65_535).default(8081),
   ADMIN_HOST: z.string().min(1).default("127.0.0.1"),
+  /**
+   * Processes serving PORT (src/http/cluster.ts): a primary plus this many workers (node:cluster).
+   * Unset: the machine's cores in production mode when the shared state is outside the process
+   * (Redis, DATABASE_URL or LEDGER=off), else 1. More than 1 is refused where state lives in the
+   * process (the paper setup, the in-memory quote store, the embedded fill ledger).
+   */
+  WORKERS: z.coerce.number().int().min(1).max(256).optional(),
   /** Log one "quoted" line at info for every N quotes (0: none; every quote is at debug). */
   LOG_QUOTE_SAMPLE: z.coerce.number().int().min(0).default(0),
   /**

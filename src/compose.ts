@@ -4,6 +4,7 @@
  * what runs. Any port may be passed in ready-made (tests share one Redis or one local chain between
  * two "instances").
  */
+
 import { join } from "node:path";
 import { type Config, redisKeys } from "../config/load.ts";
 import { AdvertisedTokenLists } from "../inventory/advertised.ts";
@@ -325,6 +326,7 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
   }
 
   const storeCircuit = new Circuit({ name: "quoteStore", log, metrics, now });
+
   const lifecycle = { draining: false };
   const probes: ReadinessProbe[] = [
     ["quoteStore", () => store.ping()],

@@ -2,16 +2,21 @@
  * Entry point: `npm start`. Parses configuration (fatal, naming the key, on any problem), composes the
  * ports (a dependency that cannot be reached stops the start with one line naming its setting), serves
  * two listeners (the operator's on PORT, operations on ADMIN_PORT), and shuts down gracefully on
- * SIGINT/SIGTERM (src/http/shutdown.ts).
+ * SIGINT/SIGTERM (src/http/shutdown.ts). With WORKERS > 1 this process becomes the primary of that many
+ * workers sharing PORT, each of which runs the same path (src/http/cluster.ts).
  */
+import cluster from "node:cluster";
 import type { Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { serve } from "@hono/node-server";
+import { createAdaptorServer, serve } from "@hono/node-server";
+import { AggregatorRegistry } from "prom-client";
 import { loadConfig } from "../config/load.ts";
 import { parseArgs } from "./cli/args.ts";
 import { runMain } from "./cli/run.ts";
 import { composeService, type Service } from "./compose.ts";
+import { PRIMARY_OPS_URL_ENV, runPrimary, WORKER_SLOT_ENV, workerCount, workerIpc } from "./http/cluster.ts";
 import { GracefulShutdown } from "./http/shutdown.ts";
+import { createLogger } from "./observability/logger.ts";
 import { Metrics } from "./observability/metrics.ts";
 
 const USAGE = {
@@ -26,7 +31,7 @@ const USAGE = {
 const urlOf = (info: AddressInfo) =>
   `http://${info.address.includes(":") ? `[${info.address}]` : info.address}:${info.port}`;
 
-function banner(service: Service, url: string, opsUrl: string, ledger: string): string {
+function banner(service: Service, url: string, opsUrl: string, ledger: string, workers: string): string {
   const { config, signer } = service;
   const symbols = (mints: string[]) =>
     mints.map((m) => `${config.tokensByMint.get(m)?.symbol ?? "?"} ${m}`).join("\n    ");
@@ -35,6 +40,7 @@ function banner(service: Service, url: string, opsUrl: string, ledger: string): 
     "",
     `RFQ maker webhook listening on ${url}${config.file.basePath}`,
     `  operations:  ${opsUrl} (/metrics, /admin, /health, /ready)`,
+    `  workers:     ${workers}`,
     `  mode:        ${config.mode}${config.mode === "paper" ? " (PAPER SETUP: local chain, static prices, nothing real)" : ""}`,
     `  maker:       ${signer.publicKey.toBase58()}${service.keyCreated ? " (generated now)" : ""}`,
     `  config:      ${config.configPath}`,
@@ -76,14 +82,51 @@ function listen(
   });
 }
 
+/** A worker's operations listener: loopback, a free port of its own. */
+function listenExclusive(app: Service["opsApp"]): Promise<[Server, AddressInfo]> {
+  return new Promise((resolve, reject) => {
+    const server = createAdaptorServer({ fetch: app.fetch }) as HttpServer;
+    server.once("error", reject);
+    server.listen({ port: 0, host: "127.0.0.1", exclusive: true }, () =>
+      resolve([server, server.address() as AddressInfo]),
+    );
+  });
+}
+
 /** Resolves with the exit code once the server has stopped (it runs until SIGINT/SIGTERM). */
 async function main(): Promise<number> {
   parseArgs(process.argv.slice(2), USAGE);
   const config = loadConfig(process.env);
+  const slot = cluster.isWorker ? Number(process.env[WORKER_SLOT_ENV] ?? cluster.worker?.id) : 0;
+  const workers = cluster.isWorker ? undefined : workerCount(config);
+  if (workers && workers.count > 1) {
+    const log = createLogger(config.env.LOG_LEVEL).child({ role: "primary" });
+    for (const w of config.warnings) log.warn(w);
+    return runPrimary({
+      count: workers.count,
+      log,
+      adminPort: config.env.ADMIN_PORT,
+      adminHost: config.env.ADMIN_HOST,
+      graceMs: config.env.SHUTDOWN_GRACE_MS,
+      onOpsListening: (url) =>
+        log.info({ adminUrl: url, workers: workers.count }, "primary: operations listening"),
+    });
+  }
   // Process metrics (CPU, heap, event-loop lag, GC) only here: tests compose many services per process.
-  const service = await composeService(config, { metrics: new Metrics({ defaultMetrics: true }) });
+  const metrics = new Metrics({ defaultMetrics: true });
+  const service = await composeService(config, {
+    metrics,
+    ...(slot ? { log: createLogger(config.env.LOG_LEVEL).child({ worker: slot }) } : {}),
+  });
   const { log } = service;
-  for (const w of config.warnings) log.warn(w);
+  if (slot) {
+    // The primary's /metrics asks every worker for this registry (prom-client's AggregatorRegistry).
+    AggregatorRegistry.setRegistries([metrics.registry]);
+    new AggregatorRegistry();
+  } else if (workers?.singleBecause && config.env.WORKERS === undefined) {
+    log.info({ why: workers.singleBecause }, "one process (WORKERS unset)");
+  }
+  if (slot <= 1) for (const w of config.warnings) log.warn(w);
   for (const h of config.hazards.filter((x) => x.allowed))
     log.warn({ allowance: h.allowance }, `allowed unsafe setting: ${h.problem}`);
   if (config.mode === "acceptance")
@@ -93,7 +136,11 @@ async function main(): Promise<number> {
   try {
     servers = [
       await listen(service.app, config.env.PORT, config.env.HOST, "PORT"),
-      await listen(service.opsApp, config.env.ADMIN_PORT, config.env.ADMIN_HOST, "ADMIN_PORT"),
+      // A worker's operations app listens on a loopback port of its own (`exclusive`: not shared
+      // through the primary); the primary's ADMIN_PORT passes requests to it.
+      slot
+        ? await listenExclusive(service.opsApp)
+        : await listen(service.opsApp, config.env.ADMIN_PORT, config.env.ADMIN_HOST, "ADMIN_PORT"),
     ];
   } catch (e) {
     log.fatal({ err: e }, (e as Error).message);
@@ -106,7 +153,11 @@ async function main(): Promise<number> {
     : config.mode === "acceptance"
       ? "none (acceptance mode)"
       : "off (LEDGER=off)";
-  process.stdout.write(banner(service, urlOf(info), urlOf(opsInfo), ledger));
+  const opsUrl = slot ? (process.env[PRIMARY_OPS_URL_ENV] ?? urlOf(opsInfo)) : urlOf(opsInfo);
+  const workersLine = slot
+    ? `${Number(process.env.WORKERS) || "?"} (node:cluster; primary pid ${process.ppid})`
+    : "1 (this process)";
+  if (slot <= 1) process.stdout.write(banner(service, urlOf(info), opsUrl, ledger, workersLine));
   log.info(
     {
       port: info.port,
@@ -132,7 +183,8 @@ async function main(): Promise<number> {
     closeService: () => service.close(),
     pendingWork: () => ({ fillsTracked: service.swapPorts?.confirmations.size ?? 0 }),
   });
-  shutdown.installSignalHandlers();
+  if (slot) workerIpc(shutdown).listening(opsInfo.port);
+  else shutdown.installSignalHandlers();
   return shutdown.done;
 }
 

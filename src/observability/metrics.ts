@@ -1,6 +1,11 @@
 /**
  * Prometheus metrics. One registry per app instance (tests create several apps in one process), so
  * nothing here is a module-level singleton.
+ *
+ * With WORKERS > 1 (src/http/cluster.ts) the primary serves /metrics for all workers through
+ * prom-client's AggregatorRegistry: counters and histograms are summed over the workers; each gauge
+ * says how it is combined (`aggregator`: a shared state's view is the same in every worker, so "max"
+ * or "min", never a sum that would count it once per worker).
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { Config } from "../../config/load.ts";
@@ -89,6 +94,7 @@ export class Metrics {
   readonly fillRate = new Gauge({
     name: "rfq_fill_rate_1h",
     help: "Accepted-and-landed swaps over swap requests, rolling one hour",
+    aggregator: "average",
     registers: [this.registry],
   });
 
@@ -97,6 +103,7 @@ export class Metrics {
     name: "rfq_redis_up",
     help: "Whether the Redis client is connected, by client",
     labelNames: ["client"] as const,
+    aggregator: "min",
     registers: [this.registry],
   });
 
@@ -113,6 +120,7 @@ export class Metrics {
     name: "rfq_circuit_open",
     help: "Circuit breaker state by dependency (1 open)",
     labelNames: ["dependency"] as const,
+    aggregator: "max",
     registers: [this.registry],
   });
 
@@ -152,6 +160,7 @@ export class Metrics {
   readonly ledgerBacklog = new Gauge({
     name: "rfq_ledger_backlog",
     help: "Ledger records waiting in the journal's outbox, as of the writer's last pass",
+    aggregator: "max",
     registers: [this.registry],
   });
 
@@ -159,6 +168,7 @@ export class Metrics {
     name: "rfq_build_info",
     help: "The running build: package version, git commit, Node.js version",
     labelNames: ["version", "git_sha", "node_version"] as const,
+    aggregator: "first",
     registers: [this.registry],
   });
 
@@ -185,6 +195,7 @@ export class Metrics {
       name: "rfq_inventory_balance_units",
       help: "Maker balance by token, smallest units (last chain read)",
       labelNames: ["symbol", "mint"] as const,
+      aggregator: "max",
       registers,
       collect() {
         this.reset();
@@ -196,6 +207,7 @@ export class Metrics {
       name: "rfq_inventory_reserved_units",
       help: "Maker inventory reserved for claimed swaps not yet settled, by token, smallest units",
       labelNames: ["symbol", "mint"] as const,
+      aggregator: "max",
       registers,
       collect() {
         this.reset();
@@ -206,6 +218,7 @@ export class Metrics {
     new Gauge({
       name: "rfq_maker_sol_lamports",
       help: "Maker native SOL (fees and rent), lamports; absent before the first chain read",
+      aggregator: "max",
       registers,
       collect() {
         this.reset();
@@ -216,6 +229,7 @@ export class Metrics {
     new Gauge({
       name: "rfq_inventory_balance_age_seconds",
       help: "Age of the balances in use; absent before the first chain read",
+      aggregator: "max",
       registers,
       collect() {
         this.reset();
@@ -228,6 +242,7 @@ export class Metrics {
       name: "rfq_price_age_seconds",
       help: "Age of each enabled pair's price; absent while the source has none",
       labelNames: ["pair", "source"] as const,
+      aggregator: "max",
       registers,
       collect() {
         this.reset();
@@ -242,6 +257,7 @@ export class Metrics {
     new Gauge({
       name: "rfq_paused",
       help: "1 while the kill switch (POST /admin/pause) is on",
+      aggregator: "max",
       registers,
       collect() {
         this.set(controls.state().paused ? 1 : 0);
@@ -250,6 +266,7 @@ export class Metrics {
     new Gauge({
       name: "rfq_controls_known",
       help: "0 while the shared switches cannot be read (the instance then refuses to quote)",
+      aggregator: "min",
       registers,
       collect() {
         this.set(controls.state().known ? 1 : 0);
@@ -259,6 +276,7 @@ export class Metrics {
       name: "rfq_pair_switched_off",
       help: "1 for each pair switched off at runtime (PUT /admin/pairs)",
       labelNames: ["pair"] as const,
+      aggregator: "max",
       registers,
       collect() {
         this.reset();

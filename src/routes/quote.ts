@@ -6,6 +6,9 @@
  * operator's deadline: a store that is slow or gone gives a 404 `STORE_UNAVAILABLE` (counted in
  * `rfq_no_quote_total{reason}`) before the deadline, never a 5xx and never a late answer; a Redis
  * that refuses writes at its maxmemory gives `STORE_FULL` the same way.
+ *
+ * Past capacity the route sheds as soon as the headers are read (src/http/shed.ts): `DEADLINE` when
+ * the budget is already spent, `OVERLOADED` once it has waited too long in our queue; both fast 404s.
  */
 import type { Hono } from "hono";
 import { quoteRequestSchema } from "../contract/quote.ts";
@@ -13,6 +16,7 @@ import { AppError, ErrorCode } from "../errors/index.ts";
 import { parseJsonBody } from "../http/body.ts";
 import { quoteDeadline } from "../http/deadline.ts";
 import type { AppEnv } from "../http/env.ts";
+import { shedDecision } from "../http/shed.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import type { QuoteService } from "../quote/service.ts";
 import type { QuoteStore } from "../quote-store/interface.ts";
@@ -32,12 +36,15 @@ export interface QuoteRouteDeps {
   now: () => number;
   /** The store's circuit breaker (one per service; a closed one of its own otherwise). */
   storeCircuit?: Circuit;
+  /** Shed (404 OVERLOADED) a quote that waited longer than this, ms (limits.shedAfterQueuedMs; 0: never). */
+  maxQueuedMs?: number;
 }
 
 export function registerQuoteRoute(app: Hono<AppEnv>, deps: QuoteRouteDeps): void {
   const { service, store, metrics, minBudgetMs, now } = deps;
   const circuit = deps.storeCircuit ?? new Circuit({ name: "quoteStore", metrics, now });
   const sample = deps.logSample ?? 0;
+  const maxQueuedMs = deps.maxQueuedMs ?? 0;
   let seen = 0;
   /** The level of this quote's line: info for every `sample`th quote, debug otherwise. */
   const quoteLevel = (): "info" | "debug" => (sample > 0 && ++seen % sample === 0 ? "info" : "debug");
@@ -52,11 +59,23 @@ export function registerQuoteRoute(app: Hono<AppEnv>, deps: QuoteRouteDeps): voi
     const started = performance.now();
     let outcome = "error";
     try {
-      const deadline = quoteDeadline(
-        c.req.header("x-request-start"),
-        c.req.header("x-request-timeout"),
-        arrival,
-      );
+      const startHeader = c.req.header("x-request-start");
+      const deadline = quoteDeadline(startHeader, c.req.header("x-request-timeout"), arrival);
+      // Shed before the body is read, parsed or priced: a late or queued quote costs little.
+      const shed = shedDecision({
+        nowMs: arrival,
+        deadlineAtMs: deadline.atMs,
+        minBudgetMs,
+        queuedMs: deadline.source === "header" ? arrival - Number(startHeader) : 0,
+        maxQueuedMs,
+      });
+      if (shed === "DEADLINE") {
+        outcome = "deadline";
+        decline("DEADLINE", "no quote: the operator's deadline has passed");
+      } else if (shed === "OVERLOADED") {
+        outcome = "shed";
+        decline("OVERLOADED", "no quote: overloaded (the quote waited too long in our queue)");
+      }
       const req = await parseJsonBody(c, quoteRequestSchema).catch((e) => {
         outcome = "bad_request";
         throw e;

@@ -6,6 +6,9 @@
  * shut down cleanly (nothing cut). A connection the kernel queued but the server never accepted is
  * reset when the listener closes (the load here ignores /ready, unlike a balancer): those are counted
  * apart, and must end no earlier than the listener's close.
+ *
+ * Run twice: one process (WORKERS=1), and a primary with two workers sharing the port (WORKERS=2,
+ * src/http/cluster.ts), where the primary passes the signal on and every worker drains the same way.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { logLines } from "../support/process.ts";
@@ -22,11 +25,11 @@ afterEach(async () => {
   stack = undefined;
 });
 
-describe("fault: SIGTERM under load", () => {
+describe.each([1, 2])("fault: SIGTERM under load, WORKERS=%i", (workers) => {
   it("drains: every accepted request answered, /ready 503 throughout, exit 0 soon after the work in flight", {
     timeout: 180_000,
   }, async () => {
-    const s = await faultStack({ drainMs: DRAIN_MS, env: { LOG_LEVEL: "info" } });
+    const s = await faultStack({ drainMs: DRAIN_MS, env: { LOG_LEVEL: "info", WORKERS: String(workers) } });
     stack = s;
     await quoteLoad(s.url, { rate: QUOTE_RATE / 2, durationMs: 1_000, client: "node" });
     const fills = await Promise.all([signedFill(s), signedFill(s)]);
@@ -78,11 +81,16 @@ describe("fault: SIGTERM under load", () => {
     // The signal reaches the webhook's event loop asynchronously: a /ready sent in the same
     // millisecond as kill() may be answered before the handler ran. "Throughout" starts when the
     // webhook says it is draining (its "shutting down" line, same clock as ours).
-    const drainingLine = logs.find((l) => l.msg === "shutting down");
-    const drainingAt = drainingLine ? Date.parse(String(drainingLine.time)) : Number.NaN;
+    // With workers: when the last of them says so (each hears the primary at its own instant).
+    const drainingLines = logs.filter((l) => l.msg === "shutting down");
+    const drainingLine = drainingLines.length === workers ? drainingLines.at(-1) : undefined;
+    const drainingAt = drainingLine
+      ? Math.max(...drainingLines.map((l) => Date.parse(String(l.time))))
+      : Number.NaN;
+    const cleanLines = logs.filter((l) => l.msg === "shut down cleanly");
     const servedWhileDraining = served.filter((r) => r.sentAt > drainingAt);
     const firstDraining = served.findIndex((r) => r.status === 503);
-    report(`SIGTERM under ${QUOTE_RATE / 2} quotes/s (SHUTDOWN_DRAIN_MS=${DRAIN_MS})`, {
+    report(`SIGTERM under ${QUOTE_RATE / 2} quotes/s (SHUTDOWN_DRAIN_MS=${DRAIN_MS}, WORKERS=${workers})`, {
       "answers by status": f.byStatus,
       "accepted but not answered": cut.length,
       "refused after the listener closed": refused.length,
@@ -100,6 +108,9 @@ describe("fault: SIGTERM under load", () => {
     expect(cut).toEqual([]);
     expect(forced).toBeUndefined();
     expect(clean).toBeDefined();
+    // Every worker drained cleanly, and with workers the primary says they all did.
+    expect(cleanLines).toHaveLength(workers);
+    if (workers > 1) expect(logs.some((l) => l.msg === "all workers drained; shut down cleanly")).toBe(true);
     expect(Object.keys(f.byStatus).filter((k) => k.startsWith("5"))).toEqual([]);
     expect(drainingLine).toBeDefined();
     expect(servedWhileDraining.length).toBeGreaterThan(0);

@@ -90,7 +90,11 @@ export async function faultStack(
           throw new Error(`webhook exited at start:\n${stack.webhook.stderr()}\n${stack.webhook.stdout()}`);
         }
         try {
-          if ((await fetch(`${stack.url}/ready`)).status === 200) return;
+          // With workers, ready once every one of them listens (the primary says so).
+          const all =
+            Number(opts.env?.WORKERS ?? 1) <= 1 ||
+            stack.webhook.stdout().includes('"msg":"all workers listening"');
+          if (all && (await fetch(`${stack.url}/ready`)).status === 200) return;
         } catch {}
         if (Date.now() > until) throw new Error(`webhook not ready within 90 s:\n${stack.webhook.stdout()}`);
         await new Promise((r) => setTimeout(r, 100));

@@ -32,6 +32,8 @@ export function startWebhook(env: Record<string, string>): WebhookProcess {
       LEDGER: "off",
       ADMIN_PORT: "0",
       ADMIN_HOST: "127.0.0.1",
+      // One process unless a test asks for workers (production mode would default to every core).
+      WORKERS: "1",
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],

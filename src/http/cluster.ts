@@ -1,0 +1,311 @@
+/**
+ * Every core: WORKERS > 1 runs the webhook as a primary plus N workers (node:cluster) sharing PORT.
+ *
+ *   primary  composes nothing (no Redis, no chain, no key): it forks the workers, restarts one that
+ *            dies (with a backoff, logged, counted in `rfq_worker_restarts_total`), owns ADMIN_PORT and
+ *            drains them all on SIGTERM / SIGINT. On ADMIN_PORT it answers /metrics itself (every
+ *            worker's registry through prom-client's AggregatorRegistry, plus its own counters) and
+ *            passes every other request (/admin/*, /health, /ready) to one worker's operations
+ *            listener (loopback, a port of its own per worker). While draining, /ready is 503 at once.
+ *   workers  each the whole service as `WORKERS=1` runs it: the operator's routes on the shared PORT
+ *            (the primary hands connections round-robin), the operations app on a private port, and
+ *            the graceful shutdown of src/http/shutdown.ts (/ready 503, Connection: close, requests in
+ *            flight finished, exit 0).
+ *
+ * State the workers must share already lives in Redis (quotes, claims, reservations, switches,
+ * journal); the paper setup (in-process chain, in-memory store) and the embedded fill ledger (PGlite
+ * in DATA_DIR) are single-process and refuse WORKERS > 1 (`workerCount`).
+ */
+import cluster, { type Worker } from "node:cluster";
+import { createServer, type IncomingMessage, request, type Server, type ServerResponse } from "node:http";
+import os from "node:os";
+import { AggregatorRegistry, Counter, Gauge, Registry } from "prom-client";
+import { type Config, ConfigError, redisSetting } from "../../config/load.ts";
+import { ledgerLocation } from "../ledger/open.ts";
+import type { Logger } from "../observability/logger.ts";
+
+/** Set in each worker's environment: its slot (1..N), stable across restarts. */
+export const WORKER_SLOT_ENV = "RFQ_WORKER_SLOT";
+/** Set in each worker's environment: the primary's operations URL (for the banner). */
+export const PRIMARY_OPS_URL_ENV = "RFQ_PRIMARY_OPS_URL";
+
+/** Messages between the primary and its workers (over the cluster's IPC channel). */
+type ToPrimary = { type: "rfq:listening"; opsPort: number };
+type ToWorker = { type: "rfq:shutdown"; signal: string } | { type: "rfq:force"; why: string };
+
+/**
+ * How many processes serve. WORKERS when set; otherwise the machine's cores in production mode when
+ * everything shared lives outside the process (Redis, DATABASE_URL or LEDGER=off), else 1. More than
+ * one where state lives in the process is a configuration error naming why.
+ */
+export function workerCount(
+  config: Config,
+  cores = os.availableParallelism(),
+): { count: number; singleBecause?: string } {
+  const ledger = config.mode === "acceptance" ? undefined : ledgerLocation(config);
+  const single =
+    config.mode !== "production"
+      ? `the ${config.mode} setup keeps its state (${config.mode === "paper" ? "local chain, " : ""}quote store) in one process`
+      : redisSetting(config.env) === undefined
+        ? "the in-memory quote store (no REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS) lives in one process: a /swap answered by another worker would not find its quote"
+        : ledger?.kind === "pglite"
+          ? "the embedded fill ledger (PGlite in DATA_DIR) can be opened by one process only: set DATABASE_URL (or LEDGER=off)"
+          : undefined;
+  const requested = config.env.WORKERS;
+  if (requested !== undefined) {
+    if (requested > 1 && single) throw new ConfigError(`env: WORKERS: ${requested} is refused: ${single}`);
+    return { count: requested };
+  }
+  return single ? { count: 1, singleBecause: single } : { count: Math.max(1, cores) };
+}
+
+/** Delay before restarting a slot whose worker died after living `livedMs` (`deaths` in a row). */
+export function restartDelayMs(deaths: number, livedMs: number): number {
+  if (livedMs >= 30_000) return 100;
+  return Math.min(30_000, 250 * 2 ** Math.max(0, deaths - 1));
+}
+
+interface Slot {
+  n: number;
+  worker?: Worker;
+  startedAtMs: number;
+  listening: boolean;
+  opsPort?: number;
+  /** Deaths in a row, each soon after its start (reset by a worker that lived 30 s). */
+  deaths: number;
+  restartTimer?: NodeJS.Timeout;
+}
+
+export interface PrimaryOptions {
+  count: number;
+  log: Logger;
+  adminPort: number;
+  adminHost: string;
+  /** The workers' own drain (SHUTDOWN_DRAIN_MS) and the forced exit after it (SHUTDOWN_GRACE_MS). */
+  graceMs: number;
+  /** Resolves with the bound operations URL as soon as ADMIN_PORT listens (before the workers). */
+  onOpsListening?: (url: string) => void;
+}
+
+/**
+ * Runs the primary until every worker has exited after a signal (0: all drained cleanly), or until a
+ * worker fails to start (its exit code: a configuration problem or an unreachable dependency stops
+ * the whole start, as with one process).
+ */
+export async function runPrimary(o: PrimaryOptions): Promise<number> {
+  const { log } = o;
+  const registry = new Registry();
+  const restarts = new Counter({
+    name: "rfq_worker_restarts_total",
+    help: "Workers restarted by the primary after dying, by cause (exit code or signal)",
+    labelNames: ["cause"] as const,
+    registers: [registry],
+  });
+  const slots: Slot[] = Array.from({ length: o.count }, (_, i) => ({
+    n: i + 1,
+    startedAtMs: 0,
+    listening: false,
+    deaths: 0,
+  }));
+  new Gauge({
+    name: "rfq_workers",
+    help: "Workers serving (listening) now, and configured (WORKERS)",
+    labelNames: ["state"] as const,
+    registers: [registry],
+    collect() {
+      this.set({ state: "listening" }, slots.filter((s) => s.worker && s.listening).length);
+      this.set({ state: "configured" }, o.count);
+    },
+  });
+  const aggregator = new AggregatorRegistry();
+  let draining = false;
+  let started = false;
+  let next = 0;
+
+  const json = (res: ServerResponse, status: number, body: unknown) => {
+    res.writeHead(status, { "content-type": "application/json" });
+    res.end(JSON.stringify(body));
+  };
+  const forward = (req: IncomingMessage, res: ServerResponse, port: number) => {
+    const up = request(
+      { host: "127.0.0.1", port, method: req.method, path: req.url, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    up.on("error", () => {
+      if (!res.headersSent) json(res, 503, { status: "not ready", message: "no worker answered" });
+      else res.destroy();
+    });
+    req.pipe(up);
+  };
+  const ops: Server = createServer((req, res) => {
+    const path = (req.url ?? "").split("?")[0];
+    if (req.method === "GET" && path === "/metrics") {
+      Promise.all([aggregator.clusterMetrics(), registry.metrics()]).then(
+        ([workers, own]) => {
+          res.writeHead(200, { "content-type": registry.contentType });
+          res.end(`${workers}\n${own}`);
+        },
+        (err: Error) => json(res, 500, { message: `metrics: ${err.message}` }),
+      );
+      return;
+    }
+    if (draining && path === "/ready") return json(res, 503, { status: "draining", checks: {} });
+    const live = slots.filter((s) => s.worker && s.listening && s.opsPort !== undefined);
+    const slot = live[next++ % Math.max(1, live.length)];
+    if (!slot?.opsPort) return json(res, 503, { status: "not ready", checks: { workers: false } });
+    forward(req, res, slot.opsPort);
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      ops.once("error", (e: NodeJS.ErrnoException) =>
+        reject(
+          new Error(`cannot listen on ${o.adminHost}:${o.adminPort} (ADMIN_PORT): ${e.code ?? e.message}`),
+        ),
+      );
+      ops.listen(o.adminPort, o.adminHost, () => resolve());
+    });
+  } catch (e) {
+    log.fatal({ err: e }, (e as Error).message);
+    return 1;
+  }
+  const addr = ops.address() as import("node:net").AddressInfo;
+  const opsUrl = `http://${addr.address.includes(":") ? `[${addr.address}]` : addr.address}:${addr.port}`;
+  o.onOpsListening?.(opsUrl);
+
+  let finish: (code: number) => void = () => {};
+  const done = new Promise<number>((resolve) => {
+    finish = resolve;
+  });
+  const exitCodes: number[] = [];
+
+  const send = (w: Worker | undefined, m: ToWorker) => {
+    try {
+      if (w?.isConnected()) w.send(m);
+    } catch {}
+  };
+
+  const fork = (slot: Slot) => {
+    slot.restartTimer = undefined;
+    slot.listening = false;
+    slot.opsPort = undefined;
+    slot.startedAtMs = Date.now();
+    const worker = cluster.fork({
+      [WORKER_SLOT_ENV]: String(slot.n),
+      [PRIMARY_OPS_URL_ENV]: opsUrl,
+      WORKERS: String(o.count),
+    });
+    slot.worker = worker;
+    worker.on("message", (m: ToPrimary) => {
+      if (m?.type !== "rfq:listening") return;
+      slot.listening = true;
+      slot.opsPort = m.opsPort;
+      if (!started && slots.every((s) => s.listening)) {
+        started = true;
+        log.info(
+          { workers: o.count, pids: slots.map((s) => s.worker?.process.pid) },
+          "all workers listening",
+        );
+      }
+    });
+    worker.on("exit", (code, signal) => {
+      const lived = Date.now() - slot.startedAtMs;
+      const wasListening = slot.listening;
+      slot.worker = undefined;
+      slot.listening = false;
+      if (draining) {
+        exitCodes.push(code ?? 1);
+        log.info({ worker: slot.n, pid: worker.process.pid, code, signal }, "worker exited (draining)");
+        if (slots.every((s) => !s.worker)) void close();
+        return;
+      }
+      if (!started && !wasListening) {
+        // A worker that could not start (configuration, an unreachable dependency): stop the start.
+        log.fatal({ worker: slot.n, code, signal }, "a worker failed to start; stopping the others");
+        draining = true;
+        for (const s of slots) if (s.worker) s.worker.process.kill("SIGKILL");
+        const code0 = code && code > 0 ? code : 1;
+        const stopAll = () => (slots.every((s) => !s.worker) ? close(code0) : setTimeout(stopAll, 50));
+        stopAll();
+        return;
+      }
+      slot.deaths = lived >= 30_000 ? 1 : slot.deaths + 1;
+      const delay = restartDelayMs(slot.deaths, lived);
+      restarts.inc({ cause: signal ?? `exit ${code}` });
+      log.error(
+        { worker: slot.n, pid: worker.process.pid, code, signal, livedMs: lived, restartInMs: delay },
+        `worker ${slot.n} died (${signal ?? `exit ${code}`}); restarting in ${delay} ms`,
+      );
+      slot.restartTimer = setTimeout(() => fork(slot), delay);
+    });
+  };
+
+  let graceTimer: NodeJS.Timeout | undefined;
+  const close = async (code?: number) => {
+    if (graceTimer) clearTimeout(graceTimer);
+    await new Promise<void>((resolve) => {
+      ops.close(() => resolve());
+      ops.closeAllConnections();
+    });
+    const worst = code ?? (exitCodes.every((c) => c === 0) ? 0 : 1);
+    if (code === undefined)
+      log.info(
+        { exitCodes },
+        worst === 0 ? "all workers drained; shut down cleanly" : "workers drained; some did not exit cleanly",
+      );
+    finish(worst);
+  };
+
+  const onSignal = (signal: string) => {
+    if (draining) {
+      log.error({ signal }, `second ${signal}: forcing the workers out`);
+      for (const s of slots) send(s.worker, { type: "rfq:force", why: `second ${signal}` });
+      return;
+    }
+    draining = true;
+    log.info(
+      { signal, workers: slots.filter((s) => s.worker).length },
+      "shutting down: draining every worker",
+    );
+    for (const s of slots) {
+      if (s.restartTimer) clearTimeout(s.restartTimer);
+      s.restartTimer = undefined;
+      send(s.worker, { type: "rfq:shutdown", signal });
+    }
+    if (slots.every((s) => !s.worker)) {
+      void close();
+      return;
+    }
+    // The workers force themselves out at SHUTDOWN_GRACE_MS; this is the backstop for a hung one.
+    graceTimer = setTimeout(() => {
+      log.error("shutdown forced: workers still running past the grace period; killing them");
+      for (const s of slots) s.worker?.process.kill("SIGKILL");
+      exitCodes.push(1);
+    }, o.graceMs + 2_000);
+    graceTimer.unref();
+  };
+  process.on("SIGTERM", () => onSignal("SIGTERM"));
+  process.on("SIGINT", () => onSignal("SIGINT"));
+
+  for (const slot of slots) fork(slot);
+  return done;
+}
+
+/**
+ * The worker's side: tells the primary where its operations app listens, and drains on the
+ * primary's word. SIGINT (a terminal's Ctrl-C reaches the whole process group) is left to the primary,
+ * which forwards it; SIGTERM sent to the worker itself drains it as it would a single process.
+ */
+export function workerIpc(shutdown: { begin(signal: string): void; readonly isDraining: boolean }): {
+  listening(opsPort: number): void;
+} {
+  process.on("message", (m: ToWorker) => {
+    if (m?.type === "rfq:shutdown" && !shutdown.isDraining) shutdown.begin(m.signal);
+    else if (m?.type === "rfq:force") shutdown.begin(m.why);
+  });
+  process.on("SIGTERM", () => shutdown.begin("SIGTERM"));
+  process.on("SIGINT", () => {});
+  return { listening: (opsPort) => process.send?.({ type: "rfq:listening", opsPort } satisfies ToPrimary) };
+}
