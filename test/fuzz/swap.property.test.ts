@@ -23,7 +23,6 @@ import { temporaryWsolAccount } from "../../src/fill/layout.ts";
 import type { StoredQuote } from "../../src/quote-store/interface.ts";
 import { MINT } from "../support/config.ts";
 import {
-  askQuote,
   type Fetcher,
   type Harness,
   listen,
