@@ -18,18 +18,12 @@ import {
   buildFillTransaction,
   fillAmountsFromQuote,
 } from "../../sandbox/fill/builder.ts";
-import { ata, fundTaker, lamports, tokenBalance } from "../../src/chain/local/seed.ts";
+import { ata, lamports, tokenBalance } from "../../src/chain/local/seed.ts";
 import { temporaryWsolAccount } from "../../src/fill/layout.ts";
 import type { StoredQuote } from "../../src/quote-store/interface.ts";
 import { MINT } from "../support/config.ts";
-import {
-  type Fetcher,
-  type Harness,
-  listen,
-  ObservedChain,
-  observedHarness,
-  postSwap,
-} from "../support/harness.ts";
+import { type Fetcher, type Harness, type ObservedChain, postSwap } from "../support/harness.ts";
+import { type SwapBed, swapBed } from "../support/swap-bed.ts";
 import { type MutationContext, mutationArb } from "./mutations.ts";
 
 const SEED = Number(process.env.FUZZ_SEED ?? 18);
@@ -39,8 +33,8 @@ const CONTROL_EVERY = Number(process.env.FUZZ_CONTROL_EVERY ?? 10);
 
 let h: Harness;
 let chain: ObservedChain;
-let server: Awaited<ReturnType<typeof listen>>;
 let http: Fetcher;
+let bed: SwapBed | undefined;
 const taker = Keypair.generate();
 const MINTS = Object.values(MINT).map((m) => new PublicKey(m));
 const oldBlockhashes: string[] = [];
@@ -56,13 +50,14 @@ const report = {
 };
 
 beforeAll(async () => {
-  ({ h, chain } = await observedHarness({}, (c) => new ObservedChain(c)));
-  server = await listen(h.app);
-  http = server.fetch;
-  fundTaker(h.chain, taker.publicKey, {
-    sol: 1_000_000_000_000n,
-    tokens: { [MINT.JUP]: 10n ** 15n, [MINT.USDC]: 10n ** 15n, [MINT.SOL]: 0n },
+  bed = await swapBed({
+    taker,
+    takerFunds: {
+      sol: 1_000_000_000_000n,
+      tokens: { [MINT.JUP]: 10n ** 15n, [MINT.USDC]: 10n ** 15n, [MINT.SOL]: 0n },
+    },
   });
+  ({ h, chain, http } = bed);
 });
 
 afterAll(async () => {
@@ -70,8 +65,7 @@ afterAll(async () => {
   console.log(
     `fuzz (seed ${SEED}): ${report.mutations} mutations, ${report.accepted} accepted (${report.acceptedLanded} landed, ${report.acceptedNotLanded} did not), ${report.mutations - report.accepted} refused; ${report.controls} controls, ${report.controlsExact} landed exactly as quoted\nrefusals: ${refused.map(([k, v]) => `${k} ${v}`).join(", ")}`,
   );
-  await server?.close();
-  await h?.close();
+  await bed?.close();
 });
 
 /** The pairs the shipped config trades, both SPL and native-SOL legs. */
