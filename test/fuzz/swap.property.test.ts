@@ -13,16 +13,18 @@
 import { Keypair, PublicKey } from "@solana/web3.js";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type BuildFillParams,
-  buildFillTransaction,
-  fillAmountsFromQuote,
-} from "../../sandbox/fill/builder.ts";
+import { buildFillTransaction } from "../../sandbox/fill/builder.ts";
 import { ata, lamports, tokenBalance } from "../../src/chain/local/seed.ts";
 import { temporaryWsolAccount } from "../../src/fill/layout.ts";
 import type { StoredQuote } from "../../src/quote-store/interface.ts";
 import { MINT } from "../support/config.ts";
-import { type Fetcher, type Harness, type ObservedChain, postSwap } from "../support/harness.ts";
+import {
+  type Fetcher,
+  type Harness,
+  type ObservedChain,
+  operatorFillParams,
+  postSwap,
+} from "../support/harness.ts";
 import { type SwapBed, swapBed } from "../support/swap-bed.ts";
 import { type MutationContext, mutationArb } from "./mutations.ts";
 
@@ -129,25 +131,12 @@ async function freshQuote(pairIndex: number, size: number) {
   if (res.status !== 200) throw new Error(`quote answered ${res.status}: ${await res.text()}`);
   const stored = await h.store.get(`fuzz-q-${SEED}-${n}`);
   if (!stored) throw new Error("quote not stored");
-  const { blockhash } = await h.chain.getLatestBlockhash();
-  if (oldBlockhashes.at(-1) !== blockhash) oldBlockhashes.push(blockhash);
-  const program = (mint: string) => new PublicKey(h.config.tokensByMint.get(mint)!.tokenProgram);
-  const params: BuildFillParams = {
-    maker: h.maker.publicKey,
-    taker: taker.publicKey,
-    inputMint: new PublicKey(stored.request.tokenIn),
-    outputMint: new PublicKey(stored.request.tokenOut),
-    inputTokenProgram: program(stored.request.tokenIn),
-    outputTokenProgram: program(stored.request.tokenOut),
-    ...fillAmountsFromQuote(stored),
-    expireAt: BigInt(Math.floor(stored.expiresAtMs / 1000)),
-    computeUnitLimit: 60_000,
-    computeUnitPrice: BigInt(stored.response.prioritizationFeeToUse ?? 10_000),
-    recentBlockhash: blockhash,
+  const params = await operatorFillParams(h, stored, taker.publicKey, {
     createTakerOutputAta: false,
     nativeSolIn: pair.nativeSolIn,
     nativeSolOut: pair.nativeSolOut,
-  };
+  });
+  if (oldBlockhashes.at(-1) !== params.recentBlockhash) oldBlockhashes.push(params.recentBlockhash);
   return { stored, params };
 }
 
