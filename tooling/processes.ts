@@ -171,6 +171,8 @@ export interface RedisClusterHandle {
   /** "127.0.0.1:p1,127.0.0.1:p2,127.0.0.1:p3": the REDIS_CLUSTER_NODES form. */
   nodes: string;
   ports: number[];
+  /** The redis-server processes (for CPU accounting). */
+  pids: number[];
   stop(): Promise<void>;
 }
 
@@ -247,7 +249,12 @@ export async function startRedisCluster(masters = 3): Promise<RedisClusterHandle
     await stop();
     throw e;
   }
-  return { nodes: ports.map((p) => `127.0.0.1:${p}`).join(","), ports, stop };
+  return {
+    nodes: ports.map((p) => `127.0.0.1:${p}`).join(","),
+    ports,
+    pids: procs.map((p) => p.pid).filter((p): p is number => p !== undefined),
+    stop,
+  };
 }
 
 /** CPU seconds (user + system) a process has used so far, from /proc; undefined where unavailable. */
@@ -262,6 +269,31 @@ export function cpuSecondsOf(pid: number | undefined): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Every descendant of a process (children, their children, ...), from /proc; empty where unavailable. */
+export function descendantPids(pid: number): number[] {
+  const out: number[] = [];
+  const visit = (p: number) => {
+    let tasks: string[] = [];
+    try {
+      tasks = readdirSync(`/proc/${p}/task`);
+    } catch {
+      return;
+    }
+    for (const t of tasks) {
+      let children = "";
+      try {
+        children = readFileSync(`/proc/${p}/task/${t}/children`, "utf8");
+      } catch {}
+      for (const c of children.split(" ").filter(Boolean).map(Number)) {
+        out.push(c);
+        visit(c);
+      }
+    }
+  };
+  visit(pid);
+  return out;
 }
 
 /** USER_HZ: 100 on every mainstream Linux build. */

@@ -11,19 +11,28 @@
  *
  *   npm run loadtest -- --rate 2000 --duration 60 --swaps 200
  *   npm run loadtest -- --webhook http://127.0.0.1:8080 --swaps 0      (an already running webhook)
+ *   npm run loadtest -- --workers 2 --instances 2 --redis-cluster       (2 instances x 2 workers, on a cluster)
+ *   npm run loadtest -- --sweep --workers 1,2                            (rate sweep with baselines: sweep.ts)
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import { DEFAULT_CONFIG_PATH, parseFileConfig } from "../../config/load.ts";
 import { parseArgs } from "../../src/cli/args.ts";
-import { cpuSecondsOf, machineBusySeconds, REPO_ROOT } from "../../tooling/processes.ts";
+import {
+  cpuSecondsOf,
+  descendantPids,
+  machineBusySeconds,
+  REPO_ROOT,
+  startRedisCluster,
+} from "../../tooling/processes.ts";
 import { type Stack, startStack } from "../operator/stack.ts";
 import { buildMix, DEFAULT_MIX } from "./mix.ts";
 import { OUTCOME_NAMES, runOpenLoop } from "./open-loop.ts";
 import { type Check, type LoadReport, renderHtml, textSummary } from "./report.ts";
 import { series, summarize } from "./stats.ts";
 import { runSwapPhase, SWAP_TAKER_FUNDING } from "./swaps.ts";
+import { runSweep, writeSweep } from "./sweep.ts";
 
 const { values: args } = parseArgs(process.argv.slice(2), {
   command: "npm run loadtest",
@@ -56,6 +65,41 @@ const { values: args } = parseArgs(process.argv.slice(2), {
     out: { type: "string", value: "DIR", default: join(REPO_ROOT, "results"), description: "report folder" },
     "p99-target": { type: "string", value: "MS", default: "10", description: "the p99 the report checks" },
     "no-redis": { type: "boolean", description: "accepted for compatibility; the stack always uses Redis" },
+    workers: {
+      type: "string",
+      value: "N[,M]",
+      default: "1",
+      description: "the webhook's WORKERS (a list with --sweep: each swept; > 1 runs with LEDGER=off)",
+    },
+    instances: {
+      type: "string",
+      value: "N",
+      default: "1",
+      description: "webhook processes sharing Redis and the chain; requests spread round-robin",
+    },
+    "redis-cluster": { type: "boolean", description: "run on a throwaway 3-master Redis Cluster" },
+    sweep: {
+      type: "boolean",
+      description: "open-loop rate sweep (--rates) for the webhook and bare baselines, report under --out",
+    },
+    rates: {
+      type: "string",
+      value: "LIST",
+      default: "1000,2000,3000,5000,8000,12000,16000",
+      description: "--sweep: the rate steps, each until one misses",
+    },
+    "step-duration": {
+      type: "string",
+      value: "S",
+      default: "10",
+      description: "--sweep: measured seconds per step",
+    },
+    baselines: {
+      type: "string",
+      value: "LIST",
+      default: "http,hono",
+      description: '--sweep: bare servers swept beside the webhook (http, hono; none: "")',
+    },
   },
 });
 
@@ -65,7 +109,42 @@ const num = (name: keyof typeof args) => {
   return v;
 };
 
+const list = (name: keyof typeof args) =>
+  String(args[name] ?? "")
+    .split(",")
+    .map((x) => x.trim())
+    .filter(Boolean);
+
+async function sweepMain(): Promise<void> {
+  const configPath = process.env.CONFIG ?? DEFAULT_CONFIG_PATH;
+  const file = parseFileConfig(JSON.parse(readFileSync(configPath, "utf8")), configPath);
+  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+  const outDir = join(args.out as string, `sweep-${stamp}`);
+  const rates = list("rates").map(Number);
+  const workers = list("workers").map(Number);
+  if (rates.some((r) => !(r > 0)) || workers.some((w) => !(w >= 1)))
+    throw new Error("--rates and --workers: positive numbers, comma-separated");
+  const baselines = list("baselines").filter((b): b is "http" | "hono" => b === "http" || b === "hono");
+  const report = await runSweep({
+    file,
+    outDir,
+    rates,
+    stepS: num("step-duration"),
+    warmupS: Math.min(num("warmup"), 3),
+    budgetMs: num("budget"),
+    workers,
+    instances: Math.max(1, num("instances")),
+    redisCluster: args["redis-cluster"] === true,
+    baselines,
+    maxSockets: num("max-sockets"),
+    say: (l) => process.stdout.write(`${l}\n`),
+  });
+  const html = writeSweep(report, outDir);
+  process.stdout.write(`\nreport: ${html}\n`);
+}
+
 async function main(): Promise<void> {
+  if (args.sweep) return sweepMain();
   const rate = num("rate");
   const durationS = num("duration");
   const warmupS = num("warmup");
@@ -90,11 +169,26 @@ async function main(): Promise<void> {
     let store = "as running";
     let pids: Record<string, number | undefined> = {};
     let stack: Stack | undefined;
+    let clusterPids: number[] = [];
+    let clusterNodes: string | undefined;
+    let urls: URL[] = [];
     if (!webhookUrl) {
       // WEBHOOK_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the webhook under load.
       const nodeArgs = process.env.WEBHOOK_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
       const takers = Math.max(1, Math.min(swaps, num("swap-concurrency") * 2));
+      const workers = Number(list("workers")[0] ?? 1);
+      if (args["redis-cluster"]) {
+        process.stdout.write("  starting a throwaway 3-master Redis Cluster\n");
+        const cluster = await startRedisCluster(3);
+        cleanups.push(cluster.stop);
+        clusterPids = cluster.pids;
+        clusterNodes = cluster.nodes;
+      }
       stack = await startStack({
+        ...(clusterNodes ? { redisClusterNodes: clusterNodes } : {}),
+        // More than one worker needs the ledger outside the process (the embedded one is single-process).
+        ...(workers > 1 ? { webhookEnv: { WORKERS: String(workers), LEDGER: "off" } } : {}),
+        webhookInstances: Math.max(1, num("instances")),
         dir: join(outDir, "stack"),
         takers: Array.from({ length: swaps > 0 ? takers : 0 }, (_, i) => ({
           name: String(i + 1),
@@ -107,8 +201,21 @@ async function main(): Promise<void> {
       });
       cleanups.push(stack.close);
       webhookUrl = stack.webhookUrl;
-      pids = stack.pids;
-      store = `redis (${process.env.REDIS_URL ? "REDIS_URL" : "throwaway redis-server"})`;
+      urls = stack.webhookUrls.map((u) => new URL(`${u.replace(/\/+$/, "")}/quote`));
+      // Per process: each webhook instance with its workers (node:cluster children), Redis, the chain.
+      pids = { ...stack.pids };
+      for (const [k, pid] of Object.entries(stack.pids)) {
+        if (!k.startsWith("webhook") || pid === undefined) continue;
+        descendantPids(pid).forEach((c, i) => {
+          pids[`${k} worker ${i + 1}`] = c;
+        });
+      }
+      clusterPids.forEach((p, i) => {
+        pids[`redis cluster node ${i + 1}`] = p;
+      });
+      store = clusterNodes
+        ? "redis (throwaway 3-master cluster)"
+        : `redis (${process.env.REDIS_URL ? "REDIS_URL" : "throwaway redis-server"})`;
     }
 
     const total = Math.round((warmupS + durationS) * rate);
@@ -121,6 +228,7 @@ async function main(): Promise<void> {
     const machineBefore = machineBusySeconds();
     const q = await runOpenLoop(mix, {
       url: new URL(`${webhookUrl.replace(/\/+$/, "")}/quote`),
+      ...(urls.length > 1 ? { urls } : {}),
       rate,
       durationS,
       warmupS,
@@ -229,6 +337,8 @@ async function main(): Promise<void> {
         warmupS,
         budgetMs,
         maxSockets: num("max-sockets"),
+        workers: args.webhook ? "as running" : Number(list("workers")[0] ?? 1),
+        instances: args.webhook ? 1 : Math.max(1, num("instances")),
         webhookLogLevel: args.webhook ? "as running" : (args["log-level"] as string),
         mix: `unknownMint ${DEFAULT_MIX.unknownMintShare}, oversize ${DEFAULT_MIX.oversizeShare}, taker ${DEFAULT_MIX.takerShare}, exactOut ${DEFAULT_MIX.exactOutShare}, ${DEFAULT_MIX.takers} takers, pairs from ${configPath}`,
         swaps,

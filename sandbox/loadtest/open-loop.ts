@@ -29,6 +29,11 @@ export const OUTCOME_NAMES = Object.keys(Outcome) as OutcomeName[];
 
 export interface OpenLoopOptions {
   url: URL;
+  /**
+   * Several instances (each a URL): request i goes to urls[i % n], as a load balancer spreads the
+   * operator's fan-out. Default: `url` alone.
+   */
+  urls?: URL[];
   rate: number;
   durationS: number;
   /** Sent first at the same rate and left out of the results (connection pool, JIT). */
@@ -63,7 +68,10 @@ export async function runOpenLoop(mix: MixRequest[], o: OpenLoopOptions): Promis
   const measured = Math.round(o.durationS * o.rate);
   const total = warm + measured;
   if (mix.length < total) throw new Error(`mix has ${mix.length} requests, ${total} needed`);
-  const pool = new RawHttpPool(o.url, o.maxSockets);
+  const targets = o.urls?.length ? o.urls : [o.url];
+  const pools = targets.map(
+    (u) => new RawHttpPool(u, Math.max(1, Math.round(o.maxSockets / targets.length))),
+  );
   const res: OpenLoopResult = {
     scheduledMs: new Float64Array(measured),
     latencyMs: new Float64Array(measured).fill(Number.NaN),
@@ -77,11 +85,12 @@ export async function runOpenLoop(mix: MixRequest[], o: OpenLoopOptions): Promis
   };
   const intervalMs = 1000 / o.rate;
   // Request bytes: everything but x-request-start and the body is the same for every request.
-  const host = `${o.url.hostname}:${o.url.port || 80}`;
-  const head1 = Buffer.from(
-    `POST ${o.url.pathname} HTTP/1.1\r\nhost: ${host}\r\nconnection: keep-alive\r\ncontent-type: application/json\r\n` +
-      `x-request-timeout: ${o.budgetMs}\r\n${o.apiKey ? `x-api-key: ${o.apiKey}\r\n` : ""}x-request-start: `,
-    "latin1",
+  const heads = targets.map((u) =>
+    Buffer.from(
+      `POST ${u.pathname} HTTP/1.1\r\nhost: ${u.hostname}:${u.port || 80}\r\nconnection: keep-alive\r\ncontent-type: application/json\r\n` +
+        `x-request-timeout: ${o.budgetMs}\r\n${o.apiKey ? `x-api-key: ${o.apiKey}\r\n` : ""}x-request-start: `,
+      "latin1",
+    ),
   );
   const sample = (s: string) => {
     if (res.errorSamples.length < 20) res.errorSamples.push(s);
@@ -115,12 +124,13 @@ export async function runOpenLoop(mix: MixRequest[], o: OpenLoopOptions): Promis
       }
       if (++done === total) finish();
     };
+    const to = i % targets.length;
     const bytes = Buffer.concat([
-      head1,
+      heads[to] as Buffer,
       Buffer.from(`${Math.round(epoch0 + schedRel)}\r\ncontent-length: ${req.body.length}\r\n\r\n`, "latin1"),
       req.body,
     ]);
-    void pool.request(bytes, o.requestTimeoutMs).then((r) => {
+    void (pools[to] as RawHttpPool).request(bytes, o.requestTimeoutMs).then((r) => {
       if (!r.ok) return record(r.error === "timeout" ? Outcome.timeout : Outcome.network, 0, r.detail);
       const { status, body } = r.res;
       if (status === 200) {
@@ -167,6 +177,6 @@ export async function runOpenLoop(mix: MixRequest[], o: OpenLoopOptions): Promis
   });
   await allDone;
   res.wallMs = performance.now() - t0;
-  pool.close();
+  for (const p of pools) p.close();
   return res;
 }

@@ -40,6 +40,13 @@ export interface StackOptions {
   /** The webhook's API key (the operator is registered with it). */
   webhookApiKey?: string;
   webhookNodeArgs?: string[];
+  /** More environment for the webhook (e.g. WORKERS, LEDGER). */
+  webhookEnv?: Record<string, string>;
+  /**
+   * Webhook processes (instances behind a load balancer), each on its own ports, sharing Redis and the
+   * chain; the operator is registered with the first. Default 1.
+   */
+  webhookInstances?: number;
   /** The webhook's ADMIN_API_KEY (unset: no admin API). */
   webhookAdminApiKey?: string;
   /**
@@ -69,6 +76,8 @@ export interface Stack {
   chainUrl: string;
   /** The base URL the operator calls (includes the configured basePath). */
   webhookUrl: string;
+  /** Every instance's base URL (the first is `webhookUrl`). */
+  webhookUrls: string[];
   /** The webhook's root on the operator's listener (health, ready). */
   webhookRoot: string;
   /** The webhook's operations listener (metrics, admin, health, ready). */
@@ -184,43 +193,62 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       say(`signer    ${signerUrl}  (maker key, log ${signer.logPath})`);
     }
 
-    const webhookPort = opts.ports?.webhook || (await freePort());
-    const webhookAdminPort = opts.ports?.webhookAdmin || (await freePort());
-    const webhook = spawnTs(
-      "webhook",
-      "src/main.ts",
-      {
-        HOST: "127.0.0.1",
-        PORT: String(webhookPort),
-        ADMIN_HOST: "127.0.0.1",
-        ADMIN_PORT: String(webhookAdminPort),
-        // A paper deployment in production shape: the shipped static prices, and no key unless given.
-        ALLOW_STATIC_PRICES: "1",
-        ...redisEnv,
-        RPC_URL: chainUrl,
-        // With the remote signer the webhook gets no key setting at all (an inherited one is blanked).
-        ...(signerUrl ? { SIGNER_URL: signerUrl, MAKER_KEYPAIR: "" } : { MAKER_KEYPAIR: makerPath }),
-        DATA_DIR: join(dir, "webhook-data"),
-        LOG_LEVEL: opts.webhookLogLevel ?? "info",
-        CONFIG: configPath,
-        ACCEPTANCE_MODE: "0",
-        ...(opts.webhookAdminApiKey ? { ADMIN_API_KEY: opts.webhookAdminApiKey } : {}),
-        ...(opts.webhookApiKey ? { API_KEY: opts.webhookApiKey } : { API_KEY: "", ALLOW_NO_API_KEY: "1" }),
-      },
-      join(dir, "webhook.log"),
-      [],
-      opts.webhookNodeArgs ?? [],
-    );
-    children.push(webhook);
-    opts.onSpawn?.(webhook);
-    closers.push(webhook.stop);
-    const webhookRoot = `http://127.0.0.1:${webhookPort}`;
-    const webhookUrl = `${webhookRoot}${config.basePath}`;
-    const webhookAdminUrl = `http://127.0.0.1:${webhookAdminPort}`;
-    await waitForHttp(`${webhookRoot}/ready`, webhook);
-    say(
-      `webhook   ${webhookUrl}  (Redis ${clusterNodes ? "cluster" : redis.owned ? "throwaway" : "REDIS_URL"}, log ${webhook.logPath})`,
-    );
+    const instances = Math.max(1, opts.webhookInstances ?? 1);
+    const webhooks: { child: Child; root: string; url: string; adminUrl: string }[] = [];
+    for (let n = 1; n <= instances; n++) {
+      const webhookPort = (n === 1 && opts.ports?.webhook) || (await freePort());
+      const webhookAdminPort = (n === 1 && opts.ports?.webhookAdmin) || (await freePort());
+      const name = n === 1 ? "webhook" : `webhook${n}`;
+      const child = spawnTs(
+        name,
+        "src/main.ts",
+        {
+          HOST: "127.0.0.1",
+          PORT: String(webhookPort),
+          ADMIN_HOST: "127.0.0.1",
+          ADMIN_PORT: String(webhookAdminPort),
+          // A paper deployment in production shape: the shipped static prices, and no key unless given.
+          ALLOW_STATIC_PRICES: "1",
+          ...redisEnv,
+          RPC_URL: chainUrl,
+          // With the remote signer the webhook gets no key setting at all (an inherited one is blanked).
+          ...(signerUrl ? { SIGNER_URL: signerUrl, MAKER_KEYPAIR: "" } : { MAKER_KEYPAIR: makerPath }),
+          DATA_DIR: join(dir, n === 1 ? "webhook-data" : `${name}-data`),
+          LOG_LEVEL: opts.webhookLogLevel ?? "info",
+          CONFIG: configPath,
+          ACCEPTANCE_MODE: "0",
+          // One process unless asked (the embedded ledger in DATA_DIR is single-process).
+          WORKERS: "1",
+          ...(opts.webhookAdminApiKey ? { ADMIN_API_KEY: opts.webhookAdminApiKey } : {}),
+          ...(opts.webhookApiKey ? { API_KEY: opts.webhookApiKey } : { API_KEY: "", ALLOW_NO_API_KEY: "1" }),
+          ...opts.webhookEnv,
+        },
+        join(dir, `${name}.log`),
+        [],
+        opts.webhookNodeArgs ?? [],
+      );
+      children.push(child);
+      opts.onSpawn?.(child);
+      closers.push(child.stop);
+      const root = `http://127.0.0.1:${webhookPort}`;
+      webhooks.push({
+        child,
+        root,
+        url: `${root}${config.basePath}`,
+        adminUrl: `http://127.0.0.1:${webhookAdminPort}`,
+      });
+    }
+    for (const w of webhooks) {
+      await waitForHttp(`${w.root}/ready`, w.child);
+      say(
+        `${w.child.name.padEnd(9)} ${w.url}  (Redis ${clusterNodes ? "cluster" : redis.owned ? "throwaway" : "REDIS_URL"}, log ${w.child.logPath})`,
+      );
+    }
+    const [first] = webhooks as [(typeof webhooks)[number]];
+    const webhook = first.child;
+    const webhookRoot = first.root;
+    const webhookUrl = first.url;
+    const webhookAdminUrl = first.adminUrl;
 
     const operator = await startOperator({
       ...opts.operator,
@@ -243,6 +271,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       config,
       chainUrl,
       webhookUrl,
+      webhookUrls: webhooks.map((w) => w.url),
       webhookRoot,
       webhookAdminUrl,
       operatorUrl: operator.url,
@@ -255,6 +284,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       pids: {
         chain: chain.proc.pid,
         webhook: webhook.proc.pid,
+        ...Object.fromEntries(webhooks.slice(1).map((w) => [w.child.name, w.child.proc.pid])),
         ...(signer ? { signer: signer.proc.pid } : {}),
         ...(redis.pid ? { redis: redis.pid } : {}),
       },

@@ -152,6 +152,8 @@ describe("a real production start (npm start's entry point, local chain over JSO
     HOST: "127.0.0.1",
     DATA_DIR: dir,
     LEDGER: "off",
+    // One process: this is about the guards (workers have test/faults/workers.fault.ts).
+    WORKERS: "1",
   });
 
   it("does not start with the three unsafe settings: exit 78, each named", () => {

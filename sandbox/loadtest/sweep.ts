@@ -1,0 +1,475 @@
+/**
+ * `npm run loadtest -- --sweep`: an open-loop rate sweep. For each target (the webhook with each
+ * worker count asked for, and the same sweep against a bare node:http server and a bare Hono app
+ * answering the same request shape on the same number of workers), the rate steps up (1k, 2k, 5k,
+ * 8k/s, ...) until a step misses the criteria; the webhook then gets one more step at 1.2x the
+ * highest rate it held, to show how it degrades past capacity. Every step records the tail, the
+ * outcomes, and the CPU of every process (the webhook's primary and workers, Redis, the chain, this
+ * generator) per request. The report (JSON, text, HTML with SVG plots) goes under results/.
+ *
+ * A step "holds" when p99 < 50 ms, 99.9% of requests are answered (200 or 404) within the budget, no
+ * request failed, and at most 0.1% of the quotes that should be priced were not (a fast 404 from
+ * shedding is within budget but is not a priced answer).
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import { join } from "node:path";
+import type { FileConfig } from "../../config/schema.ts";
+import {
+  type Child,
+  cpuSecondsOf,
+  descendantPids,
+  freePort,
+  machineBusySeconds,
+  spawnTs,
+  startRedisCluster,
+  waitForHttp,
+} from "../../tooling/processes.ts";
+import { startStack } from "../operator/stack.ts";
+import { buildMix, DEFAULT_MIX } from "./mix.ts";
+import { Outcome, runOpenLoop } from "./open-loop.ts";
+import { summarize } from "./stats.ts";
+
+export interface SweepOptions {
+  file: FileConfig;
+  outDir: string;
+  rates: number[];
+  stepS: number;
+  warmupS: number;
+  budgetMs: number;
+  /** Worker counts to sweep the webhook (and the baselines) with. */
+  workers: number[];
+  /** Webhook processes (each with its workers) the generator spreads over. */
+  instances: number;
+  redisCluster: boolean;
+  baselines: ("http" | "hono")[];
+  maxSockets: number;
+  say: (line: string) => void;
+}
+
+export interface StepResult {
+  target: string;
+  rate: number;
+  /** "sweep" for the rate steps, "overload" for the 1.2x step past the highest rate held. */
+  kind: "sweep" | "overload";
+  measured: number;
+  p50: number;
+  p99: number;
+  p999: number;
+  max: number;
+  /** Answered (200 or 404) within the budget, over all requests. */
+  withinBudget: number;
+  /** Of the requests that should be priced: priced (200) within the budget. */
+  pricedWithinBudget: number;
+  /** 404s the mix did not expect (shed, deadline), over the requests that should be priced. */
+  unexpectedNoQuote: number;
+  errors: number;
+  holds: boolean;
+  /** CPU per request by process group, µs; and % of one core over the step. */
+  cpuUsPerRequest: Record<string, number>;
+  cpuCoreShare: Record<string, number>;
+  /** Processes per group (e.g. webhook: primary + 2 workers = 3). */
+  processes: Record<string, number>;
+  sendLagP99: number;
+  machineBusyShare?: number;
+}
+
+interface Target {
+  name: string;
+  workers: number;
+  urls: URL[];
+  apiKey?: string;
+  /** Process groups whose CPU is measured: name -> root pids (descendants included). */
+  groups: Record<string, number[]>;
+  isBaseline: boolean;
+  close(): Promise<void>;
+}
+
+const P99_LIMIT_MS = 50;
+
+function cpuOfGroups(groups: Record<string, number[]>): Record<string, { s: number; n: number }> {
+  const out: Record<string, { s: number; n: number }> = {};
+  for (const [name, roots] of Object.entries(groups)) {
+    let s = 0;
+    let n = 0;
+    for (const root of roots) {
+      for (const pid of [root, ...descendantPids(root)]) {
+        const c = cpuSecondsOf(pid);
+        if (c !== undefined) {
+          s += c;
+          n++;
+        }
+      }
+    }
+    out[name] = { s, n };
+  }
+  return out;
+}
+
+async function startWebhookTarget(o: SweepOptions, workers: number, dir: string): Promise<Target> {
+  const cluster = o.redisCluster ? await startRedisCluster(3) : undefined;
+  try {
+    const stack = await startStack({
+      dir,
+      takers: [],
+      webhookLogLevel: "warn",
+      // No fill ledger: an embedded one is single-process (WORKERS > 1 refuses it), and quotes write none.
+      webhookEnv: { WORKERS: String(workers), LEDGER: "off" },
+      webhookInstances: o.instances,
+      ...(cluster ? { redisClusterNodes: cluster.nodes } : {}),
+      say: (l) => o.say(`    ${l}`),
+    });
+    const webhookPids = stack.children.filter((c) => c.name.startsWith("webhook")).map((c) => c.proc.pid);
+    const redisPids = cluster ? cluster.pids : stack.pids.redis ? [stack.pids.redis] : [];
+    return {
+      name: `webhook ×${workers}${o.instances > 1 ? ` ×${o.instances} instances` : ""}${cluster ? " (cluster)" : ""}`,
+      workers,
+      urls: stack.webhookUrls.map((u) => new URL(`${u.replace(/\/+$/, "")}/quote`)),
+      groups: {
+        webhook: webhookPids.filter((p): p is number => p !== undefined),
+        redis: redisPids,
+        chain: stack.pids.chain ? [stack.pids.chain] : [],
+      },
+      isBaseline: false,
+      close: async () => {
+        await stack.close();
+        await cluster?.stop();
+      },
+    };
+  } catch (e) {
+    await cluster?.stop();
+    throw e;
+  }
+}
+
+async function startBareTarget(kind: "http" | "hono", workers: number, dir: string): Promise<Target> {
+  const port = await freePort();
+  const child: Child = spawnTs(
+    `bare-${kind}`,
+    "sandbox/loadtest/bare.ts",
+    {},
+    join(dir, `bare-${kind}-${workers}.log`),
+    ["--kind", kind, "--port", String(port), "--workers", String(workers)],
+  );
+  await waitForHttp(`http://127.0.0.1:${port}/health`, child);
+  // Workers start after the primary; give them a moment to listen so the first step is not lopsided.
+  await new Promise((r) => setTimeout(r, workers > 1 ? 2_000 : 200));
+  return {
+    name: `bare ${kind === "http" ? "node:http" : "Hono"} ×${workers}`,
+    workers,
+    urls: [new URL(`http://127.0.0.1:${port}/quote`)],
+    groups: { server: child.proc.pid ? [child.proc.pid] : [] },
+    isBaseline: true,
+    close: () => child.stop(),
+  };
+}
+
+async function runStep(
+  o: SweepOptions,
+  t: Target,
+  rate: number,
+  kind: StepResult["kind"],
+  seq: number,
+): Promise<StepResult> {
+  const total = Math.round((o.warmupS + o.stepS) * rate);
+  const mix = buildMix(o.file, total, { ...DEFAULT_MIX, seed: `sweep:${t.name}:${rate}:${seq}` });
+  const before = cpuOfGroups(t.groups);
+  const gen0 = process.cpuUsage();
+  const m0 = machineBusySeconds();
+  const q = await runOpenLoop(mix, {
+    url: t.urls[0] as URL,
+    urls: t.urls,
+    rate,
+    durationS: o.stepS,
+    warmupS: o.warmupS,
+    budgetMs: o.budgetMs,
+    requestTimeoutMs: 5_000,
+    maxSockets: o.maxSockets,
+    ...(t.apiKey ? { apiKey: t.apiKey } : {}),
+  });
+  const gen = process.cpuUsage(gen0);
+  const m1 = machineBusySeconds();
+  const after = cpuOfGroups(t.groups);
+  const wallS = q.wallMs / 1000;
+  const cpuUs: Record<string, number> = {};
+  const share: Record<string, number> = {};
+  const processes: Record<string, number> = {};
+  for (const [g, a] of Object.entries(after)) {
+    const d = a.s - (before[g]?.s ?? 0);
+    cpuUs[g] = (d * 1e6) / total;
+    share[g] = d / wallS;
+    processes[g] = a.n;
+  }
+  cpuUs.generator = (gen.user + gen.system) / total;
+  share.generator = (gen.user + gen.system) / 1e6 / wallS;
+  processes.generator = 1;
+
+  const n = q.outcome.length;
+  let within = 0;
+  let shouldPrice = 0;
+  let priced = 0;
+  let unexpectedNoQuote = 0;
+  let errors = 0;
+  const warm = total - n;
+  for (let i = 0; i < n; i++) {
+    const out = q.outcome[i] as number;
+    const l = q.latencyMs[i] as number;
+    const answered = q.status[i] === 200 || q.status[i] === 404;
+    const inTime = Number.isFinite(l) && l <= o.budgetMs;
+    if (answered && inTime) within++;
+    if (
+      out === Outcome.httpError ||
+      out === Outcome.timeout ||
+      out === Outcome.network ||
+      out === Outcome.badBody
+    )
+      errors++;
+    // The bare baselines price everything, including what the mix expects a 404 for.
+    const expectsQuote = t.isBaseline || mix[warm + i]?.expect === "quote";
+    if (expectsQuote) {
+      shouldPrice++;
+      const isPriced = out === Outcome.quoted || (t.isBaseline && out === Outcome.unexpectedQuote);
+      if (isPriced && inTime) priced++;
+      if (out === Outcome.unexpectedNoQuote) unexpectedNoQuote++;
+    }
+  }
+  const lat = summarize(q.latencyMs);
+  const r: StepResult = {
+    target: t.name,
+    rate,
+    kind,
+    measured: n,
+    p50: lat.p50,
+    p99: lat.p99,
+    p999: lat.p999,
+    max: lat.max,
+    withinBudget: within / n,
+    pricedWithinBudget: shouldPrice ? priced / shouldPrice : 0,
+    unexpectedNoQuote: shouldPrice ? unexpectedNoQuote / shouldPrice : 0,
+    errors,
+    holds: false,
+    cpuUsPerRequest: cpuUs,
+    cpuCoreShare: share,
+    processes,
+    sendLagP99: summarize(q.sendLagMs).p99,
+    ...(m0 !== undefined && m1 !== undefined
+      ? { machineBusyShare: (m1 - m0) / (wallS * os.availableParallelism()) }
+      : {}),
+  };
+  r.holds = r.p99 < P99_LIMIT_MS && r.withinBudget >= 0.999 && r.errors === 0 && r.unexpectedNoQuote <= 0.001;
+  return r;
+}
+
+export interface SweepReport {
+  startedAt: string;
+  machine: Record<string, string | number>;
+  settings: Record<string, string | number | boolean>;
+  steps: StepResult[];
+  /** Highest rate held per target, and for the webhook the 1.2x step. */
+  summary: { target: string; workers: number; highestHeld: number | null; overload?: StepResult }[];
+}
+
+export async function runSweep(o: SweepOptions): Promise<SweepReport> {
+  mkdirSync(o.outDir, { recursive: true });
+  const steps: StepResult[] = [];
+  const summary: SweepReport["summary"] = [];
+  const loadBefore = os.loadavg();
+  const starts: { name: string; start: () => Promise<Target> }[] = [];
+  for (const w of o.workers) {
+    starts.push({
+      name: `webhook ×${w}`,
+      start: () => startWebhookTarget(o, w, join(o.outDir, `stack-w${w}`)),
+    });
+    for (const b of o.baselines)
+      starts.push({ name: `bare ${b} ×${w}`, start: () => startBareTarget(b, w, o.outDir) });
+  }
+  let seq = 0;
+  for (const s of starts) {
+    o.say(`target: ${s.name}`);
+    const t = await s.start();
+    try {
+      let highest: number | null = null;
+      for (const rate of o.rates) {
+        const r = await runStep(o, t, rate, "sweep", seq++);
+        steps.push(r);
+        o.say(`  ${line(r)}`);
+        if (!r.holds) break;
+        highest = rate;
+      }
+      let overload: StepResult | undefined;
+      if (!t.isBaseline && highest !== null) {
+        const r = await runStep(o, t, Math.round(highest * 1.2), "overload", seq++);
+        steps.push(r);
+        overload = r;
+        o.say(`  1.2x: ${line(r)}`);
+      }
+      summary.push({
+        target: t.name,
+        workers: t.workers,
+        highestHeld: highest,
+        ...(overload ? { overload } : {}),
+      });
+    } finally {
+      await t.close();
+    }
+  }
+  return {
+    startedAt: new Date().toISOString(),
+    machine: {
+      nproc: os.availableParallelism(),
+      cpu: os.cpus()[0]?.model ?? "unknown",
+      node: process.version,
+      loadavgBefore: loadBefore.map((x) => x.toFixed(2)).join("/"),
+      loadavgAfter: os
+        .loadavg()
+        .map((x) => x.toFixed(2))
+        .join("/"),
+    },
+    settings: {
+      rates: o.rates.join(","),
+      stepS: o.stepS,
+      warmupS: o.warmupS,
+      budgetMs: o.budgetMs,
+      workers: o.workers.join(","),
+      instances: o.instances,
+      redis: o.redisCluster ? "3-master cluster" : "single node",
+      baselines: o.baselines.join(","),
+      maxSockets: o.maxSockets,
+      holds: `p99 < ${P99_LIMIT_MS} ms, >= 99.9% answered within ${o.budgetMs} ms, 0 errors, <= 0.1% of priceable quotes unpriced`,
+    },
+    steps,
+    summary,
+  };
+}
+
+const pct = (x: number) => `${(x * 100).toFixed(2)}%`;
+const ms = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : "n/a");
+
+export function line(r: StepResult): string {
+  const cpu = Object.entries(r.cpuUsPerRequest)
+    .map(([k, v]) => `${k} ${v.toFixed(0)} µs (${(r.cpuCoreShare[k] ?? 0).toFixed(2)} cores)`)
+    .join(", ");
+  return `${r.rate}/s ${r.holds ? "holds" : "MISSES"}: p50 ${ms(r.p50)} p99 ${ms(r.p99)} p99.9 ${ms(r.p999)} ms, within ${pct(r.withinBudget)}, priced in budget ${pct(r.pricedWithinBudget)}, shed/late 404 ${pct(r.unexpectedNoQuote)}, errors ${r.errors}; cpu/request ${cpu}; send lag p99 ${ms(r.sendLagP99)} ms`;
+}
+
+export function sweepText(rep: SweepReport): string {
+  const out = [
+    `rate sweep — ${rep.startedAt}`,
+    `machine: ${Object.entries(rep.machine)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(", ")}`,
+    `settings: ${Object.entries(rep.settings)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(", ")}`,
+    "",
+  ];
+  for (const s of rep.summary) {
+    out.push(`${s.target}:`);
+    for (const r of rep.steps.filter((x) => x.target === s.target))
+      out.push(`  ${r.kind === "overload" ? "1.2x " : ""}${line(r)}`);
+  }
+  out.push("", "highest rate held (and ratios):");
+  const byWorkers = new Map<number, SweepReport["summary"]>();
+  for (const s of rep.summary) byWorkers.set(s.workers, [...(byWorkers.get(s.workers) ?? []), s]);
+  const one = rep.summary.find((s) => s.workers === 1 && s.target.startsWith("webhook"));
+  for (const [w, list] of byWorkers) {
+    const hook = list.find((s) => s.target.startsWith("webhook"));
+    for (const s of list) {
+      const ratio =
+        hook && s !== hook && hook.highestHeld && s.highestHeld
+          ? ` (webhook / this: ${(hook.highestHeld / s.highestHeld).toFixed(2)})`
+          : "";
+      out.push(`  workers ${w}: ${s.target}: ${s.highestHeld ?? "none"}/s${ratio}`);
+    }
+    if (hook && one && hook !== one && hook.highestHeld && one.highestHeld)
+      out.push(
+        `  workers ${w}: webhook ×${w} / webhook ×1: ${(hook.highestHeld / one.highestHeld).toFixed(2)}`,
+      );
+    if (hook?.overload)
+      out.push(
+        `  workers ${w}: at 1.2x (${hook.overload.rate}/s) ${pct(hook.overload.pricedWithinBudget)} of priceable quotes priced within budget, ${pct(hook.overload.unexpectedNoQuote)} shed or late 404s, p99 ${ms(hook.overload.p99)} ms`,
+      );
+  }
+  return out.join("\n");
+}
+
+const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+const COLORS = ["#27c", "#f90", "#2a2", "#c3c", "#e55", "#555", "#0aa", "#a60"];
+
+/** One plot: a value per rate step, a line per target; log y when asked. */
+function plot(
+  rep: SweepReport,
+  title: string,
+  value: (r: StepResult) => number,
+  o: { log?: boolean; yMax?: number; hline?: [number, string] },
+): string {
+  const W = 960;
+  const H = 320;
+  const m = { l: 60, r: 180, t: 28, b: 40 };
+  const steps = rep.steps;
+  const xMax = Math.max(1, ...steps.map((s) => s.rate));
+  const vals = steps.map(value).filter((v) => Number.isFinite(v));
+  const yMax = o.yMax ?? Math.max(1, ...vals, o.hline?.[0] ?? 0) * 1.1;
+  const yMin = o.log ? 0.1 : 0;
+  const x = (v: number) => m.l + (v / xMax) * (W - m.l - m.r);
+  const y = (v: number) => {
+    const c = Math.min(Math.max(v, yMin), yMax);
+    const f = o.log
+      ? (Math.log10(c) - Math.log10(yMin)) / (Math.log10(yMax) - Math.log10(yMin))
+      : (c - yMin) / (yMax - yMin);
+    return m.t + (1 - f) * (H - m.t - m.b);
+  };
+  const parts: string[] = [];
+  const ticks = o.log
+    ? Array.from({ length: 12 }, (_, i) => yMin * 10 ** i).filter((v) => v <= yMax)
+    : Array.from({ length: 6 }, (_, i) => (yMax * i) / 5);
+  for (const v of ticks)
+    parts.push(
+      `<line x1="${m.l}" x2="${W - m.r}" y1="${y(v)}" y2="${y(v)}" stroke="#eee"/><text x="${m.l - 6}" y="${y(v) + 4}" text-anchor="end" font-size="11">${v >= 10 || v === 0 ? v.toFixed(0) : v.toFixed(1)}</text>`,
+    );
+  for (const r of [...new Set(steps.map((s) => s.rate))])
+    parts.push(`<text x="${x(r)}" y="${H - m.b + 16}" text-anchor="middle" font-size="10">${r}</text>`);
+  if (o.hline)
+    parts.push(
+      `<line x1="${m.l}" x2="${W - m.r}" y1="${y(o.hline[0])}" y2="${y(o.hline[0])}" stroke="#c00" stroke-dasharray="6 4"/><text x="${m.l + 4}" y="${y(o.hline[0]) - 4}" font-size="11" fill="#c00">${esc(o.hline[1])}</text>`,
+    );
+  rep.summary.forEach((s, i) => {
+    const c = COLORS[i % COLORS.length];
+    const pts = steps.filter((r) => r.target === s.target).sort((a, b) => a.rate - b.rate);
+    parts.push(
+      `<polyline fill="none" stroke="${c}" stroke-width="2" points="${pts.map((p) => `${x(p.rate).toFixed(1)},${y(value(p)).toFixed(1)}`).join(" ")}"/>`,
+      ...pts.map(
+        (p) =>
+          `<circle cx="${x(p.rate).toFixed(1)}" cy="${y(value(p)).toFixed(1)}" r="${p.kind === "overload" ? 5 : 3}" fill="${p.holds ? c : "white"}" stroke="${c}"/>`,
+      ),
+      `<text x="${W - m.r + 8}" y="${m.t + 14 + i * 16}" font-size="11" fill="${c}">${esc(s.target)}</text>`,
+    );
+  });
+  return `<h3>${esc(title)}</h3><svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif">
+<rect width="${W}" height="${H}" fill="white"/>${parts.join("")}
+<text x="${m.l}" y="${H - 4}" font-size="11">offered rate (requests/s); filled dot: the step holds, hollow: it misses; large dot: the 1.2x step</text>
+</svg>`;
+}
+
+export function sweepHtml(rep: SweepReport): string {
+  const budget = Number(rep.settings.budgetMs);
+  return `<!doctype html>
+<html><head><meta charset="utf-8"><title>rate sweep</title>
+<style>body{font-family:sans-serif;margin:24px;max-width:1000px}pre{background:#f6f6f6;padding:12px;overflow:auto;font-size:12px}</style></head><body>
+<h1>Rate sweep</h1>
+${plot(rep, "p99 latency (ms, log scale)", (r) => r.p99, { log: true, yMax: 5_000, hline: [P99_LIMIT_MS, `${P99_LIMIT_MS} ms`] })}
+${plot(rep, "priced within budget (% of priceable quotes)", (r) => r.pricedWithinBudget * 100, { yMax: 100, hline: [99.9, "99.9%"] })}
+${plot(rep, "server CPU per request (µs: webhook primary + workers, or the bare server)", (r) => r.cpuUsPerRequest.webhook ?? r.cpuUsPerRequest.server ?? Number.NaN, {})}
+${plot(rep, "CPU in cores over the step: server", (r) => r.cpuCoreShare.webhook ?? r.cpuCoreShare.server ?? Number.NaN, { hline: [budget > 0 ? os.availableParallelism() : 0, "all cores"] })}
+${plot(rep, "CPU in cores over the step: the load generator", (r) => r.cpuCoreShare.generator ?? Number.NaN, {})}
+<pre>${esc(sweepText(rep))}</pre>
+</body></html>
+`;
+}
+
+export function writeSweep(rep: SweepReport, outDir: string): string {
+  writeFileSync(join(outDir, "sweep.json"), JSON.stringify(rep, null, 2));
+  writeFileSync(join(outDir, "sweep.txt"), `${sweepText(rep)}\n`);
+  writeFileSync(join(outDir, "sweep.html"), sweepHtml(rep));
+  return join(outDir, "sweep.html");
+}
