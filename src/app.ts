@@ -16,7 +16,7 @@ import type { TokenLists } from "../inventory/token-lists.ts";
 import { openApiDocument } from "./contract/openapi.ts";
 import { AppError, ErrorCode, errorHandler } from "./errors/index.ts";
 import { apiKeyAuth } from "./http/auth.ts";
-import type { AppEnv } from "./http/env.ts";
+import { type AppEnv, header } from "./http/env.ts";
 import type { Logger } from "./observability/logger.ts";
 import type { Metrics } from "./observability/metrics.ts";
 import type { QuoteService } from "./quote/service.ts";
@@ -104,8 +104,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     // which makes @hono/node-server build a full web Request (undici, AbortSignal) for every call,
     // about a third of the quote path's CPU and most of its GC pressure. Chunked bodies still go
     // through bodyLimit, which counts the bytes as they stream.
-    const length = c.req.header("content-length");
-    if (length !== undefined && c.req.header("transfer-encoding") === undefined) {
+    const length = header(c, "content-length");
+    if (length !== undefined && header(c, "transfer-encoding") === undefined) {
       return Number.parseInt(length, 10) > config.file.limits.maxBodyBytes ? oversized() : next();
     }
     return streamLimit(c, next);

@@ -5,7 +5,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
 import { AppError, ErrorCode } from "../errors/index.ts";
-import type { AppEnv } from "./env.ts";
+import { type AppEnv, header as headerOf } from "./env.ts";
 
 const digest = (s: string) => createHash("sha256").update(s, "utf8").digest();
 
@@ -13,7 +13,7 @@ export function apiKeyAuth(apiKey: string | undefined, header = "x-api-key"): Mi
   if (!apiKey) return async (_c, next) => next();
   const expected = digest(apiKey);
   return async (c, next) => {
-    const given = c.req.header(header);
+    const given = headerOf(c, header);
     if (given === undefined)
       throw new AppError(ErrorCode.UNAUTHORIZED, `missing ${header.toUpperCase()} header`);
     if (!timingSafeEqual(digest(given), expected)) {

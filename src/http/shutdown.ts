@@ -41,7 +41,8 @@ export const DEFAULT_SHUTDOWN_DRAIN_MS = 5_000;
 export const DEFAULT_SHUTDOWN_GRACE_MS = 25_000;
 
 export class GracefulShutdown {
-  private readonly active = new Map<ServerResponse, string>();
+  /** Requests being served (their route is read only if the shutdown has to name what it cut). */
+  private readonly active = new Set<ServerResponse>();
   private draining = false;
   private signalAtMs = 0;
   private finish: ((code: number) => void) | undefined;
@@ -57,8 +58,8 @@ export class GracefulShutdown {
     });
     // Before the app's own listener, so the header is in place whatever the handler does.
     for (const server of opts.servers) {
-      server.prependListener("request", (req: IncomingMessage, res: ServerResponse) => {
-        this.active.set(res, `${req.method} ${(req.url ?? "").split("?")[0]}`);
+      server.prependListener("request", (_req: IncomingMessage, res: ServerResponse) => {
+        this.active.add(res);
         if (this.draining) res.setHeader("Connection", "close");
         res.once("close", () => this.active.delete(res));
       });
@@ -90,7 +91,7 @@ export class GracefulShutdown {
     this.draining = true;
     this.signalAtMs = this.now();
     this.opts.onDrain();
-    for (const res of this.active.keys()) if (!res.headersSent) res.setHeader("Connection", "close");
+    for (const res of this.active) if (!res.headersSent) res.setHeader("Connection", "close");
     log.info(
       {
         signal,
@@ -126,7 +127,10 @@ export class GracefulShutdown {
 
   private force(why: string): void {
     const cut: Record<string, number> = {};
-    for (const route of this.active.values()) cut[route] = (cut[route] ?? 0) + 1;
+    for (const res of this.active) {
+      const route = `${res.req?.method} ${(res.req?.url ?? "").split("?")[0]}`;
+      cut[route] = (cut[route] ?? 0) + 1;
+    }
     this.opts.log.error(
       {
         reason: why,
