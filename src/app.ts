@@ -120,7 +120,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     logSample: config.env.LOG_QUOTE_SAMPLE,
     now,
     ...(deps.storeCircuit ? { storeCircuit: deps.storeCircuit } : {}),
-    maxQueuedMs: config.file.limits.shedAfterQueuedMs,
+    shedShare: config.file.limits.shedAfterQueuedShare,
   });
   registerSwapRoute(api, deps.swap, metrics);
   app.route(config.file.basePath || "/", api);

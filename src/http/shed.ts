@@ -6,10 +6,10 @@
  * price it at all:
  *
  *   DEADLINE    less than `minBudgetMs` of the operator's budget is left: a 200 now would be discarded;
- *   OVERLOADED  the quote has already waited more than `maxQueuedMs` (limits.shedAfterQueuedMs) since
- *               the operator sent it (`x-request-start`): the process is behind. A fast 404 (never
- *               penalised) costs a fraction of a priced answer, so the queue stays short and the quotes
- *               that are priced still leave well within the budget.
+ *   OVERLOADED  the quote has already waited more than `shedShare` of its budget (limits.shedAfterQueuedShare,
+ *               0.5: 125 ms of the operator's 250) since the operator sent it (`x-request-start`): the
+ *               process is behind. A fast 404 (never penalised) costs a fraction of a priced answer,
+ *               so the queue stays short and the quotes that are priced still leave within the budget.
  *
  * Both are 404s counted in `rfq_no_quote_total{reason}`. The wait is read from the operator's own
  * timestamp, the only clock that sees the kernel's queue; a start the deadline rules do not trust
@@ -25,13 +25,15 @@ export interface ShedInput {
   minBudgetMs: number;
   /** How long the quote has waited since the operator sent it, ms (0 when unknown). */
   queuedMs: number;
-  /** Shed above this wait, ms; 0 turns it off. */
-  maxQueuedMs: number;
+  /** The operator's budget for this quote (x-request-timeout), ms. */
+  budgetMs: number;
+  /** Shed once the wait passes this share of the budget; 0 turns it off. */
+  shedShare: number;
 }
 
 /** Whether to price this quote at all, and if not, why. Pure: the route passes the clock and the wait. */
 export function shedDecision(s: ShedInput): ShedReason | undefined {
   if (s.deadlineAtMs - s.nowMs < s.minBudgetMs) return "DEADLINE";
-  if (s.maxQueuedMs > 0 && s.queuedMs > s.maxQueuedMs) return "OVERLOADED";
+  if (s.shedShare > 0 && s.queuedMs > s.shedShare * s.budgetMs) return "OVERLOADED";
   return undefined;
 }

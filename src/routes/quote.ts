@@ -36,15 +36,18 @@ export interface QuoteRouteDeps {
   now: () => number;
   /** The store's circuit breaker (one per service; a closed one of its own otherwise). */
   storeCircuit?: Circuit;
-  /** Shed (404 OVERLOADED) a quote that waited longer than this, ms (limits.shedAfterQueuedMs; 0: never). */
-  maxQueuedMs?: number;
+  /**
+   * Shed (404 OVERLOADED) a quote that waited longer than this share of its budget
+   * (limits.shedAfterQueuedShare; 0: never).
+   */
+  shedShare?: number;
 }
 
 export function registerQuoteRoute(app: Hono<AppEnv>, deps: QuoteRouteDeps): void {
   const { service, store, metrics, minBudgetMs, now } = deps;
   const circuit = deps.storeCircuit ?? new Circuit({ name: "quoteStore", metrics, now });
   const sample = deps.logSample ?? 0;
-  const maxQueuedMs = deps.maxQueuedMs ?? 0;
+  const shedShare = deps.shedShare ?? 0;
   let seen = 0;
   /** The level of this quote's line: info for every `sample`th quote, debug otherwise. */
   const quoteLevel = (): "info" | "debug" => (sample > 0 && ++seen % sample === 0 ? "info" : "debug");
@@ -73,12 +76,15 @@ export function registerQuoteRoute(app: Hono<AppEnv>, deps: QuoteRouteDeps): voi
       const startHeader = header(c, "x-request-start");
       const deadline = quoteDeadline(startHeader, header(c, "x-request-timeout"), arrival);
       // Shed before the body is read, parsed or priced: a late or queued quote costs little.
+      const fromHeader = deadline.source === "header";
+      const sentAt = fromHeader ? Number(startHeader) : arrival;
       const shed = shedDecision({
         nowMs: arrival,
         deadlineAtMs: deadline.atMs,
         minBudgetMs,
-        queuedMs: deadline.source === "header" ? arrival - Number(startHeader) : 0,
-        maxQueuedMs,
+        queuedMs: arrival - sentAt,
+        budgetMs: deadline.atMs - sentAt,
+        shedShare,
       });
       if (shed === "DEADLINE") {
         outcome = "deadline";

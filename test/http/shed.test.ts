@@ -10,19 +10,28 @@ import { jsonPost, quoteBody, readJson } from "../support/quotes.ts";
 import { testService } from "../support/service.ts";
 
 describe("shedDecision", () => {
-  const base = { nowMs: 1_000_000, deadlineAtMs: 1_000_250, minBudgetMs: 15, queuedMs: 0, maxQueuedMs: 100 };
+  const base = {
+    nowMs: 1_000_000,
+    deadlineAtMs: 1_000_250,
+    minBudgetMs: 15,
+    queuedMs: 0,
+    budgetMs: 250,
+    shedShare: 0.5,
+  };
 
   it("prices a quote with budget left that has not waited long", () => {
     expect(shedDecision(base)).toBeUndefined();
-    expect(shedDecision({ ...base, queuedMs: 100 })).toBeUndefined();
+    expect(shedDecision({ ...base, queuedMs: 125 })).toBeUndefined();
   });
 
-  it("sheds OVERLOADED once the quote has waited longer than the limit", () => {
-    expect(shedDecision({ ...base, queuedMs: 100.5 })).toBe("OVERLOADED");
+  it("sheds OVERLOADED once the quote has waited more than the share of its budget", () => {
+    expect(shedDecision({ ...base, queuedMs: 125.5 })).toBe("OVERLOADED");
+    expect(shedDecision({ ...base, queuedMs: 125.5, budgetMs: 2_000 })).toBeUndefined();
+    expect(shedDecision({ ...base, queuedMs: 1_000.5, budgetMs: 2_000 })).toBe("OVERLOADED");
   });
 
-  it("never sheds for the wait when the limit is 0 (off)", () => {
-    expect(shedDecision({ ...base, queuedMs: 200, maxQueuedMs: 0 })).toBeUndefined();
+  it("never sheds for the wait when the share is 0 (off)", () => {
+    expect(shedDecision({ ...base, queuedMs: 200, shedShare: 0 })).toBeUndefined();
   });
 
   it("sheds DEADLINE when less than the minimum budget is left, before any other reason", () => {
@@ -32,7 +41,7 @@ describe("shedDecision", () => {
   });
 });
 
-describe("POST /quote past capacity (limits.shedAfterQueuedMs, default 100 ms)", () => {
+describe("POST /quote past capacity (limits.shedAfterQueuedShare, default 0.5 of the budget)", () => {
   let svc: Service;
   beforeAll(async () => {
     svc = await testService();
@@ -43,10 +52,10 @@ describe("POST /quote past capacity (limits.shedAfterQueuedMs, default 100 ms)",
     (await svc.metrics.noQuotes.get()).values.find((v) => v.labels.reason === reason)?.value ?? 0;
   const sentAgo = (ms: number) => ({ "x-request-start": String(Date.now() - ms) });
 
-  it("answers 404 OVERLOADED to a quote that waited 5 s of its 10 s budget, storing nothing, counted", async () => {
+  it("answers 404 OVERLOADED to a quote that waited 6 s of its 10 s budget, storing nothing, counted", async () => {
     const before = await count("OVERLOADED");
     const body = quoteBody();
-    const res = await svc.app.request("/quote", jsonPost(body, sentAgo(5_000)));
+    const res = await svc.app.request("/quote", jsonPost(body, sentAgo(6_000)));
     expect(res.status).toBe(404);
     expect((await readJson(res)).message).toMatch(/overloaded/);
     expect(await svc.store.get(body.quoteId as string)).toBeUndefined();
@@ -68,12 +77,17 @@ describe("POST /quote past capacity (limits.shedAfterQueuedMs, default 100 ms)",
     expect((await count("DEADLINE")) - before).toBe(1);
   });
 
-  it("never sheds for the wait with limits.shedAfterQueuedMs 0", async () => {
+  it("prices a quote that waited 3 s of its 10 s budget (under the share)", async () => {
+    const res = await svc.app.request("/quote", jsonPost(quoteBody(), sentAgo(3_000)));
+    expect(res.status).toBe(200);
+  });
+
+  it("never sheds for the wait with limits.shedAfterQueuedShare 0", async () => {
     const off = await testService({
-      vary: (f) => ({ ...f, limits: { ...f.limits, shedAfterQueuedMs: 0 } }),
+      vary: (f) => ({ ...f, limits: { ...f.limits, shedAfterQueuedShare: 0 } }),
     });
     try {
-      const res = await off.app.request("/quote", jsonPost(quoteBody(), sentAgo(5_000)));
+      const res = await off.app.request("/quote", jsonPost(quoteBody(), sentAgo(6_000)));
       expect(res.status).toBe(200);
     } finally {
       await off.close();
