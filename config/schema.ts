@@ -223,11 +223,11 @@ export const limitsSchema = strictObject({
   minQuoteBudgetMs: z.number().int().min(0).max(250).default(15),
   /**
    * Quote path, past capacity (src/http/shed.ts): a quote that has already waited more than this
-   * share of its budget since the operator sent it (x-request-start; 0.5: 125 ms of 250) gets a fast
+   * share of its budget since the operator sent it (x-request-start; 0.6: 150 ms of 250) gets a fast
    * 404 `OVERLOADED` instead of being priced, so that the queue stays short and the quotes that are
    * priced come within the budget. 0 turns it off.
    */
-  shedAfterQueuedShare: z.number().min(0).max(1).default(0.5),
+  shedAfterQueuedShare: z.number().min(0).max(1).default(0.6),
   /** Compute-unit price we answer when the operator suggests none (micro-lamports per CU). */
   defaultComputeUnitPriceMicroLamports: z.number().int().min(0).default(10_000),
   /** Cap on the compute-unit price we agree to pay as fee payer (micro-lamports per CU). */

@@ -7,7 +7,7 @@
  *
  *   DEADLINE    less than `minBudgetMs` of the operator's budget is left: a 200 now would be discarded;
  *   OVERLOADED  the quote has already waited more than `shedShare` of its budget (limits.shedAfterQueuedShare,
- *               0.5: 125 ms of the operator's 250) since the operator sent it (`x-request-start`): the
+ *               0.6: 150 ms of the operator's 250) since the operator sent it (`x-request-start`): the
  *               process is behind. A fast 404 (never penalised) costs a fraction of a priced answer,
  *               so the queue stays short and the quotes that are priced still leave within the budget.
  *

@@ -41,7 +41,7 @@ describe("shedDecision", () => {
   });
 });
 
-describe("POST /quote past capacity (limits.shedAfterQueuedShare, default 0.5 of the budget)", () => {
+describe("POST /quote past capacity (limits.shedAfterQueuedShare, default 0.6 of the budget)", () => {
   let svc: Service;
   beforeAll(async () => {
     svc = await testService();
@@ -52,10 +52,10 @@ describe("POST /quote past capacity (limits.shedAfterQueuedShare, default 0.5 of
     (await svc.metrics.noQuotes.get()).values.find((v) => v.labels.reason === reason)?.value ?? 0;
   const sentAgo = (ms: number) => ({ "x-request-start": String(Date.now() - ms) });
 
-  it("answers 404 OVERLOADED to a quote that waited 6 s of its 10 s budget, storing nothing, counted", async () => {
+  it("answers 404 OVERLOADED to a quote that waited 7 s of its 10 s budget, storing nothing, counted", async () => {
     const before = await count("OVERLOADED");
     const body = quoteBody();
-    const res = await svc.app.request("/quote", jsonPost(body, sentAgo(6_000)));
+    const res = await svc.app.request("/quote", jsonPost(body, sentAgo(7_000)));
     expect(res.status).toBe(404);
     expect((await readJson(res)).message).toMatch(/overloaded/);
     expect(await svc.store.get(body.quoteId as string)).toBeUndefined();
@@ -77,8 +77,8 @@ describe("POST /quote past capacity (limits.shedAfterQueuedShare, default 0.5 of
     expect((await count("DEADLINE")) - before).toBe(1);
   });
 
-  it("prices a quote that waited 3 s of its 10 s budget (under the share)", async () => {
-    const res = await svc.app.request("/quote", jsonPost(quoteBody(), sentAgo(3_000)));
+  it("prices a quote that waited 4 s of its 10 s budget (under the share)", async () => {
+    const res = await svc.app.request("/quote", jsonPost(quoteBody(), sentAgo(4_000)));
     expect(res.status).toBe(200);
   });
 
@@ -87,7 +87,7 @@ describe("POST /quote past capacity (limits.shedAfterQueuedShare, default 0.5 of
       vary: (f) => ({ ...f, limits: { ...f.limits, shedAfterQueuedShare: 0 } }),
     });
     try {
-      const res = await off.app.request("/quote", jsonPost(quoteBody(), sentAgo(6_000)));
+      const res = await off.app.request("/quote", jsonPost(quoteBody(), sentAgo(7_000)));
       expect(res.status).toBe(200);
     } finally {
       await off.close();
