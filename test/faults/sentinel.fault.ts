@@ -114,6 +114,7 @@ describe("fault: Sentinel failover under quote load", () => {
       "200s read > 250 ms after sending (this process)": late200.length,
       "slowest answer / p99 (ms)": `${all.maxMs} / ${all.p99Ms}`,
       "swaps (state, before/during/after)": results.map((r) => r.body.state ?? r.status),
+      "swap rejection reasons": results.map((r) => String(r.body.rejectionReason ?? "").slice(0, 120)),
       "retries (state)": retries.map((r) => r.body.state ?? r.status),
       "claims on the promoted primary": claims,
       "taker JUP moved (fills)": moved.map((m) => Number(m / JUP_PER_FILL)),
