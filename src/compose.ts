@@ -311,7 +311,15 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
     book,
     inventory,
     maker: signer.publicKey.toBase58(),
-    ...(issuance ? { issuance: { policies: issuance.policies, book: issuance.book } } : {}),
+    ...(issuance
+      ? {
+          issuance: {
+            policies: issuance.policies,
+            book: issuance.book,
+            ...(issuance.unavailable ? { unavailable: issuance.unavailable } : {}),
+          },
+        }
+      : {}),
   });
 
   // The fill ledger, reached and migrated before serving: a wrong DATABASE_URL stops the start. The

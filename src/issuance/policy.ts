@@ -24,7 +24,12 @@ export interface IssuanceNeed {
   amount: bigint;
 }
 
-export type IssuanceRefusalCode = "HOLDER_NOT_ALLOWED" | "ISSUANCE_DISABLED" | "ISSUANCE_CAP_EXCEEDED";
+export type IssuanceRefusalCode =
+  | "HOLDER_NOT_ALLOWED"
+  | "ISSUANCE_DISABLED"
+  | "ISSUANCE_CAP_EXCEEDED"
+  /** No bundle engine: the mint or burn could not land atomically with the fill. */
+  | "ISSUANCE_UNAVAILABLE";
 
 export type IssuanceCheck =
   | { ok: true; need: IssuanceNeed | undefined }

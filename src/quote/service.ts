@@ -41,7 +41,12 @@ export interface QuoteServiceDeps {
    * issuance left under its caps (as `book` last saw it), not held inventory, and only an allowed
    * holder is quoted when the taker is given.
    */
-  issuance?: { policies: IssuancePolicies; book: Pick<IssuanceBook, "used"> };
+  issuance?: {
+    policies: IssuancePolicies;
+    book: Pick<IssuanceBook, "used">;
+    /** Set when there is no bundle engine: an issued token cannot be filled, so it is not quoted. */
+    unavailable?: string;
+  };
 }
 
 /** Any mint we do not trade, whatever its form (a valid key or not): 404, never 400. */
@@ -102,6 +107,9 @@ export class QuoteService {
       nowMs,
     );
     if (issued && !issued.ok) return issued;
+    if (issued?.need && issuance?.unavailable) {
+      return { ok: false, reason: "ISSUANCE_UNAVAILABLE", detail: issuance.unavailable };
+    }
     // A minted output is not held: the inventory still checks freshness, SOL for fees and the input leg.
     const minted = issued?.need?.direction === "mint";
     if (this.deps.inventory) {

@@ -19,6 +19,7 @@ import {
 } from "../support/harness.ts";
 import { TestBundleEngine } from "../support/local-bundles.ts";
 import { permissionedSetup, supplyOf, TBILL_LIMITS } from "../support/permissioned.ts";
+import { fileRedis } from "../support/redis.ts";
 
 const setup = permissionedSetup(2);
 const TBILL = setup.mint;
@@ -160,34 +161,68 @@ describe("two fills racing for the last units of the daily cap", () => {
 });
 
 describe("an issued fill with no bundle engine", () => {
-  it("is refused with ISSUANCE_UNAVAILABLE and nothing is sent: a mint is never sent apart from its fill", async () => {
+  const shared = fileRedis();
+
+  it("is not quoted (404 ISSUANCE_UNAVAILABLE) by an instance without one", async () => {
     const s = permissionedSetup(1);
     const lone = await createHarness({ vary: s.vary, issuer: s.issuer });
     try {
+      const res = await inProcess(lone.app)(
+        "/quote",
+        quoteBody(s.holders[0]!.publicKey, 105_000_000n, MINT.USDC, s.mint.toBase58()),
+      );
+      expect(res.status).toBe(404);
+      expect(((await res.json()) as { message: string }).message).toMatch(/no bundle engine/);
+    } finally {
+      await lone.close();
+    }
+  });
+
+  it("is refused at /swap with ISSUANCE_UNAVAILABLE by an instance without one, and nothing is minted", async () => {
+    // Two instances of one deployment (one Redis, one chain): the quote from the one with a bundle
+    // engine, the /swap landing on the one without (a misconfigured instance). The mint must never be
+    // sent apart from its fill.
+    const s = permissionedSetup(1);
+    const redis = { redis: shared.redis, prefix: `${shared.prefix}${Math.random()}:` };
+    const withEngine = await createHarness({
+      vary: s.vary,
+      issuer: s.issuer,
+      redis,
+      bundles: (chain) => new TestBundleEngine(chain),
+    });
+    const without = await createHarness({
+      vary: s.vary,
+      issuer: s.issuer,
+      redis,
+      chain: withEngine.chain,
+      maker: withEngine.maker,
+    });
+    try {
       const taker = s.holders[0] as Keypair;
-      fundTaker(lone.chain, taker.publicKey, {
+      fundTaker(withEngine.chain, taker.publicKey, {
         sol: 1_000_000_000n,
         tokens: { [MINT.USDC]: 1_000_000_000n },
       });
-      const { response, stored } = await askQuote(lone, inProcess(lone.app), {
+      const { response, stored } = await askQuote(withEngine, inProcess(withEngine.app), {
         tokenIn: MINT.USDC,
         tokenOut: s.mint.toBase58(),
         amount: 105_000_000n,
         feeBps: 0,
         taker: taker.publicKey,
       });
-      const tx = await operatorFill(lone, stored, taker.publicKey, { computeUnitLimit: 200_000 });
+      const tx = await operatorFill(withEngine, stored, taker.publicKey, { computeUnitLimit: 200_000 });
       tx.sign([taker]);
-      const swap = await postSwap(inProcess(lone.app), {
+      const swap = await postSwap(inProcess(without.app), {
         requestId: response.requestId,
         quoteId: response.quoteId,
         transaction: tx,
       });
       expect(swap.body.state).toBe("rejected");
       expect(swap.body.rejectionReason).toMatch(/^ISSUANCE_UNAVAILABLE: /);
-      expect(supplyOf(lone.chain, s.mint)).toBe(0n);
+      expect(supplyOf(withEngine.chain, s.mint)).toBe(0n);
     } finally {
-      await lone.close();
+      await without.close();
+      await withEngine.close();
     }
   });
 });
