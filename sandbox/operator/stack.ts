@@ -95,9 +95,16 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-/** Ten thousand whole units of every token by default: far more than any demo or load test moves. */
+/**
+ * Ten thousand whole units of every token by default: far more than any demo or load test moves. None
+ * of a token the maker issues: it is minted just in time.
+ */
 function defaultInventory(config: FileConfig): Record<string, bigint> {
-  return Object.fromEntries(config.tokens.map((t) => [t.symbol, 10_000_000n * 10n ** BigInt(t.decimals)]));
+  return Object.fromEntries(
+    config.tokens
+      .filter((t) => !config.issuance[t.symbol])
+      .map((t) => [t.symbol, 10_000_000n * 10n ** BigInt(t.decimals)]),
+  );
 }
 
 export async function startStack(opts: StackOptions): Promise<Stack> {
