@@ -28,6 +28,7 @@ import {
 import { readMint } from "../../src/chain/local/spl-state.ts";
 import { makeBundlePort } from "../../src/chain/make.ts";
 import { TOKEN_PROGRAM_ID } from "../../src/fill/layout.ts";
+import { testService } from "../support/service.ts";
 
 let chain: LocalChain;
 let engine: LocalBundleEngine;
@@ -292,5 +293,15 @@ describe("makeBundlePort", () => {
     const none = await makeBundlePort({ RPC_URL: "https://rpc.example" }, chain);
     expect(none.port).toBeNull();
     expect(!none.port && none.reason).toMatch(/^BUNDLE_URL: unset/);
+  });
+
+  it("the paper service composes the local engine over its own embedded chain, in process", async () => {
+    const service = await testService();
+    try {
+      expect(service.bundles.port).toBeInstanceOf(LocalBundleEngine);
+      expect((service.bundles.port as LocalBundleEngine).chain).toBe(service.chain);
+    } finally {
+      await service.close();
+    }
   });
 });
