@@ -12,8 +12,8 @@
  * - getTipAccounts: from the first engine that answers, cached (`tipCacheMs`).
  * - getBundleStatus: `getInflightBundleStatuses` on every engine (Landed anywhere wins, else the first
  *   engine, in order, that knows it: Pending or Failed), then `getBundleStatuses` (landed bundles, with
- *   their `err`); a bundle no engine knows is "expired" once `hint.blockhash` is no longer valid on the
- *   chain, else "pending"; "unknown" when no engine answered at all.
+ *   their `err`); a bundle not landed is "expired" once `hint.blockhash` is no longer valid on the
+ *   chain; "unknown" when no engine answered at all (then nothing is known, expired blockhash or not).
  *
  * Expected failures (timeouts, refused connections, error answers) are values naming the engine;
  * getTipAccounts, which has no room for one, throws a BundleEngineUnavailableError.
@@ -310,16 +310,21 @@ export class JitoBundleClient implements BundlePort {
       };
     }
 
+    // No engine answered: whether it landed is not known, whatever its blockhash says.
+    if (!answered) return { state: "unknown", error: `no block engine answered: ${errors.join("; ")}` };
     if (hint?.blockhash) {
       try {
         if (!(await this.chain.isBlockhashValid(hint.blockhash))) return { state: "expired" };
       } catch (e) {
-        errors.push(`chain isBlockhashValid: ${e instanceof Error ? e.message : String(e)}`);
-        if (!answered) return { state: "unknown", error: errors.join("; ") };
+        return (
+          known ?? {
+            state: "unknown",
+            error: `chain isBlockhashValid failed: ${e instanceof Error ? e.message : String(e)}`,
+          }
+        );
       }
     }
     if (known) return known;
-    if (!answered) return { state: "unknown", error: `no block engine answered: ${errors.join("; ")}` };
     return { state: "pending" };
   }
 

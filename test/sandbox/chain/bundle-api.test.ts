@@ -243,7 +243,7 @@ describe("Jito bundle client against the sandbox chain server", () => {
     expect(tokenAccountBalance(chain, takerAta)).toBe(100n);
   });
 
-  it("with every engine down: sendBundle reached no, status unknown, getTipAccounts throws, each naming the engine", async () => {
+  it("with every engine down: sendBundle reached no, status unknown (expired blockhash or not), getTipAccounts throws, each naming the engine", async () => {
     const jito = client([deadUrl]);
     const a = mintAndTip(1n);
     const out = await jito.sendBundle([a]);
@@ -253,6 +253,10 @@ describe("Jito bundle client against the sandbox chain server", () => {
     expect(status.state).toBe("unknown");
     expect(status.state === "unknown" && status.error).toContain(deadUrl);
     await expect(jito.getTipAccounts()).rejects.toThrow(deadUrl);
+    // Its blockhash expiring says nothing when no engine could be asked whether it landed.
+    chain.advanceBlocks(151);
+    const late = await jito.getBundleStatus(bundleIdOf([a]), { blockhash: a.message.recentBlockhash });
+    expect(late.state).toBe("unknown");
   });
 
   it("a bundle no engine knows is pending while its blockhash is valid, expired after", async () => {
