@@ -28,7 +28,7 @@ import { createApp, createOpsApp } from "./app.ts";
 import type { BundlePort } from "./chain/bundle.ts";
 import type { Chain } from "./chain/interface.ts";
 import type { SeededToken } from "./chain/local/seed.ts";
-import { type MadeChain, makeChain } from "./chain/make.ts";
+import { type MadeBundlePort, type MadeChain, makeBundlePort, makeChain } from "./chain/make.ts";
 import { parseRpcUrls, probeRpcEndpoint, redactUrl } from "./chain/rpc.ts";
 import { describeCause, StartupError } from "./errors/startup.ts";
 import { type Issuer, loadIssuer } from "./issuance/issuer.ts";
@@ -61,6 +61,8 @@ export interface ComposeOptions {
   /** Overrides the config's `redisPrefix` (tests isolate themselves with it). */
   redisPrefix?: string;
   chain?: Chain;
+  /** The bundle port (default: makeBundlePort's choice for this configuration and chain). */
+  bundles?: MadeBundlePort;
   signer?: Signer;
   now?: () => number;
   /** Swap-path tunables (budget, step timeouts, confirmation poll interval); see src/swap/service.ts. */
@@ -79,11 +81,6 @@ export interface ComposeOptions {
    * configuration says (DATABASE_URL, else PGlite in DATA_DIR; none with LEDGER=off).
    */
   ledger?: Ledger;
-  /**
-   * The bundle engine for permissioned fills (src/chain/bundle.ts); tests and harnesses pass one over
-   * their own chain. Without it, fills of issued tokens are refused as ISSUANCE_UNAVAILABLE.
-   */
-  bundles?: BundlePort;
   /** The issuer key (tests); else ISSUER_KEYPAIR, or the paper setup's generated one (src/issuance/issuer.ts). */
   issuer?: KeypairSigner;
   /** The issuance book (shared between two "instances" in tests); else built here. */
@@ -104,6 +101,8 @@ export interface Service {
   metrics: Metrics;
   store: QuoteStore;
   chain: Chain;
+  /** How permissioned fills land atomically (a block engine, or the local one), or why they cannot. */
+  bundles: MadeBundlePort;
   signer: Signer;
   inventory: Inventory;
   controls: Controls;
@@ -221,6 +220,11 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
   const chain = made.chain;
   const seeded = made.seeded;
   closers.push(() => chain.close());
+  const bundles = opts.bundles ?? (await makeBundlePort(config.env, chain));
+  if (bundles.port) {
+    const port = bundles.port;
+    closers.push(() => port.close());
+  }
 
   const store: QuoteStore = redis
     ? new RedisQuoteStore(redis, keys.quotes, now, config.file.limits.quoteRetainAfterExpiryMs)
@@ -302,8 +306,8 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
       policies: new IssuancePolicies(config),
       book: issuanceBook,
       issuer: issuer.signer,
-      bundles: opts.bundles,
-      ...(opts.bundles ? {} : { unavailable: "no bundle engine is configured" }),
+      bundles: bundles.port ?? undefined,
+      ...(bundles.port ? {} : { unavailable: bundles.reason }),
     };
   }
   const quotes = new QuoteService({
@@ -428,6 +432,7 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
     metrics,
     store,
     chain,
+    bundles,
     signer,
     inventory,
     controls,

@@ -40,6 +40,7 @@ function banner(service: Service, url: string, opsUrl: string, ledger: string): 
     `  config:      ${config.configPath}`,
     `  quote store: ${service.redis ? "redis" : "in-memory (single instance)"}`,
     `  chain:       ${service.chain.description}`,
+    `  bundles:     ${service.bundles.port ? service.bundles.note : `none (${service.bundles.reason})`}`,
     `  fill ledger: ${ledger}`,
     `  api key:     ${config.env.API_KEY ? "required (X-API-KEY)" : "none"}`,
     `  /tokens:\n    ${symbols(service.tokenLists.tokens()) || "(none)"}`,
@@ -52,7 +53,7 @@ function banner(service: Service, url: string, opsUrl: string, ledger: string): 
       .join(", ");
     lines.push(
       `  issuer:      ${service.issuer.signer.publicKey.toBase58()} (${service.issuer.source}${service.issuer.created ? ", generated now" : ""}): mints and burns ${issued}`,
-      `  bundles:     ${service.issuance.bundles?.description ?? `NONE (${service.issuance.unavailable}): ${issued} not quoted`}`,
+      ...(service.issuance.bundles ? [] : [`  !!! no bundle engine: ${issued} not quoted`]),
     );
   }
   for (const h of allowed) lines.push(`  ALLOWED UNSAFE (${h.allowance}=1): ${h.problem}`);

@@ -11,8 +11,23 @@
  *
  * Expected failures are values, not exceptions (house style 7), as in the chain port.
  */
+import { createHash } from "node:crypto";
 import type { PublicKey, VersionedTransaction } from "@solana/web3.js";
+import bs58 from "bs58";
 import type { SendOptions, StatusHint } from "./interface.ts";
+
+/** A bundle holds 1 to this many transactions (Jito's limit). */
+export const MAX_BUNDLE_TRANSACTIONS = 5;
+
+/**
+ * The bundle's id as a Jito block engine derives it: the hex SHA-256 of its transactions' first
+ * signatures, base58, joined by commas. Known before sending, so a send whose answer was lost can
+ * still be looked up.
+ */
+export function bundleIdOf(txs: readonly VersionedTransaction[]): string {
+  const sigs = txs.map((tx) => bs58.encode(tx.signatures[0] ?? new Uint8Array(64)));
+  return createHash("sha256").update(sigs.join(",")).digest("hex");
+}
 
 export type BundleSendResult =
   | { ok: true; bundleId: string }
@@ -21,6 +36,8 @@ export type BundleSendResult =
       error: string;
       /** As `SendResult.reached` in the chain port: "no" never reached an engine, "refused" an engine said no, "unknown" open. */
       reached?: "no" | "refused" | "unknown";
+      /** With "unknown": the id to look the bundle up by (it may have reached an engine). */
+      bundleId?: string;
     };
 
 export type BundleStatus =

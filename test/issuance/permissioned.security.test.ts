@@ -3,7 +3,7 @@
  * minted: a wallet outside the holder rules (at quote time, and at /swap with a quote given without a
  * taker), two fills racing for the last units of the daily cap, and an issued fill with no bundle
  * engine to make the mint atomic with it. Through the real composed service and the local chain; the
- * bundle engine is test/support/local-bundles.ts (see its note).
+ * bundle engine is the project's local one, observed (test/support/local-bundles.ts).
  */
 import { Keypair, type PublicKey } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -17,21 +17,21 @@ import {
   operatorFill,
   postSwap,
 } from "../support/harness.ts";
-import { TestBundleEngine } from "../support/local-bundles.ts";
+import { ObservedBundles } from "../support/local-bundles.ts";
 import { permissionedSetup, supplyOf, TBILL_LIMITS } from "../support/permissioned.ts";
 import { fileRedis } from "../support/redis.ts";
 
 const setup = permissionedSetup(2);
 const TBILL = setup.mint;
 let h: Harness;
-let engine: TestBundleEngine;
+let engine: ObservedBundles;
 
 beforeAll(async () => {
   h = await createHarness({
     vary: setup.vary,
     issuer: setup.issuer,
     bundles: (chain) => {
-      engine = new TestBundleEngine(chain);
+      engine = new ObservedBundles(chain);
       return engine;
     },
   });
@@ -165,7 +165,7 @@ describe("an issued fill with no bundle engine", () => {
 
   it("is not quoted (404 ISSUANCE_UNAVAILABLE) by an instance without one", async () => {
     const s = permissionedSetup(1);
-    const lone = await createHarness({ vary: s.vary, issuer: s.issuer });
+    const lone = await createHarness({ vary: s.vary, issuer: s.issuer, bundles: "none" });
     try {
       const res = await inProcess(lone.app)(
         "/quote",
@@ -188,7 +188,7 @@ describe("an issued fill with no bundle engine", () => {
       vary: s.vary,
       issuer: s.issuer,
       redis,
-      bundles: (chain) => new TestBundleEngine(chain),
+      bundles: (chain) => new ObservedBundles(chain),
     });
     const without = await createHarness({
       vary: s.vary,
@@ -196,6 +196,7 @@ describe("an issued fill with no bundle engine", () => {
       redis,
       chain: withEngine.chain,
       maker: withEngine.maker,
+      bundles: "none",
     });
     try {
       const taker = s.holders[0] as Keypair;

@@ -3,7 +3,8 @@
  * service, the local chain): a taker buys TBILL the maker holds none of, and the mint lands with the
  * fill in one bundle; it sells it back, and the burn lands with the fill. Supply moves by exactly what
  * the taker receives or gives; a bundle whose fill fails changes nothing; the taker checks come before
- * anything is sent. The bundle engine is test/support/local-bundles.ts (see its note).
+ * anything is sent. The bundle engine is the project's local one (src/chain/local/bundle-engine.ts), observed
+ * (test/support/local-bundles.ts).
  */
 import { type Keypair, PublicKey } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -18,21 +19,21 @@ import {
   operatorFill,
   postSwap,
 } from "../support/harness.ts";
-import { TestBundleEngine } from "../support/local-bundles.ts";
+import { ObservedBundles } from "../support/local-bundles.ts";
 import { drainUsdc, permissionedSetup, supplyOf, TBILL_LIMITS } from "../support/permissioned.ts";
 
 const USDC = new PublicKey(MINT.USDC);
 const setup = permissionedSetup();
 const TBILL = setup.mint;
 let h: Harness;
-let engine: TestBundleEngine;
+let engine: ObservedBundles;
 
 beforeAll(async () => {
   h = await createHarness({
     vary: setup.vary,
     issuer: setup.issuer,
     bundles: (chain) => {
-      engine = new TestBundleEngine(chain);
+      engine = new ObservedBundles(chain);
       return engine;
     },
   });
@@ -82,7 +83,7 @@ describe("a taker buys a permissioned token the maker holds none of, then sells 
     });
     expect(swap.body.state).toBe("accepted");
     const outcome = await h.confirmations.settled(response.quoteId);
-    expect(outcome, engine.sent.at(-1)?.status.state).toBe("landed");
+    expect(outcome, (await engine.lastStatus())?.state).toBe("landed");
 
     bought = BigInt(response.amountOut);
     expect(bought).toBeGreaterThan(0n);
@@ -91,7 +92,7 @@ describe("a taker buys a permissioned token the maker holds none of, then sells 
     expect(tokenBalance(h.chain, h.maker.publicKey, TBILL)).toBe(0n);
     // One bundle: the issuer's mint first, then the fill (its message unchanged, as the taker signed it).
     const last = engine.sent.at(-1);
-    expect(last?.status.state).toBe("landed");
+    expect((await engine.lastStatus())?.state).toBe("landed");
     expect(last?.txs).toHaveLength(2);
     expect(Buffer.from(last!.txs[1]!.message.serialize())).toEqual(Buffer.from(tx.message.serialize()));
     expect(h.service.issuance?.book.used(TBILL.toBase58(), "mint", utcDay(Date.now()))).toBe(bought);
@@ -135,7 +136,7 @@ describe("a bundle whose fill fails on chain", () => {
     const usedBefore = h.service.issuance?.book.used(TBILL.toBase58(), "mint", day);
     const maker = makerBalances();
     // Between the maker's checks and the bundle running, the taker spends its USDC elsewhere.
-    engine.beforeRun = () => drainUsdc(h.chain, taker.publicKey);
+    engine.beforeSend = () => drainUsdc(h.chain, taker.publicKey);
     try {
       const swap = await postSwap(http(), {
         requestId: response.requestId,
@@ -145,9 +146,9 @@ describe("a bundle whose fill fails on chain", () => {
       expect(swap.body.state).toBe("accepted");
       expect(await h.confirmations.settled(response.quoteId)).toBe("failed");
     } finally {
-      engine.beforeRun = undefined;
+      engine.beforeSend = undefined;
     }
-    expect(engine.sent.at(-1)?.status.state).toBe("failed");
+    expect((await engine.lastStatus())?.state).toBe("failed");
     expect(supplyOf(h.chain, TBILL)).toBe(supply);
     expect(makerBalances()).toEqual(maker);
     expect(tokenBalance(h.chain, taker.publicKey, TBILL)).toBe(0n);

@@ -61,7 +61,7 @@ export interface HarnessOptions {
   /** The issuer key of the config's `issuance` (mint authority of issued tokens, seeded as such). */
   issuer?: Keypair;
   /** The bundle engine over the harness's chain (permissioned fills). */
-  bundles?: (chain: LocalChain) => BundlePort;
+  bundles?: ((chain: LocalChain) => BundlePort) | "none";
   /** Share one issuance book between instances (memory); Redis-backed instances share it through Redis. */
   issuanceBook?: ComposeOptions["issuanceBook"];
 }
@@ -112,7 +112,11 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
     ...(opts.ledgerWriter ? { ledgerWriter: opts.ledgerWriter } : {}),
     ...(opts.markoutHorizons ? { markoutHorizons: opts.markoutHorizons } : {}),
     ...(opts.issuer ? { issuer: new KeypairSigner(opts.issuer) } : {}),
-    ...(opts.bundles ? { bundles: opts.bundles(chain) } : {}),
+    ...(opts.bundles === "none"
+      ? { bundles: { port: null, reason: "no bundle engine in this test" } }
+      : opts.bundles
+        ? { bundles: { port: opts.bundles(chain), note: "bundle engine given by the test" } }
+        : {}),
     ...(opts.issuanceBook ? { issuanceBook: opts.issuanceBook } : {}),
   });
   const swap = service.swapPorts;

@@ -1,92 +1,53 @@
 /**
- * A small all-or-nothing bundle engine over the test's LocalChain, for the swap path's permissioned
- * tests. Stand-in note: the project's own local bundle engine is another change (src/chain/bundle.ts
- * names the port); this one does only what a Jito-style engine promises and nothing kinder: the
- * transactions run in order, each through the LocalChain's real checks (signatures, blockhash, SVM);
- * if one does not confirm, every account any of them names is put back as it was, so nothing the
- * bundle held changed state (fees included). A tip to one of its tip accounts is required, as a block
- * engine requires one to consider the bundle.
+ * The project's local bundle engine (src/chain/local/bundle-engine.ts) over a test's LocalChain,
+ * observed: every bundle sent is recorded (what went out, in which order), and a test may inject one
+ * fault, `beforeSend`, run just before a bundle goes to the engine (the world changing between the
+ * maker's checks and the bundle landing). Everything else is the real engine.
  */
-import {
-  Keypair,
-  type PublicKey,
-  SystemInstruction,
-  SystemProgram,
-  type VersionedTransaction,
-} from "@solana/web3.js";
+import type { PublicKey, VersionedTransaction } from "@solana/web3.js";
 import type { BundlePort, BundleSendResult, BundleStatus } from "../../src/chain/bundle.ts";
 import type { StatusHint } from "../../src/chain/interface.ts";
+import { LocalBundleEngine } from "../../src/chain/local/bundle-engine.ts";
 import type { LocalChain } from "../../src/chain/local/index.ts";
 
-export class TestBundleEngine implements BundlePort {
-  readonly description = "test bundle engine over the local chain";
-  readonly tipAccounts = Array.from({ length: 8 }, () => Keypair.generate().publicKey);
-  /** Every bundle sent, in order (tests look at what went out). */
-  readonly sent: { id: string; txs: VersionedTransaction[]; status: BundleStatus }[] = [];
-  /** Runs just before a bundle executes (a test's fault: the world changing between check and land). */
-  beforeRun: (() => void) | undefined;
+export class ObservedBundles implements BundlePort {
+  readonly inner: LocalBundleEngine;
+  /** Every bundle sent, in order, with the engine's answer. */
+  readonly sent: { txs: VersionedTransaction[]; result: BundleSendResult }[] = [];
+  /** The fault to inject before the next bundles reach the engine (unset: none). */
+  beforeSend: (() => void) | undefined;
 
-  constructor(private readonly chain: LocalChain) {
-    // Like mainnet's tip accounts, they exist and are rent-exempt, so a small tip can land in them.
-    for (const t of this.tipAccounts) chain.airdrop(t, 1_000_000_000n);
+  constructor(chain: LocalChain) {
+    this.inner = new LocalBundleEngine(chain);
   }
 
-  async getTipAccounts(): Promise<PublicKey[]> {
-    return [...this.tipAccounts];
+  get description(): string {
+    return this.inner.description;
+  }
+
+  getTipAccounts(): Promise<PublicKey[]> {
+    return this.inner.getTipAccounts();
   }
 
   async sendBundle(txs: readonly VersionedTransaction[]): Promise<BundleSendResult> {
-    if (txs.length < 1 || txs.length > 5)
-      return { ok: false, error: "a bundle holds 1 to 5 transactions", reached: "refused" };
-    if (!txs.some((tx) => this.tips(tx)))
-      return { ok: false, error: "no tip to a tip account", reached: "refused" };
-    const id = `bundle-${this.sent.length + 1}`;
-    this.beforeRun?.();
-    const keys = new Map<string, PublicKey>();
-    for (const tx of txs) for (const k of tx.message.staticAccountKeys) keys.set(k.toBase58(), k);
-    const before = [...keys.values()].map((k) => [k, this.chain.svm.getAccount(k)] as const);
-    let status: BundleStatus = { state: "landed", slot: this.chain.blockHeight() };
-    for (const tx of txs) {
-      const out = this.chain.submit(tx);
-      if (out.kind !== "confirmed") {
-        status = { state: "failed", error: `${out.kind}: ${"error" in out ? out.error : ""}` };
-        break;
-      }
-    }
-    if (status.state === "failed") {
-      for (const [k, acc] of before) {
-        this.chain.svm.setAccount(
-          k,
-          acc ?? { lamports: 0, data: new Uint8Array(), owner: SystemProgram.programId, executable: false },
-        );
-      }
-    }
-    this.sent.push({ id, txs: [...txs], status });
-    return { ok: true, bundleId: id };
+    this.beforeSend?.();
+    const result = await this.inner.sendBundle(txs);
+    this.sent.push({ txs: [...txs], result });
+    return result;
   }
 
-  async getBundleStatus(bundleId: string, _hint?: StatusHint): Promise<BundleStatus> {
-    return this.sent.find((b) => b.id === bundleId)?.status ?? { state: "unknown", error: "unknown bundle" };
+  /** The engine's status of the last bundle sent. */
+  async lastStatus(): Promise<BundleStatus | undefined> {
+    const last = this.sent.at(-1);
+    if (!last?.result.ok) return undefined;
+    return this.inner.getBundleStatus(last.result.bundleId);
   }
 
-  async close(): Promise<void> {}
+  getBundleStatus(bundleId: string, hint?: StatusHint): Promise<BundleStatus> {
+    return this.inner.getBundleStatus(bundleId, hint);
+  }
 
-  private tips(tx: VersionedTransaction): boolean {
-    const keys = tx.message.staticAccountKeys;
-    return tx.message.compiledInstructions.some((ix) => {
-      if (!keys[ix.programIdIndex]?.equals(SystemProgram.programId)) return false;
-      const to = keys[ix.accountKeyIndexes[1] ?? -1];
-      if (!to || !this.tipAccounts.some((t) => t.equals(to))) return false;
-      try {
-        SystemInstruction.decodeInstructionType({
-          programId: SystemProgram.programId,
-          keys: [],
-          data: Buffer.from(ix.data),
-        });
-        return true;
-      } catch {
-        return false;
-      }
-    });
+  close(): Promise<void> {
+    return this.inner.close();
   }
 }
