@@ -46,11 +46,22 @@ function banner(service: Service, url: string, opsUrl: string, ledger: string, w
     `  config:      ${config.configPath}`,
     `  quote store: ${service.redis ? "redis" : "in-memory (single instance)"}`,
     `  chain:       ${service.chain.description}`,
+    `  bundles:     ${service.bundles.port ? service.bundles.note : `none (${service.bundles.reason})`}`,
     `  fill ledger: ${ledger}`,
     `  api key:     ${config.env.API_KEY ? "required (X-API-KEY)" : "none"}`,
     `  /tokens:\n    ${symbols(service.tokenLists.tokens()) || "(none)"}`,
     `  /permissioned-tokens:\n    ${symbols(service.tokenLists.permissionedTokens()) || "(none)"}`,
   ];
+  if (service.issuer && service.issuance) {
+    const issued = service.issuance.policies
+      .tokens()
+      .map((t) => t.token.symbol)
+      .join(", ");
+    lines.push(
+      `  issuer:      ${service.issuer.signer.publicKey.toBase58()} (${service.issuer.source}${service.issuer.created ? ", generated now" : ""}): mints and burns ${issued}`,
+      ...(service.issuance.bundles ? [] : [`  !!! no bundle engine: ${issued} not quoted`]),
+    );
+  }
   for (const h of allowed) lines.push(`  ALLOWED UNSAFE (${h.allowance}=1): ${h.problem}`);
   if (config.mode === "acceptance") {
     lines.push(

@@ -36,6 +36,8 @@ describe("configuration", () => {
     [{ REDIS_URL: "http://not-redis" }, "env: REDIS_URL"],
     [{ ACCEPTANCE_MODE: "maybe" }, "env: ACCEPTANCE_MODE"],
     [{ CONFIG: "/nonexistent/config.json" }, "env: CONFIG"],
+    [{ BUNDLE_URL: "ftp://engine.example" }, "env: BUNDLE_URL"],
+    [{ BUNDLE_URL: "https://engine.example,not a url" }, "env: BUNDLE_URL"],
   ])("stops on a bad environment value, naming the key (%o)", (env, key) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(key);
@@ -84,7 +86,7 @@ describe("base58Pubkey", () => {
 describe("one Redis prefix", () => {
   const file = (extra: Record<string, unknown> = {}) => parseFileConfig({ ...defaultFileConfig(), ...extra });
 
-  it("keeps every key where it was by default (rfq:quote:, rfq:swap:, rfq:inv:, rfq:ctl:, rfq:advertised, rfq:signer:)", () => {
+  it("keeps every key where it was by default (rfq:quote:, rfq:swap:, rfq:inv:, rfq:ctl:, rfq:advertised, rfq:signer:, rfq:iss:)", () => {
     expect(redisKeys(file())).toEqual({
       quotes: "rfq:quote:",
       swap: "rfq:swap:",
@@ -92,6 +94,7 @@ describe("one Redis prefix", () => {
       controls: "rfq:ctl:",
       advertised: "rfq:advertised",
       signer: "rfq:signer:",
+      issuance: "rfq:iss:",
       deprecated: [],
     });
   });
@@ -105,6 +108,7 @@ describe("one Redis prefix", () => {
       "desk2:ctl:",
       "desk2:advertised",
       "desk2:signer:",
+      "desk2:iss:",
     ]);
   });
 
