@@ -7,6 +7,10 @@
  *  2. look up the quote; requestId must match     (unknown quote -> rejected)
  *  3. validate the fill against the quote         (validateFill: every rule of src/fill/rules/, named)
  *  4. verify the taker's signature, empty maker slot (bad signature -> signatureVerificationFailed)
+ *     the taker's standing (toxicity.enabled)     (an indicative quote, asked with no taker, filled by
+ *                                                   a flagged or denied taker -> botActivityDetected;
+ *                                                   judged on the signed-for taker, before any claim,
+ *                                                   so nothing is signed, sent or burned)
  *  5. BIND the message to this quote               (QuoteStore.bindMessage: a message already bound to
  *                                                   another quote is refused, before any claim)
  *     CLAIM the quote for this message hash       (QuoteStore.claim, SET NX: the exactly-once step)
@@ -83,8 +87,10 @@ import { pairSide } from "../ledger/pairs.ts";
 import type { DecisionRecord } from "../ledger/records.ts";
 import { reasonCode } from "../ledger/report.ts";
 import type { Logger } from "../observability/logger.ts";
+import type { Metrics } from "../observability/metrics.ts";
 import type { QuoteStore, StoredQuote } from "../quote-store/interface.ts";
 import { type Signer, SignerRefusal } from "../signer/index.ts";
+import type { TakerStanding } from "../toxicity/interface.ts";
 import { Budget, bounded, sleep } from "./bounded.ts";
 import type { ConfirmationTracker } from "./confirmations.ts";
 import { expiryRefusal } from "./expiry.ts";
@@ -141,6 +147,13 @@ export interface SwapExecutorOptions {
   ledgerJournal?: FillJournal;
   /** Logs a failed outbox append (the answer is unaffected). */
   log?: Logger;
+  /**
+   * The toxic-flow controls' view of the takers (toxicity.enabled; read in memory): a fill of an
+   * indicative quote by a flagged or denied taker is refused botActivityDetected. Unset: never.
+   */
+  takers?: Pick<TakerStanding, "standing">;
+  /** Counts those refusals (`rfq_toxic_swaps_rejected_total`). */
+  metrics?: Metrics;
   now?: () => number;
 }
 
@@ -327,6 +340,11 @@ export class SwapExecutor implements SwapHandler {
         : refused(req, sigs.detail);
     }
 
+    // 4b. A quote asked with no taker is priced blind; its filler, now known and signed for, must not
+    // be one the toxic-flow controls flagged or denied (a firm quote already answered for its taker).
+    const bot = this.botActivity(quote, validation.fill, log);
+    if (bot) return bot;
+
     // 5. Bind the message, claim the quote; a refusal or a duplicate's answer ends here.
     const notHeld = await this.bindAndClaim(req, messageHash, budget, log);
     if (notHeld) return notHeld;
@@ -349,6 +367,27 @@ export class SwapExecutor implements SwapHandler {
     );
     if (!recorded.ok) log.warn({ error: recorded.error }, "could not record the swap outcome on its claim");
     return decision;
+  }
+
+  /** Step 4b: botActivityDetected for a flagged or denied taker filling an indicative quote. */
+  private botActivity(quote: StoredQuote, fill: ValidatedFill, log: Logger): Decision | undefined {
+    const takers = this.opts.takers;
+    if (!takers || quote.taker !== undefined) return undefined;
+    const taker = fill.taker.toBase58();
+    const standing = takers.standing(taker, this.now());
+    if (standing.kind !== "flagged" && standing.kind !== "denied") return undefined;
+    this.opts.metrics?.toxicSwapsRejected.inc({ standing: standing.kind });
+    log.warn(
+      { taker, quoteId: quote.quoteId, standing: standing.kind, why: standing.entry.reason },
+      "swap refused: botActivityDetected (a flagged or denied taker filling an indicative quote)",
+    );
+    return decided(
+      rejectedWithReason(
+        quote.quoteId,
+        "botActivityDetected",
+        `taker ${taker} is ${standing.kind === "flagged" ? "flagged for toxic flow" : "on the deny list"}`,
+      ),
+    );
   }
 
   /** Step 5: the message bound to this quote, then the claim; undefined when this caller holds it. */

@@ -58,6 +58,8 @@ export interface SwapPortDeps {
   ledger?: boolean;
   /** Told once per landed fill (markouts). */
   onLanded?: (fill: PendingFill) => void;
+  /** The takers' standing (toxicity.enabled): a flagged or denied taker's fill of an indicative quote is refused. */
+  takers?: SwapExecutorOptions["takers"];
 }
 
 export interface SwapPorts {
@@ -108,6 +110,7 @@ export function createSwapPorts(deps: SwapPortDeps): SwapPorts {
     now,
     log,
     ...(deps.ledger ? { ledgerJournal: journal } : {}),
+    ...(deps.takers ? { takers: deps.takers, metrics } : {}),
     ...executorTuning,
   });
   return {
