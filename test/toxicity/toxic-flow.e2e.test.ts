@@ -196,7 +196,11 @@ describe("toxic flow, action widen: a taker made toxic by a scripted price move"
       flags: { taker: string; source: string; fills: number; avgBps: number; untilMs: number }[];
     };
     expect(listed.flags).toHaveLength(1);
-    expect(listed.flags[0]).toMatchObject({ taker: taker.publicKey.toBase58(), source: "markouts", fills: 2 });
+    expect(listed.flags[0]).toMatchObject({
+      taker: taker.publicKey.toBase58(),
+      source: "markouts",
+      fills: 2,
+    });
     expect(listed.flags[0]?.avgBps).toBeCloseTo(expected60s, 4);
     expect(listed.flags[0]?.untilMs).toBeGreaterThan(Date.now() + 86_000_000); // the default 24 h
 
