@@ -175,6 +175,8 @@ export interface RedisKeys {
   signer: string;
   /** The toxic-flow controls' taker lists: src/toxicity/redis.ts. */
   toxicity: string;
+  /** Issuance reservations and daily totals of permissioned tokens: inventory/issuance/redis.ts. */
+  issuance: string;
   /** Deprecated keys still in use, for a start-up warning. */
   deprecated: string[];
 }
@@ -200,6 +202,7 @@ export function redisKeys(file: FileConfig, override?: string): RedisKeys {
     advertised: `${p}advertised`,
     signer: `${p}signer:`,
     toxicity: `${p}tox:`,
+    issuance: `${p}iss:`,
     deprecated,
   };
 }

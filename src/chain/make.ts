@@ -24,7 +24,7 @@ export interface MadeChain {
 export async function makeChain(
   config: Config,
   maker: PublicKey,
-  opts: { rpcTimeoutMs?: number; onRpcError?: (method: string) => void } = {},
+  opts: { rpcTimeoutMs?: number; onRpcError?: (method: string) => void; issuer?: PublicKey } = {},
 ): Promise<MadeChain> {
   if (config.env.RPC_URL) {
     const chain = new RpcChain({
@@ -36,7 +36,7 @@ export async function makeChain(
   }
   // The paper setup only: LiteSVM is a development dependency, loaded on demand (load-local.ts).
   const local = (await loadLocalChain()).create();
-  const seeded = seedFromConfig(local, config.file, maker);
+  const seeded = seedFromConfig(local, config.file, maker, opts.issuer ? { issuer: opts.issuer } : {});
   return { chain: local, seeded, note: "local chain (paper setup, seeded from the configuration)" };
 }
 

@@ -86,7 +86,7 @@ describe("base58Pubkey", () => {
 describe("one Redis prefix", () => {
   const file = (extra: Record<string, unknown> = {}) => parseFileConfig({ ...defaultFileConfig(), ...extra });
 
-  it("keeps every key where it was by default (rfq:quote:, rfq:swap:, rfq:inv:, rfq:ctl:, rfq:advertised, rfq:signer:, rfq:tox:)", () => {
+  it("keeps every key where it was by default (rfq:quote:, rfq:swap:, rfq:inv:, rfq:ctl:, rfq:advertised, rfq:signer:, rfq:tox:, rfq:iss:)", () => {
     expect(redisKeys(file())).toEqual({
       quotes: "rfq:quote:",
       swap: "rfq:swap:",
@@ -95,6 +95,7 @@ describe("one Redis prefix", () => {
       advertised: "rfq:advertised",
       signer: "rfq:signer:",
       toxicity: "rfq:tox:",
+      issuance: "rfq:iss:",
       deprecated: [],
     });
   });
@@ -109,6 +110,7 @@ describe("one Redis prefix", () => {
       "desk2:advertised",
       "desk2:signer:",
       "desk2:tox:",
+      "desk2:iss:",
     ]);
   });
 

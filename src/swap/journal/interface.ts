@@ -32,6 +32,11 @@ export interface PendingFill {
   fee: { mint: string; amount: string; feeBps: number };
   /** The pair, the maker's side and the amounts traded (for markouts; absent in older entries). */
   trade?: TradeTerms;
+  /**
+   * A permissioned fill sent as a bundle with the maker's mint or burn (src/swap/executor.ts): the
+   * bundle engine's id, polled beside the fill's signature so a dropped bundle settles at once.
+   */
+  bundleId?: string;
 }
 
 /** One line of the fee ledger: a landed fill and the operator fee it owes. */
