@@ -214,6 +214,40 @@ export const controlsSchema = strictObject({
   redisPrefix: z.string().min(1).optional(),
 });
 
+/**
+ * Toxic-flow controls (src/toxicity/): takers whose fills lose the maker money after the fact. All off
+ * unless `enabled`; with it off the quote and swap paths never consult a taker's standing.
+ */
+export const toxicitySchema = strictObject({
+  /** The master switch: flagging, widening or refusing, and the deny and allow lists. */
+  enabled: z.boolean().default(false),
+  /** A taker is judged only once it has at least this many 60 s markouts (its last N fills). */
+  minFills: z.number().int().min(1).max(1_000).default(20),
+  /**
+   * Flagged when the average 60 s markout of its last `minFills` fills (bps, maker's side, positive in
+   * the maker's favour) is below this, e.g. -10: on average the price moved 10 bps against the maker.
+   */
+  flagBelowBps: z.number().min(-10_000).max(10_000).default(-10),
+  /** How long a flag raised by the markouts lasts (ms); the admin API sets its own. */
+  flagTtlMs: z
+    .number()
+    .int()
+    .min(1_000)
+    .max(90 * 86_400_000)
+    .default(86_400_000),
+  /** What a flagged taker's quote gets: `widen` (the spread plus `widenBps`) or `refuse` (404 taker_flagged). */
+  action: z.enum(["widen", "refuse"]).default("widen"),
+  /** Added to the pair's spread for a flagged taker (each side moves this far further from mid). */
+  widenBps: z.number().int().min(1).max(5_000).default(25),
+  /** Always refused (404 taker_denied), whatever its markouts; merged with the admin API's list. */
+  deny: z.array(base58Pubkey).default([]),
+  /** Never flagged, widened or refused (the deny list included); merged with the admin API's list. */
+  allow: z.array(base58Pubkey).default([]),
+  /** Every instance re-reads the shared flags and lists this often (pub/sub makes a change faster). */
+  reloadMs: z.number().int().min(100).max(60_000).default(1_000),
+});
+export type ToxicityConfig = z.infer<typeof toxicitySchema>;
+
 export const limitsSchema = strictObject({
   /** Largest accepted request body, bytes. A fill transaction is at most 1232 bytes (base64 ~1.7 KB). */
   maxBodyBytes: z.number().int().min(1024).max(1_048_576).default(16_384),
@@ -368,10 +402,21 @@ export const fileConfigSchema = strictObject({
   inventory: inventorySchema.default(inventorySchema.parse({})),
   controls: controlsSchema.default(controlsSchema.parse({})),
   rebalance: rebalanceSchema.default(rebalanceSchema.parse({})),
+  toxicity: toxicitySchema.default(toxicitySchema.parse({})),
   /** Issuance policies of permissioned tokens, by symbol (see `issuanceSchema`). */
   issuance: z.record(z.string(), issuanceSchema).default({}),
 }).superRefine((f, ctx) => {
   // Cross-field rules of the pricing and inventory features; config/load.ts checks the rest.
+  const allowed = new Set(f.toxicity.allow);
+  f.toxicity.deny.forEach((taker, i) => {
+    if (allowed.has(taker)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["toxicity", "deny", i],
+        message: `${taker} is also in toxicity.allow: a taker is on one list or the other`,
+      });
+    }
+  });
   const bySymbol = new Map(f.tokens.map((t) => [t.symbol, t]));
   f.pairs.forEach((p, i) => {
     const key = `${p.base}/${p.quote}`;

@@ -67,6 +67,11 @@ export interface QuoteAsk {
   tokenOut: string;
   amount: bigint;
   quoteType: QuoteType;
+  /**
+   * Bps added to the spread on this quote's side (a flagged taker's quote, src/toxicity/): the bid
+   * moves down and the ask up by this much more, rounding still the maker's way. 0 or absent: none.
+   */
+  extraSpreadBps?: number;
 }
 
 /** What the book consults besides prices; each is optional so pure pricing tests need none. */
@@ -242,6 +247,7 @@ export class QuotingBook {
     const { mid } = point;
     const ladder = point.ladder ? (side === "sell" ? point.ladder.bids : point.ladder.asks) : undefined;
     const count = ladder ? ladder.length : (side === "sell" ? pair.bid : pair.ask).length;
+    const extra = BigInt(ask.extraSpreadBps ?? 0);
     for (let i = 0; i < count; i++) {
       let pNum: bigint;
       let pDen: bigint;
@@ -249,20 +255,21 @@ export class QuotingBook {
       let spreadBps: number;
       if (ladder) {
         const l = ladder[i]!;
-        pNum = l.price.num * pair.qScale * (BPS - skew);
+        pNum = l.price.num * pair.qScale * (side === "sell" ? BPS - extra - skew : BPS + extra - skew);
         pDen = l.price.den * pair.bScale * BPS;
         upToBase = l.upToBase;
         // How far the rung sits from mid, for logs and metrics only.
         const a = mid.num * l.price.den;
         const b = l.price.num * mid.den;
-        spreadBps = Number(((a > b ? a - b : b - a) * BPS) / a);
+        spreadBps = Number(((a > b ? a - b : b - a) * BPS) / a + extra);
       } else {
         const l = (side === "sell" ? pair.bid : pair.ask)[i]!;
-        const factor = side === "sell" ? BPS - l.spreadBps - skew : BPS + l.spreadBps - skew;
+        const spread = l.spreadBps + extra;
+        const factor = side === "sell" ? BPS - spread - skew : BPS + spread - skew;
         pNum = mid.num * pair.qScale * factor;
         pDen = mid.den * pair.bScale * BPS;
         upToBase = l.upToBase;
-        spreadBps = Number(l.spreadBps);
+        spreadBps = Number(spread);
       }
       if (pNum <= 0n)
         return no("PRICE_UNAVAILABLE", `${pair.key}: price after spread and skew is not positive`);

@@ -53,6 +53,10 @@ import { type KeypairSigner, makeSigner, type Signer } from "./signer/index.ts";
 import { RemoteSigner } from "./signer/remote.ts";
 import type { SwapHandler } from "./swap/handler.ts";
 import { createSwapPorts, type SwapPorts, type SwapTuning } from "./swap/service.ts";
+import { ToxicFlagger } from "./toxicity/flagger.ts";
+import type { TakerStanding } from "./toxicity/interface.ts";
+import { MemoryTakerStanding } from "./toxicity/memory.ts";
+import { RedisTakerStanding } from "./toxicity/redis.ts";
 
 export interface ComposeOptions {
   log?: Logger;
@@ -125,6 +129,8 @@ export interface Service {
   ledgerWriter?: LedgerWriter;
   /** Markout sampling of landed fills (with a ledger). */
   markouts?: MarkoutTracker;
+  /** The toxic-flow controls' taker lists (toxicity.enabled only). */
+  takers?: TakerStanding;
   /** The quote store's circuit breaker on the quote path. */
   storeCircuit: Circuit;
   /** Shutdown state the apps read: set `draining` and /ready answers 503 (src/http/shutdown.ts). */
@@ -292,6 +298,17 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
   });
   await tokenLists.start();
   closers.push(() => tokenLists.close());
+  // The toxic-flow controls: off unless toxicity.enabled, and then read in memory on both paths.
+  const tox = config.file.toxicity;
+  let takers: TakerStanding | undefined;
+  if (tox.enabled) {
+    const own: TakerStanding = redis
+      ? new RedisTakerStanding(redis, tox, { prefix: keys.toxicity, reloadMs: tox.reloadMs, log, now })
+      : new MemoryTakerStanding(tox, now);
+    await own.start();
+    closers.push(() => own.close());
+    takers = own;
+  }
   let issuance: IssuancePorts | undefined;
   if (issuer) {
     let issuanceBook = opts.issuanceBook;
@@ -316,6 +333,7 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
     book,
     inventory,
     maker: signer.publicKey.toBase58(),
+    ...(takers ? { toxicity: { takers, action: tox.action, widenBps: tox.widenBps } } : {}),
     ...(issuance
       ? {
           issuance: {
@@ -364,6 +382,7 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
       onLanded: (fill) => {
         if (fill.trade) markouts?.onLanded(fill.signature, fill.quoteId, fill.trade);
       },
+      ...(takers ? { takers } : {}),
     });
     await ports.start();
     closers.push(() => ports.close());
@@ -378,6 +397,7 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
         log,
         now,
         ...(opts.markoutHorizons ? { horizons: opts.markoutHorizons } : {}),
+        ...(takers ? { judge: new ToxicFlagger({ config: tox, takers, ledger, metrics, log, now }) } : {}),
       });
       closers.push(async () => tracker.close());
       markouts = tracker;
@@ -422,6 +442,8 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
         pairs: config.file.pairs.map((p) => `${p.base}/${p.quote}`),
         ...(ledger ? { ledger } : {}),
         tokensByMint: config.tokensByMint,
+        ...(takers ? { takers } : {}),
+        metrics,
         now,
       }),
   });
@@ -450,6 +472,7 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
     ...(ledger ? { ledger } : {}),
     ...(ledgerWriter ? { ledgerWriter } : {}),
     ...(markouts ? { markouts } : {}),
+    ...(takers ? { takers } : {}),
     storeCircuit,
     lifecycle,
     close: () => closeAll(closers),

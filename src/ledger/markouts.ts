@@ -11,6 +11,10 @@
  * journaled to the ledger outbox as a `markout` record, one row per fill and horizon in the ledger,
  * where per-taker and per-pair averages are queried (report.ts). Samples are timers in this process:
  * a restart loses the horizons still to come for fills landed before it.
+ *
+ * Toxic-flow flagging (src/toxicity/) is decided here too: once a taker's 60 s markout is in the
+ * outbox, the tracker hands it to the flagger, which averages it with the taker's previous 60 s
+ * markouts read from the ledger (`recentTakerMarkouts`) and flags the taker when the average is bad.
  */
 import type { Config } from "../../config/load.ts";
 import type { PriceSource } from "../../pricing/interface.ts";
@@ -18,6 +22,7 @@ import type { Logger } from "../observability/logger.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import type { FillJournal } from "../swap/journal/interface.ts";
 import type { MarkoutRecord } from "./records.ts";
+import type { SqlQueries } from "./sql.ts";
 
 export interface MarkoutHorizon {
   /** The label on the metric and in the ledger, e.g. "60s". */
@@ -43,6 +48,45 @@ export interface TradeTerms {
   quoteAmount: string;
 }
 
+/** One markout sample, as handed to the flagger once it is in the ledger outbox. */
+export interface MarkoutSample {
+  txSignature: string;
+  quoteId: string;
+  taker: string;
+  pair: string;
+  horizon: string;
+  markoutBps: number;
+}
+
+/** Judges a taker on its markouts (src/toxicity/flagger.ts). */
+export interface MarkoutJudge {
+  judge(sample: MarkoutSample): Promise<void>;
+}
+
+/** The horizon toxic-flow flagging is judged on. */
+export const FLAG_HORIZON = "60s";
+
+/**
+ * A taker's most recent markouts at `horizon` in the ledger, newest first, at most `limit`, leaving out
+ * the fill `exceptTx` (the one being judged, which may still be in the outbox).
+ */
+export async function recentTakerMarkouts(
+  db: SqlQueries,
+  taker: string,
+  horizon: string,
+  limit: number,
+  exceptTx: string,
+): Promise<number[]> {
+  if (limit <= 0) return [];
+  const rows = await db.query<{ markout_bps: number }>(
+    `SELECT markout_bps FROM markouts
+      WHERE taker = $1 AND horizon = $2 AND tx_signature <> $3
+      ORDER BY at_ms DESC LIMIT $4`,
+    [taker, horizon, exceptTx, limit],
+  );
+  return rows.map((r) => Number(r.markout_bps));
+}
+
 export interface MarkoutTrackerOptions {
   config: Config;
   priceSources: ReadonlyMap<string, PriceSource>;
@@ -51,6 +95,8 @@ export interface MarkoutTrackerOptions {
   log: Logger;
   horizons?: readonly MarkoutHorizon[];
   now?: () => number;
+  /** The toxic-flow flagger, given every `FLAG_HORIZON` sample of a known taker (toxicity enabled). */
+  judge?: MarkoutJudge;
 }
 
 const ratioToNumber = (r: { num: bigint; den: bigint }) => Number(r.num) / Number(r.den);
@@ -64,6 +110,8 @@ export class MarkoutTracker {
   private readonly horizons: readonly MarkoutHorizon[];
   private readonly now: () => number;
   private readonly timers = new Set<NodeJS.Timeout>();
+  /** Samples still being appended to the outbox (and judged). */
+  private readonly working = new Set<Promise<void>>();
 
   constructor(private readonly opts: MarkoutTrackerOptions) {
     this.horizons = opts.horizons ?? MARKOUT_HORIZONS;
@@ -106,9 +154,23 @@ export class MarkoutTracker {
           markoutBps: bps,
           atMs: this.now(),
         };
-        this.opts.journal.appendLedger(record).catch((err: unknown) => {
-          this.opts.log.warn({ err, txSignature }, "ledger outbox append failed: a markout is missing");
-        });
+        const { judge } = this.opts;
+        const taker = trade.taker;
+        const work = this.opts.journal
+          .appendLedger(record)
+          .then(async () => {
+            if (!judge || !taker || h.label !== FLAG_HORIZON) return;
+            await judge
+              .judge({ txSignature, quoteId, taker, pair: trade.pair, horizon: h.label, markoutBps: bps })
+              .catch((err: unknown) => {
+                this.opts.log.warn({ err, taker, quoteId }, "toxicity: could not judge a taker's markouts");
+              });
+          })
+          .catch((err: unknown) => {
+            this.opts.log.warn({ err, txSignature }, "ledger outbox append failed: a markout is missing");
+          })
+          .finally(() => this.working.delete(work));
+        this.working.add(work);
       };
       if (h.ms === 0) sample();
       else {
@@ -125,6 +187,11 @@ export class MarkoutTracker {
   /** Horizons not sampled yet (tests, shutdown). */
   get scheduled(): number {
     return this.timers.size;
+  }
+
+  /** Resolves once every sample taken so far is in the outbox and judged (tests). */
+  async idle(): Promise<void> {
+    while (this.working.size > 0) await Promise.all([...this.working]);
   }
 
   close(): void {

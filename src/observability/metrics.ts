@@ -142,6 +142,30 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** Takers flagged for toxic flow, by who flagged them (markouts, admin); no taker label. */
+  readonly toxicFlags = new Counter({
+    name: "rfq_toxic_flags_total",
+    help: "Takers flagged for toxic flow, by source (markouts: the flagger; admin: the admin API)",
+    labelNames: ["source"] as const,
+    registers: [this.registry],
+  });
+
+  /** Quotes a taker's standing changed: widened or refused, by reason (taker_flagged, taker_denied). */
+  readonly toxicQuotes = new Counter({
+    name: "rfq_toxic_quotes_total",
+    help: "Quotes changed by the toxic-flow controls, by action (widened, refused) and reason (taker_flagged, taker_denied)",
+    labelNames: ["action", "reason"] as const,
+    registers: [this.registry],
+  });
+
+  /** Swaps on indicative quotes refused botActivityDetected, by the taker's standing (flagged, denied). */
+  readonly toxicSwapsRejected = new Counter({
+    name: "rfq_toxic_swaps_rejected_total",
+    help: "Swaps on indicative quotes rejected botActivityDetected because the taker is flagged or denied, by standing",
+    labelNames: ["standing"] as const,
+    registers: [this.registry],
+  });
+
   /** Ledger records (decisions, settlements) written to the database by this instance's writer. */
   readonly ledgerWritten = new Counter({
     name: "rfq_ledger_records_written_total",

@@ -9,6 +9,7 @@ import type { NoQuoteReason, QuotingBook } from "../../pricing/book.ts";
 import type { QuoteRequest, QuoteResponse } from "../contract/quote.ts";
 import type { IssuancePolicies, IssuanceRefusalCode } from "../issuance/policy.ts";
 import type { StoredQuote } from "../quote-store/interface.ts";
+import type { TakerStanding } from "../toxicity/interface.ts";
 
 export type DeclineReason =
   | NoQuoteReason
@@ -20,10 +21,19 @@ export type DeclineReason =
    * The taker is this maker's own wallet: the maker's rebalancer buying through the operator's order
    * API would otherwise be quoted by itself (a wash trade that only pays fees).
    */
-  | "SELF_TRADE";
+  | "SELF_TRADE"
+  /** Toxic-flow controls (src/toxicity/): the taker is flagged and flagged takers are refused. */
+  | "taker_flagged"
+  /** Toxic-flow controls: the taker is on the deny list. */
+  | "taker_denied";
 
 export type QuoteDecision =
-  | { ok: true; stored: StoredQuote }
+  | {
+      ok: true;
+      stored: StoredQuote;
+      /** Set when the toxic-flow controls widened this quote: by how many bps, and why. */
+      widened?: { bps: number; reason: "taker_flagged" };
+    }
   | { ok: false; reason: DeclineReason; detail: string };
 
 export interface QuoteServiceDeps {
@@ -36,6 +46,11 @@ export interface QuoteServiceDeps {
    */
   inventory?: Pick<Inventory, "check">;
   maker: string;
+  /**
+   * The toxic-flow controls (toxicity.enabled): the takers' standing, read in memory, and what a
+   * flagged taker's quote gets. Unset: a taker's standing is never consulted.
+   */
+  toxicity?: { takers: Pick<TakerStanding, "standing">; action: "widen" | "refuse"; widenBps: number };
   /**
    * Permissioned tokens the maker mints or burns just in time: what it can deliver of one is the
    * issuance left under its caps (as `book` last saw it), not held inventory, and only an allowed
@@ -84,6 +99,28 @@ export class QuoteService {
         detail: `taker ${req.taker} is this maker's own wallet (no self-trade)`,
       };
     }
+    let widenBps = 0;
+    const tox = this.deps.toxicity;
+    if (tox && req.taker) {
+      const standing = tox.takers.standing(req.taker, nowMs);
+      if (standing.kind === "denied") {
+        return {
+          ok: false,
+          reason: "taker_denied",
+          detail: `taker_denied: taker ${req.taker} is on the deny list (${standing.entry.reason})`,
+        };
+      }
+      if (standing.kind === "flagged") {
+        if (tox.action === "refuse") {
+          return {
+            ok: false,
+            reason: "taker_flagged",
+            detail: `taker_flagged: taker ${req.taker} is flagged for toxic flow (${standing.entry.reason})`,
+          };
+        }
+        widenBps = tox.widenBps;
+      }
+    }
     const issuance = this.deps.issuance;
     if (issuance && req.taker) {
       const holder = issuance.policies.holderRefusal(req.tokenIn, req.tokenOut, req.taker);
@@ -94,6 +131,7 @@ export class QuoteService {
       tokenOut: req.tokenOut,
       amount: BigInt(req.amount),
       quoteType: req.quoteType,
+      ...(widenBps > 0 ? { extraSpreadBps: widenBps } : {}),
     });
     if (!priced.ok) return priced;
     const issued = issuance?.policies.check(
@@ -139,6 +177,7 @@ export class QuoteService {
     };
     return {
       ok: true,
+      ...(widenBps > 0 ? { widened: { bps: widenBps, reason: "taker_flagged" as const } } : {}),
       stored: {
         quoteId: req.quoteId,
         requestId: req.requestId,

@@ -10,6 +10,7 @@
  *   GET  /admin/inventory                 balances, reservations, ATAs (amounts as strings)
  *   GET  /admin/fills?from=&to=&limit=    landed fills from the fill ledger (default: the last 24 h)
  *   GET  /admin/fees?from=&to=            fees owed by mint (default: this UTC month so far)
+ *   GET|PUT|DELETE /admin/takers/...      the toxic-flow controls' flags and lists (admin-takers.ts)
  *
  * `from` and `to` as `npm run report` takes them: YYYY-MM-DD (UTC; a bare `to` includes that day) or
  * an ISO 8601 instant.
@@ -25,6 +26,9 @@ import { parseJsonBody } from "../http/body.ts";
 import type { AppEnv } from "../http/env.ts";
 import type { Ledger } from "../ledger/ledger.ts";
 import { feesOwedByMint, landedFills, type ReportRange, reportRange } from "../ledger/report.ts";
+import type { Metrics } from "../observability/metrics.ts";
+import type { TakerStanding } from "../toxicity/interface.ts";
+import { registerTakerAdminRoutes } from "./admin-takers.ts";
 
 export interface AdminDeps {
   /** ADMIN_API_KEY; undefined disables the admin API. */
@@ -36,6 +40,9 @@ export interface AdminDeps {
   /** The fill ledger (absent with LEDGER=off: the ledger routes answer 404). */
   ledger?: Promise<Ledger>;
   tokensByMint?: ReadonlyMap<string, TokenConfig>;
+  /** The toxic-flow controls' taker lists (absent unless toxicity.enabled: their routes answer 404). */
+  takers?: TakerStanding;
+  metrics?: Metrics;
   now?: () => number;
 }
 
@@ -104,6 +111,11 @@ export function registerAdminRoutes(app: Hono<AppEnv>, deps: AdminDeps): void {
     return deps.ledger;
   };
   const now = deps.now ?? Date.now;
+  registerTakerAdminRoutes(app, {
+    ...(deps.takers ? { takers: deps.takers } : {}),
+    ...(deps.metrics ? { metrics: deps.metrics } : {}),
+    now,
+  });
   const rangeOf = (
     q: { from?: string | undefined; to?: string | undefined },
     defaultFromMs: number,

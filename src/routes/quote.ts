@@ -106,6 +106,15 @@ export function registerQuoteRoute(app: Hono<AppEnv>, deps: QuoteRouteDeps): voi
       const decision = service.decide(req, now());
       if (!decision.ok) {
         outcome = "no_quote";
+        if (decision.reason === "taker_flagged" || decision.reason === "taker_denied") {
+          // A taker's standing is news worth a line at info (one taker, not the whole flow).
+          metrics.toxicQuotes.inc({ action: "refused", reason: decision.reason });
+          log().info(
+            { taker: req.taker, reason: decision.reason, detail: decision.detail },
+            "no quote: taker refused",
+          );
+          return decline(c, decision.reason, `no quote: ${decision.detail}`);
+        }
         const level = quoteLevel();
         if (c.get("log").isLevelEnabled(level))
           log()[level]({ reason: decision.reason, detail: decision.detail }, "no quote");
@@ -157,6 +166,19 @@ export function registerQuoteRoute(app: Hono<AppEnv>, deps: QuoteRouteDeps): voi
       metrics.quoteBudgetLeft.observe(Math.max(0, left) / 1000);
       outcome = "quoted";
       const r = decision.stored.response;
+      if (decision.widened) {
+        metrics.toxicQuotes.inc({ action: "widened", reason: decision.widened.reason });
+        log().info(
+          {
+            taker: req.taker,
+            reason: decision.widened.reason,
+            widenBps: decision.widened.bps,
+            amountIn: r.amountIn,
+            amountOut: r.amountOut,
+          },
+          "quote widened: taker flagged",
+        );
+      }
       const level = quoteLevel();
       if (c.get("log").isLevelEnabled(level)) {
         log()[level](

@@ -7,6 +7,10 @@
  *  2. look up the quote; requestId must match     (unknown quote -> rejected)
  *  3. validate the fill against the quote         (validateFill: every rule of src/fill/rules/, named)
  *  4. verify the taker's signature, empty maker slot (bad signature -> signatureVerificationFailed)
+ *     the taker's standing (toxicity.enabled)     (an indicative quote, asked with no taker, filled by
+ *                                                   a flagged or denied taker -> botActivityDetected;
+ *                                                   judged on the signed-for taker, before any claim,
+ *                                                   so nothing is signed, sent or burned)
  *  5. BIND the message to this quote               (QuoteStore.bindMessage: a message already bound to
  *                                                   another quote is refused, before any claim)
  *     CLAIM the quote for this message hash       (QuoteStore.claim, SET NX: the exactly-once step)
@@ -87,8 +91,10 @@ import { pairSide } from "../ledger/pairs.ts";
 import type { DecisionRecord } from "../ledger/records.ts";
 import { reasonCode } from "../ledger/report.ts";
 import type { Logger } from "../observability/logger.ts";
+import type { Metrics } from "../observability/metrics.ts";
 import type { QuoteStore, StoredQuote } from "../quote-store/interface.ts";
 import { type Signer, SignerRefusal } from "../signer/index.ts";
+import type { TakerStanding } from "../toxicity/interface.ts";
 import { Budget, bounded, sleep } from "./bounded.ts";
 import type { ConfirmationTracker } from "./confirmations.ts";
 import { expiryRefusal } from "./expiry.ts";
@@ -145,6 +151,13 @@ export interface SwapExecutorOptions {
   ledgerJournal?: FillJournal;
   /** Logs a failed outbox append (the answer is unaffected). */
   log?: Logger;
+  /**
+   * The toxic-flow controls' view of the takers (toxicity.enabled; read in memory): a fill of an
+   * indicative quote by a flagged or denied taker is refused botActivityDetected. Unset: never.
+   */
+  takers?: Pick<TakerStanding, "standing">;
+  /** Counts those refusals (`rfq_toxic_swaps_rejected_total`). */
+  metrics?: Metrics;
   /**
    * Permissioned tokens the maker issues: holder rules, issuance caps (reserved at claim time like
    * inventory), and the companion mint or burn sent with the fill as one bundle (see signAndBundle).
@@ -338,7 +351,12 @@ export class SwapExecutor implements SwapHandler {
         : refused(req, sigs.detail);
     }
 
-    // 4b. Issued tokens: the holder rules and the issuer's own limits, judged on the message alone.
+    // 4b. A quote asked with no taker is priced blind; its filler, now known and signed for, must not
+    // be one the toxic-flow controls flagged or denied (a firm quote already answered for its taker).
+    const bot = this.botActivity(quote, validation.fill, log);
+    if (bot) return bot;
+
+    // 4c. Issued tokens: the holder rules and the issuer's own limits, judged on the message alone.
     const issuance = this.issuanceOf(req, quote, validation.fill, log);
     if (issuance && "response" in issuance) return issuance;
     const need = issuance?.need;
@@ -367,8 +385,29 @@ export class SwapExecutor implements SwapHandler {
     return decision;
   }
 
+  /** Step 4b: botActivityDetected for a flagged or denied taker filling an indicative quote. */
+  private botActivity(quote: StoredQuote, fill: ValidatedFill, log: Logger): Decision | undefined {
+    const takers = this.opts.takers;
+    if (!takers || quote.taker !== undefined) return undefined;
+    const taker = fill.taker.toBase58();
+    const standing = takers.standing(taker, this.now());
+    if (standing.kind !== "flagged" && standing.kind !== "denied") return undefined;
+    this.opts.metrics?.toxicSwapsRejected.inc({ standing: standing.kind });
+    log.warn(
+      { taker, quoteId: quote.quoteId, standing: standing.kind, why: standing.entry.reason },
+      "swap refused: botActivityDetected (a flagged or denied taker filling an indicative quote)",
+    );
+    return decided(
+      rejectedWithReason(
+        quote.quoteId,
+        "botActivityDetected",
+        `taker ${taker} is ${standing.kind === "flagged" ? "flagged for toxic flow" : "on the deny list"}`,
+      ),
+    );
+  }
+
   /**
-   * Step 4b, for a pair with a token the maker issues: the taker must be an allowed holder
+   * Step 4c, for a pair with a token the maker issues: the taker must be an allowed holder
    * (`HOLDER_NOT_ALLOWED`), the direction switched on and the amount under the per-fill cap, and a
    * bundle engine must be there. What is minted is what leaves the maker (the fill's output amount),
    * what is burned what arrives (its input amount). A refusal here burns no quote: it depends on the

@@ -59,6 +59,8 @@ export interface SwapPortDeps {
   ledger?: boolean;
   /** Told once per landed fill (markouts). */
   onLanded?: (fill: PendingFill) => void;
+  /** The takers' standing (toxicity.enabled): a flagged or denied taker's fill of an indicative quote is refused. */
+  takers?: SwapExecutorOptions["takers"];
   /** Permissioned tokens the maker issues (mint or burn in a bundle with the fill). */
   issuance?: IssuancePorts;
 }
@@ -113,6 +115,7 @@ export function createSwapPorts(deps: SwapPortDeps): SwapPorts {
     now,
     log,
     ...(deps.ledger ? { ledgerJournal: journal } : {}),
+    ...(deps.takers ? { takers: deps.takers, metrics } : {}),
     ...(deps.issuance ? { issuance: deps.issuance } : {}),
     ...executorTuning,
   });

@@ -30,6 +30,19 @@ describe("QuotingBook: exact amounts, rounded in the maker's favour", () => {
     expect(q.takerSide).toBe("buy");
   });
 
+  it("widens a flagged taker's quote by extraSpreadBps on top of the level's spread, flooring what it receives", () => {
+    const q = book().price({
+      tokenIn: MINT.USDC,
+      tokenOut: MINT.SOL,
+      amount: 1_000_000n,
+      quoteType: "exactIn",
+      extraSpreadBps: 20,
+    });
+    expect(q).toMatchObject({ ok: true, spreadBps: 25 });
+    if (!q.ok) return;
+    expect(q.amountOut).toBe((1_000_000n * 10n ** 9n * 100n * 10_000n) / (18025n * 10n ** 6n * 10_025n));
+  });
+
   it("prices exactOut SOL<-USDC (taker wants 1 USDC) at the bid, ceiling what the taker pays", () => {
     const q = book().price({
       tokenIn: MINT.SOL,

@@ -145,6 +145,22 @@ describe("Redis price source", () => {
     expect(
       book.price({ tokenIn: MINT.USDC, tokenOut: MINT.SOL, amount: 1_000_000_000n, quoteType: "exactOut" }),
     ).toMatchObject({ ok: true, amountIn: 180_400_000n });
+    // A flagged taker's quote (src/toxicity/): each rung 25 bps further out, still rounded the maker's way.
+    const odd = 1_000_000_003n;
+    expect(book.price({ ...sell1Sol, amount: odd, extraSpreadBps: 25 })).toMatchObject({
+      ok: true,
+      amountOut: (odd * 18010n * 9_975n) / (100n * 10_000n * 1_000n),
+    });
+    const paid = (odd * 18040n * 10_025n + 100n * 10_000n * 1_000n - 1n) / (100n * 10_000n * 1_000n);
+    expect(
+      book.price({
+        tokenIn: MINT.USDC,
+        tokenOut: MINT.SOL,
+        amount: odd,
+        quoteType: "exactOut",
+        extraSpreadBps: 25,
+      }),
+    ).toMatchObject({ ok: true, amountIn: paid });
     // The mid defaults to halfway between the best bid and ask.
     expect(engine.price("SOL/USDC")!.mid).toEqual({
       num: 18010n * 100n + 18040n * 100n,

@@ -13,6 +13,7 @@ import { ledgerKeys } from "../../inventory/ledger-redis.ts";
 import { quoteKeys } from "../../src/quote-store/redis.ts";
 import { signerKeys } from "../../src/signer/service/limits.ts";
 import { journalKeys } from "../../src/swap/journal/redis.ts";
+import { takerKeys } from "../../src/toxicity/redis.ts";
 import { clusterNodes } from "../support/redis.ts";
 import { keySlot } from "../support/slot.ts";
 
@@ -48,6 +49,16 @@ describe("multi-key operations stay in one slot (key builders)", () => {
   it("puts the journal's pending hash and fee list in one slot", () => {
     fc.assert(fc.property(prefix, (p) => oneSlot(Object.values(journalKeys(p)))));
     expect(oneSlot(Object.values(journalKeys("rfq:swap:")))).toBe(true);
+  });
+
+  it("puts the toxic-flow controls' three taker lists in one slot (they are re-read in one MULTI)", () => {
+    fc.assert(
+      fc.property(prefix, (p) => {
+        const { channel: _c, ...lists } = takerKeys(p);
+        return oneSlot(Object.values(lists));
+      }),
+    );
+    expect(Object.keys(takerKeys("rfq:tox:"))).toEqual(["flags", "deny", "allow", "channel"]);
   });
 
   it("puts the issuance reservations and every day's totals in one slot (the reserve and release scripts)", () => {
