@@ -62,6 +62,8 @@ interface Tracked {
 
 export class ConfirmationTracker {
   private readonly tracked = new Map<string, Tracked>();
+  /** Fills decided and still being settled (reservations, onLanded): `settled()` waits for them. */
+  private readonly settling = new Map<string, Tracked>();
   /** Outcomes settled by this process, for `settled()` callers that arrive late (bounded). */
   private readonly outcomes = new Map<string, { outcome: FillOutcome; fill: PendingFill }>();
   private readonly pollMs: number;
@@ -119,13 +121,16 @@ export class ConfirmationTracker {
     return done ? { state: done.outcome, fill: done.fill } : undefined;
   }
 
-  /** Resolves with the fill's outcome once this process settles it (tests, tooling). */
+  /**
+   * Resolves with the fill's outcome once this process has finished settling it: the journal, the
+   * inventory and issuance reservations, and `onLanded` (markouts) all done (tests, tooling).
+   */
   settled(quoteId: string): Promise<FillOutcome> {
+    const t = this.settling.get(quoteId) ?? this.tracked.get(quoteId);
+    if (t) return new Promise((resolve) => t.waiters.push(resolve));
     const done = this.outcomes.get(quoteId);
     if (done) return Promise.resolve(done.outcome);
-    const t = this.tracked.get(quoteId);
-    if (!t) return Promise.reject(new Error(`fill for quote ${quoteId} is not tracked here`));
-    return new Promise((resolve) => t.waiters.push(resolve));
+    return Promise.reject(new Error(`fill for quote ${quoteId} is not tracked here`));
   }
 
   /** Resumes the journal's pending fills and starts the poll loop. */
@@ -225,7 +230,7 @@ export class ConfirmationTracker {
     slot: bigint | undefined,
   ): Promise<void> {
     const { fill } = t;
-    const { metrics, inventory, journal } = this.opts;
+    const { journal } = this.opts;
     const log = this.opts.log.child({
       quoteId: fill.quoteId,
       requestId: fill.requestId,
@@ -272,7 +277,32 @@ export class ConfirmationTracker {
       }
     }
     this.tracked.delete(fill.quoteId);
+    this.settling.set(fill.quoteId, t);
     this.remember(fill, outcome);
+    try {
+      await this.finishSettle(t, outcome, { owner, record, fee, detail, log });
+    } finally {
+      this.settling.delete(fill.quoteId);
+      for (const w of t.waiters) w(outcome);
+    }
+  }
+
+  /** The decided fill's side effects, once (`owner`: this instance settled it in the journal). */
+  private async finishSettle(
+    t: Tracked,
+    outcome: FillOutcome,
+    s: {
+      owner: boolean;
+      record: SettlementRecord | undefined;
+      fee: FeeOwed | undefined;
+      detail: string | undefined;
+      /** The fill's own logger (quoteId, requestId, ...). */
+      log: Logger;
+    },
+  ): Promise<void> {
+    const { fill } = t;
+    const { owner, record, fee, detail, log } = s;
+    const { journal, inventory, metrics } = this.opts;
     if (t.token) this.opts.fillRate?.settle(t.token, outcome === "landed");
     if (owner) {
       metrics.fills.inc({ outcome });
@@ -315,7 +345,6 @@ export class ConfirmationTracker {
         log.warn({ outcome, detail }, `fill ${outcome}`);
       }
     }
-    for (const w of t.waiters) w(outcome);
   }
 
   private remember(fill: PendingFill, outcome: FillOutcome): void {

@@ -107,6 +107,49 @@ for (const topology of topologies())
       expect(open?.state ?? "settled").not.toBe("open");
     });
 
+    it("settled() waits for the whole settle: a caller that asks while the reservation is still being committed resolves only after onLanded ran", async () => {
+      const journal = new RedisFillJournal(redis, `${prefix}late:`);
+      const fill = await sentButUntracked(journal, { send: true });
+      let release!: () => void;
+      const gate = new Promise<void>((r) => {
+        release = r;
+      });
+      let committing = false;
+      const slowInventory = Object.create(h.inventory) as typeof h.inventory;
+      slowInventory.commit = async (quoteId: string) => {
+        committing = true;
+        await gate;
+        return h.inventory.commit(quoteId);
+      };
+      const landed: string[] = [];
+      const t = new ConfirmationTracker({
+        chain: h.chain,
+        inventory: slowInventory,
+        journal,
+        metrics: new Metrics(),
+        log,
+        pollMs: 10_000,
+        onLanded: (f) => landed.push(f.quoteId),
+      });
+      await t.start();
+      const poll = t.pollOnce();
+      while (!committing) await new Promise((r) => setTimeout(r, 5));
+      // Decided (a retry's answer may use it), but not yet settled: the markouts hook has not run.
+      expect(t.known(fill.quoteId)?.state).toBe("landed");
+      let resolved = false;
+      const settled = t.settled(fill.quoteId).then((o) => {
+        resolved = true;
+        return o;
+      });
+      await new Promise((r) => setTimeout(r, 50));
+      expect(resolved).toBe(false);
+      release();
+      expect(await settled).toBe("landed");
+      expect(landed).toEqual([fill.quoteId]);
+      await poll;
+      await t.stop();
+    });
+
     it("settles a fill once when two instances track it from the same journal", async () => {
       const journal = new RedisFillJournal(redis, `${prefix}twice:`);
       const fill = await sentButUntracked(journal, { send: true });
