@@ -8,17 +8,17 @@
  *
  *   npm run bench:preflight -- --swaps 200 --warmup 20
  */
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Keypair, PublicKey } from "@solana/web3.js";
-import { buildConfig, DEFAULT_CONFIG_PATH, parseEnv, parseFileConfig } from "../config/load.ts";
-import { buildFillTransaction, fillAmountsFromQuote } from "../sandbox/fill/builder.ts";
+import { Keypair } from "@solana/web3.js";
+import { buildConfig, parseEnv } from "../config/load.ts";
 import { LocalChain } from "../src/chain/local/index.ts";
-import { fundTaker, seedFromConfig } from "../src/chain/local/seed.ts";
+import { seedFromConfig } from "../src/chain/local/seed.ts";
 import { parseArgs } from "../src/cli/args.ts";
-import { composeService, type Service } from "../src/compose.ts";
+import { composeService } from "../src/compose.ts";
 import { KeypairSigner } from "../src/signer/index.ts";
+import { alternate, file, fundBenchTaker, pct, type SwapBench } from "./swap-bench.ts";
 
 const { values: args } = parseArgs(process.argv.slice(2), {
   command: "npm run bench:preflight",
@@ -34,20 +34,7 @@ const { values: args } = parseArgs(process.argv.slice(2), {
 const swaps = Number(args.swaps);
 const warmup = Number(args.warmup);
 
-const file = parseFileConfig(JSON.parse(readFileSync(DEFAULT_CONFIG_PATH, "utf8")));
-const JUP = file.tokens.find((t) => t.symbol === "JUP")!.mint;
-const USDC = file.tokens.find((t) => t.symbol === "USDC")!.mint;
-
-interface Bed {
-  label: string;
-  service: Service;
-  chain: LocalChain;
-  maker: Keypair;
-  taker: Keypair;
-  ms: number[];
-}
-
-async function bed(label: string, preflightSimulation: boolean): Promise<Bed> {
+async function bed(label: string, preflightSimulation: boolean): Promise<SwapBench> {
   const config = buildConfig(
     parseEnv({
       LOG_LEVEL: "silent",
@@ -60,93 +47,16 @@ async function bed(label: string, preflightSimulation: boolean): Promise<Bed> {
   const maker = Keypair.generate();
   seedFromConfig(chain, config.file, maker.publicKey);
   const taker = Keypair.generate();
-  fundTaker(chain, taker.publicKey, {
-    sol: 100_000_000_000n,
-    tokens: { [JUP]: 10n ** 15n, [USDC]: 0n },
-  });
+  fundBenchTaker(chain, taker);
   const service = await composeService(config, { chain, signer: new KeypairSigner(maker) });
-  return { label, service, chain, maker, taker, ms: [] };
+  return { label, service, chain, maker: maker.publicKey, taker, ms: [] };
 }
-
-let n = 0;
-/** One operator-shaped fill through the service; returns the /swap call's duration (ms). */
-async function fillOnce(b: Bed): Promise<number> {
-  n++;
-  const quoteRes = await b.service.app.request("/quote", {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      "x-request-start": String(Date.now()),
-      // Generous: only /swap is timed, and a loaded machine must not turn quotes into 404s.
-      "x-request-timeout": "10000",
-    },
-    body: JSON.stringify({
-      requestId: `bench-req-${n}`,
-      quoteId: `bench-quote-${n}-${b.label}`,
-      tokenIn: JUP,
-      tokenOut: USDC,
-      amount: String(1_000_000_000 + n),
-      quoteType: "exactIn",
-      protocol: "v1",
-      feeBps: 10,
-      taker: b.taker.publicKey.toBase58(),
-    }),
-  });
-  if (quoteRes.status !== 200) throw new Error(`quote: ${quoteRes.status} ${await quoteRes.text()}`);
-  const { quoteId, requestId } = (await quoteRes.json()) as { quoteId: string; requestId: string };
-  const quote = await b.service.store.get(quoteId);
-  if (!quote) throw new Error("quote not stored");
-  const tx = buildFillTransaction({
-    maker: b.maker.publicKey,
-    taker: b.taker.publicKey,
-    inputMint: new PublicKey(JUP),
-    outputMint: new PublicKey(USDC),
-    inputTokenProgram: new PublicKey(file.tokens.find((t) => t.mint === JUP)!.tokenProgram),
-    outputTokenProgram: new PublicKey(file.tokens.find((t) => t.mint === USDC)!.tokenProgram),
-    ...fillAmountsFromQuote(quote),
-    expireAt: BigInt(Math.floor(quote.expiresAtMs / 1000)),
-    computeUnitLimit: 60_000,
-    computeUnitPrice: BigInt(quote.response.prioritizationFeeToUse ?? 10_000),
-    recentBlockhash: (await b.chain.getLatestBlockhash()).blockhash,
-    createTakerOutputAta: false,
-  });
-  tx.sign([b.taker]);
-  const body = JSON.stringify({
-    requestId,
-    quoteId,
-    transaction: Buffer.from(tx.serialize()).toString("base64"),
-  });
-  const t0 = performance.now();
-  const res = await b.service.app.request("/swap", {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body,
-  });
-  const answer = (await res.json()) as { state: unknown; rejectionReason?: string };
-  const ms = performance.now() - t0;
-  if (answer.state !== "accepted")
-    throw new Error(`${b.label}: swap not accepted: ${JSON.stringify(answer)}`);
-  return ms;
-}
-
-const pct = (v: number[], p: number) => {
-  const s = [...v].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] as number;
-};
 
 const on = await bed("on", true);
 const off = await bed("off", false);
 try {
-  for (let i = 0; i < warmup; i++) {
-    await fillOnce(on);
-    await fillOnce(off);
-  }
-  for (let i = 0; i < swaps; i++) {
-    // Alternate which goes first so neither mode always runs right after the other's GC.
-    const pair = i % 2 === 0 ? [on, off] : [off, on];
-    for (const b of pair) b.ms.push(await fillOnce(b));
-  }
-  const row = (b: Bed) =>
+  await alternate(on, off, { warmup, swaps });
+  const row = (b: SwapBench) =>
     `${b.label.padEnd(4)} p50 ${pct(b.ms, 50).toFixed(2).padStart(7)} ms   p99 ${pct(b.ms, 99).toFixed(2).padStart(7)} ms`;
   console.log(`POST /swap, in-process, local chain, ${swaps} fills per mode (each landed)`);
   console.log(`pre-flight ${row(on)}`);

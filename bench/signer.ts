@@ -11,21 +11,21 @@
  *
  *   npm run bench:signer -- --swaps 300 --warmup 30
  */
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Keypair, PublicKey } from "@solana/web3.js";
+import { Keypair } from "@solana/web3.js";
 import { Redis } from "ioredis";
-import { buildConfig, DEFAULT_CONFIG_PATH, parseEnv, parseFileConfig } from "../config/load.ts";
-import { buildFillTransaction, fillAmountsFromQuote } from "../sandbox/fill/builder.ts";
+import { buildConfig, DEFAULT_CONFIG_PATH, parseEnv } from "../config/load.ts";
 import { LocalChain } from "../src/chain/local/index.ts";
-import { fundTaker, seedFromConfig } from "../src/chain/local/seed.ts";
+import { seedFromConfig } from "../src/chain/local/seed.ts";
 import { parseArgs } from "../src/cli/args.ts";
-import { composeService, type Service } from "../src/compose.ts";
+import { composeService } from "../src/compose.ts";
 import { KeypairSigner, type SignContext, type Signer } from "../src/signer/index.ts";
 import { RemoteSigner } from "../src/signer/remote.ts";
 import { spawnTs, startRedis } from "../tooling/processes.ts";
+import { alternate, file, fundBenchTaker, pct, type SwapBench } from "./swap-bench.ts";
 
 const { values: args } = parseArgs(process.argv.slice(2), {
   command: "npm run bench:signer",
@@ -41,9 +41,6 @@ const { values: args } = parseArgs(process.argv.slice(2), {
 const swaps = Number(args.swaps);
 const warmup = Number(args.warmup);
 
-const file = parseFileConfig(JSON.parse(readFileSync(DEFAULT_CONFIG_PATH, "utf8")));
-const JUP = file.tokens.find((t) => t.symbol === "JUP")!.mint;
-const USDC = file.tokens.find((t) => t.symbol === "USDC")!.mint;
 const dir = mkdtempSync(join(tmpdir(), "bench-signer-"));
 const maker = Keypair.generate();
 const keyFile = join(dir, "maker.json");
@@ -56,12 +53,7 @@ writeFileSync(
 const socket = join(dir, "signer.sock");
 const timed: TimedSigner[] = [];
 
-interface Bed {
-  label: string;
-  service: Service;
-  chain: LocalChain;
-  taker: Keypair;
-  ms: number[];
+interface Bed extends SwapBench {
   /** The signature step alone (the signer port's sign call inside /swap), ms. */
   signMs: number[];
 }
@@ -97,7 +89,7 @@ async function bed(label: string, redis: Redis, redisUrl: string, remote: boolea
   const chain = LocalChain.create();
   seedFromConfig(chain, config.file, maker.publicKey);
   const taker = Keypair.generate();
-  fundTaker(chain, taker.publicKey, { sol: 100_000_000_000n, tokens: { [JUP]: 10n ** 15n, [USDC]: 0n } });
+  fundBenchTaker(chain, taker);
   // The remote adapter connects exactly as composeService does with SIGNER_URL (src/compose.ts).
   const inner: Signer = remote
     ? await RemoteSigner.connect({ url: env.SIGNER_URL as string })
@@ -111,73 +103,8 @@ async function bed(label: string, redis: Redis, redisUrl: string, remote: boolea
     ...(remote ? {} : { redisPrefix: "bench-local:" }),
   });
   timed.push(signer);
-  return { label, service, chain, taker, ms: [], signMs: signer.ms };
+  return { label, service, chain, maker: maker.publicKey, taker, ms: [], signMs: signer.ms };
 }
-
-let n = 0;
-/** One operator-shaped fill through the service; returns the /swap call's duration (ms). */
-async function fillOnce(b: Bed): Promise<number> {
-  n++;
-  const quoteRes = await b.service.app.request("/quote", {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      "x-request-start": String(Date.now()),
-      "x-request-timeout": "10000",
-    },
-    body: JSON.stringify({
-      requestId: `bench-req-${n}`,
-      quoteId: `bench-quote-${n}-${b.label}`,
-      tokenIn: JUP,
-      tokenOut: USDC,
-      amount: String(1_000_000_000 + n),
-      quoteType: "exactIn",
-      protocol: "v1",
-      feeBps: 10,
-      taker: b.taker.publicKey.toBase58(),
-    }),
-  });
-  if (quoteRes.status !== 200) throw new Error(`quote: ${quoteRes.status} ${await quoteRes.text()}`);
-  const { quoteId, requestId } = (await quoteRes.json()) as { quoteId: string; requestId: string };
-  const quote = await b.service.store.get(quoteId);
-  if (!quote) throw new Error("quote not stored");
-  const tx = buildFillTransaction({
-    maker: maker.publicKey,
-    taker: b.taker.publicKey,
-    inputMint: new PublicKey(JUP),
-    outputMint: new PublicKey(USDC),
-    inputTokenProgram: new PublicKey(file.tokens.find((t) => t.mint === JUP)!.tokenProgram),
-    outputTokenProgram: new PublicKey(file.tokens.find((t) => t.mint === USDC)!.tokenProgram),
-    ...fillAmountsFromQuote(quote),
-    expireAt: BigInt(Math.floor(quote.expiresAtMs / 1000)),
-    computeUnitLimit: 60_000,
-    computeUnitPrice: BigInt(quote.response.prioritizationFeeToUse ?? 10_000),
-    recentBlockhash: (await b.chain.getLatestBlockhash()).blockhash,
-    createTakerOutputAta: false,
-  });
-  tx.sign([b.taker]);
-  const body = JSON.stringify({
-    requestId,
-    quoteId,
-    transaction: Buffer.from(tx.serialize()).toString("base64"),
-  });
-  const t0 = performance.now();
-  const res = await b.service.app.request("/swap", {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body,
-  });
-  const answer = (await res.json()) as { state: unknown };
-  const ms = performance.now() - t0;
-  if (answer.state !== "accepted")
-    throw new Error(`${b.label}: swap not accepted: ${JSON.stringify(answer)}`);
-  return ms;
-}
-
-const pct = (v: number[], p: number) => {
-  const s = [...v].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] as number;
-};
 
 async function waitForSocket(path: string, until: number): Promise<void> {
   for (;;) {
@@ -217,15 +144,13 @@ try {
   beds.push(local);
   const remote = await bed("remote", redis, redisServer.url, true);
   beds.push(remote);
-  for (let i = 0; i < warmup; i++) {
-    await fillOnce(local);
-    await fillOnce(remote);
-  }
-  for (const t of timed) t.timing = true;
-  for (let i = 0; i < swaps; i++) {
-    const pair = i % 2 === 0 ? [local, remote] : [remote, local];
-    for (const b of pair) b.ms.push(await fillOnce(b));
-  }
+  await alternate(local, remote, {
+    warmup,
+    swaps,
+    afterWarmup: () => {
+      for (const t of timed) t.timing = true;
+    },
+  });
   const row = (b: Bed) =>
     `${b.label.padEnd(6)} p50 ${pct(b.ms, 50).toFixed(2).padStart(7)} ms   p99 ${pct(b.ms, 99).toFixed(2).padStart(7)} ms`;
   console.log(

@@ -3,45 +3,21 @@
  * (no chain, no Redis, no listener); unknown flags are a usage error listing the known ones. The
  * commands run as an operator runs them: `npm run <script> -- --help`.
  */
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { formatUsage, parseArgv, UsageError } from "../../src/cli/args.ts";
 import { REPO_ROOT } from "../../tooling/processes.ts";
+import { npmRun } from "../support/npm-run.ts";
 
 const scripts = Object.keys(
   (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> })
     .scripts,
 );
 
-function npmRun(
-  script: string,
-  args: string[],
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("npm", ["run", "-s", script, "--", ...args], {
-      cwd: REPO_ROOT,
-      // REDIS_URL as the suite has it, so nothing could start a Redis even if it tried.
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, REDIS_URL: process.env.REDIS_URL },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => {
-      stdout += d;
-    });
-    child.stderr.on("data", (d) => {
-      stderr += d;
-    });
-    const timer = setTimeout(() => child.kill("SIGKILL"), 90_000);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+/** REDIS_URL as the suite has it, so nothing could start a Redis even if it tried. */
+const npmRunHelp = (script: string, args: string[]) =>
+  npmRun(script, args, { REDIS_URL: process.env.REDIS_URL, LOG_LEVEL: undefined });
 
 /** Runs `task` over `items`, `limit` at a time (the machine has two cores). */
 async function pool<T, R>(items: readonly T[], limit: number, task: (x: T) => Promise<R>): Promise<R[]> {
@@ -62,7 +38,7 @@ describe("--help", () => {
     expect(scripts.length).toBeGreaterThan(10);
     const runs = await pool(scripts, 3, async (script) => ({
       script,
-      ...(await npmRun(script, ["--help"])),
+      ...(await npmRunHelp(script, ["--help"])),
     }));
     for (const r of runs) {
       const what = `npm run ${r.script} -- --help\n${r.stdout}\n${r.stderr}`;
@@ -73,7 +49,7 @@ describe("--help", () => {
   }, 300_000);
 
   it("refuses an unknown flag with exit 64, naming it and listing the known flags", async () => {
-    const r = await npmRun("doctor", ["--fxi"]);
+    const r = await npmRunHelp("doctor", ["--fxi"]);
     expect(r.code).toBe(64);
     expect(r.stderr).toContain(
       "npm run doctor: unknown flag --fxi; known flags: --fix, -y, --yes, -h, --help",

@@ -16,8 +16,8 @@ import { startRpcServer } from "../../sandbox/chain/rpc-server.ts";
 import { LocalChain } from "../../src/chain/local/index.ts";
 import { seedFromConfig } from "../../src/chain/local/seed.ts";
 import { freePort, REPO_ROOT, stopChild } from "../../tooling/processes.ts";
-import { npmRun } from "../ops/run.ts";
 import { defaultFileConfig } from "../support/config.ts";
+import { npmRun } from "../support/npm-run.ts";
 import { redisUrl } from "../support/redis.ts";
 import { fileTempDir } from "../support/tmp.ts";
 

@@ -13,24 +13,19 @@
 import { Keypair, PublicKey } from "@solana/web3.js";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type BuildFillParams,
-  buildFillTransaction,
-  fillAmountsFromQuote,
-} from "../../sandbox/fill/builder.ts";
-import { ata, fundTaker, lamports, tokenBalance } from "../../src/chain/local/seed.ts";
+import { buildFillTransaction } from "../../sandbox/fill/builder.ts";
+import { ata, lamports, tokenBalance } from "../../src/chain/local/seed.ts";
 import { temporaryWsolAccount } from "../../src/fill/layout.ts";
 import type { StoredQuote } from "../../src/quote-store/interface.ts";
 import { MINT } from "../support/config.ts";
 import {
-  askQuote,
   type Fetcher,
   type Harness,
-  listen,
-  ObservedChain,
-  observedHarness,
+  type ObservedChain,
+  operatorFillParams,
   postSwap,
 } from "../support/harness.ts";
+import { type SwapBed, swapBed } from "../support/swap-bed.ts";
 import { type MutationContext, mutationArb } from "./mutations.ts";
 
 const SEED = Number(process.env.FUZZ_SEED ?? 18);
@@ -40,8 +35,8 @@ const CONTROL_EVERY = Number(process.env.FUZZ_CONTROL_EVERY ?? 10);
 
 let h: Harness;
 let chain: ObservedChain;
-let server: Awaited<ReturnType<typeof listen>>;
 let http: Fetcher;
+let bed: SwapBed | undefined;
 const taker = Keypair.generate();
 const MINTS = Object.values(MINT).map((m) => new PublicKey(m));
 const oldBlockhashes: string[] = [];
@@ -57,13 +52,14 @@ const report = {
 };
 
 beforeAll(async () => {
-  ({ h, chain } = await observedHarness({}, (c) => new ObservedChain(c)));
-  server = await listen(h.app);
-  http = server.fetch;
-  fundTaker(h.chain, taker.publicKey, {
-    sol: 1_000_000_000_000n,
-    tokens: { [MINT.JUP]: 10n ** 15n, [MINT.USDC]: 10n ** 15n, [MINT.SOL]: 0n },
+  bed = await swapBed({
+    taker,
+    takerFunds: {
+      sol: 1_000_000_000_000n,
+      tokens: { [MINT.JUP]: 10n ** 15n, [MINT.USDC]: 10n ** 15n, [MINT.SOL]: 0n },
+    },
   });
+  ({ h, chain, http } = bed);
 });
 
 afterAll(async () => {
@@ -71,8 +67,7 @@ afterAll(async () => {
   console.log(
     `fuzz (seed ${SEED}): ${report.mutations} mutations, ${report.accepted} accepted (${report.acceptedLanded} landed, ${report.acceptedNotLanded} did not), ${report.mutations - report.accepted} refused; ${report.controls} controls, ${report.controlsExact} landed exactly as quoted\nrefusals: ${refused.map(([k, v]) => `${k} ${v}`).join(", ")}`,
   );
-  await server?.close();
-  await h?.close();
+  await bed?.close();
 });
 
 /** The pairs the shipped config trades, both SPL and native-SOL legs. */
@@ -136,25 +131,12 @@ async function freshQuote(pairIndex: number, size: number) {
   if (res.status !== 200) throw new Error(`quote answered ${res.status}: ${await res.text()}`);
   const stored = await h.store.get(`fuzz-q-${SEED}-${n}`);
   if (!stored) throw new Error("quote not stored");
-  const { blockhash } = await h.chain.getLatestBlockhash();
-  if (oldBlockhashes.at(-1) !== blockhash) oldBlockhashes.push(blockhash);
-  const program = (mint: string) => new PublicKey(h.config.tokensByMint.get(mint)!.tokenProgram);
-  const params: BuildFillParams = {
-    maker: h.maker.publicKey,
-    taker: taker.publicKey,
-    inputMint: new PublicKey(stored.request.tokenIn),
-    outputMint: new PublicKey(stored.request.tokenOut),
-    inputTokenProgram: program(stored.request.tokenIn),
-    outputTokenProgram: program(stored.request.tokenOut),
-    ...fillAmountsFromQuote(stored),
-    expireAt: BigInt(Math.floor(stored.expiresAtMs / 1000)),
-    computeUnitLimit: 60_000,
-    computeUnitPrice: BigInt(stored.response.prioritizationFeeToUse ?? 10_000),
-    recentBlockhash: blockhash,
+  const params = await operatorFillParams(h, stored, taker.publicKey, {
     createTakerOutputAta: false,
     nativeSolIn: pair.nativeSolIn,
     nativeSolOut: pair.nativeSolOut,
-  };
+  });
+  if (oldBlockhashes.at(-1) !== params.recentBlockhash) oldBlockhashes.push(params.recentBlockhash);
   return { stored, params };
 }
 

@@ -6,7 +6,6 @@
  * `npm run report` (a real process on the PostgreSQL server: csv, json, usage errors) and through
  * the admin API on a real socket (GET /admin/fees, GET /admin/fills).
  */
-import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Ledger } from "../../src/ledger/ledger.ts";
 import { Ledger as LedgerClass } from "../../src/ledger/ledger.ts";
@@ -23,9 +22,9 @@ import {
   reportRange,
   volumeByPair,
 } from "../../src/ledger/report.ts";
-import { REPO_ROOT } from "../../tooling/processes.ts";
 import { MINT } from "../support/config.ts";
 import { listen } from "../support/harness.ts";
+import { npmRun } from "../support/npm-run.ts";
 import { testService } from "../support/service.ts";
 import { BACKENDS, decision, freshDatabase, freshLedger, settlement } from "./support.ts";
 
@@ -196,25 +195,7 @@ describe.each(BACKENDS)("ledger reports on %s", (backend) => {
   });
 });
 
-function npmReport(args: string[], env: Record<string, string>) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn("npm", ["run", "-s", "report", "--", ...args], {
-      cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: "silent", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => {
-      stdout += d;
-    });
-    child.stderr.on("data", (d) => {
-      stderr += d;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const npmReport = (args: string[], env: Record<string, string>) => npmRun("report", args, env);
 
 describe("npm run report and the admin API", () => {
   let url: string;

@@ -1,18 +1,9 @@
-/**
- * The swap path into the ledger, end to end over a real socket, a real Redis journal and each ledger
- * backend: an honest fill that lands is one accepted decision and one landed fill whose fee equals the
- * fee line the journal booked and whose slot is the chain's; a retry of the same swap adds nothing;
- * refusals are rows with their reason. Across a restart (the first instance's writer died holding
- * entries it never acknowledged) the next instance writes them, still one row each.
- */
-import { Keypair } from "@solana/web3.js";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { fundTaker } from "../../src/chain/local/seed.ts";
 import type { Ledger } from "../../src/ledger/ledger.ts";
 import { feesOwedByMint } from "../../src/ledger/report.ts";
-import { MINT } from "../support/config.ts";
-import { askQuote, createHarness, type Harness, listen, operatorFill, postSwap } from "../support/harness.ts";
+import { createHarness, type Harness, listen, postSwap } from "../support/harness.ts";
 import { fileRedis, testRedis } from "../support/redis.ts";
+import { signedJupFill } from "../swap/setup.ts";
 import { BACKENDS, freshLedger } from "./support.ts";
 
 const shared = fileRedis();
@@ -22,17 +13,7 @@ async function honestSwap(
   http: Awaited<ReturnType<typeof listen>>["fetch"],
   jup = 5_000_000_000n,
 ) {
-  const taker = Keypair.generate();
-  fundTaker(h.chain, taker.publicKey, { sol: 100_000_000n, tokens: { [MINT.JUP]: jup } });
-  const { response, stored } = await askQuote(h, http, {
-    tokenIn: MINT.JUP,
-    tokenOut: MINT.USDC,
-    amount: 1_000_000_000n,
-    taker: taker.publicKey,
-  });
-  const tx = await operatorFill(h, stored, taker.publicKey);
-  tx.sign([taker]);
-  const body = { requestId: response.requestId, quoteId: response.quoteId, transaction: tx };
+  const { taker, response, body } = await signedJupFill(h, http, jup);
   return { taker, response, body, swap: await postSwap(http, body) };
 }
 

@@ -26,9 +26,9 @@ import {
 } from "../inventory/support.ts";
 import { cleanupsAfterEach } from "../support/cleanups.ts";
 import { MINT, testConfig } from "../support/config.ts";
+import { npmRun } from "../support/npm-run.ts";
 import { fileRedis, redisUrl } from "../support/redis.ts";
 import { fileTempDir } from "../support/tmp.ts";
-import { npmRun } from "./run.ts";
 
 const { redis, prefix } = fileRedis();
 const dir = fileTempDir("doctor");

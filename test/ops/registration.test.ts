@@ -11,8 +11,8 @@ import { formatRegistration, registration } from "../../src/ops/registration.ts"
 import { KeypairSigner } from "../../src/signer/index.ts";
 import { makeWorld, removeAta, sortedUnionHash, withToken } from "../inventory/support.ts";
 import { MINT } from "../support/config.ts";
+import { npmRun } from "../support/npm-run.ts";
 import { fileTempDir } from "../support/tmp.ts";
-import { npmRun } from "./run.ts";
 
 const dir = fileTempDir("registration");
 

@@ -10,43 +10,22 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_CONFIG_PATH } from "../../config/load.ts";
 import { REPO_ROOT } from "../../tooling/processes.ts";
+import { type NpmRunResult, npmRun } from "../support/npm-run.ts";
 import { fileTempDir } from "../support/tmp.ts";
 
 const dir = fileTempDir("rebalance-cli");
 
-function run(
-  args: string[],
-  config: unknown,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** The environment every run here gets: its own configuration file, data folder, warnings only. */
+const cliEnv = (configPath: string) => ({
+  CONFIG: configPath,
+  DATA_DIR: join(dir, "data"),
+  LOG_LEVEL: "warn",
+});
+
+function run(args: string[], config: unknown): Promise<NpmRunResult> {
   const path = join(dir, `config-${Math.random().toString(36).slice(2)}.json`);
   writeFileSync(path, JSON.stringify(config));
-  return new Promise((resolve, reject) => {
-    const child = spawn("npm", ["run", "-s", "rebalance", "--", ...args], {
-      cwd: REPO_ROOT,
-      env: {
-        PATH: process.env.PATH,
-        HOME: process.env.HOME,
-        CONFIG: path,
-        DATA_DIR: join(dir, "data"),
-        LOG_LEVEL: "warn",
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => {
-      stdout += d;
-    });
-    child.stderr.on("data", (d) => {
-      stderr += d;
-    });
-    const timer = setTimeout(() => child.kill("SIGKILL"), 90_000);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return npmRun("rebalance", args, cliEnv(path));
 }
 
 const base = JSON.parse(readFileSync(DEFAULT_CONFIG_PATH, "utf8")) as Record<string, unknown>;
@@ -99,13 +78,7 @@ describe("npm run rebalance", () => {
       ["--import", "tsx", "src/rebalance/main.ts", "--dry-run", "--loop", "--metrics-port", "0"],
       {
         cwd: REPO_ROOT,
-        env: {
-          PATH: process.env.PATH,
-          HOME: process.env.HOME,
-          CONFIG: path,
-          DATA_DIR: join(dir, "data"),
-          LOG_LEVEL: "warn",
-        },
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, ...cliEnv(path) },
         stdio: ["ignore", "pipe", "pipe"],
       },
     );

@@ -298,20 +298,23 @@ export async function askQuote(
   return { response, stored };
 }
 
-/** The fill the operator builds for a stored quote (sandbox/fill/builder.ts), unsigned. */
-export async function operatorFill(
+/**
+ * The parameters of the fill the operator builds for a stored quote (sandbox/fill/builder.ts), on the
+ * chain's latest blockhash: what `operatorFill` builds, for tests that change them before building.
+ */
+export async function operatorFillParams(
   h: Harness,
   quote: StoredQuote,
   taker: PublicKey,
   overrides: Partial<BuildFillParams> = {},
-): Promise<VersionedTransaction> {
+): Promise<BuildFillParams> {
   const program = (mint: string) => {
     const t = h.config.tokensByMint.get(mint);
     if (!t) throw new Error(`token ${mint} is not configured`);
     return new PublicKey(t.tokenProgram);
   };
   const { blockhash } = await h.chain.getLatestBlockhash();
-  return buildFillTransaction({
+  return {
     maker: h.maker.publicKey,
     taker,
     inputMint: new PublicKey(quote.request.tokenIn),
@@ -325,7 +328,17 @@ export async function operatorFill(
     recentBlockhash: blockhash,
     createTakerOutputAta: !overrides.nativeSolOut,
     ...overrides,
-  });
+  };
+}
+
+/** The fill the operator builds for a stored quote (sandbox/fill/builder.ts), unsigned. */
+export async function operatorFill(
+  h: Harness,
+  quote: StoredQuote,
+  taker: PublicKey,
+  overrides: Partial<BuildFillParams> = {},
+): Promise<VersionedTransaction> {
+  return buildFillTransaction(await operatorFillParams(h, quote, taker, overrides));
 }
 
 /** POST /swap as the operator. */

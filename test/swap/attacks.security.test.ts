@@ -8,10 +8,9 @@
  * Validation runs before the quote is claimed, so none of these can burn the quote: after the whole
  * table, the honest fill for the same quote is still accepted.
  */
-import { Keypair, PublicKey, type VersionedTransaction } from "@solana/web3.js";
+import { Keypair, type VersionedTransaction } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildFillTransaction } from "../../sandbox/fill/builder.ts";
-import { fundTaker, lamports, tokenBalance } from "../../src/chain/local/seed.ts";
 import type { SwapResponse } from "../../src/contract/swap.ts";
 import { ed25519SigningKey, signEd25519 } from "../../src/crypto/ed25519.ts";
 import type { StoredQuote } from "../../src/quote-store/interface.ts";
@@ -26,54 +25,26 @@ import {
 import { MINT } from "../support/config.ts";
 import {
   askQuote,
-  CountingSigner,
-  createHarness,
+  type CountingSigner,
   type Fetcher,
   type Harness,
-  listen,
-  ObservedChain,
+  type ObservedChain,
   postSwap,
 } from "../support/harness.ts";
+import { type SwapBed, swapBed } from "../support/swap-bed.ts";
 
 let h: Harness;
 let signer: CountingSigner;
 let chain: ObservedChain;
-let server: Awaited<ReturnType<typeof listen>>;
 let http: Fetcher;
+let bed: SwapBed;
 const taker = Keypair.generate();
-const MINTS = Object.values(MINT).map((m) => new PublicKey(m));
 
 beforeAll(async () => {
-  h = await createHarness({
-    wrapSigner: (s) => {
-      signer = new CountingSigner(s);
-      return signer;
-    },
-    wrapChain: (c) => {
-      chain = new ObservedChain(c);
-      return chain;
-    },
-  });
-  server = await listen(h.app);
-  http = server.fetch;
-  fundTaker(h.chain, taker.publicKey, {
-    sol: 5_000_000_000n,
-    tokens: { [MINT.JUP]: 100_000_000_000n, [MINT.USDC]: 100_000_000_000n },
-  });
+  bed = await swapBed({ taker });
+  ({ h, signer, chain, http } = bed);
 });
-afterAll(async () => {
-  await server.close();
-  await h.close();
-});
-
-function allBalances(): Record<string, bigint> {
-  const out: Record<string, bigint> = {};
-  for (const who of [taker.publicKey, h.maker.publicKey]) {
-    out[`${who.toBase58()}:lamports`] = lamports(h.chain, who);
-    for (const m of MINTS) out[`${who.toBase58()}:${m.toBase58()}`] = tokenBalance(h.chain, who, m);
-  }
-  return out;
-}
+afterAll(() => bed.close());
 
 async function scenario(ask: Parameters<typeof askQuote>[2], nativeSolOut = false) {
   const { stored } = await askQuote(h, http, ask);
@@ -98,14 +69,14 @@ async function expectRefusedWithoutTrace(
 ): Promise<SwapResponse> {
   const signsBefore = signer.count;
   const sendsBefore = chain.sends;
-  const before = allBalances();
+  const before = bed.balances();
   const res = await postSwap(http, { requestId, quoteId: quote.quoteId, transaction: tx });
   expect(res.status).toBe(200);
   expect(res.body.state).not.toBe("accepted");
   expect(res.body.txSignature).toBeUndefined();
   expect(signer.count).toBe(signsBefore);
   expect(chain.sends).toBe(sendsBefore);
-  expect(allBalances()).toEqual(before);
+  expect(bed.balances()).toEqual(before);
   return res.body;
 }
 

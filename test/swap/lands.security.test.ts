@@ -5,11 +5,11 @@
  * balance byte for byte where it was. Real socket, real local chain; the chain is observed (sends,
  * blockhash checks and simulations counted), never faked.
  */
-import { Keypair, PublicKey, type VersionedTransaction } from "@solana/web3.js";
+import { Keypair, type VersionedTransaction } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildFillTransaction } from "../../sandbox/fill/builder.ts";
 import { LocalChain } from "../../src/chain/local/index.ts";
-import { fundTaker, lamports, seedFromConfig, tokenBalance } from "../../src/chain/local/seed.ts";
+import { fundTaker, lamports, seedFromConfig } from "../../src/chain/local/seed.ts";
 import type { StoredQuote } from "../../src/quote-store/interface.ts";
 import { CHAIN_STATE_ATTACKS, scenarioFromQuote, signAsTaker, takerLamportsAbove } from "../fill/tamper.ts";
 import { MINT, testConfig } from "../support/config.ts";
@@ -23,42 +23,24 @@ import {
   observedHarness,
   postSwap,
 } from "../support/harness.ts";
+import { type SwapBed, swapBed } from "../support/swap-bed.ts";
 
 let h: Harness;
 let signer: CountingSigner;
 let chain: ObservedChain;
-let server: Awaited<ReturnType<typeof listen>>;
 let http: Fetcher;
+let bed: SwapBed;
 const taker = Keypair.generate();
-const MINTS = Object.values(MINT).map((m) => new PublicKey(m));
 
 beforeAll(async () => {
   // Minute-long blocks: heights move when a test advances them, not while a loaded machine runs it.
   const local = LocalChain.create({ slotMs: 60_000 });
   const maker = Keypair.generate();
   seedFromConfig(local, testConfig().file, maker.publicKey);
-  ({ h, signer, chain } = await observedHarness({ chain: local, maker }, (c) => new ObservedChain(c)));
-  server = await listen(h.app);
-  http = server.fetch;
-  fundTaker(h.chain, taker.publicKey, {
-    sol: 5_000_000_000n,
-    tokens: { [MINT.JUP]: 100_000_000_000n, [MINT.USDC]: 100_000_000_000n },
-  });
+  bed = await swapBed({ harness: { chain: local, maker }, taker });
+  ({ h, signer, chain, http } = bed);
 });
-afterAll(async () => {
-  await server.close();
-  await h.close();
-});
-
-/** Every account of maker and taker, raw bytes and lamports: what a refused fill must not change. */
-function accountBytes(): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const who of [taker.publicKey, h.maker.publicKey]) {
-    out[`${who.toBase58()}:lamports`] = String(lamports(h.chain, who));
-    for (const m of MINTS) out[`${who.toBase58()}:${m.toBase58()}`] = String(tokenBalance(h.chain, who, m));
-  }
-  return out;
-}
+afterAll(() => bed.close());
 
 let sizes = 0n;
 /** A quote for a size no earlier test used: with one blockhash per (minute-long) block, equal terms
@@ -106,13 +88,13 @@ describe("POST /swap refuses fills that cannot land, before sending anything", (
     });
     const tx = fillFor(quote, params);
     const sendsBefore = chain.sends;
-    const before = accountBytes();
+    const before = bed.balances();
     const body = await post(quote, tx);
     expect(body.state).toBe("rejected");
     expect(body.rejectionReason).toMatch(new RegExp(`^${attack.code}: `));
     expect(body.txSignature).toBeUndefined();
     expect(chain.sends).toBe(sendsBefore);
-    expect(accountBytes()).toEqual(before);
+    expect(bed.balances()).toEqual(before);
     expect((await h.inventory.reservations()).some((r) => r.quoteId === quote.quoteId)).toBe(false);
   });
 });
