@@ -83,6 +83,12 @@ export interface Stack {
   children: Child[];
   pids: Record<string, number | undefined>;
   close(): Promise<void>;
+  /** SIGKILLs the webhook process (no shutdown of any kind); resolves once it is gone. */
+  killWebhook(): Promise<void>;
+  /** Starts the webhook again with the same settings, ports and data folder; resolves once ready. */
+  startWebhook(): Promise<void>;
+  /** Stops the webhook gracefully (SIGTERM): its embedded ledger is closed, e.g. for `npm run report`. */
+  stopWebhook(): Promise<void>;
 }
 
 /** Ten thousand whole units of every token by default: far more than any demo or load test moves. */
@@ -186,34 +192,40 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
 
     const webhookPort = opts.ports?.webhook || (await freePort());
     const webhookAdminPort = opts.ports?.webhookAdmin || (await freePort());
-    const webhook = spawnTs(
-      "webhook",
-      "src/main.ts",
-      {
-        HOST: "127.0.0.1",
-        PORT: String(webhookPort),
-        ADMIN_HOST: "127.0.0.1",
-        ADMIN_PORT: String(webhookAdminPort),
-        // A paper deployment in production shape: the shipped static prices, and no key unless given.
-        ALLOW_STATIC_PRICES: "1",
-        ...redisEnv,
-        RPC_URL: chainUrl,
-        // With the remote signer the webhook gets no key setting at all (an inherited one is blanked).
-        ...(signerUrl ? { SIGNER_URL: signerUrl, MAKER_KEYPAIR: "" } : { MAKER_KEYPAIR: makerPath }),
-        DATA_DIR: join(dir, "webhook-data"),
-        LOG_LEVEL: opts.webhookLogLevel ?? "info",
-        CONFIG: configPath,
-        ACCEPTANCE_MODE: "0",
-        ...(opts.webhookAdminApiKey ? { ADMIN_API_KEY: opts.webhookAdminApiKey } : {}),
-        ...(opts.webhookApiKey ? { API_KEY: opts.webhookApiKey } : { API_KEY: "", ALLOW_NO_API_KEY: "1" }),
-      },
-      join(dir, "webhook.log"),
-      [],
-      opts.webhookNodeArgs ?? [],
-    );
+    const webhookEnv: Record<string, string> = {
+      HOST: "127.0.0.1",
+      PORT: String(webhookPort),
+      ADMIN_HOST: "127.0.0.1",
+      ADMIN_PORT: String(webhookAdminPort),
+      // A paper deployment in production shape: the shipped static prices, and no key unless given.
+      ALLOW_STATIC_PRICES: "1",
+      ...redisEnv,
+      RPC_URL: chainUrl,
+      // With the remote signer the webhook gets no key setting at all (an inherited one is blanked).
+      ...(signerUrl ? { SIGNER_URL: signerUrl, MAKER_KEYPAIR: "" } : { MAKER_KEYPAIR: makerPath }),
+      DATA_DIR: join(dir, "webhook-data"),
+      LOG_LEVEL: opts.webhookLogLevel ?? "info",
+      CONFIG: configPath,
+      ACCEPTANCE_MODE: "0",
+      ...(opts.webhookAdminApiKey ? { ADMIN_API_KEY: opts.webhookAdminApiKey } : {}),
+      ...(opts.webhookApiKey ? { API_KEY: opts.webhookApiKey } : { API_KEY: "", ALLOW_NO_API_KEY: "1" }),
+    };
+    // The webhook can be killed and started again (the same settings, ports, data folder and log).
+    const spawnWebhook = (): Child => {
+      const child = spawnTs(
+        "webhook",
+        "src/main.ts",
+        webhookEnv,
+        join(dir, "webhook.log"),
+        [],
+        opts.webhookNodeArgs ?? [],
+      );
+      opts.onSpawn?.(child);
+      return child;
+    };
+    let webhook = spawnWebhook();
     children.push(webhook);
-    opts.onSpawn?.(webhook);
-    closers.push(webhook.stop);
+    closers.push(() => webhook.stop());
     const webhookRoot = `http://127.0.0.1:${webhookPort}`;
     const webhookUrl = `${webhookRoot}${config.basePath}`;
     const webhookAdminUrl = `http://127.0.0.1:${webhookAdminPort}`;
@@ -259,6 +271,20 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         ...(redis.pid ? { redis: redis.pid } : {}),
       },
       close,
+      async killWebhook() {
+        const proc = webhook.proc;
+        if (proc.exitCode !== null || proc.signalCode !== null) return;
+        const exited = new Promise<void>((r) => proc.once("exit", () => r()));
+        proc.kill("SIGKILL");
+        await exited;
+      },
+      async startWebhook() {
+        webhook = spawnWebhook();
+        children.push(webhook);
+        stack.pids.webhook = webhook.proc.pid;
+        await waitForHttp(`${webhookRoot}/ready`, webhook);
+      },
+      stopWebhook: () => webhook.stop(),
     };
     writeFileSync(
       join(dir, "stack.json"),

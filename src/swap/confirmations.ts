@@ -231,10 +231,16 @@ export class ConfirmationTracker {
           settledAtMs: this.now(),
         }
       : undefined;
+    // A landed fill's acceptance goes with its settlement (an idempotent upsert when the swap path
+    // journaled it already): the process that sent it may have died before it could (PendingFill.decision).
+    const records = [
+      ...(record && outcome === "landed" && fill.decision ? [fill.decision] : []),
+      ...(record ? [record] : []),
+    ];
     let owner = true;
     if (t.journaled) {
       try {
-        owner = await journal.settle(fill.quoteId, fee, record);
+        owner = await journal.settle(fill.quoteId, fee, records);
       } catch (err) {
         // Keep it tracked: the next pass reads the same final status and tries again.
         log.warn({ error: errorText(err), outcome }, "fill journal settle failed; retrying on the next poll");
@@ -246,12 +252,12 @@ export class ConfirmationTracker {
     if (t.token) this.opts.fillRate?.settle(t.token, outcome === "landed");
     if (owner) {
       metrics.fills.inc({ outcome });
-      // Not journaled: the settle above did not carry the record; append it on its own.
-      if (!t.journaled && record) {
-        await journal.appendLedger(record).catch((err: unknown) => {
+      // Not journaled: the settle above did not carry the records; append them on their own.
+      for (const r of t.journaled ? [] : records) {
+        await journal.appendLedger(r).catch((err: unknown) => {
           log.warn(
-            { error: errorText(err) },
-            "ledger outbox append failed: this settlement is missing from the ledger",
+            { error: errorText(err), kind: r.kind },
+            "ledger outbox append failed: this record is missing from the ledger",
           );
         });
       }

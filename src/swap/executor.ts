@@ -183,6 +183,8 @@ interface Decision {
 
 /** What `decide` learned on the way, for the ledger's decision record. */
 interface Seen {
+  /** When the request arrived (ms epoch). */
+  receivedAtMs?: number;
   messageHash?: string;
   quote?: StoredQuote;
   fill?: ValidatedFill;
@@ -203,6 +205,8 @@ interface Held {
   fill: ValidatedFill;
   budget: Budget;
   log: Logger;
+  /** What the request revealed so far (for its ledger record). */
+  seen: Seen;
 }
 
 const decided = (response: SwapResponse): Decision => {
@@ -250,7 +254,7 @@ export class SwapExecutor implements SwapHandler {
   async execute(req: SwapRequest, log: Logger): Promise<SwapResponse> {
     const receivedAtMs = this.now();
     const budget = new Budget(receivedAtMs + this.budgetMs, this.now);
-    const seen: Seen = {};
+    const seen: Seen = { receivedAtMs };
     let decision: Decision;
     try {
       decision = await this.decide(req, log, budget, seen);
@@ -332,7 +336,7 @@ export class SwapExecutor implements SwapHandler {
     if (notHeld) return notHeld;
 
     // From here on this caller alone holds the quote; every answer is recorded on the claim.
-    const held: Held = { req, quote, tx, fill: validation.fill, budget, log };
+    const held: Held = { req, quote, tx, fill: validation.fill, budget, log, seen };
     const decision =
       (await this.checkTimeAndFunds(held)) ?? (await this.reserve(held)) ?? (await this.signAndSend(held));
     if (decision.releaseClaim) {
@@ -491,7 +495,7 @@ export class SwapExecutor implements SwapHandler {
    * Step 8: co-sign, pre-flight, journal, send, answer. Any refusal before the send releases the
    * reservation; a failed pre-flight also gives the quote back (Decision.releaseClaim).
    */
-  private async signAndSend({ req, quote, tx, fill, budget, log }: Held): Promise<Decision> {
+  private async signAndSend({ req, quote, tx, fill, budget, log, seen }: Held): Promise<Decision> {
     const { quoteId } = req;
     // Defence in depth: never sign a message whose fee payer is not our key.
     if (!tx.message.staticAccountKeys[0]?.equals(this.opts.signer.publicKey)) {
@@ -552,6 +556,17 @@ export class SwapExecutor implements SwapHandler {
         baseAmount: where.side === "sell" ? amountOut : amountIn,
         quoteAmount: where.side === "sell" ? amountIn : amountOut,
       };
+    }
+    // The acceptance this fill answers if the send succeeds, journaled with it (see PendingFill.decision).
+    if (this.opts.ledgerJournal) {
+      pending.decision = decisionRecord(
+        this.opts.config,
+        req,
+        accepted(quoteId, txSignature),
+        seen,
+        seen.receivedAtMs ?? this.now(),
+        this.now(),
+      );
     }
     const journaled = await this.opts.confirmations.record(
       pending,
