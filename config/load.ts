@@ -129,7 +129,7 @@ function modeOf(env: EnvConfig): Mode {
   }
   if (env.SIGNER_URL && redisSetting(env) === undefined) {
     throw new ConfigError(
-      "env: SIGNER_URL: requires REDIS_URL (the signer reads each quote itself from the shared store)",
+      "env: SIGNER_URL: requires REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS (the signer reads each quote itself from the shared store)",
     );
   }
   if (env.SIGNER_URL?.startsWith("https://")) {

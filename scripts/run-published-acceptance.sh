@@ -12,13 +12,6 @@
 # Exits non-zero unless both runs pass.
 set -euo pipefail
 
-usage() { printf '%b\n' "usage: npm run acceptance:published -- <toolkit clone or git dir> [scratch-dir] [port]\n\nRuns the operator's published acceptance suite, as published, twice against one\nACCEPTANCE_MODE=1 npm start (from a scratch dir outside the repository)."; }
-case "${1:-}" in
-  -h | --help) usage; exit 0 ;;
-  -*) echo "$(basename "$0"): unknown flag $1; known flags: -h, --help" >&2; usage >&2; exit 64 ;;
-  "") usage >&2; exit 64 ;;
-esac
-
 usage() {
   cat <<USAGE
 usage: npm run acceptance:published -- <toolkit> [scratch-dir] [port]
@@ -35,7 +28,8 @@ USAGE
 }
 case "${1:-}" in
   -h | --help) usage; exit 0 ;;
-  -*) echo "npm run acceptance:published: unknown flag $1; known flags: -h, --help" >&2; exit 64 ;;
+  -*) echo "npm run acceptance:published: unknown flag $1; known flags: -h, --help" >&2; usage >&2; exit 64 ;;
+  "") usage >&2; exit 64 ;;
 esac
 
 toolkit=${1:?usage: $0 <toolkit checkout or git dir> [scratch-dir] [port]}
@@ -43,14 +37,9 @@ scratch=${2:-$(mktemp -d -t rfq-toolkit-XXXXXX)}
 port=${3:-18480}
 repo=$(cd "$(dirname "$0")/.." && pwd)
 
-case "$(cd "$scratch" 2>/dev/null && pwd || echo "$scratch")/" in
-  "$repo"/*) echo "scratch dir must be outside the repository ($repo)" >&2; exit 2 ;;
-esac
-mkdir -p "$scratch"
-
-echo "exporting the toolkit's tests/ into $scratch"
-git -C "$toolkit" archive HEAD tests | tar -x -C "$scratch"
-(cd "$scratch/tests" && npm install --no-audit --no-fund >/dev/null)
+# shellcheck source=scripts/published-toolkit.sh
+. "$repo/scripts/published-toolkit.sh"
+export_toolkit_tests "$toolkit" "$scratch" "$repo"
 
 data=$(mktemp -d -t rfq-acceptance-data-XXXXXX)
 log="$scratch/webhook.log"
@@ -59,7 +48,7 @@ echo "starting ACCEPTANCE_MODE=1 npm start on 127.0.0.1:$port (log: $log)"
 (cd "$repo" && exec setsid env ACCEPTANCE_MODE=1 PORT="$port" HOST=127.0.0.1 DATA_DIR="$data" \
   LOG_LEVEL=warn npm start) >"$log" 2>&1 &
 server=$!
-trap 'kill -- -"$server" 2>/dev/null; wait "$server" 2>/dev/null; rm -rf "$data"' EXIT
+trap 'kill -- -"$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; rm -rf "$data"' EXIT
 
 for _ in $(seq 1 60); do
   curl -sf "http://127.0.0.1:$port/health" >/dev/null && break

@@ -23,21 +23,16 @@ scratch=${2:-$(mktemp -d -t rfq-toolkit-XXXXXX)}
 repo=$(cd "$(dirname "$0")/.." && pwd)
 export CHAIN_PORT=${CHAIN_PORT:-18899} WEBHOOK_PORT=${WEBHOOK_PORT:-18080} OPERATOR_PORT=${OPERATOR_PORT:-18090}
 
-case "$(cd "$scratch" 2>/dev/null && pwd || echo "$scratch")/" in
-  "$repo"/*) echo "scratch dir must be outside the repository ($repo)" >&2; exit 2 ;;
-esac
-mkdir -p "$scratch"
-
-echo "exporting the toolkit's tests/ into $scratch"
-git -C "$toolkit" archive HEAD tests | tar -x -C "$scratch"
-(cd "$scratch/tests" && npm install --no-audit --no-fund >/dev/null)
+# shellcheck source=scripts/published-toolkit.sh
+. "$repo/scripts/published-toolkit.sh"
+export_toolkit_tests "$toolkit" "$scratch" "$repo"
 
 log="$scratch/sandbox.log"
 echo "starting npm run sandbox (log: $log)"
 # Its own process group (setsid), so that stopping it stops npm and everything under it.
 (cd "$repo" && exec setsid npm run sandbox) >"$log" 2>&1 &
 sandbox=$!
-trap 'kill -TERM -- -"$sandbox" 2>/dev/null; wait "$sandbox" 2>/dev/null' EXIT
+trap 'kill -TERM -- -"$sandbox" 2>/dev/null || true; wait "$sandbox" 2>/dev/null || true' EXIT
 for _ in $(seq 1 120); do
   grep -q "sandbox ready" "$log" && break
   kill -0 "$sandbox" 2>/dev/null || { cat "$log" >&2; exit 1; }

@@ -176,7 +176,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
           SIGNER_KEYPAIR: makerPath,
           SIGNER_SOCKET: socketPath,
           SIGNER_LIMITS: signerLimits,
-          REDIS_URL: redis.url,
+          ...redisEnv,
           CONFIG: configPath,
           LOG_LEVEL: "info",
         },

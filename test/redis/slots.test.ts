@@ -1,7 +1,7 @@
 /**
  * Every multi-key operation keeps its keys in one cluster slot. Statically, from the key builders the
  * stores use (for arbitrary ids and prefixes): the quote store's put and release scripts, the
- * inventory ledger's scripts, the fill journal's settle script. Against the real test cluster: the slot
+ * inventory ledger's scripts, the fill journal's settle script, the signer service's record-and-spend script. Against the real test cluster: the slot
  * function agrees with CLUSTER KEYSLOT, and a multi-key command across slots is refused (CROSSSLOT),
  * which is what makes the suites' cluster runs (test/support/redis.ts `topologies`) fail on a new one.
  */
@@ -10,6 +10,7 @@ import { Cluster } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { ledgerKeys } from "../../inventory/ledger-redis.ts";
 import { quoteKeys } from "../../src/quote-store/redis.ts";
+import { signerKeys } from "../../src/signer/service/limits.ts";
 import { journalKeys } from "../../src/swap/journal/redis.ts";
 import { clusterNodes } from "../support/redis.ts";
 import { keySlot } from "../support/slot.ts";
@@ -31,6 +32,16 @@ describe("multi-key operations stay in one slot (key builders)", () => {
   it("puts all seven ledger keys of one maker in one slot", () => {
     fc.assert(fc.property(prefix, id, (p, maker) => oneSlot(ledgerKeys(p, maker))));
     expect(ledgerKeys("rfq:inv:", "M")).toHaveLength(7);
+  });
+
+  it("puts the signer service's replay record and the token's minute and day windows in one slot", () => {
+    const mint = fc.string({ minLength: 32, maxLength: 44 }).filter((s) => !/[{}]/.test(s));
+    fc.assert(
+      fc.property(prefix, id, mint, fc.integer({ min: 0, max: 2 ** 45 }), (p, hash, m, now) =>
+        oneSlot(Object.values(signerKeys(p, hash, m, now))),
+      ),
+    );
+    expect(oneSlot(Object.values(signerKeys("rfq:signer:", "hash", "mint", Date.now())))).toBe(true);
   });
 
   it("puts the journal's pending hash and fee list in one slot", () => {

@@ -6,10 +6,12 @@
  * webhook's own validation never runs.
  */
 import { spawnSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { connect as tlsConnect } from "node:tls";
 import { Keypair, VersionedTransaction } from "@solana/web3.js";
+import { Cluster } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../config/load.ts";
 import { buildFillTransaction } from "../../sandbox/fill/builder.ts";
@@ -26,7 +28,7 @@ import { type SignerService, startSignerService } from "../../src/signer/service
 import { FILL_ATTACKS, honestFillParams, scenarioFromQuote, signAsTaker, tokenMap } from "../fill/tamper.ts";
 import { MINT } from "../support/config.ts";
 import { storedQuote } from "../support/quotes.ts";
-import { fileRedis, redisUrl } from "../support/redis.ts";
+import { clusterNodes, deleteKeys, fileRedis, mastersOf, redisUrl } from "../support/redis.ts";
 import { makeTestPki, type TestPki } from "../support/tls.ts";
 import { fileTempDir } from "../support/tmp.ts";
 
@@ -337,6 +339,74 @@ describe("starting the signer", () => {
       `fix: chmod 600 ${next}`,
     );
   });
+
+  it("refuses to start without the webhook's Redis, naming every setting that can give it", async () => {
+    const { REDIS_URL: _r, ...noRedis } = env();
+    await expect(startSignerService(noRedis, { redis })).rejects.toThrow(
+      "env: REDIS_URL | REDIS_CLUSTER_NODES | REDIS_SENTINELS: required: the webhook's Redis",
+    );
+    await expect(
+      startSignerService({ ...env(), REDIS_CLUSTER_NODES: "127.0.0.1:7000" }, { redis }),
+    ).rejects.toThrow("REDIS_URL, REDIS_CLUSTER_NODES: set only one Redis topology");
+  });
+
+  it.skipIf(!clusterNodes())(
+    "runs on a Redis Cluster named as the webhook names it (REDIS_CLUSTER_NODES): reads the quote there and keeps its record there",
+    async () => {
+      const nodes = clusterNodes()!;
+      const cluster = { redis: new Cluster(nodes), prefix: `test:${randomUUID()}:` };
+      const clusterStore = new RedisQuoteStore(cluster.redis, `${cluster.prefix}quote:`);
+      const { REDIS_URL: _r, ...noUrl } = env();
+      const sock = join(dir, "cluster.sock");
+      const s = await startSignerService(
+        {
+          ...noUrl,
+          SIGNER_SOCKET: sock,
+          REDIS_CLUSTER_NODES: nodes.map((n) => `${n.host}:${n.port}`).join(","),
+        },
+        { redisPrefix: cluster.prefix, log: createLogger("silent") },
+      );
+      const client = await RemoteSigner.connect({ url: `unix://${sock}` });
+      try {
+        const q = storedQuote({
+          quoteId: `cluster-${Date.now()}`,
+          maker: maker.publicKey,
+          taker: taker.publicKey,
+          tokenIn: MINT.USDC,
+          tokenOut: MINT.JUP,
+          amountIn: 1_000_000n,
+          amountOut: 1_000_000n,
+          quoteType: "exactIn",
+          feeBps: 0,
+          createdAtMs: Date.now(),
+        });
+        await clusterStore.put(q);
+        const tx = honestFill(q);
+        const bytes = tx.serialize();
+        await client.sign(tx, { quoteId: q.quoteId });
+        expect(verifyEd25519(tx.message.serialize(), tx.signatures[0]!, maker.publicKey.toBytes())).toBe(
+          true,
+        );
+        // Its record is on the cluster: the same bytes are refused, and the record key is there.
+        const again = VersionedTransaction.deserialize(bytes);
+        expect((await refusal(client.sign(again, { quoteId: q.quoteId }))).code).toBe(
+          SignerRefusalCode.ALREADY_SIGNED,
+        );
+        const records = (
+          await Promise.all(
+            mastersOf(cluster.redis).map((m) => m.keys(`${cluster.prefix}*{signer}:signed:*`)),
+          )
+        ).flat();
+        expect(records).toHaveLength(1);
+      } finally {
+        client.close();
+        await s.close();
+        await deleteKeys(cluster.redis, `${cluster.prefix}*`);
+        cluster.redis.disconnect();
+      }
+    },
+    30_000,
+  );
 
   it("refuses to start without a listener, and TLS without its three files", async () => {
     const { SIGNER_SOCKET: _s, ...noListener } = env();

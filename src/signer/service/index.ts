@@ -8,7 +8,9 @@
  *   SIGNER_SOCKET        Unix socket path to listen on (created mode 0600)
  *   SIGNER_TLS_LISTEN    host:port for mutual TLS, with SIGNER_TLS_CERT, SIGNER_TLS_KEY, SIGNER_TLS_CLIENT_CA
  *   SIGNER_LIMITS        the limits file (limits.ts; required)
- *   REDIS_URL            the webhook's Redis (required: the quotes and the signer's own record)
+ *   REDIS_URL | REDIS_CLUSTER_NODES | REDIS_SENTINELS (+ REDIS_SENTINEL_MASTER), and REDIS_USERNAME,
+ *   REDIS_PASSWORD, REDIS_TLS_*: the webhook's Redis, named exactly as the webhook names it (required:
+ *   the quotes and the signer's own record; one topology, src/redis/client.ts)
  *   CONFIG               the webhook's configuration file (tokens, limits.maxFeeLamports, redisPrefix)
  *   LOG_LEVEL            as the webhook's
  */
@@ -21,11 +23,18 @@ import {
   DEFAULT_CONFIG_PATH,
   parseEnv,
   parseFileConfig,
+  REDIS_TOPOLOGY_SETTINGS,
   redisKeys,
 } from "../../../config/load.ts";
 import { createLogger, type Logger } from "../../observability/logger.ts";
 import { RedisQuoteStore } from "../../quote-store/redis.ts";
-import { createRedisClient, type RedisClient, redisAddress, waitReady } from "../../redis/client.ts";
+import {
+  createRedisClient,
+  type RedisClient,
+  type RedisTarget,
+  redisTarget,
+  waitReady,
+} from "../../redis/client.ts";
 import { assertPrivateKeyFile, readKeypairFile } from "../index.ts";
 import type { SignerRequest, SignerResponse } from "../protocol.ts";
 import { loadLimits, SignerLedger } from "./limits.ts";
@@ -53,15 +62,25 @@ export const signerEnvSchema = z.object({
   SIGNER_LIMITS: z
     .string()
     .min(1, "required: the signer's limits file (see config/signer-limits.example.json)"),
-  REDIS_URL: z.url({ protocol: /^rediss?$/, error: "required: the webhook's Redis (redis://...)" }),
   CONFIG: optional,
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
-export type SignerEnv = z.infer<typeof signerEnvSchema>;
+export type SignerEnv = z.infer<typeof signerEnvSchema> & {
+  /** The webhook's Redis, from the same REDIS_* settings the webhook reads (config/load.ts parseEnv). */
+  redis: RedisTarget;
+};
 
 /** Parses the signer's environment; throws ConfigError naming each offending setting. */
 export function parseSignerEnv(env: Record<string, string | undefined>): SignerEnv {
   const parsed = signerEnvSchema.safeParse(env);
+  // The Redis settings are the webhook's own (one parser, one factory): every topology it can use.
+  const redisVars = Object.fromEntries(Object.entries(env).filter(([k]) => k.startsWith("REDIS_")));
+  const target = redisTarget(parseEnv(redisVars));
+  if (!target) {
+    throw new ConfigError(
+      `env: ${REDIS_TOPOLOGY_SETTINGS.join(" | ")}: required: the webhook's Redis (the quotes and the signer's own record)`,
+    );
+  }
   if (!parsed.success) {
     throw new ConfigError(
       parsed.error.issues.map((i) => `env: ${i.path.join(".")}: ${i.message}`).join("\n"),
@@ -77,7 +96,7 @@ export function parseSignerEnv(env: Record<string, string | undefined>): SignerE
     if (missing.length)
       throw new ConfigError(`env: ${missing.join(", ")}: required with SIGNER_TLS_LISTEN (mutual TLS)`);
   }
-  return e;
+  return { ...e, redis: target };
 }
 
 export interface SignerService {
@@ -128,9 +147,9 @@ export async function startSignerService(
   try {
     let redis = opts.redis;
     if (!redis) {
-      const owned = createRedisClient(env.REDIS_URL, { client: "signer", log });
+      const owned = createRedisClient(env.redis, { client: "signer", log });
       closers.push(async () => owned.disconnect());
-      await waitReady(owned, "REDIS_URL", redisAddress(env.REDIS_URL), 5_000);
+      await waitReady(owned, env.redis.setting, env.redis.address, 5_000);
       redis = owned;
     }
     const prefixes = redisKeys(file, opts.redisPrefix);

@@ -118,6 +118,24 @@ interface Scripted {
   ): Promise<number>;
 }
 
+/**
+ * The three keys one signature's script touches: its replay record and the token's minute and day
+ * windows. One `{signer}` hash tag, so one cluster slot (test/redis/slots.test.ts).
+ */
+export function signerKeys(
+  prefix: string,
+  messageHash: string,
+  mint: string,
+  nowMs: number,
+): { record: string; minute: string; day: string } {
+  const base = `${prefix}{signer}:`;
+  return {
+    record: `${base}signed:${messageHash}`,
+    minute: `${base}spent:${mint}:m:${Math.floor(nowMs / 60_000)}`,
+    day: `${base}spent:${mint}:d:${Math.floor(nowMs / 86_400_000)}`,
+  };
+}
+
 /** How long the signer remembers a signed message: far past any blockhash's life (a day). */
 export const SIGNED_RECORD_TTL_MS = 24 * 60 * 60_000;
 
@@ -145,13 +163,11 @@ export class SignerLedger {
     limits: TokenLimits;
     nowMs: number;
   }): Promise<SpendResult> {
-    const minute = Math.floor(input.nowMs / 60_000);
-    const day = Math.floor(input.nowMs / 86_400_000);
-    const base = `${this.prefix}{signer}:`;
+    const keys = signerKeys(this.prefix, input.messageHash, input.mint, input.nowMs);
     const r = await (this.redis as unknown as Scripted).rfqSignerRecordAndSpend(
-      `${base}signed:${input.messageHash}`,
-      `${base}spent:${input.mint}:m:${minute}`,
-      `${base}spent:${input.mint}:d:${day}`,
+      keys.record,
+      keys.minute,
+      keys.day,
       input.quoteId,
       input.amount.toString(),
       input.limits.perMinute.toString(),
