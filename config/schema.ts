@@ -437,6 +437,25 @@ export const envSchema = z.object({
   SIGNER_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(2_000),
   /** One or more comma-separated JSON-RPC URLs; the first is read from, all are sent to. */
   RPC_URL: optionalNonEmpty,
+  /**
+   * One or more comma-separated Jito-style block engine URLs (https://host, optionally with a path
+   * prefix and `?uuid=`); bundles go to all, statuses are read from the first that knows them. Unset:
+   * the local bundle engine over the paper setup's chain, none in production.
+   */
+  BUNDLE_URL: optionalNonEmpty.pipe(
+    z
+      .string()
+      .refine(
+        (v) =>
+          v
+            .split(",")
+            .map((s) => s.trim())
+            .filter(Boolean)
+            .every((u) => /^https?:\/\/[^\s]+$/.test(u) && URL.canParse(u)),
+        "comma-separated http(s) block engine URLs",
+      )
+      .optional(),
+  ),
   ACCEPTANCE_MODE: boolFlag,
   /** Folder for generated state in the embedded default (maker key). */
   DATA_DIR: z.string().min(1).default("data"),

@@ -24,7 +24,7 @@ import { AcceptanceSwapHandler } from "./acceptance/swap.ts";
 import { createApp, createOpsApp } from "./app.ts";
 import type { Chain } from "./chain/interface.ts";
 import type { SeededToken } from "./chain/local/seed.ts";
-import { type MadeChain, makeChain } from "./chain/make.ts";
+import { type MadeBundlePort, type MadeChain, makeBundlePort, makeChain } from "./chain/make.ts";
 import { parseRpcUrls, probeRpcEndpoint, redactUrl } from "./chain/rpc.ts";
 import { describeCause, StartupError } from "./errors/startup.ts";
 import type { Ledger } from "./ledger/ledger.ts";
@@ -54,6 +54,8 @@ export interface ComposeOptions {
   /** Overrides the config's `redisPrefix` (tests isolate themselves with it). */
   redisPrefix?: string;
   chain?: Chain;
+  /** The bundle port (default: makeBundlePort's choice for this configuration and chain). */
+  bundles?: MadeBundlePort;
   signer?: Signer;
   now?: () => number;
   /** Swap-path tunables (budget, step timeouts, confirmation poll interval); see src/swap/service.ts. */
@@ -88,6 +90,8 @@ export interface Service {
   metrics: Metrics;
   store: QuoteStore;
   chain: Chain;
+  /** How permissioned fills land atomically (a block engine, or the local one), or why they cannot. */
+  bundles: MadeBundlePort;
   signer: Signer;
   inventory: Inventory;
   controls: Controls;
@@ -198,6 +202,11 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
   if (!opts.chain && config.env.RPC_URL) metrics.watchRpc();
   const seeded = made.seeded;
   closers.push(() => chain.close());
+  const bundles = opts.bundles ?? (await makeBundlePort(config.env, chain));
+  if (bundles.port) {
+    const port = bundles.port;
+    closers.push(() => port.close());
+  }
 
   const store: QuoteStore = redis
     ? new RedisQuoteStore(redis, keys.quotes, now, config.file.limits.quoteRetainAfterExpiryMs)
@@ -371,6 +380,7 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
     metrics,
     store,
     chain,
+    bundles,
     signer,
     inventory,
     controls,

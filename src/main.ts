@@ -40,6 +40,7 @@ function banner(service: Service, url: string, opsUrl: string, ledger: string): 
     `  config:      ${config.configPath}`,
     `  quote store: ${service.redis ? "redis" : "in-memory (single instance)"}`,
     `  chain:       ${service.chain.description}`,
+    `  bundles:     ${service.bundles.port ? service.bundles.note : `none (${service.bundles.reason})`}`,
     `  fill ledger: ${ledger}`,
     `  api key:     ${config.env.API_KEY ? "required (X-API-KEY)" : "none"}`,
     `  /tokens:\n    ${symbols(service.tokenLists.tokens()) || "(none)"}`,

@@ -4,7 +4,8 @@
  *   npm run chain                        # config/chain.json, tokens from config/default.json
  *   CHAIN_SEED=my-seed.json CONFIG=my-config.json npm run chain
  *
- * Then point the service at it: RPC_URL=http://127.0.0.1:8899 (with the same maker keypair). The
+ * Then point the service at it: RPC_URL=http://127.0.0.1:8899 (with the same maker keypair), and
+ * BUNDLE_URL=http://127.0.0.1:8899 for bundles (the local bundle engine behind Jito's API). The
  * order-engine fill is emulated (see src/chain/local/index.ts): this is a paper chain, not a validator.
  */
 import { readFileSync } from "node:fs";
@@ -59,6 +60,7 @@ export async function runChainServer(seed: ChainSeed, tokens: readonly TokenConf
   const server = await startRpcServer(chain, { host: seed.host, port: seed.port });
   const lines = [
     `local chain (LiteSVM, order-engine fill emulated) listening on ${server.url}`,
+    `  bundle engine (Jito API, BUNDLE_URL=${server.bundleUrl}) at ${server.bundleUrl}/api/v1/bundles, ${server.bundles.tipAccounts.length} tip accounts`,
     `  maker ${maker.key.toBase58()}  [${maker.note}]  ${lamports(chain, maker.key)} lamports`,
     ...seeded.map(
       (s) =>

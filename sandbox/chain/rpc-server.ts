@@ -7,12 +7,20 @@
  * -32002 preflight (simulation) failure, -32003 signature verification failure, -32602 invalid
  * params, -32601 unknown method. Only base64 account data is served (web3.js asks for base64).
  *
+ * It also serves a Jito-style block engine's API over the local bundle engine
+ * (src/chain/local/bundle-engine.ts), so the production bundle client runs unchanged against it:
+ * POST `/api/v1/bundles` (and `/api/v1/<method>`, as Jito serves them) answers `sendBundle`
+ * (`[[tx, ...], {"encoding": "base64" | "base58"}]`, base58 by default, as Jito), `getTipAccounts`,
+ * `getInflightBundleStatuses` and `getBundleStatuses` (up to 5 ids each), with Jito's envelopes.
+ *
  * Listen on loopback only: it can mint SOL (`requestAirdrop`).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { PublicKey, VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
+import { MAX_BUNDLE_TRANSACTIONS } from "../../src/chain/bundle.ts";
+import { LocalBundleEngine } from "../../src/chain/local/bundle-engine.ts";
 import type { LocalChain } from "../../src/chain/local/index.ts";
 import { readMint, readTokenAccount } from "../../src/chain/local/spl-state.ts";
 
@@ -21,10 +29,15 @@ export interface RpcServerOptions {
   port?: number;
   /** Largest request body, bytes (default 1 MiB). */
   maxBodyBytes?: number;
+  /** The bundle engine behind `/api/v1/*` (default: a new one over `chain`). */
+  bundles?: LocalBundleEngine;
 }
 
 export interface RpcServer {
   readonly url: string;
+  /** The block engine API's base URL (BUNDLE_URL): the same server, `/api/v1/bundles` beneath it. */
+  readonly bundleUrl: string;
+  readonly bundles: LocalBundleEngine;
   readonly server: Server;
   close(): Promise<void>;
 }
@@ -319,25 +332,109 @@ export class LocalRpcHandler {
 
   /** One JSON-RPC request object to its response object. */
   respond(req: JsonRpcRequest): Record<string, unknown> {
-    const id = req.id ?? null;
-    if (req.jsonrpc !== "2.0" || typeof req.method !== "string") {
-      return { jsonrpc: "2.0", id, error: { code: -32600, message: "Invalid request" } };
+    return respondWith(req, (method, params) => this.handle(method, params));
+  }
+}
+
+/** Jito's limit on ids per status query. */
+const MAX_STATUS_IDS = 5;
+
+/** Answers a Jito-style block engine's JSON-RPC calls against one LocalBundleEngine. */
+export class LocalBundleHandler {
+  constructor(private readonly engine: LocalBundleEngine) {}
+
+  private ids(params: unknown[]): string[] {
+    const ids = param(params, 0, "bundle ids", isStringArray);
+    if (ids.length === 0) throw new RpcError(INVALID_PARAMS, "Invalid params: no bundle ids");
+    if (ids.length > MAX_STATUS_IDS) {
+      throw new RpcError(INVALID_PARAMS, `Invalid params: at most ${MAX_STATUS_IDS} bundle ids`);
     }
-    const params = Array.isArray(req.params) ? req.params : [];
-    try {
-      return { jsonrpc: "2.0", id, result: this.handle(req.method, params) };
-    } catch (e) {
-      if (e instanceof RpcError) {
-        const error: Record<string, unknown> = { code: e.code, message: e.message };
-        if (e.data !== undefined) error.data = e.data;
-        return { jsonrpc: "2.0", id, error };
+    return ids;
+  }
+
+  private envelope<T>(value: T): { context: { slot: number }; value: T } {
+    return { context: { slot: Number(this.engine.chain.blockHeight()) }, value };
+  }
+
+  /** One call; throws RpcError for error answers. */
+  handle(method: string, params: unknown[]): unknown {
+    switch (method) {
+      case "getTipAccounts":
+        return this.engine.tipAccounts.map((k) => k.toBase58());
+      case "sendBundle": {
+        const encoded = param(params, 0, "transactions", isStringArray);
+        if (encoded.length === 0 || encoded.length > MAX_BUNDLE_TRANSACTIONS) {
+          throw new RpcError(
+            INVALID_PARAMS,
+            `bundle must contain 1 to ${MAX_BUNDLE_TRANSACTIONS} transactions, got ${encoded.length}`,
+          );
+        }
+        const cfg = config(params, 1);
+        const txs = encoded.map((t) => decodeTransaction(t, cfg));
+        const out = this.engine.submitBundle(txs);
+        if (out.kind === "refused") throw new RpcError(INVALID_PARAMS, out.error);
+        return out.bundleId;
       }
-      return {
-        jsonrpc: "2.0",
-        id,
-        error: { code: -32603, message: `Internal error: ${(e as Error).message}` },
-      };
+      case "getInflightBundleStatuses":
+        return this.envelope(
+          this.ids(params).map((id) => {
+            const rec = this.engine.record(id);
+            return {
+              bundle_id: id,
+              status: rec?.state === "landed" ? "Landed" : rec?.state === "failed" ? "Failed" : "Invalid",
+              landed_slot: rec?.state === "landed" ? Number(rec.slot) : null,
+            };
+          }),
+        );
+      case "getBundleStatuses":
+        // Landed bundles only, as Jito: any other id is null.
+        return this.envelope(
+          this.ids(params).map((id) => {
+            const rec = this.engine.record(id);
+            if (rec?.state !== "landed") return null;
+            return {
+              bundle_id: id,
+              transactions: rec.signatures,
+              slot: Number(rec.slot),
+              // One chain, no forks: a landed bundle is final at once.
+              confirmation_status: "finalized",
+              err: { Ok: null },
+            };
+          }),
+        );
+      default:
+        throw new RpcError(-32601, "Method not found");
     }
+  }
+
+  respond(req: JsonRpcRequest): Record<string, unknown> {
+    return respondWith(req, (method, params) => this.handle(method, params));
+  }
+}
+
+/** One JSON-RPC request object to its response object, calls answered by `handle`. */
+function respondWith(
+  req: JsonRpcRequest,
+  handle: (method: string, params: unknown[]) => unknown,
+): Record<string, unknown> {
+  const id = req.id ?? null;
+  if (req.jsonrpc !== "2.0" || typeof req.method !== "string") {
+    return { jsonrpc: "2.0", id, error: { code: -32600, message: "Invalid request" } };
+  }
+  const params = Array.isArray(req.params) ? req.params : [];
+  try {
+    return { jsonrpc: "2.0", id, result: handle(req.method, params) };
+  } catch (e) {
+    if (e instanceof RpcError) {
+      const error: Record<string, unknown> = { code: e.code, message: e.message };
+      if (e.data !== undefined) error.data = e.data;
+      return { jsonrpc: "2.0", id, error };
+    }
+    return {
+      jsonrpc: "2.0",
+      id,
+      error: { code: -32603, message: `Internal error: ${(e as Error).message}` },
+    };
   }
 }
 
@@ -377,6 +474,8 @@ function reply(res: ServerResponse, status: number, body: unknown): void {
 /** Starts the JSON-RPC server for `chain` (default 127.0.0.1:8899; port 0 picks a free one). */
 export async function startRpcServer(chain: LocalChain, opts: RpcServerOptions = {}): Promise<RpcServer> {
   const handler = new LocalRpcHandler(chain);
+  const bundles = opts.bundles ?? new LocalBundleEngine(chain);
+  const bundleHandler = new LocalBundleHandler(bundles);
   const limit = opts.maxBodyBytes ?? 1_048_576;
   const server = createServer(async (req, res) => {
     if (req.method === "GET" && req.url === "/health") {
@@ -404,14 +503,17 @@ export async function startRpcServer(chain: LocalChain, opts: RpcServerOptions =
       reply(res, 200, { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } });
       return;
     }
+    // The block engine's API lives under /api/v1 (Jito: /api/v1/bundles, /api/v1/getTipAccounts, ...).
+    const path = (req.url ?? "/").split("?")[0] ?? "/";
+    const h = path.startsWith("/api/v1/") ? bundleHandler : handler;
     if (Array.isArray(parsed)) {
       reply(
         res,
         200,
-        parsed.map((r) => handler.respond((r ?? {}) as JsonRpcRequest)),
+        parsed.map((r) => h.respond((r ?? {}) as JsonRpcRequest)),
       );
     } else {
-      reply(res, 200, handler.respond((parsed ?? {}) as JsonRpcRequest));
+      reply(res, 200, h.respond((parsed ?? {}) as JsonRpcRequest));
     }
   });
   const host = opts.host ?? "127.0.0.1";
@@ -423,8 +525,11 @@ export async function startRpcServer(chain: LocalChain, opts: RpcServerOptions =
     });
   });
   const { port } = server.address() as AddressInfo;
+  const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
   return {
-    url: `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
+    url,
+    bundleUrl: url,
+    bundles,
     server,
     close: () =>
       new Promise<void>((resolve) => {

@@ -67,6 +67,8 @@ export interface Stack {
   dir: string;
   config: FileConfig;
   chainUrl: string;
+  /** The block engine's base URL (BUNDLE_URL): the chain server answers Jito's API under /api/v1. */
+  bundleUrl: string;
   /** The base URL the operator calls (includes the configured basePath). */
   webhookUrl: string;
   /** The webhook's root on the operator's listener (health, ready). */
@@ -201,6 +203,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       ALLOW_STATIC_PRICES: "1",
       ...redisEnv,
       RPC_URL: chainUrl,
+      // The chain server is also the block engine (Jito's API over the local bundle engine).
+      BUNDLE_URL: chainUrl,
       // With the remote signer the webhook gets no key setting at all (an inherited one is blanked).
       ...(signerUrl ? { SIGNER_URL: signerUrl, MAKER_KEYPAIR: "" } : { MAKER_KEYPAIR: makerPath }),
       DATA_DIR: join(dir, "webhook-data"),
@@ -254,6 +258,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       dir,
       config,
       chainUrl,
+      bundleUrl: chainUrl,
       webhookUrl,
       webhookRoot,
       webhookAdminUrl,
@@ -291,6 +296,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       JSON.stringify(
         {
           chainUrl,
+          bundleUrl: chainUrl,
           webhookUrl,
           webhookAdminUrl,
           operatorUrl: operator.url,

@@ -5,8 +5,11 @@
  */
 import type { PublicKey } from "@solana/web3.js";
 import type { Config } from "../../config/load.ts";
+import type { BundlePort } from "./bundle.ts";
+import { JitoBundleClient, parseBundleUrls } from "./bundle-jito.ts";
 import type { Chain } from "./interface.ts";
 import { loadLocalChain } from "./load-local.ts";
+import { LocalBundleEngine } from "./local/bundle-engine.ts";
 import { type SeededToken, seedFromConfig } from "./local/seed.ts";
 import { parseRpcUrls, RpcChain } from "./rpc.ts";
 
@@ -40,4 +43,40 @@ export async function makeChain(
   const local = (await loadLocalChain()).create();
   const seeded = seedFromConfig(local, config.file, maker);
   return { chain: local, seeded, note: "local chain (paper setup, seeded from the configuration)" };
+}
+
+/** The bundle port, or why there is none (then permissioned fills, which need one, are refused). */
+export type MadeBundlePort = { port: BundlePort; note: string } | { port: null; reason: string };
+
+/**
+ * The one choice of bundle port (bundle.ts): a Jito-style block engine client when BUNDLE_URL is set;
+ * else, over the paper setup's local chain, the local bundle engine; else (a production RPC_URL and no
+ * BUNDLE_URL) none, with the reason.
+ */
+export async function makeBundlePort(
+  env: { BUNDLE_URL?: string | undefined; RPC_URL?: string | undefined },
+  chain: Chain,
+  opts: { timeoutMs?: number } = {},
+): Promise<MadeBundlePort> {
+  if (env.BUNDLE_URL) {
+    const port = new JitoBundleClient({
+      urls: parseBundleUrls(env.BUNDLE_URL),
+      chain,
+      ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
+    });
+    return { port, note: port.description };
+  }
+  if (!env.RPC_URL) {
+    const LocalChain = await loadLocalChain();
+    if (chain instanceof LocalChain) {
+      const port = new LocalBundleEngine(chain);
+      return { port, note: `${port.description} (over the local chain)` };
+    }
+  }
+  return {
+    port: null,
+    reason: env.RPC_URL
+      ? "BUNDLE_URL: unset, and a production RPC_URL has no bundle engine of its own: set BUNDLE_URL to a Jito-style block engine"
+      : "BUNDLE_URL: unset, and the chain is not the embedded local chain",
+  };
 }

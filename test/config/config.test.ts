@@ -36,6 +36,8 @@ describe("configuration", () => {
     [{ REDIS_URL: "http://not-redis" }, "env: REDIS_URL"],
     [{ ACCEPTANCE_MODE: "maybe" }, "env: ACCEPTANCE_MODE"],
     [{ CONFIG: "/nonexistent/config.json" }, "env: CONFIG"],
+    [{ BUNDLE_URL: "ftp://engine.example" }, "env: BUNDLE_URL"],
+    [{ BUNDLE_URL: "https://engine.example,not a url" }, "env: BUNDLE_URL"],
   ])("stops on a bad environment value, naming the key (%o)", (env, key) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(key);

@@ -121,6 +121,9 @@ describe("the sandbox with the signer as its own process", () => {
     const manifest = JSON.parse(readFileSync(join(dir, "stack.json"), "utf8"));
     expect(manifest.signer).toMatchObject({ url: `unix://${join(dir, "signer.sock")}` });
     expect(manifest.webhookUrl).toBe(stack.webhookUrl);
+    // The chain server is the block engine too, and the webhook was given it as BUNDLE_URL.
+    expect(manifest.bundleUrl).toBe(stack.chainUrl);
+    expect(readFileSync(join(dir, "webhook.log"), "utf8")).toContain(`bundles:     jito ${stack.chainUrl}`);
   }, 120_000);
 
   it("the webhook process never opens the key file and has no key setting in its environment", () => {

@@ -322,6 +322,15 @@ export class LocalChain implements Chain {
     return { signature, slot: rec.slot, errJson: rec.state === "failed" ? rec.errJson : null, tx: rec.tx };
   }
 
+  /**
+   * Forgets what this chain knows of a signature, so it reads as never sent. For the local bundle
+   * engine (bundle-engine.ts): the transactions of a bundle that failed did not land, their effects
+   * are undone, and their signatures must not read as confirmed or failed.
+   */
+  forget(signature: string): void {
+    this.records.delete(signature);
+  }
+
   async ping(): Promise<boolean> {
     return true;
   }
