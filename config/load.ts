@@ -173,6 +173,8 @@ export interface RedisKeys {
   advertised: string;
   /** The signer service's own record (signed messages, spent limits): src/signer/service/limits.ts. */
   signer: string;
+  /** Issuance reservations and daily totals of permissioned tokens: inventory/issuance/redis.ts. */
+  issuance: string;
   /** Deprecated keys still in use, for a start-up warning. */
   deprecated: string[];
 }
@@ -197,6 +199,7 @@ export function redisKeys(file: FileConfig, override?: string): RedisKeys {
     controls: legacy("controls.redisPrefix", file.controls.redisPrefix, `${p}ctl:`),
     advertised: `${p}advertised`,
     signer: `${p}signer:`,
+    issuance: `${p}iss:`,
     deprecated,
   };
 }

@@ -299,6 +299,47 @@ export const rebalanceSchema = strictObject({
 });
 export type RebalanceConfig = z.infer<typeof rebalanceSchema>;
 
+/**
+ * Who may hold a permissioned token. `allowlist`: the wallets that may buy or sell it (a quote naming
+ * any other taker is a 404 `HOLDER_NOT_ALLOWED`, and its /swap is refused with that code). Unset: any
+ * wallet (for a token whose holder rules are enforced elsewhere, e.g. by the mint's own extensions).
+ */
+export const holderRulesSchema = strictObject({
+  allowlist: z.array(base58Pubkey).min(1).optional(),
+});
+
+/**
+ * Issuance policy of one permissioned token (keyed by its symbol in `issuance`): the maker is its
+ * issuer and mints what a taker buys just before the fill, and burns what a taker sells just after it,
+ * in one bundle with the fill (src/swap/issuance.ts). What the maker can deliver of it is the issuance
+ * left under the caps, not held inventory.
+ */
+export const issuanceSchema = strictObject({
+  /**
+   * The mint authority's public key: the issuer key (ISSUER_KEYPAIR; the paper setup generates
+   * `DATA_DIR/issuer-keypair.json`) or the maker key itself. Unset: the issuer key, whichever it is.
+   * Checked at start against the key actually held.
+   */
+  mintAuthority: base58Pubkey.optional(),
+  /** Mint what the taker buys just before the fill (else: a buy is refused, `ISSUANCE_DISABLED`). */
+  mintOnBuy: z.boolean().default(true),
+  /** Burn what the taker sells just after the fill (else: a sell is refused, `ISSUANCE_DISABLED`). */
+  burnOnSell: z.boolean().default(true),
+  /** The most one fill may mint or burn, smallest units. */
+  maxPerFill: u64String.refine((s) => BigInt(s) > 0n, "must be greater than zero"),
+  /** The most that may be minted, and separately burned, per UTC day across every instance, smallest units. */
+  maxPerDay: u64String.refine((s) => BigInt(s) > 0n, "must be greater than zero"),
+  /**
+   * The price source backing the token (a name in `priceSources`, e.g. a NAV feed in Redis): every
+   * pair that trades the token must price from it.
+   */
+  priceSource: z.string().min(1),
+  holders: holderRulesSchema.default({}),
+  /** Lamports the maker's companion transaction tips to one of the bundle engine's tip accounts. */
+  tipLamports: u64String.default("10000"),
+});
+export type IssuanceConfig = z.infer<typeof issuanceSchema>;
+
 export const fileConfigSchema = strictObject({
   /** Path prefix the operator calls, e.g. "/jupiter/rfq". Empty string for none. */
   basePath: z
@@ -320,6 +361,8 @@ export const fileConfigSchema = strictObject({
   inventory: inventorySchema.default(inventorySchema.parse({})),
   controls: controlsSchema.default(controlsSchema.parse({})),
   rebalance: rebalanceSchema.default(rebalanceSchema.parse({})),
+  /** Issuance policies of permissioned tokens, by symbol (see `issuanceSchema`). */
+  issuance: z.record(z.string(), issuanceSchema).default({}),
 }).superRefine((f, ctx) => {
   // Cross-field rules of the pricing and inventory features; config/load.ts checks the rest.
   const bySymbol = new Map(f.tokens.map((t) => [t.symbol, t]));
@@ -363,6 +406,7 @@ export const fileConfigSchema = strictObject({
       ctx.addIssue({ code: "custom", path: [...path, "band"], message: "must not exceed target" });
     }
   }
+  checkIssuance(f, ctx);
   f.tokens.forEach((t, i) => {
     if (t.maxExposureUsd !== undefined && t.targetInventory === undefined) {
       ctx.addIssue({
@@ -374,6 +418,61 @@ export const fileConfigSchema = strictObject({
   });
 });
 export type FileConfig = z.infer<typeof fileConfigSchema>;
+
+/** Cross-field rules of `issuance`: a permissioned token of ours, priced from its own source. */
+function checkIssuance(
+  f: {
+    tokens: TokenConfig[];
+    pairs: PairConfig[];
+    priceSources: Record<string, unknown>;
+    issuance: Record<string, IssuanceConfig>;
+  },
+  ctx: z.RefinementCtx,
+): void {
+  for (const [symbol, policy] of Object.entries(f.issuance)) {
+    const path = ["issuance", symbol];
+    const token = f.tokens.find((t) => t.symbol === symbol);
+    if (!token) {
+      ctx.addIssue({ code: "custom", path, message: `unknown token symbol ${symbol}` });
+      continue;
+    }
+    if (!token.permissioned) {
+      ctx.addIssue({
+        code: "custom",
+        path,
+        message: `tokens[${symbol}].permissioned must be true (only a permissioned token is minted or burned just in time)`,
+      });
+    }
+    if (BigInt(policy.maxPerFill) > BigInt(policy.maxPerDay)) {
+      ctx.addIssue({ code: "custom", path: [...path, "maxPerFill"], message: "must not exceed maxPerDay" });
+    }
+    if (!(policy.priceSource in f.priceSources)) {
+      ctx.addIssue({
+        code: "custom",
+        path: [...path, "priceSource"],
+        message: `unknown price source ${policy.priceSource}`,
+      });
+    }
+    f.pairs.forEach((p, i) => {
+      if ((p.base === symbol || p.quote === symbol) && p.priceSource !== policy.priceSource) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["pairs", i, "priceSource"],
+          message: `must be ${policy.priceSource}, the source backing ${symbol}'s issuance`,
+        });
+      }
+      if (p.base === symbol && p.quote === symbol) return;
+      const other = p.base === symbol ? p.quote : p.quote === symbol ? p.base : undefined;
+      if (other && f.issuance[other]) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["pairs", i],
+          message: "a pair of two issued tokens is not supported (one companion transaction per fill)",
+        });
+      }
+    });
+  }
+}
 
 const boolFlag = z
   .enum(["0", "1", "true", "false", ""])
@@ -419,6 +518,12 @@ export const envSchema = z.object({
     .transform((v) => v !== "0" && v !== "false"),
   API_KEY: optionalNonEmpty.pipe(z.string().min(16, "must be at least 16 characters").optional()),
   MAKER_KEYPAIR: optionalNonEmpty,
+  /**
+   * Keypair file of the issuer key: the mint authority of the permissioned tokens in `issuance` (it may
+   * differ from the maker key, which stays the fee payer). Unset: the paper setup generates one into
+   * DATA_DIR; in production a policy whose mintAuthority is not the maker key then stops the start.
+   */
+  ISSUER_KEYPAIR: optionalNonEmpty,
   /**
    * The signer service holding the maker's key (`npm run signer`): unix:///path/to/signer.sock or
    * https://host:port (mutual TLS with SIGNER_CA, SIGNER_CLIENT_CERT, SIGNER_CLIENT_KEY). Set: this

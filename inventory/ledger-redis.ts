@@ -25,9 +25,8 @@ import type {
   Totals,
 } from "./ledger.ts";
 
-const PRELUDE = `
-local K_BAL, K_META, K_RES, K_INC, K_REC, K_EXP, K_CMT = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
-
+/** u64 arithmetic on decimal strings for Lua (whose numbers are exact only to 2^53): norm, cmp, add, sub. */
+export const LUA_DECIMAL = `
 local function norm(a)
   a = string.gsub(a, "^0+", "")
   if a == "" then return "0" end
@@ -62,6 +61,11 @@ local function sub(a, b)
   end
   return norm(string.reverse(table.concat(r)))
 end
+`;
+
+const PRELUDE = `
+local K_BAL, K_META, K_RES, K_INC, K_REC, K_EXP, K_CMT = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
+${LUA_DECIMAL}
 local function get(key, field)
   return redis.call("HGET", key, field) or "0"
 end

@@ -10,6 +10,9 @@ import { AdvertisedTokenLists } from "../inventory/advertised.ts";
 import { FileAdvertisedStore } from "../inventory/advertised-store/file.ts";
 import { RedisAdvertisedStore } from "../inventory/advertised-store/redis.ts";
 import type { Inventory } from "../inventory/interface.ts";
+import type { IssuanceBook } from "../inventory/issuance/interface.ts";
+import { MemoryIssuanceBook } from "../inventory/issuance/memory.ts";
+import { RedisIssuanceBook } from "../inventory/issuance/redis.ts";
 import { MemoryInventory } from "../inventory/memory.ts";
 import { RedisInventory } from "../inventory/redis.ts";
 import type { TokenLists } from "../inventory/token-lists.ts";
@@ -22,11 +25,15 @@ import { createPriceSources } from "../pricing/sources.ts";
 import { UsdValuer } from "../pricing/usd.ts";
 import { AcceptanceSwapHandler } from "./acceptance/swap.ts";
 import { createApp, createOpsApp } from "./app.ts";
+import type { BundlePort } from "./chain/bundle.ts";
 import type { Chain } from "./chain/interface.ts";
 import type { SeededToken } from "./chain/local/seed.ts";
 import { type MadeBundlePort, type MadeChain, makeBundlePort, makeChain } from "./chain/make.ts";
 import { parseRpcUrls, probeRpcEndpoint, redactUrl } from "./chain/rpc.ts";
 import { describeCause, StartupError } from "./errors/startup.ts";
+import { type Issuer, loadIssuer } from "./issuance/issuer.ts";
+import { IssuancePolicies } from "./issuance/policy.ts";
+import type { IssuancePorts } from "./issuance/ports.ts";
 import type { Ledger } from "./ledger/ledger.ts";
 import { type MarkoutHorizon, MarkoutTracker } from "./ledger/markouts.ts";
 import { ledgerLocation, openLedger } from "./ledger/open.ts";
@@ -41,7 +48,7 @@ import { Circuit } from "./redis/circuit.ts";
 import { createRedisClient, type RedisClient, redisTarget, waitReady } from "./redis/client.ts";
 import { registerAdminRoutes } from "./routes/admin.ts";
 import type { ReadinessProbe } from "./routes/health.ts";
-import { makeSigner, type Signer } from "./signer/index.ts";
+import { type KeypairSigner, makeSigner, type Signer } from "./signer/index.ts";
 import { RemoteSigner } from "./signer/remote.ts";
 import type { SwapHandler } from "./swap/handler.ts";
 import { createSwapPorts, type SwapPorts, type SwapTuning } from "./swap/service.ts";
@@ -74,6 +81,10 @@ export interface ComposeOptions {
    * configuration says (DATABASE_URL, else PGlite in DATA_DIR; none with LEDGER=off).
    */
   ledger?: Ledger;
+  /** The issuer key (tests); else ISSUER_KEYPAIR, or the paper setup's generated one (src/issuance/issuer.ts). */
+  issuer?: KeypairSigner;
+  /** The issuance book (shared between two "instances" in tests); else built here. */
+  issuanceBook?: IssuanceBook;
   /** Markout horizons (default 0 s, 5 s, 60 s, 5 min; tests shorten them). */
   markoutHorizons?: readonly MarkoutHorizon[];
   /** The ledger writer's tunables (tests drain quickly). */
@@ -103,6 +114,9 @@ export interface Service {
   seeded?: SeededToken[];
   /** Whether the maker key was generated on this start (paper setup). */
   keyCreated: boolean;
+  /** The issuer key and the issuance ports, when the configuration issues permissioned tokens. */
+  issuer?: Issuer;
+  issuance?: IssuancePorts;
   /** The swap executor and its background parts (absent in acceptance mode). */
   swapPorts?: SwapPorts;
   /** The fill ledger and its writer; absent with LEDGER=off and in acceptance mode. */
@@ -186,6 +200,11 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
           }
         })();
 
+  const issuer: Issuer | undefined =
+    opts.issuer && Object.keys(config.file.issuance).length > 0
+      ? { signer: opts.issuer, source: "given", created: false }
+      : loadIssuer(config, signer);
+
   if (!opts.chain && config.env.RPC_URL) {
     const first = parseRpcUrls(config.env.RPC_URL)[0] as string;
     const problem = await probeRpcEndpoint(first, startTimeoutMs);
@@ -197,6 +216,7 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
     : await makeChain(config, signer.publicKey, {
         onRpcError: (method) => metrics.rpcCall(method, false),
         onRpcOk: (method) => metrics.rpcCall(method, true),
+        ...(issuer ? { issuer: issuer.signer.publicKey } : {}),
       });
   const chain = made.chain;
   if (!opts.chain && config.env.RPC_URL) metrics.watchRpc();
@@ -273,7 +293,40 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
   });
   await tokenLists.start();
   closers.push(() => tokenLists.close());
-  const quotes = new QuoteService({ config, book, inventory, maker: signer.publicKey.toBase58() });
+  let issuance: IssuancePorts | undefined;
+  if (issuer) {
+    let issuanceBook = opts.issuanceBook;
+    if (!issuanceBook) {
+      const own: IssuanceBook = redis
+        ? new RedisIssuanceBook(redis, keys.issuance, { syncMs: config.file.inventory.syncMs, now })
+        : new MemoryIssuanceBook();
+      await own.start();
+      closers.push(() => own.close());
+      issuanceBook = own;
+    }
+    issuance = {
+      policies: new IssuancePolicies(config),
+      book: issuanceBook,
+      issuer: issuer.signer,
+      bundles: bundles.port ?? undefined,
+      ...(bundles.port ? {} : { unavailable: bundles.reason }),
+    };
+  }
+  const quotes = new QuoteService({
+    config,
+    book,
+    inventory,
+    maker: signer.publicKey.toBase58(),
+    ...(issuance
+      ? {
+          issuance: {
+            policies: issuance.policies,
+            book: issuance.book,
+            ...(issuance.unavailable ? { unavailable: issuance.unavailable } : {}),
+          },
+        }
+      : {}),
+  });
 
   // The fill ledger, reached and migrated before serving: a wrong DATABASE_URL stops the start. The
   // embedded one (PGlite) runs on this thread, so it opens now, not while requests are served (a new
@@ -308,6 +361,7 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
       now,
       ...(opts.swap ? { tuning: opts.swap } : {}),
       ledger: ledger !== undefined,
+      ...(issuance ? { issuance } : {}),
       onLanded: (fill) => {
         if (fill.trade) markouts?.onLanded(fill.signature, fill.quoteId, fill.trade);
       },
@@ -390,6 +444,8 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
     ...(redis ? { redis } : {}),
     ...(seeded ? { seeded } : {}),
     keyCreated,
+    ...(issuer ? { issuer } : {}),
+    ...(issuance ? { issuance } : {}),
     ...(swapPorts ? { swapPorts } : {}),
     ...(ledger ? { ledger } : {}),
     ...(ledgerWriter ? { ledgerWriter } : {}),

@@ -46,6 +46,16 @@ function banner(service: Service, url: string, opsUrl: string, ledger: string): 
     `  /tokens:\n    ${symbols(service.tokenLists.tokens()) || "(none)"}`,
     `  /permissioned-tokens:\n    ${symbols(service.tokenLists.permissionedTokens()) || "(none)"}`,
   ];
+  if (service.issuer && service.issuance) {
+    const issued = service.issuance.policies
+      .tokens()
+      .map((t) => t.token.symbol)
+      .join(", ");
+    lines.push(
+      `  issuer:      ${service.issuer.signer.publicKey.toBase58()} (${service.issuer.source}${service.issuer.created ? ", generated now" : ""}): mints and burns ${issued}`,
+      ...(service.issuance.bundles ? [] : [`  !!! no bundle engine: ${issued} not quoted`]),
+    );
+  }
   for (const h of allowed) lines.push(`  ALLOWED UNSAFE (${h.allowance}=1): ${h.problem}`);
   if (config.mode === "acceptance") {
     lines.push(

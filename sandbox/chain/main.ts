@@ -11,7 +11,7 @@
 import { readFileSync } from "node:fs";
 import { PublicKey } from "@solana/web3.js";
 import { DEFAULT_CONFIG_PATH, parseFileConfig } from "../../config/load.ts";
-import type { TokenConfig } from "../../config/schema.ts";
+import type { FileConfig, TokenConfig } from "../../config/schema.ts";
 import { LocalChain } from "../../src/chain/local/index.ts";
 import {
   creditSol,
@@ -39,14 +39,23 @@ function mintOf(name: string, tokens: readonly TokenConfig[], where: string): Pu
 }
 
 /** Builds, seeds and serves the chain described by `seed`; returns a stop function. */
-export async function runChainServer(seed: ChainSeed, tokens: readonly TokenConfig[]) {
+export async function runChainServer(
+  seed: ChainSeed,
+  tokens: readonly TokenConfig[],
+  issuance: FileConfig["issuance"] = {},
+) {
   const chain = LocalChain.create({ slotMs: seed.slotMs, blockhashValidity: seed.blockhashValidity });
   const maker = wallet(seed.maker);
   const inventory: Record<string, bigint> = {};
   for (const [name, amount] of Object.entries(seed.maker.inventory)) {
     inventory[mintOf(name, tokens, "maker.inventory").toBase58()] = BigInt(amount);
   }
-  const seeded = seedFromConfig(chain, { tokens }, maker.key, { sol: BigInt(seed.maker.sol), inventory });
+  const issuer = seed.issuer ? wallet(seed.issuer) : undefined;
+  const seeded = seedFromConfig(chain, { tokens, issuance }, maker.key, {
+    sol: BigInt(seed.maker.sol),
+    inventory,
+    ...(issuer && seed.issuer ? { issuer: issuer.key, issuerSol: BigInt(seed.issuer.sol) } : {}),
+  });
 
   const takers = seed.takers.map((t, i) => {
     const w = wallet(t);
@@ -62,6 +71,11 @@ export async function runChainServer(seed: ChainSeed, tokens: readonly TokenConf
     `local chain (LiteSVM, order-engine fill emulated) listening on ${server.url}`,
     `  bundle engine (Jito API, BUNDLE_URL=${server.bundleUrl}) at ${server.bundleUrl}/api/v1/bundles, ${server.bundles.tipAccounts.length} tip accounts`,
     `  maker ${maker.key.toBase58()}  [${maker.note}]  ${lamports(chain, maker.key)} lamports`,
+    ...(issuer
+      ? [
+          `  issuer ${issuer.key.toBase58()}  [${issuer.note}]  mint authority of: ${Object.keys(issuance).join(", ")}`,
+        ]
+      : []),
     ...seeded.map(
       (s) =>
         `    ${s.symbol.padEnd(6)} mint ${s.mint.toBase58()}  ATA ${s.makerAta.toBase58()}  ${s.inventory}`,
@@ -94,7 +108,7 @@ async function main(): Promise<void> {
   const seedPath = process.env.CHAIN_SEED || positionals[0] || "config/chain.json";
   const configPath = process.env.CONFIG || DEFAULT_CONFIG_PATH;
   const file = parseFileConfig(JSON.parse(readFileSync(configPath, "utf8")), configPath);
-  const { server, banner } = await runChainServer(readChainSeed(seedPath), file.tokens);
+  const { server, banner } = await runChainServer(readChainSeed(seedPath), file.tokens, file.issuance);
   process.stdout.write(`${banner}\n`);
   const stop = () => {
     void server.close().then(() => process.exit(0));

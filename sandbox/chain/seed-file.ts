@@ -35,6 +35,11 @@ export const chainSeedSchema = z.object({
       inventory: amounts.default({}),
     }),
   ),
+  /**
+   * The issuer key: mint authority of the configuration's issued (permissioned) tokens, funded with
+   * `sol` for its companion transactions' fees and tips (src/issuance/). Unset: none.
+   */
+  issuer: walletSchema.and(z.object({ sol: u64String.default("10000000000") })).optional(),
   takers: z
     .array(
       walletSchema.and(

@@ -47,6 +47,30 @@ const SWAPS: (OrderAsk & { what: string })[] = [
   },
 ];
 
+/**
+ * The permissioned token the sandbox's maker issues (sandbox/operator/issued-token.ts): the maker holds
+ * none, so the buy is minted in one bundle with the fill, and the sell burned in one bundle with it.
+ */
+function issuedSwaps(mint: string): (OrderAsk & { what: string; supply: "rises" | "falls" })[] {
+  return [
+    {
+      what: "buy 100 TBILL with USDC (exactOut; permissioned: the maker holds none, the issuer mints it in the fill's bundle)",
+      inputMint: USDC,
+      outputMint: mint,
+      amount: 100_000_000n,
+      swapMode: "ExactOut",
+      supply: "rises",
+    },
+    {
+      what: "sell the 100 TBILL back for USDC (exactIn; permissioned: burned in the fill's bundle)",
+      inputMint: mint,
+      outputMint: USDC,
+      amount: 100_000_000n,
+      supply: "falls",
+    },
+  ];
+}
+
 const fmt = (mint: string, v: bigint) =>
   `${v >= 0n ? "+" : ""}${v} ${mint === "lamports" ? "lamports" : (SYMBOL[mint] ?? mint)}`;
 
@@ -54,8 +78,10 @@ const USAGE = {
   command: "npm run demo",
   summary:
     "Plays a taker against a private sandbox (local chain server, Redis-backed webhook, operator\n" +
-    "simulator, in data/demo/): four swaps, each ordered, signed, executed and checked against the\n" +
-    "taker's balances. Exits non-zero if any swap fails or any balance moved by anything else.",
+    "simulator, in data/demo/): four swaps, then a buy of the permissioned token TBILL the maker holds\n" +
+    "none of (minted in one bundle with the fill) and its sale back (burned with it), each ordered,\n" +
+    "signed, executed and checked against the taker's balances and TBILL's supply. Exits non-zero if\n" +
+    "any swap fails or any balance moved by anything else.",
   flags: {},
 } as const;
 
@@ -66,15 +92,19 @@ async function main(): Promise<number> {
   const stack = await startStack({
     dir: join(REPO_ROOT, "data", "demo"),
     takers: [{ name: "demo", sol: 20_000_000_000n, tokens: { USDC: 1_000_000_000n, JUP: 1_000_000_000n } }],
+    issuedToken: true,
     say: (s) => say(`  ${s}`),
   });
+  const issued = stack.issued;
+  if (issued) SYMBOL[issued.mint] = issued.symbol;
+  const swaps = [...SWAPS, ...(issued ? issuedSwaps(issued.mint) : [])];
   let failures = 0;
   try {
     const taker = stack.takers[0]!.keypair;
     const client = new TakerClient(stack.operatorUrl, stack.chainUrl);
-    const mints = [SOL, USDC, USDT, JUP];
+    const mints = [SOL, USDC, USDT, JUP, ...(issued ? [issued.mint] : [])];
     say(`taker ${taker.publicKey.toBase58()}\n`);
-    for (const [i, swap] of SWAPS.entries()) {
+    for (const [i, swap] of swaps.entries()) {
       say(`${i + 1}. ${swap.what}`);
       const order = await client.order(swap, taker.publicKey);
       if (!order.ok) {
@@ -89,8 +119,10 @@ async function main(): Promise<number> {
           `${o.rentFeePayer ? `, taker pays ${o.rentFeeLamports} lamports ATA rent` : ""}`,
       );
       const before = await client.balances(taker.publicKey, mints);
+      const supplyBefore = issued ? await client.supply(issued.mint) : 0n;
       const result = await client.execute(o, taker, i % 2 ? "/ultra/v1/execute" : "/swap/v2/execute");
       const after = await client.balances(taker.publicKey, mints);
+      const supplyAfter = issued ? await client.supply(issued.mint) : 0n;
       if (!result.ok || result.body.status !== "Success") {
         say(`   FAIL execute: ${result.ok ? `${result.body.code} ${result.body.error}` : result.error}`);
         failures++;
@@ -111,6 +143,15 @@ async function main(): Promise<number> {
         problems.push(`execute totalInputAmount ${r.totalInputAmount} != order inAmount ${o.inAmount}`);
       if (r.totalOutputAmount !== o.outAmount)
         problems.push(`execute totalOutputAmount ${r.totalOutputAmount} != order outAmount ${o.outAmount}`);
+      if (issued && "supply" in swap) {
+        // Minted for the buy, burned for the sell: supply moves by exactly what the taker received or gave.
+        const moved = supplyAfter - supplyBefore;
+        const want = swap.supply === "rises" ? BigInt(o.outAmount) : -BigInt(o.inAmount);
+        say(
+          `   ${issued.symbol} supply     ${String(supplyBefore).padStart(16)} -> ${String(supplyAfter).padStart(16)}  ${fmt(issued.mint, moved)}`,
+        );
+        if (moved !== want) problems.push(`${issued.symbol} supply moved ${moved}, expected ${want}`);
+      }
       if (problems.length) {
         failures++;
         for (const p of problems) say(`   FAIL ${p}`);
@@ -123,8 +164,8 @@ async function main(): Promise<number> {
   }
   say(
     failures
-      ? `\nDEMO FAILED: ${failures} of ${SWAPS.length} swaps`
-      : `\nDEMO PASSED: ${SWAPS.length} swaps, balances as quoted`,
+      ? `\nDEMO FAILED: ${failures} of ${swaps.length} swaps`
+      : `\nDEMO PASSED: ${swaps.length} swaps, balances as quoted${issued ? `, ${issued.symbol} supply as minted and burned` : ""}`,
   );
   return failures ? 1 : 0;
 }

@@ -57,6 +57,8 @@ async function main(): Promise<void> {
       { name: "2", sol: 5_000_000_000n, tokens: { USDC: 1_000_000_000n } },
     ],
     remoteSigner: values["remote-signer"],
+    // TBILL, a permissioned token the maker issues just in time (sandbox/operator/issued-token.ts).
+    issuedToken: true,
     say: (s) => say(`  ${s}`),
   });
   const sample = new URLSearchParams({
@@ -74,6 +76,11 @@ async function main(): Promise<void> {
       ...(stack.signerUrl ? [`  signer   (holds the maker key) ${stack.signerUrl}`] : []),
       `  webhook operations (metrics, admin) ${stack.webhookAdminUrl}`,
       `  operator (simulator)         ${stack.operatorUrl}`,
+      ...(stack.issued
+        ? [
+            `  permissioned ${stack.issued.symbol} (Token-2022) mint ${stack.issued.mint}, issuer ${stack.issued.issuer}: minted for a buy, burned for a sell, in one bundle with the fill`,
+          ]
+        : []),
       ...stack.takers.map(
         (t) => `  taker ${t.name}: ${t.keypair.publicKey.toBase58()}  keypair ${t.keypairPath}`,
       ),

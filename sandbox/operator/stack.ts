@@ -17,6 +17,7 @@ import { DEFAULT_CONFIG_PATH, parseFileConfig } from "../../config/load.ts";
 import type { FileConfig } from "../../config/schema.ts";
 import { loadOrCreateKeypair } from "../../src/signer/index.ts";
 import { type Child, freePort, spawnTs, startRedis, waitForHttp } from "../../tooling/processes.ts";
+import { type IssuedToken, withIssuedToken } from "./issued-token.ts";
 import { operatorChainOverRpc } from "./rpc-chain.ts";
 import { type OperatorServer, type OperatorServerOptions, startOperator } from "./server.ts";
 
@@ -53,6 +54,13 @@ export interface StackOptions {
   /** Run the signer service as its own process and the webhook without key material (SIGNER_URL). */
   remoteSigner?: boolean;
   operator?: Partial<Omit<OperatorServerOptions, "chain" | "webhooks">>;
+  /**
+   * Adds a permissioned token the maker issues (sandbox/operator/issued-token.ts): TBILL, a Token-2022
+   * mint whose mint authority is the issuer key (`<dir>/issuer-keypair.json`, given to the webhook as
+   * ISSUER_KEYPAIR), minted just in time for a buy and burned for a sell, with the stack's takers as
+   * its allowed holders. The stack then runs on `<dir>/config.json` (the configuration plus TBILL).
+   */
+  issuedToken?: boolean;
   /** Progress lines. */
   say?: (line: string) => void;
 }
@@ -79,6 +87,8 @@ export interface Stack {
   operator: OperatorServer;
   maker: string;
   takers: StackTaker[];
+  /** The permissioned token the maker issues, with `issuedToken`. */
+  issued?: IssuedToken;
   redis: string;
   /** The signer service's URL (unix://...) when `remoteSigner` is set. */
   signerUrl?: string;
@@ -93,17 +103,26 @@ export interface Stack {
   stopWebhook(): Promise<void>;
 }
 
-/** Ten thousand whole units of every token by default: far more than any demo or load test moves. */
+/**
+ * Ten thousand whole units of every token by default: far more than any demo or load test moves. None
+ * of a token the maker issues: it is minted just in time.
+ */
 function defaultInventory(config: FileConfig): Record<string, bigint> {
-  return Object.fromEntries(config.tokens.map((t) => [t.symbol, 10_000_000n * 10n ** BigInt(t.decimals)]));
+  return Object.fromEntries(
+    config.tokens
+      .filter((t) => !config.issuance[t.symbol])
+      .map((t) => [t.symbol, 10_000_000n * 10n ** BigInt(t.decimals)]),
+  );
 }
 
 export async function startStack(opts: StackOptions): Promise<Stack> {
   const say = opts.say ?? (() => {});
   const dir = resolve(opts.dir);
   mkdirSync(dir, { recursive: true });
-  const configPath = process.env.CONFIG || DEFAULT_CONFIG_PATH;
-  const config = parseFileConfig(JSON.parse(readFileSync(configPath, "utf8")), configPath);
+  const baseConfigPath = process.env.CONFIG || DEFAULT_CONFIG_PATH;
+  const baseConfig = parseFileConfig(JSON.parse(readFileSync(baseConfigPath, "utf8")), baseConfigPath);
+  let configPath = baseConfigPath;
+  let config = baseConfig;
 
   const closers: (() => Promise<void>)[] = [];
   const children: Child[] = [];
@@ -118,6 +137,19 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       const keypairPath = join(dir, `taker-${t.name}-keypair.json`);
       return { name: t.name, keypair: loadOrCreateKeypair(keypairPath).keypair, keypairPath };
     });
+    let issued: IssuedToken | undefined;
+    if (opts.issuedToken) {
+      const made = withIssuedToken(baseConfig, {
+        dir,
+        holders: takers.map((t) => t.keypair.publicKey),
+        // The signer service signs fills only; a burn is signed by the maker key (src/issuance/issuer.ts).
+        burnOnSell: !opts.remoteSigner,
+      });
+      issued = made.issued;
+      config = made.config;
+      configPath = join(dir, "config.json");
+      writeFileSync(configPath, JSON.stringify(config, null, 2));
+    }
 
     const chainPort = opts.ports?.chain || (await freePort());
     const inventory = opts.makerInventory ?? defaultInventory(config);
@@ -131,6 +163,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         sol: "1000000000000",
         inventory: Object.fromEntries(Object.entries(inventory).map(([k, v]) => [k, v.toString()])),
       },
+      ...(issued ? { issuer: { keypair: issued.issuerPath, sol: "100000000000" } } : {}),
       takers: opts.takers.map((t, i) => ({
         keypair: (takers[i] as StackTaker).keypairPath,
         sol: t.sol.toString(),
@@ -208,6 +241,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       // With the remote signer the webhook gets no key setting at all (an inherited one is blanked).
       ...(signerUrl ? { SIGNER_URL: signerUrl, MAKER_KEYPAIR: "" } : { MAKER_KEYPAIR: makerPath }),
       DATA_DIR: join(dir, "webhook-data"),
+      ...(issued ? { ISSUER_KEYPAIR: issued.issuerPath } : { ISSUER_KEYPAIR: "" }),
       LOG_LEVEL: opts.webhookLogLevel ?? "info",
       CONFIG: configPath,
       ACCEPTANCE_MODE: "0",
@@ -266,6 +300,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       operator,
       maker: maker.publicKey.toBase58(),
       takers,
+      ...(issued ? { issued } : {}),
       redis: redis.url,
       ...(signerUrl ? { signerUrl } : {}),
       children,
@@ -301,6 +336,13 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
           webhookAdminUrl,
           operatorUrl: operator.url,
           maker: stack.maker,
+          ...(issued
+            ? {
+                permissionedTokens: [
+                  { symbol: issued.symbol, mint: issued.mint, issuer: issued.issuer, config: configPath },
+                ],
+              }
+            : {}),
           ...(signer && signerUrl
             ? { signer: { url: signerUrl, log: signer.logPath, limits: signerLimits } }
             : {}),

@@ -70,6 +70,13 @@ export class TakerClient {
     return { ok: true, body };
   }
 
+  /** A mint's supply, read from its account (the u64 at offset 36 of the base mint layout). */
+  async supply(mint: string): Promise<bigint> {
+    const info = await this.connection.getAccountInfo(new PublicKey(mint), "confirmed");
+    if (!info) throw new Error(`mint ${mint} does not exist on the chain`);
+    return Buffer.from(info.data).readBigUInt64LE(36);
+  }
+
   /** Lamports, and the balance of the taker's ATA for each mint (0 when the ATA does not exist). */
   async balances(owner: PublicKey, mints: string[]): Promise<Record<string, bigint>> {
     const out: Record<string, bigint> = {

@@ -28,6 +28,7 @@ export async function makeChain(
     rpcTimeoutMs?: number;
     onRpcError?: (method: string) => void;
     onRpcOk?: (method: string) => void;
+    issuer?: PublicKey;
   } = {},
 ): Promise<MadeChain> {
   if (config.env.RPC_URL) {
@@ -41,7 +42,7 @@ export async function makeChain(
   }
   // The paper setup only: LiteSVM is a development dependency, loaded on demand (load-local.ts).
   const local = (await loadLocalChain()).create();
-  const seeded = seedFromConfig(local, config.file, maker);
+  const seeded = seedFromConfig(local, config.file, maker, opts.issuer ? { issuer: opts.issuer } : {});
   return { chain: local, seeded, note: "local chain (paper setup, seeded from the configuration)" };
 }
 

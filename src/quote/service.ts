@@ -4,14 +4,18 @@
  */
 import type { Config } from "../../config/load.ts";
 import type { Inventory, InventoryDecline } from "../../inventory/interface.ts";
+import type { IssuanceBook } from "../../inventory/issuance/interface.ts";
 import type { NoQuoteReason, QuotingBook } from "../../pricing/book.ts";
 import type { QuoteRequest, QuoteResponse } from "../contract/quote.ts";
+import type { IssuancePolicies, IssuanceRefusalCode } from "../issuance/policy.ts";
 import type { StoredQuote } from "../quote-store/interface.ts";
 
 export type DeclineReason =
   | NoQuoteReason
   | InventoryDecline
   | "TOKEN_NOT_SUPPORTED"
+  /** Permissioned tokens the maker issues (src/issuance/): holder rules, issuance switched off, caps. */
+  | IssuanceRefusalCode
   /**
    * The taker is this maker's own wallet: the maker's rebalancer buying through the operator's order
    * API would otherwise be quoted by itself (a wash trade that only pays fees).
@@ -32,6 +36,17 @@ export interface QuoteServiceDeps {
    */
   inventory?: Pick<Inventory, "check">;
   maker: string;
+  /**
+   * Permissioned tokens the maker mints or burns just in time: what it can deliver of one is the
+   * issuance left under its caps (as `book` last saw it), not held inventory, and only an allowed
+   * holder is quoted when the taker is given.
+   */
+  issuance?: {
+    policies: IssuancePolicies;
+    book: Pick<IssuanceBook, "used">;
+    /** Set when there is no bundle engine: an issued token cannot be filled, so it is not quoted. */
+    unavailable?: string;
+  };
 }
 
 /** Any mint we do not trade, whatever its form (a valid key or not): 404, never 400. */
@@ -69,6 +84,11 @@ export class QuoteService {
         detail: `taker ${req.taker} is this maker's own wallet (no self-trade)`,
       };
     }
+    const issuance = this.deps.issuance;
+    if (issuance && req.taker) {
+      const holder = issuance.policies.holderRefusal(req.tokenIn, req.tokenOut, req.taker);
+      if (holder && !holder.ok) return holder;
+    }
     const priced = book.price({
       tokenIn: req.tokenIn,
       tokenOut: req.tokenOut,
@@ -76,10 +96,26 @@ export class QuoteService {
       quoteType: req.quoteType,
     });
     if (!priced.ok) return priced;
+    const issued = issuance?.policies.check(
+      {
+        tokenIn: req.tokenIn,
+        tokenOut: req.tokenOut,
+        amountIn: priced.amountIn,
+        amountOut: priced.amountOut,
+      },
+      issuance.book,
+      nowMs,
+    );
+    if (issued && !issued.ok) return issued;
+    if (issued?.need && issuance?.unavailable) {
+      return { ok: false, reason: "ISSUANCE_UNAVAILABLE", detail: issuance.unavailable };
+    }
+    // A minted output is not held: the inventory still checks freshness, SOL for fees and the input leg.
+    const minted = issued?.need?.direction === "mint";
     if (this.deps.inventory) {
       const cover = this.deps.inventory.check({
         outMint: req.tokenOut,
-        outAmount: priced.amountOut,
+        outAmount: minted ? 0n : priced.amountOut,
         inMint: req.tokenIn,
         inAmount: priced.amountIn,
       });

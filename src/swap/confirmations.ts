@@ -16,6 +16,8 @@
  * chain never decides (status pending/unknown past `trackUntilMs`) is settled as expired then.
  */
 import type { Inventory } from "../../inventory/interface.ts";
+import type { IssuanceBook } from "../../inventory/issuance/interface.ts";
+import type { BundlePort } from "../chain/bundle.ts";
 import type { Chain, SignatureStatus } from "../chain/interface.ts";
 import type { SettlementRecord } from "../ledger/records.ts";
 import type { Logger } from "../observability/logger.ts";
@@ -33,6 +35,12 @@ export interface ConfirmationTrackerOptions {
   metrics: Metrics;
   log: Logger;
   fillRate?: FillRate;
+  /**
+   * Permissioned fills: the issuance reservation is committed or released with the inventory's, and a
+   * fill sent in a bundle is also judged by the bundle's status (a bundle that failed settles at once).
+   */
+  issuance?: Pick<IssuanceBook, "commit" | "release">;
+  bundles?: BundlePort;
   /** Journal a settlement record into the ledger outbox with each settle (src/ledger/). */
   ledger?: boolean;
   /** Told once per landed fill, by the instance that settled it (markouts). */
@@ -160,7 +168,10 @@ export class ConfirmationTracker {
       () => this.opts.chain.getSignatureStatus(fill.signature, hint),
       this.statusTimeoutMs,
     );
-    const status: SignatureStatus = res.ok ? res.value : { state: "unknown", error: res.error };
+    let status: SignatureStatus = res.ok ? res.value : { state: "unknown", error: res.error };
+    if ((status.state === "pending" || status.state === "unknown") && fill.bundleId && this.opts.bundles) {
+      status = await this.bundleVerdict(fill, status);
+    }
     let outcome: FillOutcome | undefined;
     let detail: string | undefined;
     let slot: bigint | undefined;
@@ -186,6 +197,25 @@ export class ConfirmationTracker {
         break;
     }
     if (outcome) await this.settle(t, outcome, detail, slot);
+  }
+
+  /**
+   * The bundle's status for a fill whose signature is not decided yet: a bundle that failed (nothing
+   * in it changed state) or expired settles the fill the same way; otherwise the signature's status.
+   */
+  private async bundleVerdict(fill: PendingFill, byChain: SignatureStatus): Promise<SignatureStatus> {
+    const bundles = this.opts.bundles as BundlePort;
+    const hint = fill.blockhash ? { blockhash: fill.blockhash } : undefined;
+    const res = await bounded(
+      () => bundles.getBundleStatus(fill.bundleId as string, hint),
+      this.statusTimeoutMs,
+    );
+    if (!res.ok) return byChain;
+    const b = res.value;
+    if (b.state === "failed") return { state: "failed", error: `bundle ${fill.bundleId} failed: ${b.error}` };
+    if (b.state === "expired") return { state: "expired" };
+    // Landed per the engine: the signature's own status confirms it on the next poll.
+    return byChain;
   }
 
   private async settle(
@@ -267,6 +297,18 @@ export class ConfirmationTracker {
       } catch (err) {
         // The reservation lapses on its own expiry; balances refresh from the chain.
         log.warn({ error: errorText(err), outcome }, "inventory settle failed; the reservation will lapse");
+      }
+      if (this.opts.issuance) {
+        try {
+          if (outcome === "landed") await this.opts.issuance.commit(fill.quoteId);
+          else await this.opts.issuance.release(fill.quoteId);
+        } catch (err) {
+          // Kept reserved: the day's cap counts it (never more issuance than allowed), until the day ends.
+          log.warn(
+            { error: errorText(err), outcome },
+            "issuance settle failed; the units stay counted today",
+          );
+        }
       }
       if (outcome === "landed") this.opts.onLanded?.(fill);
       if (fee) {

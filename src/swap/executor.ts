@@ -60,6 +60,7 @@ import type { VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
 import type { Config } from "../../config/load.ts";
 import type { Inventory } from "../../inventory/interface.ts";
+import { utcDay } from "../../inventory/issuance/interface.ts";
 import type { Chain, SendResult } from "../chain/interface.ts";
 import { RecentBlockhashes } from "../chain/recent-blockhashes.ts";
 import {
@@ -78,6 +79,9 @@ import {
   type ValidatedFill,
   validateFill,
 } from "../fill/validate.ts";
+import { buildCompanion } from "../issuance/companion.ts";
+import type { IssuanceNeed } from "../issuance/policy.ts";
+import type { IssuancePorts } from "../issuance/ports.ts";
 import { decisionKey } from "../ledger/ledger.ts";
 import { pairSide } from "../ledger/pairs.ts";
 import type { DecisionRecord } from "../ledger/records.ts";
@@ -141,6 +145,11 @@ export interface SwapExecutorOptions {
   ledgerJournal?: FillJournal;
   /** Logs a failed outbox append (the answer is unaffected). */
   log?: Logger;
+  /**
+   * Permissioned tokens the maker issues: holder rules, issuance caps (reserved at claim time like
+   * inventory), and the companion mint or burn sent with the fill as one bundle (see signAndBundle).
+   */
+  issuance?: IssuancePorts;
   now?: () => number;
 }
 
@@ -207,6 +216,8 @@ interface Held {
   log: Logger;
   /** What the request revealed so far (for its ledger record). */
   seen: Seen;
+  /** The issuer's part of this fill (mint before it, burn after it); undefined for an ordinary fill. */
+  need?: IssuanceNeed;
 }
 
 const decided = (response: SwapResponse): Decision => {
@@ -331,12 +342,26 @@ export class SwapExecutor implements SwapHandler {
         : refused(req, sigs.detail);
     }
 
+    // 4b. Issued tokens: the holder rules and the issuer's own limits, judged on the message alone.
+    const issuance = this.issuanceOf(req, quote, validation.fill, log);
+    if (issuance && "response" in issuance) return issuance;
+    const need = issuance?.need;
+
     // 5. Bind the message, claim the quote; a refusal or a duplicate's answer ends here.
     const notHeld = await this.bindAndClaim(req, messageHash, budget, log);
     if (notHeld) return notHeld;
 
     // From here on this caller alone holds the quote; every answer is recorded on the claim.
-    const held: Held = { req, quote, tx, fill: validation.fill, budget, log, seen };
+    const held: Held = {
+      req,
+      quote,
+      tx,
+      fill: validation.fill,
+      budget,
+      log,
+      seen,
+      ...(need ? { need } : {}),
+    };
     const decision =
       (await this.checkTimeAndFunds(held)) ?? (await this.reserve(held)) ?? (await this.signAndSend(held));
     if (decision.releaseClaim) {
@@ -353,6 +378,42 @@ export class SwapExecutor implements SwapHandler {
     );
     if (!recorded.ok) log.warn({ error: recorded.error }, "could not record the swap outcome on its claim");
     return decision;
+  }
+
+  /**
+   * Step 4b, for a pair with a token the maker issues: the taker must be an allowed holder
+   * (`HOLDER_NOT_ALLOWED`), the direction switched on and the amount under the per-fill cap, and a
+   * bundle engine must be there. What is minted is what leaves the maker (the fill's output amount),
+   * what is burned what arrives (its input amount). A refusal here burns no quote: it depends on the
+   * message only. Undefined: not an issued pair.
+   */
+  private issuanceOf(
+    req: SwapRequest,
+    quote: StoredQuote,
+    fill: ValidatedFill,
+    log: Logger,
+  ): Decision | { need: IssuanceNeed } | undefined {
+    const iss = this.opts.issuance;
+    if (!iss) return undefined;
+    const { tokenIn, tokenOut } = quote.request;
+    if (!iss.policies.of(tokenIn) && !iss.policies.of(tokenOut)) return undefined;
+    const holder = iss.policies.holderRefusal(tokenIn, tokenOut, fill.taker.toBase58());
+    const checked =
+      holder ??
+      iss.policies.check(
+        { tokenIn, tokenOut, amountIn: fill.inputAmount, amountOut: fill.outputAmount },
+        undefined,
+        this.now(),
+      );
+    if (!checked.ok) {
+      log.info({ code: checked.reason, detail: checked.detail }, "fill refused: issuance");
+      return refused(req, `${checked.reason}: ${checked.detail}`);
+    }
+    if (!checked.need) return undefined;
+    if (!iss.bundles) {
+      return refused(req, `ISSUANCE_UNAVAILABLE: ${iss.unavailable ?? "no bundle engine is configured"}`);
+    }
+    return { need: checked.need };
   }
 
   /** Step 5: the message bound to this quote, then the claim; undefined when this caller holds it. */
@@ -459,14 +520,16 @@ export class SwapExecutor implements SwapHandler {
   }
 
   /** Step 7: maker inventory; the whole quoted amountOut leaves (the fee part is owed to the operator). */
-  private async reserve({ req, quote, fill, budget, log }: Held): Promise<Decision | undefined> {
+  private async reserve({ req, quote, fill, budget, log, need }: Held): Promise<Decision | undefined> {
     const { quoteId } = req;
+    // A minted output is not held inventory: its units are reserved in the issuance book below.
+    const outAmount = need?.direction === "mint" ? 0n : BigInt(quote.response.amountOut);
     const reserved = await bounded(
       () =>
         this.opts.inventory.reserve({
           quoteId,
           mint: quote.request.tokenOut,
-          amount: BigInt(quote.response.amountOut),
+          amount: outAmount,
           inputMint: quote.request.tokenIn,
           inputAmount: fill.inputAmount,
           expiresAtMs: this.now() + this.reservationTtlMs,
@@ -484,6 +547,10 @@ export class SwapExecutor implements SwapHandler {
       log.info({ detail: why }, "maker inventory refused the fill");
       return refused(req, why);
     }
+    if (need) {
+      const refusal = await this.reserveIssuance(req, need, budget, log);
+      if (refusal) return refusal;
+    }
     if (budget.left() < 250) {
       await this.releaseQuietly(quoteId);
       return refused(req, "the swap ran out of its time budget before signing");
@@ -492,10 +559,43 @@ export class SwapExecutor implements SwapHandler {
   }
 
   /**
+   * Step 7b: the issuance the bundle will mint or burn, reserved under the daily cap in one atomic step
+   * shared by every instance; nothing is minted without it.
+   */
+  private async reserveIssuance(
+    req: SwapRequest,
+    need: IssuanceNeed,
+    budget: Budget,
+    log: Logger,
+  ): Promise<Decision | undefined> {
+    const book = (this.opts.issuance as IssuancePorts).book;
+    const got = await bounded(
+      () =>
+        book.reserve({
+          quoteId: req.quoteId,
+          mint: need.issued.token.mint,
+          direction: need.direction,
+          amount: need.amount,
+          dailyCap: need.issued.maxPerDay,
+          day: utcDay(this.now()),
+        }),
+      budget.forStep(this.steps.inventory),
+    );
+    if (got.ok && got.value.ok) return undefined;
+    await this.releaseQuietly(req.quoteId);
+    const why = got.ok
+      ? `${(got.value as { reason: string }).reason}: ${(got.value as { detail: string }).detail}`
+      : `issuance unavailable: ${got.error}`;
+    log.info({ detail: why }, "issuance refused the fill");
+    return refused(req, why);
+  }
+
+  /**
    * Step 8: co-sign, pre-flight, journal, send, answer. Any refusal before the send releases the
    * reservation; a failed pre-flight also gives the quote back (Decision.releaseClaim).
    */
-  private async signAndSend({ req, quote, tx, fill, budget, log, seen }: Held): Promise<Decision> {
+  private async signAndSend(held: Held): Promise<Decision> {
+    const { req, quote, tx, fill, budget, log, need } = held;
     const { quoteId } = req;
     // Defence in depth: never sign a message whose fee payer is not our key.
     if (!tx.message.staticAccountKeys[0]?.equals(this.opts.signer.publicKey)) {
@@ -525,6 +625,7 @@ export class SwapExecutor implements SwapHandler {
     }
     const txSignature = bs58.encode(makerSig);
     const slog = log.child({ txSignature });
+    if (need) return this.signAndBundle(held, need, txSignature, slog);
 
     if (this.preflight) {
       const refusal = await this.preflightRefusal(req, tx, budget, slog);
@@ -535,39 +636,7 @@ export class SwapExecutor implements SwapHandler {
     }
 
     // Journal first (a crash after the send still finds the fill), then send.
-    const pending: PendingFill = {
-      quoteId,
-      requestId: req.requestId,
-      messageHash: fill.messageHash,
-      signature: txSignature,
-      blockhash: tx.message.recentBlockhash,
-      sentAtMs: this.now(),
-      trackUntilMs: this.now() + this.trackForMs,
-      fee: { mint: fill.feeMint.toBase58(), amount: fill.feeOwed.toString(), feeBps: fill.feeBps },
-    };
-    const where = pairSide(this.opts.config, quote.request.tokenIn, quote.request.tokenOut);
-    if (where) {
-      // The maker's trade: the quoted amounts (the operator's fee is part of what the maker gives or keeps).
-      const { amountIn, amountOut } = quote.response;
-      pending.trade = {
-        pair: where.pair,
-        side: where.side,
-        taker: fill.taker.toBase58(),
-        baseAmount: where.side === "sell" ? amountOut : amountIn,
-        quoteAmount: where.side === "sell" ? amountIn : amountOut,
-      };
-    }
-    // The acceptance this fill answers if the send succeeds, journaled with it (see PendingFill.decision).
-    if (this.opts.ledgerJournal) {
-      pending.decision = decisionRecord(
-        this.opts.config,
-        req,
-        accepted(quoteId, txSignature),
-        seen,
-        seen.receivedAtMs ?? this.now(),
-        this.now(),
-      );
-    }
+    const pending = this.pendingOf(held, txSignature);
     const journaled = await this.opts.confirmations.record(
       pending,
       budget.forStep(this.steps.journal, 1_000),
@@ -605,6 +674,137 @@ export class SwapExecutor implements SwapHandler {
     return { response: accepted(quoteId, txSignature), kind: undefined };
   }
 
+  /** The journal's entry for a fill about to be sent (its fee line and, for markouts, the trade). */
+  private pendingOf({ req, quote, tx, fill, seen }: Held, txSignature: string): PendingFill {
+    const { quoteId } = req;
+    const pending: PendingFill = {
+      quoteId,
+      requestId: req.requestId,
+      messageHash: fill.messageHash,
+      signature: txSignature,
+      blockhash: tx.message.recentBlockhash,
+      sentAtMs: this.now(),
+      trackUntilMs: this.now() + this.trackForMs,
+      fee: { mint: fill.feeMint.toBase58(), amount: fill.feeOwed.toString(), feeBps: fill.feeBps },
+    };
+    const where = pairSide(this.opts.config, quote.request.tokenIn, quote.request.tokenOut);
+    if (where) {
+      // The maker's trade: the quoted amounts (the operator's fee is part of what the maker gives or keeps).
+      const { amountIn, amountOut } = quote.response;
+      pending.trade = {
+        pair: where.pair,
+        side: where.side,
+        taker: fill.taker.toBase58(),
+        baseAmount: where.side === "sell" ? amountOut : amountIn,
+        quoteAmount: where.side === "sell" ? amountIn : amountOut,
+      };
+    }
+    // The acceptance this fill answers if the send succeeds, journaled with it (see PendingFill.decision).
+    if (this.opts.ledgerJournal) {
+      pending.decision = decisionRecord(
+        this.opts.config,
+        req,
+        accepted(quoteId, txSignature),
+        seen,
+        seen.receivedAtMs ?? this.now(),
+        this.now(),
+      );
+    }
+    return pending;
+  }
+
+  /**
+   * Step 8 for a fill of a token the maker issues (docs/contract.md, "Permissioned tokens"): the fill's
+   * message is fixed, so the mint (before it) or the burn (after it) and the engine's tip go in the
+   * maker's own companion transaction, and both are sent as one bundle through the bundle port: they
+   * land together or not at all. No pre-flight: a fill of a minted token fails alone by design (the
+   * maker holds none before the mint), and the bundle is what runs. Journaled first like any fill; the
+   * tracker follows the fill's signature and the bundle's status, and settles the inventory and the
+   * issuance reservations together.
+   */
+  private async signAndBundle(
+    held: Held,
+    need: IssuanceNeed,
+    txSignature: string,
+    slog: Logger,
+  ): Promise<Decision> {
+    const { req, tx, fill, budget } = held;
+    const { quoteId } = req;
+    const iss = this.opts.issuance as IssuancePorts;
+    const bundles = iss.bundles as NonNullable<IssuancePorts["bundles"]>;
+    const tips = await bounded(() => bundles.getTipAccounts(), budget.forStep(this.steps.chainRead));
+    if (!tips.ok || tips.value.length === 0) {
+      await this.releaseQuietly(quoteId);
+      const why = tips.ok ? "it listed none" : tips.error;
+      slog.warn({ detail: why }, "fill not sent: no tip account");
+      return refused(
+        req,
+        `ISSUANCE_UNAVAILABLE: the bundle engine's tip accounts could not be read (${why}); not sent`,
+      );
+    }
+    const tipAccount = tips.value[
+      Math.floor(Math.random() * tips.value.length)
+    ] as (typeof tips.value)[number];
+    let companion: VersionedTransaction;
+    try {
+      companion = await buildCompanion({
+        need,
+        makerTokenAccount:
+          need.direction === "mint" ? fill.makerOutputTokenAccount : fill.makerInputTokenAccount,
+        maker: this.opts.signer,
+        issuer: iss.issuer,
+        tipAccount,
+        recentBlockhash: tx.message.recentBlockhash,
+      });
+    } catch (err) {
+      await this.releaseQuietly(quoteId);
+      slog.warn(
+        { error: (err as Error).message },
+        "fill not sent: the companion transaction could not be signed",
+      );
+      return refused(
+        req,
+        `the ${need.direction} transaction could not be signed: ${(err as Error).message}; not sent`,
+      );
+    }
+    const pending = this.pendingOf(held, txSignature);
+    const journaled = await this.opts.confirmations.record(
+      pending,
+      budget.forStep(this.steps.journal, 1_000),
+    );
+    const txs = need.direction === "mint" ? [companion, tx] : [tx, companion];
+    const sendMs = budget.forStep(this.steps.send);
+    const sent = await bounded(
+      () => bundles.sendBundle(txs, { timeoutMs: Math.max(0, sendMs - SEND_MARGIN_MS) }),
+      sendMs,
+    );
+    const accept = sent.ok && sent.value.ok;
+    if (sent.ok && sent.value.ok) pending.bundleId = sent.value.bundleId;
+    const token = accept ? this.opts.fillRate?.recordDecision("accepted") : undefined;
+    // Whatever the engine said, the chain decides: the reservations settle when the fill lands, the
+    // bundle fails, or the blockhash expires.
+    this.opts.confirmations.watch(pending, { journaled, ...(token ? { token } : {}) });
+    if (!accept) {
+      const why = sent.ok
+        ? `the bundle was not accepted: ${(sent.value as { error: string }).error}`
+        : `the bundle engine did not answer in time (${sent.error})`;
+      slog.warn({ detail: why }, "fill not sent");
+      return refused(req, why);
+    }
+    slog.info(
+      {
+        bundleId: pending.bundleId,
+        issuance: need.direction,
+        issuedAmount: need.amount.toString(),
+        inputAmount: fill.inputAmount.toString(),
+        outputAmount: fill.outputAmount.toString(),
+        tipAccount: tipAccount.toBase58(),
+      },
+      "fill co-signed and sent in a bundle with the issuer's " + need.direction,
+    );
+    return { response: accepted(quoteId, txSignature), kind: undefined };
+  }
+
   /**
    * Simulates the co-signed transaction as the chain would run it (signatures verified, blockhash
    * checked); a refusal when it would fail or cannot be simulated. An honest rejection: the answer
@@ -634,10 +834,16 @@ export class SwapExecutor implements SwapHandler {
 
   /** Releases a reservation, ignoring failure: it lapses on its own expiry anyway. */
   private releaseQuietly(quoteId: string): Promise<void> {
-    return this.opts.inventory.release(quoteId).then(
-      () => undefined,
-      () => undefined,
-    );
+    const quiet = (p: Promise<void>) =>
+      p.then(
+        () => undefined,
+        () => undefined,
+      );
+    const book = this.opts.issuance?.book;
+    return Promise.all([
+      quiet(this.opts.inventory.release(quoteId)),
+      book ? quiet(book.release(quoteId)) : undefined,
+    ]).then(() => undefined);
   }
 
   private validate(tx: VersionedTransaction, quote: StoredQuote, messageHash: string): FillValidation {

@@ -7,6 +7,7 @@ import type { Config } from "../../config/load.ts";
 import type { Inventory } from "../../inventory/interface.ts";
 import type { Chain } from "../chain/interface.ts";
 import { RecentBlockhashes } from "../chain/recent-blockhashes.ts";
+import type { IssuancePorts } from "../issuance/ports.ts";
 import type { Logger } from "../observability/logger.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import type { QuoteStore } from "../quote-store/interface.ts";
@@ -58,6 +59,8 @@ export interface SwapPortDeps {
   ledger?: boolean;
   /** Told once per landed fill (markouts). */
   onLanded?: (fill: PendingFill) => void;
+  /** Permissioned tokens the maker issues (mint or burn in a bundle with the fill). */
+  issuance?: IssuancePorts;
 }
 
 export interface SwapPorts {
@@ -91,6 +94,8 @@ export function createSwapPorts(deps: SwapPortDeps): SwapPorts {
     now,
     ...(deps.ledger ? { ledger: true } : {}),
     ...(deps.onLanded ? { onLanded: deps.onLanded } : {}),
+    ...(deps.issuance ? { issuance: deps.issuance.book } : {}),
+    ...(deps.issuance?.bundles ? { bundles: deps.issuance.bundles } : {}),
     ...(tuning.confirmationPollMs !== undefined ? { pollMs: tuning.confirmationPollMs } : {}),
   });
   // Wall time, not the service clock: block heights follow real time (tests move the service clock).
@@ -108,6 +113,7 @@ export function createSwapPorts(deps: SwapPortDeps): SwapPorts {
     now,
     log,
     ...(deps.ledger ? { ledgerJournal: journal } : {}),
+    ...(deps.issuance ? { issuance: deps.issuance } : {}),
     ...executorTuning,
   });
   return {

@@ -86,7 +86,7 @@ describe("base58Pubkey", () => {
 describe("one Redis prefix", () => {
   const file = (extra: Record<string, unknown> = {}) => parseFileConfig({ ...defaultFileConfig(), ...extra });
 
-  it("keeps every key where it was by default (rfq:quote:, rfq:swap:, rfq:inv:, rfq:ctl:, rfq:advertised, rfq:signer:)", () => {
+  it("keeps every key where it was by default (rfq:quote:, rfq:swap:, rfq:inv:, rfq:ctl:, rfq:advertised, rfq:signer:, rfq:iss:)", () => {
     expect(redisKeys(file())).toEqual({
       quotes: "rfq:quote:",
       swap: "rfq:swap:",
@@ -94,6 +94,7 @@ describe("one Redis prefix", () => {
       controls: "rfq:ctl:",
       advertised: "rfq:advertised",
       signer: "rfq:signer:",
+      issuance: "rfq:iss:",
       deprecated: [],
     });
   });
@@ -107,6 +108,7 @@ describe("one Redis prefix", () => {
       "desk2:ctl:",
       "desk2:advertised",
       "desk2:signer:",
+      "desk2:iss:",
     ]);
   });
 

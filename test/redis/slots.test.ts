@@ -1,13 +1,14 @@
 /**
  * Every multi-key operation keeps its keys in one cluster slot. Statically, from the key builders the
  * stores use (for arbitrary ids and prefixes): the quote store's put and release scripts, the
- * inventory ledger's scripts, the fill journal's settle script, the signer service's record-and-spend script. Against the real test cluster: the slot
+ * inventory ledger's scripts, the issuance book's reserve and release scripts, the fill journal's settle script, the signer service's record-and-spend script. Against the real test cluster: the slot
  * function agrees with CLUSTER KEYSLOT, and a multi-key command across slots is refused (CROSSSLOT),
  * which is what makes the suites' cluster runs (test/support/redis.ts `topologies`) fail on a new one.
  */
 import fc from "fast-check";
 import { Cluster } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
+import { issuanceKeys } from "../../inventory/issuance/redis.ts";
 import { ledgerKeys } from "../../inventory/ledger-redis.ts";
 import { quoteKeys } from "../../src/quote-store/redis.ts";
 import { signerKeys } from "../../src/signer/service/limits.ts";
@@ -47,6 +48,19 @@ describe("multi-key operations stay in one slot (key builders)", () => {
   it("puts the journal's pending hash and fee list in one slot", () => {
     fc.assert(fc.property(prefix, (p) => oneSlot(Object.values(journalKeys(p)))));
     expect(oneSlot(Object.values(journalKeys("rfq:swap:")))).toBe(true);
+  });
+
+  it("puts the issuance reservations and every day's totals in one slot (the reserve and release scripts)", () => {
+    const day = fc
+      .date({ min: new Date(0), max: new Date(2 ** 42), noInvalidDate: true })
+      .map((d) => d.toISOString().slice(0, 10));
+    fc.assert(
+      fc.property(prefix, day, (p, d) => {
+        const k = issuanceKeys(p);
+        return oneSlot([k.res, k.day(d)]);
+      }),
+    );
+    expect(oneSlot([issuanceKeys("rfq:iss:").res, issuanceKeys("rfq:iss:").day("2026-11-23")])).toBe(true);
   });
 
   it("spreads different quotes over different slots (the tag is the quoteId, not a constant)", () => {

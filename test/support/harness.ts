@@ -22,6 +22,7 @@ import {
   buildFillTransaction,
   fillAmountsFromQuote,
 } from "../../sandbox/fill/builder.ts";
+import type { BundlePort } from "../../src/chain/bundle.ts";
 import type { Chain, SendOptions, StatusHint } from "../../src/chain/interface.ts";
 import { LocalChain } from "../../src/chain/local/index.ts";
 import { seedFromConfig } from "../../src/chain/local/seed.ts";
@@ -57,6 +58,12 @@ export interface HarnessOptions {
   ledger?: Ledger;
   ledgerWriter?: ComposeOptions["ledgerWriter"];
   markoutHorizons?: ComposeOptions["markoutHorizons"];
+  /** The issuer key of the config's `issuance` (mint authority of issued tokens, seeded as such). */
+  issuer?: Keypair;
+  /** The bundle engine over the harness's chain (permissioned fills). */
+  bundles?: ((chain: LocalChain) => BundlePort) | "none";
+  /** Share one issuance book between instances (memory); Redis-backed instances share it through Redis. */
+  issuanceBook?: ComposeOptions["issuanceBook"];
 }
 
 export interface Harness {
@@ -84,7 +91,12 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
   let chain = opts.chain;
   if (!chain) {
     chain = LocalChain.create();
-    seedFromConfig(chain, testConfig(opts.env, opts.vary).file, maker.publicKey);
+    seedFromConfig(
+      chain,
+      testConfig(opts.env, opts.vary).file,
+      maker.publicKey,
+      opts.issuer ? { issuer: opts.issuer.publicKey } : {},
+    );
   }
   const keySigner = new KeypairSigner(maker);
   const signer = opts.wrapSigner ? opts.wrapSigner(keySigner) : keySigner;
@@ -99,6 +111,13 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
     ...(opts.ledger ? { ledger: opts.ledger } : {}),
     ...(opts.ledgerWriter ? { ledgerWriter: opts.ledgerWriter } : {}),
     ...(opts.markoutHorizons ? { markoutHorizons: opts.markoutHorizons } : {}),
+    ...(opts.issuer ? { issuer: new KeypairSigner(opts.issuer) } : {}),
+    ...(opts.bundles === "none"
+      ? { bundles: { port: null, reason: "no bundle engine in this test" } }
+      : opts.bundles
+        ? { bundles: { port: opts.bundles(chain), note: "bundle engine given by the test" } }
+        : {}),
+    ...(opts.issuanceBook ? { issuanceBook: opts.issuanceBook } : {}),
   });
   const swap = service.swapPorts;
   if (!swap) throw new Error("the composed service has no swap executor (acceptance mode?)");

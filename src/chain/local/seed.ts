@@ -45,11 +45,11 @@ export function ata(chain: LocalChain, owner: PublicKey, mint: PublicKey): Publi
  */
 export function createMint(
   chain: LocalChain,
-  args: { address: PublicKey; decimals: number; tokenProgram?: PublicKey },
+  args: { address: PublicKey; decimals: number; tokenProgram?: PublicKey; mintAuthority?: PublicKey },
 ): void {
   if (args.address.equals(NATIVE_MINT)) return;
   const data = encodeMint({
-    mintAuthority: mintAuthority(chain).publicKey,
+    mintAuthority: args.mintAuthority ?? mintAuthority(chain).publicKey,
     supply: 0n,
     decimals: args.decimals,
   });
@@ -129,6 +129,14 @@ export interface MakerSeedOptions {
   sol?: bigint;
   /** Inventory per token, smallest units, keyed by symbol or mint; default `defaultInventory`. */
   inventory?: Record<string, bigint>;
+  /**
+   * The issuer key of the tokens in the configuration's `issuance`: their mint authority (else the
+   * policy's `mintAuthority`), given SOL for companion fees and tips. An issued token's maker
+   * inventory defaults to none: it is minted just in time.
+   */
+  issuer?: PublicKey;
+  /** Lamports for the issuer (default 10 SOL). */
+  issuerSol?: bigint;
 }
 
 /** Default inventory: 10,000 SOL (as wSOL) and 10,000,000 of every other token, in human units. */
@@ -152,16 +160,30 @@ export interface SeededToken {
  */
 export function seedFromConfig(
   chain: LocalChain,
-  config: { tokens: readonly TokenConfig[] },
+  config: {
+    tokens: readonly TokenConfig[];
+    issuance?: Readonly<Record<string, { mintAuthority?: string | undefined }>>;
+  },
   maker: PublicKey,
   opts: MakerSeedOptions = {},
 ): SeededToken[] {
   creditSol(chain, maker, opts.sol ?? 100_000_000_000n);
+  if (opts.issuer) creditSol(chain, opts.issuer, opts.issuerSol ?? 10_000_000_000n);
   return config.tokens.map((t) => {
     const mint = new PublicKey(t.mint);
     const tokenProgram = new PublicKey(t.tokenProgram);
-    createMint(chain, { address: mint, decimals: t.decimals, tokenProgram });
-    const inventory = opts.inventory?.[t.symbol] ?? opts.inventory?.[t.mint] ?? defaultInventory(t);
+    const policy = config.issuance?.[t.symbol];
+    const authority = policy
+      ? (opts.issuer ?? (policy.mintAuthority ? new PublicKey(policy.mintAuthority) : undefined))
+      : undefined;
+    createMint(chain, {
+      address: mint,
+      decimals: t.decimals,
+      tokenProgram,
+      ...(authority ? { mintAuthority: authority } : {}),
+    });
+    const inventory =
+      opts.inventory?.[t.symbol] ?? opts.inventory?.[t.mint] ?? (policy ? 0n : defaultInventory(t));
     const makerAta = creditToken(chain, maker, mint, inventory);
     return { symbol: t.symbol, mint, tokenProgram, makerAta, inventory };
   });

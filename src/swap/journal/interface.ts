@@ -40,6 +40,11 @@ export interface PendingFill {
    * and an ambiguous send answered as a refusal whose transaction landed after all.
    */
   decision?: DecisionRecord;
+  /**
+   * A permissioned fill sent as a bundle with the maker's mint or burn (src/swap/executor.ts): the
+   * bundle engine's id, polled beside the fill's signature so a dropped bundle settles at once.
+   */
+  bundleId?: string;
 }
 
 /** One line of the fee ledger: a landed fill and the operator fee it owes. */
