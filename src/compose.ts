@@ -221,10 +221,12 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
   const made: MadeChain = opts.chain
     ? { chain: opts.chain, note: opts.chain.description }
     : await makeChain(config, signer.publicKey, {
-        onRpcError: (method) => metrics.rpcErrors.inc({ method }),
+        onRpcError: (method) => metrics.rpcCall(method, false),
+        onRpcOk: (method) => metrics.rpcCall(method, true),
         ...(issuer ? { issuer: issuer.signer.publicKey } : {}),
       });
   const chain = made.chain;
+  if (!opts.chain && config.env.RPC_URL) metrics.watchRpc();
   const seeded = made.seeded;
   closers.push(() => chain.close());
   const bundles = opts.bundles ?? (await makeBundlePort(config.env, chain));

@@ -251,6 +251,34 @@ export class LocalRpcHandler {
           returnData: null,
         });
       }
+      case "getSignaturesForAddress": {
+        // Newest first, as a validator answers; `limit` (default and most 1,000) as there.
+        const address = pubkey(param(params, 0, "address", isString));
+        const limit = Math.min(1_000, Number((config(params, 1) as { limit?: unknown }).limit ?? 1_000));
+        return chain
+          .transactionsFor(address)
+          .reverse()
+          .slice(0, limit)
+          .map((t) => ({
+            signature: t.signature,
+            slot: Number(t.slot),
+            err: t.errJson,
+            memo: null,
+            blockTime: null,
+            confirmationStatus: "finalized",
+          }));
+      }
+      case "getTransaction": {
+        const t = chain.transaction(param(params, 0, "signature", isString));
+        if (!t) return null;
+        return {
+          slot: Number(t.slot),
+          blockTime: null,
+          transaction: [Buffer.from(t.tx.serialize()).toString("base64"), "base64"],
+          meta: { err: t.errJson, status: t.errJson === null ? { Ok: null } : { Err: t.errJson } },
+          version: 0,
+        };
+      }
       case "sendTransaction":
         return this.sendTransaction(params);
       default:

@@ -27,6 +27,7 @@ import {
   startRedisCluster,
 } from "../../tooling/processes.ts";
 import { type Stack, startStack } from "../operator/stack.ts";
+import { checkLedger, swapCallRecorder, waitForQuietJournal } from "./ledger-check.ts";
 import { buildMix, DEFAULT_MIX } from "./mix.ts";
 import { OUTCOME_NAMES, runOpenLoop } from "./open-loop.ts";
 import { type Check, type LoadReport, renderHtml, textSummary } from "./report.ts";
@@ -100,6 +101,15 @@ const { values: args } = parseArgs(process.argv.slice(2), {
       default: "http,hono",
       description: '--sweep: bare servers swept beside the webhook (http, hono; none: "")',
     },
+    "kill-webhook-at": {
+      type: "string",
+      value: "N",
+      description: "SIGKILL the webhook once swap N is in flight, start it again (implies --check-ledger)",
+    },
+    "check-ledger": {
+      type: "boolean",
+      description: "after the swap phase, check the fill ledger and `npm run report` against the chain",
+    },
   },
 });
 
@@ -151,6 +161,14 @@ async function main(): Promise<void> {
   const budgetMs = num("budget");
   const swaps = num("swaps");
   const p99Target = num("p99-target");
+  const killAt = args["kill-webhook-at"] === undefined ? undefined : num("kill-webhook-at");
+  if (killAt !== undefined && (!Number.isInteger(killAt) || killAt >= swaps))
+    throw new Error(`--kill-webhook-at: must be a whole number below --swaps (${swaps})`);
+  if (killAt !== undefined && args.webhook)
+    throw new Error("--kill-webhook-at: needs the stack this command starts (not --webhook)");
+  const checkLedgerToo = killAt !== undefined || args["check-ledger"] === true;
+  const recorder = swapCallRecorder();
+  const startedMs = Date.now();
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
   const outDir = join(args.out as string, `loadtest-${stamp}`);
   mkdirSync(outDir, { recursive: true });
@@ -197,6 +215,16 @@ async function main(): Promise<void> {
         webhookLogLevel: args["log-level"] as string,
         ...(args["api-key"] ? { webhookApiKey: args["api-key"] } : {}),
         webhookNodeArgs: nodeArgs,
+        ...(checkLedgerToo
+          ? {
+              operator: {
+                onOutcome: recorder.onOutcome,
+                // The swaps a deliberate kill cuts would get the maker suspended for fill rate by the
+                // operator stand-in, and the rest of the phase would get no quote: no suspension then.
+                ...(killAt !== undefined ? { fillRate: { threshold: 0 } } : {}),
+              },
+            }
+          : {}),
         say: (line) => process.stdout.write(`  ${line}\n`),
       });
       cleanups.push(stack.close);
@@ -291,22 +319,77 @@ async function main(): Promise<void> {
     ];
 
     let swapResult: Awaited<ReturnType<typeof runSwapPhase>> | undefined;
+    let kill: { atSwap: number; downMs: number } | undefined;
+    let ledger: Awaited<ReturnType<typeof checkLedger>> | undefined;
     if (swaps > 0 && stack) {
       process.stdout.write(
         `swap phase: ${swaps} fills through the operator, ${num("swap-concurrency")} at a time\n`,
       );
+      const s = stack;
       swapResult = await runSwapPhase({
         operatorUrl: stack.operatorUrl,
         chainUrl: stack.chainUrl,
         takers: stack.takers.map((t) => t.keypair),
         count: swaps,
         concurrency: num("swap-concurrency"),
+        ...(killAt !== undefined
+          ? {
+              faultAt: {
+                at: killAt,
+                fault: async () => {
+                  const t0 = Date.now();
+                  await s.killWebhook();
+                  process.stdout.write(
+                    `  webhook SIGKILLed with swap ${killAt} in flight; starting it again\n`,
+                  );
+                  await s.startWebhook();
+                  kill = { atSwap: killAt, downMs: Date.now() - t0 };
+                  process.stdout.write(`  webhook ready again after ${kill.downMs} ms\n`);
+                },
+              },
+            }
+          : {}),
       });
+      // With a kill, the swaps in flight at that moment may be cut: at most one per worker.
+      const mayLose = killAt !== undefined ? num("swap-concurrency") : 0;
       checks.push({
         name: "fills",
-        ok: swapResult.landed === swaps,
-        detail: `${swapResult.landed}/${swaps} landed (need all); operator's fill rate for the maker: ${(stack.operator.fillRate.status("maker").rate * 100).toFixed(1)}%`,
+        ok: swapResult.landed >= swaps - mayLose && (killAt === undefined || kill !== undefined),
+        detail: `${swapResult.landed}/${swaps} landed (need ${mayLose ? `${swaps - mayLose}: the kill may cut the ${mayLose} in flight` : "all"}); operator's fill rate for the maker: ${(stack.operator.fillRate.status("maker").rate * 100).toFixed(1)}%`,
       });
+      if (checkLedgerToo) {
+        process.stdout.write("ledger check: waiting for the fill journal to settle and drain\n");
+        const quiet = await waitForQuietJournal(stack.redis, stack.config.redisPrefix, 180_000);
+        await stack.stopWebhook();
+        ledger = await checkLedger({
+          calls: recorder.calls,
+          chainUrl: stack.chainUrl,
+          maker: stack.maker,
+          dataDir: join(stack.dir, "webhook-data"),
+          configPath,
+          fromMs: startedMs,
+          journalWaitMs: quiet.waitedMs,
+        });
+        if (quiet.pending > 0 || quiet.outbox > 0)
+          ledger.problems.unshift(
+            `after ${quiet.waitedMs} ms the journal still held ${quiet.pending} pending fills, ${quiet.outbox} outbox records`,
+          );
+        ledger.ok = ledger.problems.length === 0;
+        const fg = ledger.figures;
+        checks.push({
+          name: "ledger",
+          ok: ledger.ok,
+          detail:
+            `${fg.decisionRows} decision rows for ${fg.swapCalls} /swap calls (${fg.answered} answered, ${fg.cut} cut by the kill, ${fg.cutWithRow} of them decided); ` +
+            `${fg.ledgerLanded} landed fills in the ledger, ${fg.chainFills} on chain; fees owed (report / chain): ` +
+            `${
+              Object.entries(fg.feesByMint)
+                .map(([m, v]) => `${m.slice(0, 4)} ${v.report}/${v.chain}`)
+                .join(", ") || "none"
+            }` +
+            (ledger.ok ? "" : `; problems: ${ledger.problems.slice(0, 5).join("; ")}`),
+        });
+      }
     } else if (swaps > 0) {
       checks.push({
         name: "fills",
@@ -367,6 +450,8 @@ async function main(): Promise<void> {
             },
           }
         : {}),
+      ...(kill ? { kill } : {}),
+      ...(ledger ? { ledger } : {}),
       checks,
       pass: checks.every((c) => c.ok),
     };

@@ -2,6 +2,7 @@
  * The load test report: a JSON document, a plain-text summary, and a self-contained HTML page with an
  * inline SVG plot of latency over time (no scripts, no network, opens from disk).
  */
+import type { LedgerCheck } from "./ledger-check.ts";
 import type { LatencySummary, SeriesPoint } from "./stats.ts";
 
 export interface Check {
@@ -35,6 +36,10 @@ export interface LoadReport {
     latencyMs: LatencySummary;
     errorSamples: string[];
   };
+  /** The webhook SIGKILLed and restarted in the swap phase (`--kill-webhook-at`). */
+  kill?: { atSwap: number; downMs: number };
+  /** The ledger against the operator's record and the chain (ledger-check.ts). */
+  ledger?: LedgerCheck;
   checks: Check[];
   pass: boolean;
 }

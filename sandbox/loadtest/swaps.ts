@@ -44,6 +44,12 @@ export async function runSwapPhase(opts: {
   takers: Keypair[];
   count: number;
   concurrency: number;
+  /**
+   * A fault in the middle of the phase: once swap `at` has been handed to the operator, `fault` runs
+   * (e.g. the webhook SIGKILLed and started again) while the swaps already in flight go on; no new
+   * swap starts until it is done.
+   */
+  faultAt?: { at: number; delayMs?: number; fault: () => Promise<void> };
 }): Promise<SwapPhaseResult> {
   const client = new TakerClient(opts.operatorUrl, opts.chainUrl);
   const outcomes: Record<string, number> = {};
@@ -54,8 +60,10 @@ export async function runSwapPhase(opts: {
   };
   let next = 0;
   const started = performance.now();
+  let gate: Promise<void> = Promise.resolve();
   const worker = async (w: number) => {
     for (;;) {
+      await gate;
       const i = next++;
       if (i >= opts.count) return;
       // Worker w only ever uses takers w, w + C, ...: no two swaps in flight share a taker.
@@ -77,9 +85,16 @@ export async function runSwapPhase(opts: {
         continue;
       }
       const path = i % 2 ? "/ultra/v1/execute" : "/swap/v2/execute";
-      const res = await client
-        .execute(order.body, taker, path)
-        .catch((e: Error) => ({ ok: false as const, status: 0, error: e.message }));
+      const executing = client.execute(order.body, taker, path);
+      const fault = opts.faultAt;
+      if (fault && i === fault.at) {
+        // The execute is on its way (the operator forwards it to /swap at once): the fault lands while
+        // it, and the other workers' swaps, are in flight.
+        gate = new Promise<void>((resolve) => {
+          setTimeout(() => void fault.fault().then(resolve, resolve), fault.delayMs ?? 30);
+        });
+      }
+      const res = await executing.catch((e: Error) => ({ ok: false as const, status: 0, error: e.message }));
       latency[i] = performance.now() - t0;
       if (res.ok && res.body.status === "Success") {
         bump("landed");

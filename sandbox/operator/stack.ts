@@ -104,6 +104,12 @@ export interface Stack {
   children: Child[];
   pids: Record<string, number | undefined>;
   close(): Promise<void>;
+  /** SIGKILLs the webhook process (no shutdown of any kind); resolves once it is gone. */
+  killWebhook(): Promise<void>;
+  /** Starts the webhook again with the same settings, ports and data folder; resolves once ready. */
+  startWebhook(): Promise<void>;
+  /** Stops the webhook gracefully (SIGTERM): its embedded ledger is closed, e.g. for `npm run report`. */
+  stopWebhook(): Promise<void>;
 }
 
 /**
@@ -229,52 +235,65 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     }
 
     const instances = Math.max(1, opts.webhookInstances ?? 1);
-    const webhooks: { child: Child; root: string; url: string; adminUrl: string }[] = [];
-    for (let n = 1; n <= instances; n++) {
-      const webhookPort = (n === 1 && opts.ports?.webhook) || (await freePort());
-      const webhookAdminPort = (n === 1 && opts.ports?.webhookAdmin) || (await freePort());
-      const name = n === 1 ? "webhook" : `webhook${n}`;
+    // Each instance can be killed and started again (the same settings, ports, data folder and log).
+    const spawnWebhook = (name: string, env: Record<string, string>): Child => {
       const child = spawnTs(
         name,
         "src/main.ts",
-        {
-          HOST: "127.0.0.1",
-          PORT: String(webhookPort),
-          ADMIN_HOST: "127.0.0.1",
-          ADMIN_PORT: String(webhookAdminPort),
-          // A paper deployment in production shape: the shipped static prices, and no key unless given.
-          ALLOW_STATIC_PRICES: "1",
-          ...redisEnv,
-          RPC_URL: chainUrl,
-          // The chain server is also the block engine (Jito's API over the local bundle engine).
-          BUNDLE_URL: chainUrl,
-          // With the remote signer the webhook gets no key setting at all (an inherited one is blanked).
-          ...(signerUrl ? { SIGNER_URL: signerUrl, MAKER_KEYPAIR: "" } : { MAKER_KEYPAIR: makerPath }),
-          DATA_DIR: join(dir, n === 1 ? "webhook-data" : `${name}-data`),
-          ...(issued ? { ISSUER_KEYPAIR: issued.issuerPath } : { ISSUER_KEYPAIR: "" }),
-          LOG_LEVEL: opts.webhookLogLevel ?? "info",
-          CONFIG: configPath,
-          ACCEPTANCE_MODE: "0",
-          // One process unless asked (the embedded ledger in DATA_DIR is single-process).
-          WORKERS: "1",
-          ...(opts.webhookAdminApiKey ? { ADMIN_API_KEY: opts.webhookAdminApiKey } : {}),
-          ...(opts.webhookApiKey ? { API_KEY: opts.webhookApiKey } : { API_KEY: "", ALLOW_NO_API_KEY: "1" }),
-          ...opts.webhookEnv,
-        },
+        env,
         join(dir, `${name}.log`),
         [],
         opts.webhookNodeArgs ?? [],
       );
-      children.push(child);
       opts.onSpawn?.(child);
-      closers.push(child.stop);
-      const root = `http://127.0.0.1:${webhookPort}`;
-      webhooks.push({
-        child,
-        root,
-        url: `${root}${config.basePath}`,
+      return child;
+    };
+    const webhooks: {
+      child: Child;
+      root: string;
+      url: string;
+      adminUrl: string;
+      env: Record<string, string>;
+    }[] = [];
+    for (let n = 1; n <= instances; n++) {
+      const webhookPort = (n === 1 && opts.ports?.webhook) || (await freePort());
+      const webhookAdminPort = (n === 1 && opts.ports?.webhookAdmin) || (await freePort());
+      const name = n === 1 ? "webhook" : `webhook${n}`;
+      const env: Record<string, string> = {
+        HOST: "127.0.0.1",
+        PORT: String(webhookPort),
+        ADMIN_HOST: "127.0.0.1",
+        ADMIN_PORT: String(webhookAdminPort),
+        // A paper deployment in production shape: the shipped static prices, and no key unless given.
+        ALLOW_STATIC_PRICES: "1",
+        ...redisEnv,
+        RPC_URL: chainUrl,
+        // The chain server is also the block engine (Jito's API over the local bundle engine).
+        BUNDLE_URL: chainUrl,
+        // With the remote signer the webhook gets no key setting at all (an inherited one is blanked).
+        ...(signerUrl ? { SIGNER_URL: signerUrl, MAKER_KEYPAIR: "" } : { MAKER_KEYPAIR: makerPath }),
+        DATA_DIR: join(dir, n === 1 ? "webhook-data" : `${name}-data`),
+        ...(issued ? { ISSUER_KEYPAIR: issued.issuerPath } : { ISSUER_KEYPAIR: "" }),
+        LOG_LEVEL: opts.webhookLogLevel ?? "info",
+        CONFIG: configPath,
+        ACCEPTANCE_MODE: "0",
+        // One process unless asked (the embedded ledger in DATA_DIR is single-process).
+        WORKERS: "1",
+        ...(opts.webhookAdminApiKey ? { ADMIN_API_KEY: opts.webhookAdminApiKey } : {}),
+        ...(opts.webhookApiKey ? { API_KEY: opts.webhookApiKey } : { API_KEY: "", ALLOW_NO_API_KEY: "1" }),
+        ...opts.webhookEnv,
+      };
+      const w = {
+        child: spawnWebhook(name, env),
+        root: `http://127.0.0.1:${webhookPort}`,
+        url: `http://127.0.0.1:${webhookPort}${config.basePath}`,
         adminUrl: `http://127.0.0.1:${webhookAdminPort}`,
-      });
+        env,
+      };
+      children.push(w.child);
+      // The instance running at close time (it may have been restarted).
+      closers.push(() => w.child.stop());
+      webhooks.push(w);
     }
     for (const w of webhooks) {
       await waitForHttp(`${w.root}/ready`, w.child);
@@ -283,7 +302,6 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       );
     }
     const [first] = webhooks as [(typeof webhooks)[number]];
-    const webhook = first.child;
     const webhookRoot = first.root;
     const webhookUrl = first.url;
     const webhookAdminUrl = first.adminUrl;
@@ -323,12 +341,26 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       children,
       pids: {
         chain: chain.proc.pid,
-        webhook: webhook.proc.pid,
+        webhook: first.child.proc.pid,
         ...Object.fromEntries(webhooks.slice(1).map((w) => [w.child.name, w.child.proc.pid])),
         ...(signer ? { signer: signer.proc.pid } : {}),
         ...(redis.pid ? { redis: redis.pid } : {}),
       },
       close,
+      async killWebhook() {
+        const proc = first.child.proc;
+        if (proc.exitCode !== null || proc.signalCode !== null) return;
+        const exited = new Promise<void>((r) => proc.once("exit", () => r()));
+        proc.kill("SIGKILL");
+        await exited;
+      },
+      async startWebhook() {
+        first.child = spawnWebhook("webhook", first.env);
+        children.push(first.child);
+        stack.pids.webhook = first.child.proc.pid;
+        await waitForHttp(`${webhookRoot}/ready`, first.child);
+      },
+      stopWebhook: () => first.child.stop(),
     };
     writeFileSync(
       join(dir, "stack.json"),

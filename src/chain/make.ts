@@ -24,13 +24,19 @@ export interface MadeChain {
 export async function makeChain(
   config: Config,
   maker: PublicKey,
-  opts: { rpcTimeoutMs?: number; onRpcError?: (method: string) => void; issuer?: PublicKey } = {},
+  opts: {
+    rpcTimeoutMs?: number;
+    onRpcError?: (method: string) => void;
+    onRpcOk?: (method: string) => void;
+    issuer?: PublicKey;
+  } = {},
 ): Promise<MadeChain> {
   if (config.env.RPC_URL) {
     const chain = new RpcChain({
       urls: parseRpcUrls(config.env.RPC_URL),
       ...(opts.rpcTimeoutMs !== undefined ? { timeoutMs: opts.rpcTimeoutMs } : {}),
       ...(opts.onRpcError ? { onError: opts.onRpcError } : {}),
+      ...(opts.onRpcOk ? { onOk: opts.onRpcOk } : {}),
     });
     return { chain, note: chain.description };
   }

@@ -47,6 +47,8 @@ export interface RpcChainOptions {
   maxInFlight?: number;
   /** Told of every failed call (timeout, transport error, error answer), by method: the error counter. */
   onError?: (method: string) => void;
+  /** Called after each JSON-RPC call that answered (rfq_rpc_up). */
+  onOk?: (method: string) => void;
 }
 
 /** A read that failed or timed out. */
@@ -171,6 +173,7 @@ export class RpcChain implements Chain {
   private readonly timeoutMs: number;
   private readonly maxInFlight: number;
   private readonly onError: ((method: string) => void) | undefined;
+  private readonly onOk: ((method: string) => void) | undefined;
   private readonly inFlight = new Map<string, InFlight>();
   /** Signatures whose blockhash expired while we were re-sending them. */
   private readonly expired = new Set<string>();
@@ -183,6 +186,7 @@ export class RpcChain implements Chain {
     this.timeoutMs = opts.timeoutMs ?? 5_000;
     this.maxInFlight = opts.maxInFlight ?? 10_000;
     this.onError = opts.onError;
+    this.onOk = opts.onOk;
     const timeoutMs = this.timeoutMs;
     // The abort signal ends the HTTP request itself; the race in `call` bounds everything else.
     const fetchWithTimeout = (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) =>
@@ -202,12 +206,18 @@ export class RpcChain implements Chain {
     this.timer.unref();
   }
 
-  /** Bounds one JSON-RPC call by the timeout and counts its failure. */
+  /** Bounds one JSON-RPC call by the timeout and reports its outcome (counted failure, or success). */
   private bounded<T>(p: Promise<T>, what: string, ms = this.timeoutMs): Promise<T> {
-    return timeout(p, ms, what).catch((e: unknown) => {
-      this.onError?.(what);
-      throw e;
-    });
+    return timeout(p, ms, what).then(
+      (v) => {
+        this.onOk?.(what);
+        return v;
+      },
+      (e: unknown) => {
+        this.onError?.(what);
+        throw e;
+      },
+    );
   }
 
   private async call<T>(what: string, f: () => Promise<T>): Promise<T> {

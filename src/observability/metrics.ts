@@ -132,7 +132,9 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  /** Always 1; the labels say which build runs. */
+  /** rfq_rpc_up, registered by `watchRpc` only when the chain is reached over JSON-RPC. */
+  private rpcUp: Gauge | undefined;
+
   /** Markouts of landed fills in bps from the maker's side, by horizon and pair (src/ledger/markouts.ts). */
   readonly markout = new Histogram({
     name: "rfq_markout_bps",
@@ -188,6 +190,7 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** Always 1; the labels say which build runs. */
   readonly buildInfo = new Gauge({
     name: "rfq_build_info",
     help: "The running build: package version, git commit, Node.js version",
@@ -204,6 +207,28 @@ export class Metrics {
     if (opts.defaultMetrics) collectDefaultMetrics({ register: this.registry });
     const b = buildInfo();
     this.buildInfo.set({ version: b.version, git_sha: b.gitSha, node_version: b.node }, 1);
+  }
+
+  /**
+   * Registers `rfq_rpc_up`: 1 when the last JSON-RPC call answered, 0 when it failed (timeout,
+   * transport error, error answer). Called by the composition root when the chain is reached over
+   * JSON-RPC (start-up has just probed it, so it starts at 1); with the in-process local chain there is
+   * no RPC and no such series, so no "RPC down" alert. The blockhash cache polls once a second, so an
+   * RPC that is down holds it at 0, and one failed call among good ones is undone within a second.
+   */
+  watchRpc(): void {
+    this.rpcUp ??= new Gauge({
+      name: "rfq_rpc_up",
+      help: "Whether the last Solana JSON-RPC call answered (1) or failed (0); absent without an RPC",
+      registers: [this.registry],
+    });
+    this.rpcUp.set(1);
+  }
+
+  /** One JSON-RPC call's outcome: a failure is counted on rfq_rpc_errors_total; both set rfq_rpc_up. */
+  rpcCall(method: string, ok: boolean): void {
+    this.rpcUp?.set(ok ? 1 : 0);
+    if (!ok) this.rpcErrors.inc({ method });
   }
 
   /**
@@ -239,6 +264,21 @@ export class Metrics {
           this.set({ symbol: h.symbol, mint: h.mint }, Number(h.reserved));
       },
     });
+    // The floors the alerts compare the balances with (deploy/monitoring/prometheus/alerts.yml): fixed by
+    // the configuration, exported so that a rule needs no copy of them.
+    const floors = new Gauge({
+      name: "rfq_inventory_floor_units",
+      help: "Each token's minInventory (below it the token is not advertised), smallest units",
+      labelNames: ["symbol", "mint"] as const,
+      registers,
+    });
+    for (const t of config.file.tokens)
+      floors.set({ symbol: t.symbol, mint: t.mint }, Number(BigInt(t.minInventory)));
+    new Gauge({
+      name: "rfq_maker_sol_floor_lamports",
+      help: "inventory.minSolLamports: below it the maker gives no quote (it could not pay the fees)",
+      registers,
+    }).set(Number(BigInt(config.file.inventory.minSolLamports)));
     new Gauge({
       name: "rfq_maker_sol_lamports",
       help: "Maker native SOL (fees and rent), lamports; absent before the first chain read",
@@ -275,6 +315,20 @@ export class Metrics {
           const point = priceSources.get(p.priceSource)?.price(key);
           if (point)
             this.set({ pair: key, source: p.priceSource }, Math.max(0, now() - point.updatedAtMs) / 1000);
+        }
+      },
+    });
+    new Gauge({
+      name: "rfq_price_max_age_seconds",
+      help: "Each enabled pair's price source maxAgeMs in seconds (older prices are stale: no quote); +Inf for static prices",
+      labelNames: ["pair", "source"] as const,
+      registers,
+      collect() {
+        this.reset();
+        for (const p of pairs) {
+          const source = priceSources.get(p.priceSource);
+          if (source)
+            this.set({ pair: `${p.base}/${p.quote}`, source: p.priceSource }, source.maxAgeMs / 1000);
         }
       },
     });

@@ -19,7 +19,7 @@ import type { Inventory } from "../../inventory/interface.ts";
 import type { IssuanceBook } from "../../inventory/issuance/interface.ts";
 import type { BundlePort } from "../chain/bundle.ts";
 import type { Chain, SignatureStatus } from "../chain/interface.ts";
-import type { SettlementRecord } from "../ledger/records.ts";
+import type { LedgerRecord, SettlementRecord } from "../ledger/records.ts";
 import type { Logger } from "../observability/logger.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import { bounded, errorText } from "./bounded.ts";
@@ -266,10 +266,16 @@ export class ConfirmationTracker {
           settledAtMs: this.now(),
         }
       : undefined;
+    // A landed fill's acceptance goes with its settlement (an idempotent upsert when the swap path
+    // journaled it already): the process that sent it may have died before it could (PendingFill.decision).
+    const records = [
+      ...(record && outcome === "landed" && fill.decision ? [fill.decision] : []),
+      ...(record ? [record] : []),
+    ];
     let owner = true;
     if (t.journaled) {
       try {
-        owner = await journal.settle(fill.quoteId, fee, record);
+        owner = await journal.settle(fill.quoteId, fee, records);
       } catch (err) {
         // Keep it tracked: the next pass reads the same final status and tries again.
         log.warn({ error: errorText(err), outcome }, "fill journal settle failed; retrying on the next poll");
@@ -280,7 +286,7 @@ export class ConfirmationTracker {
     this.settling.set(fill.quoteId, t);
     this.remember(fill, outcome);
     try {
-      await this.finishSettle(t, outcome, { owner, record, fee, detail, log });
+      await this.finishSettle(t, outcome, { owner, records, fee, detail, log });
     } finally {
       this.settling.delete(fill.quoteId);
       for (const w of t.waiters) w(outcome);
@@ -293,7 +299,8 @@ export class ConfirmationTracker {
     outcome: FillOutcome,
     s: {
       owner: boolean;
-      record: SettlementRecord | undefined;
+      /** The ledger records of this settlement (the acceptance it brings, the settlement). */
+      records: LedgerRecord[];
       fee: FeeOwed | undefined;
       detail: string | undefined;
       /** The fill's own logger (quoteId, requestId, ...). */
@@ -301,17 +308,17 @@ export class ConfirmationTracker {
     },
   ): Promise<void> {
     const { fill } = t;
-    const { owner, record, fee, detail, log } = s;
+    const { owner, records, fee, detail, log } = s;
     const { journal, inventory, metrics } = this.opts;
     if (t.token) this.opts.fillRate?.settle(t.token, outcome === "landed");
     if (owner) {
       metrics.fills.inc({ outcome });
-      // Not journaled: the settle above did not carry the record; append it on its own.
-      if (!t.journaled && record) {
-        await journal.appendLedger(record).catch((err: unknown) => {
+      // Not journaled: the settle above did not carry the records; append them on their own.
+      for (const r of t.journaled ? [] : records) {
+        await journal.appendLedger(r).catch((err: unknown) => {
           log.warn(
-            { error: errorText(err) },
-            "ledger outbox append failed: this settlement is missing from the ledger",
+            { error: errorText(err), kind: r.kind },
+            "ledger outbox append failed: this record is missing from the ledger",
           );
         });
       }

@@ -205,6 +205,8 @@ interface Decision {
 
 /** What `decide` learned on the way, for the ledger's decision record. */
 interface Seen {
+  /** When the request arrived (ms epoch). */
+  receivedAtMs?: number;
   messageHash?: string;
   quote?: StoredQuote;
   fill?: ValidatedFill;
@@ -225,6 +227,8 @@ interface Held {
   fill: ValidatedFill;
   budget: Budget;
   log: Logger;
+  /** What the request revealed so far (for its ledger record). */
+  seen: Seen;
   /** The issuer's part of this fill (mint before it, burn after it); undefined for an ordinary fill. */
   need?: IssuanceNeed;
 }
@@ -274,7 +278,7 @@ export class SwapExecutor implements SwapHandler {
   async execute(req: SwapRequest, log: Logger): Promise<SwapResponse> {
     const receivedAtMs = this.now();
     const budget = new Budget(receivedAtMs + this.budgetMs, this.now);
-    const seen: Seen = {};
+    const seen: Seen = { receivedAtMs };
     let decision: Decision;
     try {
       decision = await this.decide(req, log, budget, seen);
@@ -366,7 +370,16 @@ export class SwapExecutor implements SwapHandler {
     if (notHeld) return notHeld;
 
     // From here on this caller alone holds the quote; every answer is recorded on the claim.
-    const held: Held = { req, quote, tx, fill: validation.fill, budget, log, ...(need ? { need } : {}) };
+    const held: Held = {
+      req,
+      quote,
+      tx,
+      fill: validation.fill,
+      budget,
+      log,
+      seen,
+      ...(need ? { need } : {}),
+    };
     const decision =
       (await this.checkTimeAndFunds(held)) ?? (await this.reserve(held)) ?? (await this.signAndSend(held));
     if (decision.releaseClaim) {
@@ -701,7 +714,7 @@ export class SwapExecutor implements SwapHandler {
   }
 
   /** The journal's entry for a fill about to be sent (its fee line and, for markouts, the trade). */
-  private pendingOf({ req, quote, tx, fill }: Held, txSignature: string): PendingFill {
+  private pendingOf({ req, quote, tx, fill, seen }: Held, txSignature: string): PendingFill {
     const { quoteId } = req;
     const pending: PendingFill = {
       quoteId,
@@ -724,6 +737,17 @@ export class SwapExecutor implements SwapHandler {
         baseAmount: where.side === "sell" ? amountOut : amountIn,
         quoteAmount: where.side === "sell" ? amountIn : amountOut,
       };
+    }
+    // The acceptance this fill answers if the send succeeds, journaled with it (see PendingFill.decision).
+    if (this.opts.ledgerJournal) {
+      pending.decision = decisionRecord(
+        this.opts.config,
+        req,
+        accepted(quoteId, txSignature),
+        seen,
+        seen.receivedAtMs ?? this.now(),
+        this.now(),
+      );
     }
     return pending;
   }

@@ -6,6 +6,8 @@
  */
 import { Writable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
+import { startRpcServer } from "../../sandbox/chain/rpc-server.ts";
+import { LocalChain } from "../../src/chain/local/index.ts";
 import { RpcChain } from "../../src/chain/rpc.ts";
 import type { Service } from "../../src/compose.ts";
 import { createLogger } from "../../src/observability/logger.ts";
@@ -105,13 +107,59 @@ describe("GET /metrics (operations listener)", () => {
     expect(series(after, "rfq_pair_switched_off", 'pair="SOL/USDC"')).toBe(1);
   });
 
+  it("exports the floors the alerts compare with: each token's minInventory, minSolLamports, each pair's price max age", async () => {
+    const s = await service({
+      vary: (f) => ({
+        ...f,
+        tokens: f.tokens.map((t) => (t.symbol === "JUP" ? { ...t, minInventory: "7000000" } : t)),
+        inventory: { ...f.inventory, minSolLamports: "123000000" },
+      }),
+    });
+    const text = await scrape(s);
+    expect(series(text, "rfq_inventory_floor_units", `symbol="JUP",mint="${MINT.JUP}"`)).toBe(7_000_000);
+    expect(series(text, "rfq_inventory_floor_units", `symbol="USDC",mint="${MINT.USDC}"`)).toBe(0);
+    expect(series(text, "rfq_maker_sol_floor_lamports")).toBe(123_000_000);
+    // Static prices never go stale.
+    expect(text).toContain('rfq_price_max_age_seconds{pair="SOL/USDC",source="static"} +Inf\n');
+    // The in-process local chain has no RPC: no rfq_rpc_up sample, so no "RPC down" alert.
+    expect(text).not.toContain("rfq_rpc_up");
+  });
+
+  it("sets rfq_rpc_up to 1 after a JSON-RPC call that answered and 0 after one that failed", async () => {
+    const metrics = new Metrics();
+    metrics.watchRpc();
+    const local = LocalChain.create();
+    const rpc = await startRpcServer(local, { port: 0 });
+    const report = {
+      onError: (method: string) => metrics.rpcCall(method, false),
+      onOk: (method: string) => metrics.rpcCall(method, true),
+    };
+    const up = new RpcChain({ urls: [rpc.url], timeoutMs: 5_000, ...report });
+    const down = new RpcChain({ urls: ["http://127.0.0.1:9"], timeoutMs: 1_000, ...report });
+    try {
+      await up.getLatestBlockhash();
+      expect(series(await metrics.registry.metrics(), "rfq_rpc_up")).toBe(1);
+      await expect(down.getLatestBlockhash()).rejects.toThrow(/getLatestBlockhash/);
+      expect(series(await metrics.registry.metrics(), "rfq_rpc_up")).toBe(0);
+      await up.getBlockHeight();
+      expect(series(await metrics.registry.metrics(), "rfq_rpc_up")).toBe(1);
+    } finally {
+      await up.close();
+      await down.close();
+      await rpc.close();
+    }
+    expect(
+      series(await metrics.registry.metrics(), "rfq_rpc_errors_total", 'method="getLatestBlockhash"'),
+    ).toBe(1);
+  });
+
   it("counts failed JSON-RPC calls by method", async () => {
     const metrics = new Metrics();
     // Port 9 (discard) on loopback: nothing listens, every call fails.
     const chain = new RpcChain({
       urls: ["http://127.0.0.1:9"],
       timeoutMs: 1_000,
-      onError: (method) => metrics.rpcErrors.inc({ method }),
+      onError: (method) => metrics.rpcCall(method, false),
     });
     try {
       await expect(chain.getLatestBlockhash()).rejects.toThrow(/getLatestBlockhash/);

@@ -123,15 +123,17 @@ describe.each(BACKENDS)("the swap path's ledger on %s", (backend) => {
       await server.close();
     }
     // The answers did not wait for their outbox appends: every record is in before the writer dies
-    // (a decision and a settlement per fill, and each fill's markout at fill time).
-    await vi.waitFor(async () => expect(await first.journal.ledgerBacklog()).toBe(9), {
+    // (per fill: its decision, its settlement carrying its acceptance again, its markout at fill time).
+    await vi.waitFor(async () => expect(await first.journal.ledgerBacklog()).toBe(12), {
       timeout: 15_000,
       interval: 50,
     });
     // The dying writer took everything, wrote part of it, and was killed before acknowledging.
     const taken = await first.journal.takeLedger("killed-writer", 100, 60_000);
-    // A decision and a settlement per fill, and each fill's markout at fill time.
-    expect(taken.filter((e) => e.record.kind !== "markout")).toHaveLength(6);
+    // Per fill: the decision journaled by the swap path and again with the landed settlement, the
+    // settlement, and the markout at fill time.
+    expect(taken.filter((e) => e.record.kind === "decision")).toHaveLength(6);
+    expect(taken.filter((e) => e.record.kind === "settlement")).toHaveLength(3);
     expect(taken.filter((e) => e.record.kind === "markout")).toHaveLength(3);
     await ledger.write(taken.slice(0, 4).map((e) => e.record));
 

@@ -10,12 +10,14 @@ import bs58 from "bs58";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fillAmountsFromQuote } from "../../sandbox/fill/builder.ts";
 import { fundTaker } from "../../src/chain/local/seed.ts";
+import type { DecisionRecord } from "../../src/ledger/records.ts";
 import { createLogger } from "../../src/observability/logger.ts";
 import { Metrics } from "../../src/observability/metrics.ts";
 import type { RedisClient } from "../../src/redis/client.ts";
 import { ConfirmationTracker } from "../../src/swap/confirmations.ts";
 import type { PendingFill } from "../../src/swap/journal/interface.ts";
 import { RedisFillJournal } from "../../src/swap/journal/redis.ts";
+import { decision } from "../ledger/support.ts";
 import { MINT } from "../support/config.ts";
 import { askQuote, createHarness, type Harness, inProcess, operatorFill } from "../support/harness.ts";
 import { deleteKeys, topologies } from "../support/redis.ts";
@@ -63,8 +65,25 @@ async function sentButUntracked(journal: RedisFillJournal, opts: { send: boolean
   return fill;
 }
 
-const tracker = (journal: RedisFillJournal, metrics = new Metrics()) =>
-  new ConfirmationTracker({ chain: h.chain, inventory: h.inventory, journal, metrics, log, pollMs: 10_000 });
+const tracker = (journal: RedisFillJournal, metrics = new Metrics(), ledger = false) =>
+  new ConfirmationTracker({
+    chain: h.chain,
+    inventory: h.inventory,
+    journal,
+    metrics,
+    log,
+    pollMs: 10_000,
+    ledger,
+  });
+
+/** The acceptance a process journals with its fill before sending it (PendingFill.decision). */
+const acceptance = (fill: PendingFill): DecisionRecord =>
+  decision({
+    quoteId: fill.quoteId,
+    requestId: fill.requestId,
+    messageHash: fill.messageHash,
+    txSignature: fill.signature,
+  });
 
 const fillsCounted = async (m: Metrics, outcome: string) =>
   (await m.fills.get()).values.find((v) => v.labels.outcome === outcome)?.value ?? 0;
@@ -148,6 +167,40 @@ for (const topology of topologies())
       expect(landed).toEqual([fill.quoteId]);
       await poll;
       await t.stop();
+    });
+
+    it("a resumed fill that lands brings the acceptance journaled with it into the ledger outbox (its process died before answering)", async () => {
+      const journal = new RedisFillJournal(redis, `${prefix}decision-landed:`);
+      const fill = await sentButUntracked(journal, { send: true });
+      await journal.addPending({ ...fill, decision: acceptance(fill) });
+      const t = tracker(journal, new Metrics(), true);
+      await t.start();
+      const settled = t.settled(fill.quoteId);
+      await t.pollOnce();
+      expect(await settled).toBe("landed");
+      await t.stop();
+      const outbox = (await journal.takeLedger("test", 100, 0)).map((e) => e.record);
+      expect(outbox).toEqual([
+        expect.objectContaining({
+          kind: "decision",
+          decision: "accepted",
+          quoteId: fill.quoteId,
+          txSignature: fill.signature,
+        }),
+        expect.objectContaining({ kind: "settlement", outcome: "landed", txSignature: fill.signature }),
+      ]);
+    });
+
+    it("a resumed fill that never lands settles as expired without claiming an acceptance", async () => {
+      const journal = new RedisFillJournal(redis, `${prefix}decision-expired:`);
+      const fill = await sentButUntracked(journal, { send: false });
+      await journal.addPending({ ...fill, decision: acceptance(fill) });
+      const t = tracker(journal, new Metrics(), true);
+      await t.start();
+      await t.pollOnce();
+      await t.stop();
+      const outbox = (await journal.takeLedger("test", 100, 0)).map((e) => e.record);
+      expect(outbox).toEqual([expect.objectContaining({ kind: "settlement", outcome: "expired" })]);
     });
 
     it("settles a fill once when two instances track it from the same journal", async () => {

@@ -96,10 +96,20 @@ export interface SimulationOutcome {
   post?: (AccountSnapshot | null)[];
 }
 
+/** `tx`: the transaction as sent, kept for the history queries (absent for airdrops). */
 type StatusRecord =
-  | { state: "confirmed"; slot: bigint }
-  | { state: "failed"; slot: bigint; error: string; errJson: unknown }
+  | { state: "confirmed"; slot: bigint; tx?: VersionedTransaction }
+  | { state: "failed"; slot: bigint; error: string; errJson: unknown; tx?: VersionedTransaction }
   | { state: "dropped"; lastValidBlockHeight: bigint };
+
+/** A transaction that landed (confirmed, or failed with its fee charged), as the history returns it. */
+export interface LandedTransaction {
+  signature: string;
+  slot: bigint;
+  /** The RPC's JSON error, null when it succeeded. */
+  errJson: unknown;
+  tx: VersionedTransaction;
+}
 
 const DEFAULT_SLOT_MS = 400;
 const DEFAULT_BLOCKHASH_VALIDITY = 150;
@@ -287,6 +297,32 @@ export class LocalChain implements Chain {
   }
 
   /**
+   * The landed transactions that name `address` among their account keys, oldest first (within the
+   * `maxRecords` remembered), for `getSignaturesForAddress` / `getTransaction` on the RPC server.
+   */
+  transactionsFor(address: PublicKey): LandedTransaction[] {
+    const out: LandedTransaction[] = [];
+    for (const [signature, rec] of this.records) {
+      if (rec.state === "dropped" || !rec.tx) continue;
+      if (!rec.tx.message.staticAccountKeys.some((k) => k.equals(address))) continue;
+      out.push({
+        signature,
+        slot: rec.slot,
+        errJson: rec.state === "failed" ? rec.errJson : null,
+        tx: rec.tx,
+      });
+    }
+    return out;
+  }
+
+  /** One landed transaction by signature. */
+  transaction(signature: string): LandedTransaction | undefined {
+    const rec = this.records.get(signature);
+    if (!rec || rec.state === "dropped" || !rec.tx) return undefined;
+    return { signature, slot: rec.slot, errJson: rec.state === "failed" ? rec.errJson : null, tx: rec.tx };
+  }
+
+  /**
    * Forgets what this chain knows of a signature, so it reads as never sent. For the local bundle
    * engine (bundle-engine.ts): the transactions of a bundle that failed did not land, their effects
    * are undone, and their signatures must not read as confirmed or failed.
@@ -345,11 +381,11 @@ export class LocalChain implements Chain {
       const errJson = prepared.emulationErrJson ?? svmErrJson;
       this.refundExtraSignatures(feePayer, prepared.extraSignatures);
       const error = prepared.emulationError ?? errorText(errJson);
-      this.remember(signature, { state: "failed", slot, error, errJson });
+      this.remember(signature, { state: "failed", slot, error, errJson, tx });
       return { kind: "failed", signature, slot, error, errJson, logs: res.meta().logs() };
     }
     this.refundExtraSignatures(feePayer, prepared.extraSignatures);
-    this.remember(signature, { state: "confirmed", slot });
+    this.remember(signature, { state: "confirmed", slot, tx });
     return {
       kind: "confirmed",
       signature,

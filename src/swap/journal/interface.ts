@@ -1,5 +1,5 @@
 import type { TradeTerms } from "../../ledger/markouts.ts";
-import type { LedgerRecord, OutboxEntry } from "../../ledger/records.ts";
+import type { DecisionRecord, LedgerRecord, OutboxEntry } from "../../ledger/records.ts";
 
 /**
  * The swap executor's journal: fills sent but not yet settled (so a restarted process resumes tracking
@@ -33,6 +33,14 @@ export interface PendingFill {
   /** The pair, the maker's side and the amounts traded (for markouts; absent in older entries). */
   trade?: TradeTerms;
   /**
+   * The /swap decision this fill answers, as it is answered when the send succeeds (accepted, with
+   * the signature). Journaled with the fill, before the send, so that a fill that lands always has its
+   * acceptance in the ledger: the settlement of a landed fill carries it again (an idempotent upsert),
+   * which covers a process killed after the send and before it could answer and journal the decision,
+   * and an ambiguous send answered as a refusal whose transaction landed after all.
+   */
+  decision?: DecisionRecord;
+  /**
    * A permissioned fill sent as a bundle with the maker's mint or burn (src/swap/executor.ts): the
    * bundle engine's id, polled beside the fill's signature so a dropped bundle settles at once.
    */
@@ -57,10 +65,10 @@ export interface FillJournal {
   /**
    * Removes a pending fill. Returns true for exactly one caller across every instance sharing the
    * journal, so only one of them counts the outcome. When `fee` is given it is appended to the fee
-   * ledger in the same atomic step (a crash cannot settle a fill and lose its fee line); so is
-   * `record` to the ledger outbox.
+   * ledger in the same atomic step (a crash cannot settle a fill and lose its fee line); so are
+   * `records` to the ledger outbox, in order.
    */
-  settle(quoteId: string, fee?: FeeOwed, record?: LedgerRecord): Promise<boolean>;
+  settle(quoteId: string, fee?: FeeOwed, records?: readonly LedgerRecord[]): Promise<boolean>;
   /** The fee ledger, oldest first (for settlement tooling and tests). */
   feesOwed(): Promise<FeeOwed[]>;
 

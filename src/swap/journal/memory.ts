@@ -25,10 +25,10 @@ export class MemoryFillJournal implements FillJournal {
     return [...this.pending.values()].map((f) => ({ ...f }));
   }
 
-  async settle(quoteId: string, fee?: FeeOwed, record?: LedgerRecord): Promise<boolean> {
+  async settle(quoteId: string, fee?: FeeOwed, records: readonly LedgerRecord[] = []): Promise<boolean> {
     if (!this.pending.delete(quoteId)) return false;
     if (fee) this.fees.push({ ...fee });
-    if (record) this.push(record);
+    for (const r of records) this.push(r);
     return true;
   }
 

@@ -19,11 +19,14 @@ import type { FeeOwed, FillJournal, PendingFill } from "./interface.ts";
 const OUTBOX_MAX = "1000000";
 const GROUP = "ledger";
 
-/** Removes the pending entry and, only if this caller removed it, appends the fee line and the record. */
+/**
+ * Removes the pending entry and, only if this caller removed it, appends the fee line (ARGV[2]) and
+ * the ledger records (ARGV[4], ARGV[5], ...) to the outbox, in order.
+ */
 const SETTLE = `
 if redis.call('HDEL', KEYS[1], ARGV[1]) == 0 then return 0 end
 if ARGV[2] ~= '' then redis.call('RPUSH', KEYS[2], ARGV[2]) end
-if ARGV[3] ~= '' then redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[4], '*', 'r', ARGV[3]) end
+for i = 4, #ARGV do redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[3], '*', 'r', ARGV[i]) end
 return 1
 `;
 
@@ -72,7 +75,7 @@ export class RedisFillJournal implements FillJournal {
     return all.map((raw) => JSON.parse(raw) as PendingFill);
   }
 
-  async settle(quoteId: string, fee?: FeeOwed, record?: LedgerRecord): Promise<boolean> {
+  async settle(quoteId: string, fee?: FeeOwed, records: readonly LedgerRecord[] = []): Promise<boolean> {
     const removed = await this.redis.eval(
       SETTLE,
       3,
@@ -81,8 +84,8 @@ export class RedisFillJournal implements FillJournal {
       this.ledgerKey,
       quoteId,
       fee ? JSON.stringify(fee) : "",
-      record ? JSON.stringify(record) : "",
       OUTBOX_MAX,
+      ...records.map((r) => JSON.stringify(r)),
     );
     return removed === 1;
   }
