@@ -19,6 +19,7 @@ import {
 } from "../support/harness.ts";
 import { ObservedBundles } from "../support/local-bundles.ts";
 import { permissionedSetup, supplyOf, TBILL_LIMITS } from "../support/permissioned.ts";
+import { jsonPost, quoteBody } from "../support/quotes.ts";
 import { fileRedis } from "../support/redis.ts";
 
 const setup = permissionedSetup(2);
@@ -42,48 +43,36 @@ afterAll(async () => {
 
 const http = () => inProcess(h.app);
 
-function quoteBody(
+/** POST /quote as the operator sends it: `amount` of `tokenIn` (exactIn), no fee, `taker` when given. */
+const quoteBuy = (
   taker: PublicKey | undefined,
   amount: bigint,
   tokenIn: string = MINT.USDC,
   tokenOut = TBILL.toBase58(),
-) {
-  return {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      "x-request-start": String(Date.now()),
-      "x-request-timeout": "10000",
-    },
-    body: JSON.stringify({
-      requestId: `sec-${Math.random()}`,
-      quoteId: `sec-${Math.random()}`,
+) =>
+  jsonPost(
+    quoteBody({
       tokenIn,
       tokenOut,
       amount: amount.toString(),
-      quoteType: "exactIn",
-      protocol: "v1",
       feeBps: 0,
       ...(taker ? { taker: taker.toBase58() } : {}),
     }),
-  };
-}
+    { "x-request-start": String(Date.now()) },
+  );
 
 describe("a wallet outside the holder rules", () => {
   const outsider = Keypair.generate();
 
   it("gets a 404 naming HOLDER_NOT_ALLOWED when it asks to buy with its taker given", async () => {
-    const res = await http()("/quote", quoteBody(outsider.publicKey, 105_000_000n));
+    const res = await http()("/quote", quoteBuy(outsider.publicKey, 105_000_000n));
     expect(res.status).toBe(404);
     expect(((await res.json()) as { message: string }).message).toMatch(/not an allowed holder of TBILL/);
     expect(h.metrics.noQuotes).toBeDefined();
   });
 
   it("gets a 404 when it asks to sell one it somehow holds", async () => {
-    const res = await http()(
-      "/quote",
-      quoteBody(outsider.publicKey, 1_000_000n, TBILL.toBase58(), MINT.USDC),
-    );
+    const res = await http()("/quote", quoteBuy(outsider.publicKey, 1_000_000n, TBILL.toBase58(), MINT.USDC));
     expect(res.status).toBe(404);
   });
 
@@ -169,7 +158,7 @@ describe("an issued fill with no bundle engine", () => {
     try {
       const res = await inProcess(lone.app)(
         "/quote",
-        quoteBody(s.holders[0]!.publicKey, 105_000_000n, MINT.USDC, s.mint.toBase58()),
+        quoteBuy(s.holders[0]!.publicKey, 105_000_000n, MINT.USDC, s.mint.toBase58()),
       );
       expect(res.status).toBe(404);
       expect(((await res.json()) as { message: string }).message).toMatch(/no bundle engine/);

@@ -21,6 +21,7 @@ import {
 } from "../support/harness.ts";
 import { ObservedBundles } from "../support/local-bundles.ts";
 import { drainUsdc, permissionedSetup, supplyOf, TBILL_LIMITS } from "../support/permissioned.ts";
+import { jsonPost, quoteBody } from "../support/quotes.ts";
 
 const USDC = new PublicKey(MINT.USDC);
 const setup = permissionedSetup();
@@ -206,26 +207,15 @@ describe("quoting an issued token", () => {
   });
 });
 
-let n = 0;
-/** An exactOut quote for `amount` TBILL (the maker's output), no taker. */
-function quoteInit(amount: bigint): RequestInit {
-  n++;
-  return {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      "x-request-start": String(Date.now()),
-      "x-request-timeout": "10000",
-    },
-    body: JSON.stringify({
-      requestId: `cap-req-${n}`,
-      quoteId: `cap-quote-${n}-${Date.now()}`,
+/** An exactOut quote for `amount` TBILL (the maker's output), no taker, as the operator sends it. */
+const quoteInit = (amount: bigint): RequestInit =>
+  jsonPost(
+    quoteBody({
       tokenIn: MINT.USDC,
       tokenOut: TBILL.toBase58(),
       amount: amount.toString(),
       quoteType: "exactOut",
-      protocol: "v1",
       feeBps: 0,
     }),
-  };
-}
+    { "x-request-start": String(Date.now()) },
+  );
