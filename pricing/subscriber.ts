@@ -37,3 +37,31 @@ export function subscriberOf(redis: Redis | Cluster, name: string, log?: Logger)
   });
   return sub;
 }
+
+/**
+ * Wraps a read (one that handles its own failures) so that calls overlapping a read in progress
+ * coalesce into at most one more read: a burst of change messages costs two reads, not one each.
+ * `idle()` resolves once no read runs (for close()).
+ */
+export function coalescing(readOnce: () => Promise<void>): { run(): Promise<void>; idle(): Promise<void> } {
+  let reading: Promise<void> | undefined;
+  let again = false;
+  return {
+    run() {
+      if (reading) {
+        again = true;
+        return reading;
+      }
+      reading = (async () => {
+        do {
+          again = false;
+          await readOnce();
+        } while (again);
+      })().finally(() => {
+        reading = undefined;
+      });
+      return reading;
+    },
+    idle: () => reading ?? Promise.resolve(),
+  };
+}

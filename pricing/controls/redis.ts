@@ -14,7 +14,7 @@
  */
 import type { Cluster, Redis } from "ioredis";
 import type { Logger } from "pino";
-import { subscriberOf } from "../subscriber.ts";
+import { coalescing, subscriberOf } from "../subscriber.ts";
 import type { Controls } from "./interface.ts";
 import { KnownSwitches } from "./switches.ts";
 
@@ -36,8 +36,7 @@ export class RedisControls extends KnownSwitches implements Controls {
   private lastReadMs = Number.NEGATIVE_INFINITY;
   private subscriber: Redis | Cluster | undefined;
   private timer: NodeJS.Timeout | undefined;
-  private reading: Promise<void> | undefined;
-  private readAgain = false;
+  private readonly reads = coalescing(() => this.readOnce());
   private readFailing = false;
 
   constructor(
@@ -109,7 +108,7 @@ export class RedisControls extends KnownSwitches implements Controls {
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
-    await this.reading;
+    await this.reads.idle();
     if (this.subscriber) {
       this.subscriber.disconnect();
       this.subscriber = undefined;
@@ -118,36 +117,28 @@ export class RedisControls extends KnownSwitches implements Controls {
 
   /** Re-reads both keys; overlapping calls coalesce into at most one more read. */
   read(): Promise<void> {
-    if (this.reading) {
-      this.readAgain = true;
-      return this.reading;
+    return this.reads.run();
+  }
+
+  private async readOnce(): Promise<void> {
+    const started = this.now();
+    try {
+      // Two independent reads (auto-pipelined into one round trip on a single node): the pause
+      // flag and the pair switches are separate facts, so they need no transaction, and their
+      // documented key names sit in different cluster slots.
+      const [paused, pairs] = await Promise.all([
+        this.redis.get(this.pausedKey),
+        this.redis.hgetall(this.pairsKey),
+      ]);
+      this.apply(paused, pairs);
+      this.lastReadMs = started;
+      if (this.readFailing) this.opts.log?.info("controls: the shared switches are readable again");
+      this.readFailing = false;
+    } catch (err) {
+      // Once per outage: the poll runs every `pollMs`.
+      if (!this.readFailing) this.opts.log?.warn({ err }, "controls: cannot read the shared switches");
+      this.readFailing = true;
     }
-    this.reading = (async () => {
-      do {
-        this.readAgain = false;
-        const started = this.now();
-        try {
-          // Two independent reads (auto-pipelined into one round trip on a single node): the pause
-          // flag and the pair switches are separate facts, so they need no transaction, and their
-          // documented key names sit in different cluster slots.
-          const [paused, pairs] = await Promise.all([
-            this.redis.get(this.pausedKey),
-            this.redis.hgetall(this.pairsKey),
-          ]);
-          this.apply(paused, pairs);
-          this.lastReadMs = started;
-          if (this.readFailing) this.opts.log?.info("controls: the shared switches are readable again");
-          this.readFailing = false;
-        } catch (err) {
-          // Once per outage: the poll runs every `pollMs`.
-          if (!this.readFailing) this.opts.log?.warn({ err }, "controls: cannot read the shared switches");
-          this.readFailing = true;
-        }
-      } while (this.readAgain);
-    })().finally(() => {
-      this.reading = undefined;
-    });
-    return this.reading;
   }
 
   private apply(pausedValue: string | null, pairs: Record<string, string> | undefined): void {

@@ -20,7 +20,7 @@
 import type { Cluster, Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { ToxicityConfig } from "../../config/schema.ts";
-import { subscriberOf } from "../../pricing/subscriber.ts";
+import { coalescing, subscriberOf } from "../../pricing/subscriber.ts";
 import { TAKER_LISTS, type TakerEntry, type TakerList, type TakerStanding } from "./interface.ts";
 import { TakerView } from "./view.ts";
 
@@ -59,8 +59,7 @@ export class RedisTakerStanding extends TakerView implements TakerStanding {
   private readonly now: () => number;
   private subscriber: Redis | Cluster | undefined;
   private timer: NodeJS.Timeout | undefined;
-  private reading: Promise<void> | undefined;
-  private readAgain = false;
+  private readonly reads = coalescing(() => this.readOnce());
   private failing = false;
 
   constructor(
@@ -110,47 +109,36 @@ export class RedisTakerStanding extends TakerView implements TakerStanding {
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
-    await this.reading;
+    await this.reads.idle();
     this.subscriber?.disconnect();
     this.subscriber = undefined;
   }
 
   /** Re-reads the three lists in one transaction (one slot); overlapping calls coalesce. */
   reload(): Promise<void> {
-    if (this.reading) {
-      this.readAgain = true;
-      return this.reading;
+    return this.reads.run();
+  }
+
+  private async readOnce(): Promise<void> {
+    try {
+      const m = this.redis.multi();
+      for (const l of TAKER_LISTS) m.hgetall(this.keys[l]);
+      const replies = (await m.exec()) ?? [];
+      const next = {} as Record<TakerList, Map<string, TakerEntry>>;
+      TAKER_LISTS.forEach((l, i) => {
+        const [err, value] = replies[i] ?? [new Error("no reply"), null];
+        if (err) throw err;
+        next[l] = parseList(value as Record<string, string>);
+      });
+      this.lists = next;
+      if (this.failing) this.opts.log?.info("toxicity: the shared taker lists are readable again");
+      this.failing = false;
+    } catch (err) {
+      if (!this.failing) {
+        this.opts.log?.warn({ err }, "toxicity: cannot read the shared taker lists; keeping the last view");
+      }
+      this.failing = true;
     }
-    this.reading = (async () => {
-      do {
-        this.readAgain = false;
-        try {
-          const m = this.redis.multi();
-          for (const l of TAKER_LISTS) m.hgetall(this.keys[l]);
-          const replies = (await m.exec()) ?? [];
-          const next = {} as Record<TakerList, Map<string, TakerEntry>>;
-          TAKER_LISTS.forEach((l, i) => {
-            const [err, value] = replies[i] ?? [new Error("no reply"), null];
-            if (err) throw err;
-            next[l] = parseList(value as Record<string, string>);
-          });
-          this.lists = next;
-          if (this.failing) this.opts.log?.info("toxicity: the shared taker lists are readable again");
-          this.failing = false;
-        } catch (err) {
-          if (!this.failing) {
-            this.opts.log?.warn(
-              { err },
-              "toxicity: cannot read the shared taker lists; keeping the last view",
-            );
-          }
-          this.failing = true;
-        }
-      } while (this.readAgain);
-    })().finally(() => {
-      this.reading = undefined;
-    });
-    return this.reading;
   }
 }
 
