@@ -4,30 +4,17 @@
  * the chain's blockhashes. Also the bundle port factory's choice.
  */
 import { createMintToInstruction, createTransferInstruction } from "@solana/spl-token";
-import {
-  Keypair,
-  type PublicKey,
-  SystemProgram,
-  type TransactionInstruction,
-  TransactionMessage,
-  VersionedTransaction,
-} from "@solana/web3.js";
+import { Keypair, type PublicKey, SystemProgram, VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
 import { beforeEach, describe, expect, it } from "vitest";
 import { bundleIdOf } from "../../src/chain/bundle.ts";
 import { JitoBundleClient } from "../../src/chain/bundle-jito.ts";
 import { LocalBundleEngine, localTipAccounts } from "../../src/chain/local/bundle-engine.ts";
 import { LocalChain } from "../../src/chain/local/index.ts";
-import {
-  createMint,
-  creditSol,
-  creditToken,
-  mintAuthority,
-  tokenAccountBalance,
-} from "../../src/chain/local/seed.ts";
-import { readMint } from "../../src/chain/local/spl-state.ts";
+import { tokenAccountBalance } from "../../src/chain/local/seed.ts";
 import { makeBundlePort } from "../../src/chain/make.ts";
 import { TOKEN_PROGRAM_ID } from "../../src/fill/layout.ts";
+import { type BundleBed, bundleBed } from "../support/bundle-bed.ts";
 import { testService } from "../support/service.ts";
 
 let chain: LocalChain;
@@ -40,56 +27,20 @@ let makerAta: PublicKey;
 let takerAta: PublicKey;
 let tip: PublicKey;
 
+let bed: BundleBed;
+let signed: BundleBed["signed"];
+let mintAndTip: BundleBed["mintAndTip"];
+let fill: BundleBed["fill"];
+let supply: BundleBed["supply"];
+
 beforeEach(() => {
   // Hour-long blocks: heights (and blockhash expiry) move only when a test advances them.
   chain = LocalChain.create({ slotMs: 3_600_000 });
   engine = new LocalBundleEngine(chain);
-  maker = Keypair.generate();
-  taker = Keypair.generate();
-  issuer = mintAuthority(chain);
-  creditSol(chain, maker.publicKey, 10_000_000_000n);
-  creditSol(chain, taker.publicKey, 10_000_000_000n);
-  mint = Keypair.generate().publicKey;
-  createMint(chain, { address: mint, decimals: 6 });
-  makerAta = creditToken(chain, maker.publicKey, mint, 0n);
-  takerAta = creditToken(chain, taker.publicKey, mint, 0n);
-  tip = engine.tipAccounts[3] as PublicKey;
+  bed = bundleBed(chain, engine.tipAccounts[3] as PublicKey);
+  ({ maker, taker, issuer, mint, makerAta, takerAta, tip, signed, mintAndTip, fill, supply } = bed);
 });
 
-function signed(
-  payer: Keypair,
-  ixs: TransactionInstruction[],
-  signers: Keypair[] = [],
-): VersionedTransaction {
-  const { blockhash } = chain.latestBlockhash();
-  const message = new TransactionMessage({
-    payerKey: payer.publicKey,
-    recentBlockhash: blockhash,
-    instructions: ixs,
-  }).compileToV0Message();
-  const tx = new VersionedTransaction(message);
-  tx.sign([payer, ...signers]);
-  return tx;
-}
-
-/** The maker's companion: mint `amount` to its own token account, and tip. */
-function mintAndTip(amount: bigint, tipLamports = 10_000n): VersionedTransaction {
-  return signed(
-    maker,
-    [
-      createMintToInstruction(mint, makerAta, issuer.publicKey, amount),
-      SystemProgram.transfer({ fromPubkey: maker.publicKey, toPubkey: tip, lamports: tipLamports }),
-    ],
-    [issuer],
-  );
-}
-
-/** The fill's stand-in: the maker's tokens to the taker, the taker paying the fee. */
-function fill(amount: bigint): VersionedTransaction {
-  return signed(taker, [createTransferInstruction(makerAta, takerAta, maker.publicKey, amount)], [maker]);
-}
-
-const supply = () => readMint(mint, chain.svm.getAccount(mint), TOKEN_PROGRAM_ID)?.supply;
 const sig = (tx: VersionedTransaction) => bs58.encode(tx.signatures[0] as Uint8Array);
 
 /** Every account the bundle names, exactly as stored (lamports, owner, data, executable, rent epoch). */

@@ -5,16 +5,7 @@
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createMintToInstruction, createTransferInstruction } from "@solana/spl-token";
-import {
-  Connection,
-  Keypair,
-  type PublicKey,
-  SystemProgram,
-  type TransactionInstruction,
-  TransactionMessage,
-  VersionedTransaction,
-} from "@solana/web3.js";
+import { Connection, type Keypair, type PublicKey } from "@solana/web3.js";
 import bs58 from "bs58";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type RpcServer, startRpcServer } from "../../../sandbox/chain/rpc-server.ts";
@@ -22,26 +13,14 @@ import { bundleIdOf } from "../../../src/chain/bundle.ts";
 import { JitoBundleClient } from "../../../src/chain/bundle-jito.ts";
 import { localTipAccounts } from "../../../src/chain/local/bundle-engine.ts";
 import { LocalChain } from "../../../src/chain/local/index.ts";
-import {
-  createMint,
-  creditSol,
-  creditToken,
-  mintAuthority,
-  tokenAccountBalance,
-} from "../../../src/chain/local/seed.ts";
-import { readMint } from "../../../src/chain/local/spl-state.ts";
-import { TOKEN_PROGRAM_ID } from "../../../src/fill/layout.ts";
+import { tokenAccountBalance } from "../../../src/chain/local/seed.ts";
 import { freePort } from "../../../tooling/processes.ts";
+import { type BundleBed, bundleBed } from "../../support/bundle-bed.ts";
 
 let chain: LocalChain;
 let server: RpcServer;
 let maker: Keypair;
-let taker: Keypair;
-let issuer: Keypair;
-let mint: PublicKey;
-let makerAta: PublicKey;
 let takerAta: PublicKey;
-let tip: PublicKey;
 /** A loopback URL nobody listens on. */
 let deadUrl: string;
 
@@ -49,54 +28,22 @@ beforeAll(async () => {
   deadUrl = `http://127.0.0.1:${await freePort()}`;
 });
 
+let bed: BundleBed;
+let mintAndTip: BundleBed["mintAndTip"];
+let fill: BundleBed["fill"];
+let supply: BundleBed["supply"];
+
 beforeEach(async () => {
   chain = LocalChain.create({ slotMs: 3_600_000 });
   server = await startRpcServer(chain, { port: 0 });
-  maker = Keypair.generate();
-  taker = Keypair.generate();
-  issuer = mintAuthority(chain);
-  creditSol(chain, maker.publicKey, 10_000_000_000n);
-  creditSol(chain, taker.publicKey, 10_000_000_000n);
-  mint = Keypair.generate().publicKey;
-  createMint(chain, { address: mint, decimals: 6 });
-  makerAta = creditToken(chain, maker.publicKey, mint, 0n);
-  takerAta = creditToken(chain, taker.publicKey, mint, 0n);
-  tip = localTipAccounts()[0] as PublicKey;
+  bed = bundleBed(chain, localTipAccounts()[0] as PublicKey);
+  ({ maker, takerAta, mintAndTip, fill, supply } = bed);
 });
 
 afterEach(async () => {
   await server.close();
 });
 
-function signed(
-  payer: Keypair,
-  ixs: TransactionInstruction[],
-  signers: Keypair[] = [],
-): VersionedTransaction {
-  const message = new TransactionMessage({
-    payerKey: payer.publicKey,
-    recentBlockhash: chain.latestBlockhash().blockhash,
-    instructions: ixs,
-  }).compileToV0Message();
-  const tx = new VersionedTransaction(message);
-  tx.sign([payer, ...signers]);
-  return tx;
-}
-
-const mintAndTip = (amount: bigint, withTip = true) =>
-  signed(
-    maker,
-    [
-      createMintToInstruction(mint, makerAta, issuer.publicKey, amount),
-      ...(withTip
-        ? [SystemProgram.transfer({ fromPubkey: maker.publicKey, toPubkey: tip, lamports: 10_000 })]
-        : []),
-    ],
-    [issuer],
-  );
-const fill = (amount: bigint) =>
-  signed(taker, [createTransferInstruction(makerAta, takerAta, maker.publicKey, amount)], [maker]);
-const supply = () => readMint(mint, chain.svm.getAccount(mint), TOKEN_PROGRAM_ID)?.supply;
 const client = (urls: string[]) => new JitoBundleClient({ urls, chain, timeoutMs: 2_000 });
 
 async function rpc(path: string, method: string, params: unknown[]) {
@@ -175,7 +122,7 @@ describe("sandbox chain server: Jito's block-engine API", () => {
 
   it("refuses a bundle without a tip and one of 6 transactions with a JSON-RPC error, nothing run", async () => {
     const noTip = await rpc("/api/v1/bundles", "sendBundle", [
-      [mintAndTip(100n, false)].map((tx) => Buffer.from(tx.serialize()).toString("base64")),
+      [mintAndTip(100n, null)].map((tx) => Buffer.from(tx.serialize()).toString("base64")),
       { encoding: "base64" },
     ]);
     expect(noTip.error?.code).toBe(-32602);
@@ -226,7 +173,7 @@ describe("Jito bundle client against the sandbox chain server", () => {
   });
 
   it("maps a refused bundle to reached: refused, naming the engine", async () => {
-    const out = await client([server.bundleUrl]).sendBundle([mintAndTip(100n, false)]);
+    const out = await client([server.bundleUrl]).sendBundle([mintAndTip(100n, null)]);
     expect(out).toMatchObject({ ok: false, reached: "refused" });
     expect(!out.ok && out.error).toMatch(new RegExp(`^${server.bundleUrl}: sendBundle refused: .*tip`));
   });
