@@ -42,10 +42,20 @@ export class OrderBook {
     return this.#byRequest.get(requestId) ?? [];
   }
 
-  /** The order whose unsigned message is exactly `messageBytes`. */
+  /**
+   * The newest order whose unsigned message is exactly `messageBytes`. A re-quote with the same
+   * parameters repeats the requestId and, within one blockhash and expiry second, the message: the
+   * newest order is the one the user just signed, never an earlier one already executed (whose
+   * answer would be replayed instead of this order's own, e.g. its expiry).
+   */
   find(requestId: string, messageBytes: Uint8Array): PendingOrder | undefined {
     const bytes = Buffer.from(messageBytes);
-    return this.forRequest(requestId).find((o) => bytes.equals(o.built.messageBytes));
+    const list = this.forRequest(requestId);
+    for (let i = list.length - 1; i >= 0; i--) {
+      const o = list[i] as PendingOrder;
+      if (bytes.equals(o.built.messageBytes)) return o;
+    }
+    return undefined;
   }
 
   get size(): number {

@@ -14,7 +14,7 @@ import {
 } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
 import { orderWithAssertions } from "../../../sandbox/operator/execute.ts";
-import type { PendingOrder } from "../../../sandbox/operator/order-book.ts";
+import { OrderBook, type PendingOrder } from "../../../sandbox/operator/order-book.ts";
 import { LIGHTHOUSE_PROGRAM_ID } from "../../../src/fill/layout.ts";
 
 const maker = Keypair.generate().publicKey;
@@ -56,5 +56,24 @@ describe("orderWithAssertions", () => {
     const notAssertion = new TransactionInstruction({ ...assertion, programId: new PublicKey(maker) });
     expect(orderWithAssertions([only], tx([notAssertion]))).toBeUndefined();
     expect(orderWithAssertions([only], tx())).toBeUndefined();
+  });
+});
+
+describe("OrderBook.find", () => {
+  it("finds the newest of the request's orders with the same message bytes (a re-quote), never the executed earlier one", () => {
+    const book = new OrderBook(() => 0);
+    const built = (name: string): PendingOrder => {
+      const t = tx();
+      return {
+        requestId: "r",
+        built: { tx: t, messageBytes: t.message.serialize(), expireAt: 60n },
+        quote: { quoteId: name },
+      } as unknown as PendingOrder;
+    };
+    const earlier = built("earlier");
+    const newer = built("newer");
+    book.add(earlier);
+    book.add(newer);
+    expect(book.find("r", tx().message.serialize())).toBe(newer);
   });
 });
