@@ -345,6 +345,9 @@ export class RpcChain implements Chain {
     let attempts = 1;
     // Once one attempt may have delivered it, later clean refusals no longer prove it was not taken.
     let ambiguous = false;
+    // Every distinct error over all the attempts, in the order first seen: the last attempt alone
+    // may only show its own (short) timeout, not why the endpoints failed.
+    const seen = new Set<string>();
     for (;;) {
       if (results.some((r) => r.ok)) {
         this.track(signature, entry);
@@ -352,6 +355,7 @@ export class RpcChain implements Chain {
       }
       const failures = results.filter((r): r is SendFailure => !r.ok);
       const errors = failures.map((r) => r.error).join("; ");
+      for (const f of failures) seen.add(f.error);
       ambiguous ||= failures.some((r) => r.kind === "ambiguous");
       if (!ambiguous) {
         // Every endpoint either was never reached or answered no: nothing is on its way.
@@ -375,7 +379,7 @@ export class RpcChain implements Chain {
       if (wait <= 0) {
         return {
           ok: false,
-          error: `not found on any RPC endpoint after ${attempts} send(s): ${errors}`,
+          error: `not found on any RPC endpoint after ${attempts} send(s): ${[...seen].join("; ")}`,
           reached: "unknown",
         };
       }

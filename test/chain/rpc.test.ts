@@ -5,6 +5,7 @@
 import { Keypair, PublicKey } from "@solana/web3.js";
 import bs58 from "bs58";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startFaultProxy } from "../../sandbox/chain/fault-proxy.ts";
 import { type RpcServer, startRpcServer } from "../../sandbox/chain/rpc-server.ts";
 import type { LocalChain } from "../../src/chain/local/index.ts";
 import { ata, fundTaker, tokenBalance } from "../../src/chain/local/seed.ts";
@@ -168,6 +169,29 @@ describe("RpcChain over the local JSON-RPC server", () => {
       await expect(down.getAccounts([PublicKey.default])).rejects.toThrow(/getMultipleAccounts failed/);
     } finally {
       await down.close();
+    }
+  });
+
+  it("names every distinct send error over the attempts when none shows the transaction, not only the last attempt's", async () => {
+    // The node goes down as the send arrives (the first attempt is cut: ambiguous), then refuses
+    // every re-send; the last attempt alone would show only ECONNREFUSED (or its own short timeout).
+    const proxy = await startFaultProxy(server.url);
+    const cut = new RpcChain({ urls: [proxy.url], timeoutMs: 1_000, resendIntervalMs: 3_600_000 });
+    try {
+      const tx = await fill(newTaker());
+      await proxy.set("refuse", ["sendTransaction"]);
+      const sent = await cut.send(tx, { timeoutMs: 1_500 });
+      expect(sent).toMatchObject({ ok: false, reached: "unknown" });
+      const error = sent.ok ? "" : sent.error;
+      expect(error).toMatch(/^not found on any RPC endpoint after \d+ send\(s\): /);
+      expect(error).toMatch(/ECONNREFUSED/);
+      // The first attempt's own error (the cut connection) is named too, once.
+      const parts = error.slice(error.indexOf(": ") + 2).split("; ");
+      expect(parts.length).toBeGreaterThanOrEqual(2);
+      expect(new Set(parts).size).toBe(parts.length);
+    } finally {
+      await cut.close();
+      await proxy.close();
     }
   });
 });

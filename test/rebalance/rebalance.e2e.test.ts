@@ -70,7 +70,9 @@ describe("rebalancing through the operator's order and execute API", () => {
   it("one-sided fills push A's JUP below its band; a dry run says what it would buy and changes nothing", async () => {
     const taker = fundedTaker(s.a);
     // Only A is registered: the taker's buys all fill against A (about 1,600 JUP each).
-    for (let i = 0; i < 2; i++) await takerBuys(s.op, taker, MINT.USDC, MINT.JUP, 1_300_000_000n);
+    // Amounts differ by one unit: two identical orders within one blockhash and expiry second are
+    // one and the same transaction (the fill has no nonce), which the maker fills once.
+    for (let i = 0; i < 2; i++) await takerBuys(s.op, taker, MINT.USDC, MINT.JUP, 1_300_000_000n + BigInt(i));
     const a = s.a.maker.publicKey;
     expect(balances(a).jup).toBeLessThan(SEEDED - BAND);
     // A committed fill's units stay reserved until a balance read that starts settleMarginMs (2 s)
