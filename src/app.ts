@@ -17,6 +17,8 @@ import { openApiDocument } from "./contract/openapi.ts";
 import { AppError, ErrorCode, errorHandler } from "./errors/index.ts";
 import { apiKeyAuth } from "./http/auth.ts";
 import { type AppEnv, header } from "./http/env.ts";
+import { addNativeRoute } from "./http/listener.ts";
+import { nativeQuoteRoute } from "./http/native-quote.ts";
 import type { Logger } from "./observability/logger.ts";
 import type { Metrics } from "./observability/metrics.ts";
 import type { QuoteService } from "./quote/service.ts";
@@ -112,7 +114,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   });
   api.use("*", apiKeyAuth(config.env.API_KEY));
   registerTokenRoutes(api, deps.tokenLists);
-  registerQuoteRoute(api, {
+  const quote = registerQuoteRoute(api, {
     service: deps.quotes,
     store: deps.store,
     metrics,
@@ -124,5 +126,19 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   });
   registerSwapRoute(api, deps.swap, metrics);
   app.route(config.file.basePath || "/", api);
+  // On node:http (main.ts, tests' sockets) the quote route skips the adapter (src/http/native-quote.ts).
+  const quotePath = `${config.file.basePath}/quote`;
+  addNativeRoute(app, {
+    method: "POST",
+    path: quotePath,
+    listener: nativeQuoteRoute({
+      path: quotePath,
+      handle: quote,
+      apiKey: config.env.API_KEY,
+      maxBodyBytes: config.file.limits.maxBodyBytes,
+      metrics,
+      log,
+    }),
+  });
   return app;
 }

@@ -6,15 +6,15 @@
  * workers sharing PORT, each of which runs the same path (src/http/cluster.ts).
  */
 import cluster from "node:cluster";
-import type { Server as HttpServer } from "node:http";
+import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createAdaptorServer, serve } from "@hono/node-server";
 import { AggregatorRegistry } from "prom-client";
 import { loadConfig } from "../config/load.ts";
 import { parseArgs } from "./cli/args.ts";
 import { runMain } from "./cli/run.ts";
 import { composeService, type Service } from "./compose.ts";
 import { PRIMARY_OPS_URL_ENV, runPrimary, WORKER_SLOT_ENV, workerCount, workerIpc } from "./http/cluster.ts";
+import { requestListener } from "./http/listener.ts";
 import { GracefulShutdown } from "./http/shutdown.ts";
 import { createLogger } from "./observability/logger.ts";
 import { Metrics } from "./observability/metrics.ts";
@@ -73,7 +73,7 @@ function banner(service: Service, url: string, opsUrl: string, ledger: string, w
   return `${lines.join("\n")}\n`;
 }
 
-/** @hono/node-server's `serve` without http2 options returns a plain node:http server. */
+/** A plain node:http server: Hono's listener with the native routes first (src/http/listener.ts). */
 type Server = HttpServer;
 
 /** Listens; resolves with the bound address, rejects with a message naming the address. */
@@ -84,19 +84,18 @@ function listen(
   what: string,
 ): Promise<[Server, AddressInfo]> {
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch: app.fetch, port, hostname }, (info) =>
-      resolve([server, info]),
-    ) as HttpServer;
+    const server = createServer(requestListener(app));
     server.once("error", (e: NodeJS.ErrnoException) =>
       reject(new Error(`cannot listen on ${hostname}:${port} (${what}): ${e.code ?? e.message}`)),
     );
+    server.listen(port, hostname, () => resolve([server, server.address() as AddressInfo]));
   });
 }
 
 /** A worker's operations listener: loopback, a free port of its own. */
 function listenExclusive(app: Service["opsApp"]): Promise<[Server, AddressInfo]> {
   return new Promise((resolve, reject) => {
-    const server = createAdaptorServer({ fetch: app.fetch }) as HttpServer;
+    const server = createServer(requestListener(app));
     server.once("error", reject);
     server.listen({ port: 0, host: "127.0.0.1", exclusive: true }, () =>
       resolve([server, server.address() as AddressInfo]),

@@ -9,16 +9,31 @@ import { type AppEnv, header as headerOf } from "./env.ts";
 
 const digest = (s: string) => createHash("sha256").update(s, "utf8").digest();
 
+/**
+ * The check itself, for any caller: the error for a missing or wrong key, undefined when it matches
+ * (always undefined when no key is configured).
+ */
+export function apiKeyCheck(
+  apiKey: string | undefined,
+  header = "x-api-key",
+): (given: string | undefined) => AppError | undefined {
+  if (!apiKey) return () => undefined;
+  const expected = digest(apiKey);
+  return (given) => {
+    if (given === undefined)
+      return new AppError(ErrorCode.UNAUTHORIZED, `missing ${header.toUpperCase()} header`);
+    if (!timingSafeEqual(digest(given), expected))
+      return new AppError(ErrorCode.UNAUTHORIZED, `invalid ${header.toUpperCase()}`);
+    return undefined;
+  };
+}
+
 export function apiKeyAuth(apiKey: string | undefined, header = "x-api-key"): MiddlewareHandler<AppEnv> {
   if (!apiKey) return async (_c, next) => next();
-  const expected = digest(apiKey);
+  const check = apiKeyCheck(apiKey, header);
   return async (c, next) => {
-    const given = headerOf(c, header);
-    if (given === undefined)
-      throw new AppError(ErrorCode.UNAUTHORIZED, `missing ${header.toUpperCase()} header`);
-    if (!timingSafeEqual(digest(given), expected)) {
-      throw new AppError(ErrorCode.UNAUTHORIZED, `invalid ${header.toUpperCase()}`);
-    }
+    const refused = check(headerOf(c, header));
+    if (refused) throw refused;
     await next();
   };
 }

@@ -11,7 +11,7 @@ import type { AppEnv } from "./env.ts";
  * garbage. Used only while the stream is untouched; otherwise (tests via `app.request()`, or a body
  * bodyLimit already streamed) Hono's own reader answers.
  */
-function readIncoming(req: IncomingMessage): Promise<string> {
+export function readIncoming(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on("data", (d: Buffer) => chunks.push(d));
@@ -24,13 +24,29 @@ export async function parseJsonBody<S extends z.ZodType>(
   c: Context<AppEnv>,
   schema: S,
 ): Promise<z.output<S>> {
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  if (incoming && !incoming.readableEnded) return parseJsonText(await readIncoming(incoming), schema);
   let raw: unknown;
   try {
-    const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-    raw = incoming && !incoming.readableEnded ? JSON.parse(await readIncoming(incoming)) : await c.req.json();
+    raw = await c.req.json();
   } catch {
     throw new AppError(ErrorCode.MALFORMED_JSON, "body: must be a JSON object");
   }
+  return validated(raw, schema);
+}
+
+/** A body's text, parsed as JSON and validated: the same errors as `parseJsonBody`. */
+export function parseJsonText<S extends z.ZodType>(text: string, schema: S): z.output<S> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw new AppError(ErrorCode.MALFORMED_JSON, "body: must be a JSON object");
+  }
+  return validated(raw, schema);
+}
+
+function validated<S extends z.ZodType>(raw: unknown, schema: S): z.output<S> {
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
     throw new AppError(ErrorCode.INVALID_REQUEST, "body: must be a JSON object");
   }

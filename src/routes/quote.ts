@@ -9,9 +9,15 @@
  *
  * Past capacity the route sheds as soon as the headers are read (src/http/shed.ts): `DEADLINE` when
  * the budget is already spent, `OVERLOADED` once it has waited too long in our queue; both fast 404s.
+ *
+ * The route's work is one function of the request (`quoteHandler`), served two ways: through Hono
+ * (`registerQuoteRoute`: `app.request()` in tests, and any server built from `app.fetch`) and straight
+ * on node:http (src/http/native-quote.ts: the operator's listener in production), which skips the
+ * adapter's Request/Response objects, a third of the path's CPU. test/http/native-quote.test.ts holds
+ * the two to the same answers.
  */
-import type { Context, Hono } from "hono";
-import { quoteRequestSchema } from "../contract/quote.ts";
+import type { Hono } from "hono";
+import { type QuoteRequest, type QuoteResponse, quoteRequestSchema } from "../contract/quote.ts";
 import { parseJsonBody } from "../http/body.ts";
 import { quoteDeadline } from "../http/deadline.ts";
 import { type AppEnv, header } from "../http/env.ts";
@@ -43,7 +49,24 @@ export interface QuoteRouteDeps {
   shedShare?: number;
 }
 
-export function registerQuoteRoute(app: Hono<AppEnv>, deps: QuoteRouteDeps): void {
+/** One quote request, whoever serves it. */
+export interface QuoteCall {
+  /** A request header by its lower-case name. */
+  header(name: string): string | undefined;
+  /** Reads, parses and validates the body; throws an AppError naming the field. Called at most once. */
+  body(): Promise<QuoteRequest>;
+  /**
+   * The request's logger. When the handler throws once the ids are known, it is replaced by the
+   * quote's own (requestId, quoteId), so that the error's line carries them.
+   */
+  log: Logger;
+}
+
+/** The answer: a priced quote, or a 404 whose reason was counted. Errors are thrown (AppError). */
+export type QuoteAnswer = { status: 200; body: QuoteResponse } | { status: 404; body: { message: string } };
+
+/** The quote route's work, free of any HTTP framework. */
+export function quoteHandler(deps: QuoteRouteDeps): (call: QuoteCall) => Promise<QuoteAnswer> {
   const { service, store, metrics, minBudgetMs, now } = deps;
   const circuit = deps.storeCircuit ?? new Circuit({ name: "quoteStore", metrics, now });
   const sample = deps.logSample ?? 0;
@@ -56,25 +79,26 @@ export function registerQuoteRoute(app: Hono<AppEnv>, deps: QuoteRouteDeps): voi
    * A 404 with its reason counted, answered as a value (the body the error handler gives a
    * QUOTE_NOT_AVAILABLE): throwing an error per declined quote cost a few percent of the path's CPU.
    */
-  const decline = (c: Context<AppEnv>, reason: string, message: string): Response => {
+  const decline = (reason: string, message: string): QuoteAnswer => {
     metrics.noQuotes.inc({ reason });
-    return c.json({ message }, 404);
+    return { status: 404, body: { message } };
   };
 
-  app.post("/quote", async (c) => {
+  return async (call) => {
     const arrival = now();
     const started = performance.now();
     let outcome = "error";
     // The quote's own logger (requestId, quoteId) is made only when a line is written.
+    const base = call.log;
     let quoteLog: Logger | undefined;
     let ids: { requestId: string; quoteId: string } | undefined;
     const log = (): Logger => {
-      quoteLog ??= ids ? c.get("log").child(ids) : c.get("log");
+      quoteLog ??= ids ? base.child(ids) : base;
       return quoteLog;
     };
     try {
-      const startHeader = header(c, "x-request-start");
-      const deadline = quoteDeadline(startHeader, header(c, "x-request-timeout"), arrival);
+      const startHeader = call.header("x-request-start");
+      const deadline = quoteDeadline(startHeader, call.header("x-request-timeout"), arrival);
       // Shed before the body is read, parsed or priced: a late or queued quote costs little.
       const fromHeader = deadline.source === "header";
       const sentAt = fromHeader ? Number(startHeader) : arrival;
@@ -88,20 +112,20 @@ export function registerQuoteRoute(app: Hono<AppEnv>, deps: QuoteRouteDeps): voi
       });
       if (shed === "DEADLINE") {
         outcome = "deadline";
-        return decline(c, "DEADLINE", "no quote: the operator's deadline has passed");
+        return decline("DEADLINE", "no quote: the operator's deadline has passed");
       }
       if (shed === "OVERLOADED") {
         outcome = "shed";
-        return decline(c, "OVERLOADED", "no quote: overloaded (the quote waited too long in our queue)");
+        return decline("OVERLOADED", "no quote: overloaded (the quote waited too long in our queue)");
       }
-      const req = await parseJsonBody(c, quoteRequestSchema).catch((e) => {
+      const req = await call.body().catch((e) => {
         outcome = "bad_request";
         throw e;
       });
       ids = { requestId: req.requestId, quoteId: req.quoteId };
       if (deadline.atMs - now() < minBudgetMs) {
         outcome = "deadline";
-        return decline(c, "DEADLINE", "no quote: the operator's deadline has passed");
+        return decline("DEADLINE", "no quote: the operator's deadline has passed");
       }
       const decision = service.decide(req, now());
       if (!decision.ok) {
@@ -113,24 +137,24 @@ export function registerQuoteRoute(app: Hono<AppEnv>, deps: QuoteRouteDeps): voi
             { taker: req.taker, reason: decision.reason, detail: decision.detail },
             "no quote: taker refused",
           );
-          return decline(c, decision.reason, `no quote: ${decision.detail}`);
+          return decline(decision.reason, `no quote: ${decision.detail}`);
         }
         const level = quoteLevel();
-        if (c.get("log").isLevelEnabled(level))
+        if (base.isLevelEnabled(level))
           log()[level]({ reason: decision.reason, detail: decision.detail }, "no quote");
-        return decline(c, decision.reason, `no quote: ${decision.detail}`);
+        return decline(decision.reason, `no quote: ${decision.detail}`);
       }
       // The answer must leave with at least half the minimum budget to spare (checked below as well).
       const storeMs = deadline.atMs - now() - minBudgetMs / 2;
       if (storeMs <= 0) {
         outcome = "deadline";
-        return decline(c, "DEADLINE", "no quote: the operator's deadline has passed");
+        return decline("DEADLINE", "no quote: the operator's deadline has passed");
       }
       const stored = await circuit.run(() => store.put(decision.stored), storeMs);
       if (!stored.ok) {
         outcome = "unavailable";
         // One line per outage comes from the circuit and the Redis client; per quote only at debug.
-        if (c.get("log").isLevelEnabled("debug"))
+        if (base.isLevelEnabled("debug"))
           log().debug(
             { error: stored.error, timedOut: stored.timedOut },
             "no quote: quote store unavailable",
@@ -139,12 +163,11 @@ export function registerQuoteRoute(app: Hono<AppEnv>, deps: QuoteRouteDeps): voi
         // as fast as any refusal (the circuit opens on it like on an outage), never a 5xx.
         if (stored.error && /\bOOM\b/.test(stored.error)) {
           return decline(
-            c,
             "STORE_FULL",
             "no quote: the quote store is full (Redis refuses writes at its maxmemory)",
           );
         }
-        return decline(c, "STORE_UNAVAILABLE", "no quote: the quote store is unavailable");
+        return decline("STORE_UNAVAILABLE", "no quote: the quote store is unavailable");
       }
       // A repeated quoteId replaces the earlier answer (the operator reuses ids), unless a swap has
       // claimed it: a filled quote is never re-opened.
@@ -152,7 +175,6 @@ export function registerQuoteRoute(app: Hono<AppEnv>, deps: QuoteRouteDeps): voi
         outcome = "no_quote";
         log().info("no quote: quoteId already claimed by a swap");
         return decline(
-          c,
           "QUOTE_ID_CLAIMED",
           `no quote: quoteId ${req.quoteId} was already claimed by a swap; a claimed quote is never re-opened`,
         );
@@ -161,7 +183,7 @@ export function registerQuoteRoute(app: Hono<AppEnv>, deps: QuoteRouteDeps): voi
       if (left < minBudgetMs / 2) {
         // Storing took the rest of the budget: a 200 now would be discarded, and a 404 is never penalised.
         outcome = "deadline";
-        return decline(c, "DEADLINE", "no quote: the operator's deadline has passed");
+        return decline("DEADLINE", "no quote: the operator's deadline has passed");
       }
       metrics.quoteBudgetLeft.observe(Math.max(0, left) / 1000);
       outcome = "quoted";
@@ -180,7 +202,7 @@ export function registerQuoteRoute(app: Hono<AppEnv>, deps: QuoteRouteDeps): voi
         );
       }
       const level = quoteLevel();
-      if (c.get("log").isLevelEnabled(level)) {
+      if (base.isLevelEnabled(level)) {
         log()[level](
           {
             tokenIn: r.tokenIn,
@@ -192,13 +214,36 @@ export function registerQuoteRoute(app: Hono<AppEnv>, deps: QuoteRouteDeps): voi
           "quoted",
         );
       }
-      return c.json(r);
+      return { status: 200, body: r };
     } catch (e) {
-      // The error handler's line (an unexpected error) carries the quote's ids.
-      if (ids) c.set("log", log());
+      // The error's line (an unexpected error) carries the quote's ids.
+      if (ids) call.log = log();
       throw e;
     } finally {
       metrics.quoteLatency.observe({ outcome }, (performance.now() - started) / 1000);
     }
+  };
+}
+
+/** POST /quote on a Hono app (errors go to the app's error handler, as every route's do). */
+export function registerQuoteRoute(
+  app: Hono<AppEnv>,
+  deps: QuoteRouteDeps,
+): (call: QuoteCall) => Promise<QuoteAnswer> {
+  const handle = quoteHandler(deps);
+  app.post("/quote", async (c) => {
+    const call: QuoteCall = {
+      header: (name) => header(c, name),
+      body: () => parseJsonBody(c, quoteRequestSchema),
+      log: c.get("log"),
+    };
+    try {
+      const answer = await handle(call);
+      return c.json(answer.body, answer.status);
+    } catch (e) {
+      c.set("log", call.log);
+      throw e;
+    }
   });
+  return handle;
 }

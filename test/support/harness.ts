@@ -12,8 +12,8 @@
  * Helpers below drive the operator's side: ask for a quote, build the fill the operator would build
  * from it (sandbox/fill/builder.ts), sign it as the taker, post it to /swap.
  */
+import { createServer as createHttpServer } from "node:http";
 import { type AddressInfo, createServer } from "node:net";
-import { serve } from "@hono/node-server";
 import { Keypair, PublicKey, type VersionedTransaction } from "@solana/web3.js";
 import type { Hono } from "hono";
 import type { FileConfig } from "../../config/schema.ts";
@@ -30,6 +30,7 @@ import type { ComposeOptions, Service } from "../../src/compose.ts";
 import type { QuoteResponse } from "../../src/contract/quote.ts";
 import type { SwapResponse } from "../../src/contract/swap.ts";
 import type { AppEnv } from "../../src/http/env.ts";
+import { requestListener } from "../../src/http/listener.ts";
 import type { Ledger } from "../../src/ledger/ledger.ts";
 import type { Logger } from "../../src/observability/logger.ts";
 import type { StoredQuote } from "../../src/quote-store/interface.ts";
@@ -246,8 +247,9 @@ export async function listen(
   app: Hono<AppEnv>,
 ): Promise<{ fetch: Fetcher; url: string; close(): Promise<void> }> {
   const port = await freePort();
-  const server = serve({ fetch: app.fetch, port, hostname: "127.0.0.1" });
-  await new Promise<void>((resolve) => server.once("listening", () => resolve()));
+  // Served as main.ts serves it: the native routes (POST /quote) first, then Hono.
+  const server = createHttpServer(requestListener(app));
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", () => resolve()));
   const url = `http://127.0.0.1:${port}`;
   return {
     url,
