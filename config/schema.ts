@@ -17,17 +17,17 @@ export { U64_MAX };
  * as extra leading "1"s). Decoding alone is a third of the cost of `new PublicKey(s).toBase58()`, and
  * this runs several times per quote.
  */
-export const base58Pubkey = z.string().refine(
-  (s) => {
-    if (s.length < 32 || s.length > 44) return false;
-    try {
-      return bs58.decode(s).length === 32;
-    } catch {
-      return false;
-    }
-  },
-  { message: "must be a base58 public key" },
-);
+/** A 32-byte key in base58 (what `base58Pubkey` accepts). */
+export function isBase58Pubkey(s: string): boolean {
+  if (s.length < 32 || s.length > 44) return false;
+  try {
+    return bs58.decode(s).length === 32;
+  } catch {
+    return false;
+  }
+}
+
+export const base58Pubkey = z.string().refine(isBase58Pubkey, { message: "must be a base58 public key" });
 
 /**
  * A u64 amount in smallest units as a string of digits. One check, in order, so BigInt() only ever

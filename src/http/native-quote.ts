@@ -23,7 +23,7 @@
  * content type and counters.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { quoteRequestSchema } from "../contract/quote.ts";
+import { quoteRequestFast, quoteRequestSchema } from "../contract/quote.ts";
 import { AppError, ErrorCode, errorAnswer } from "../errors/index.ts";
 import type { Logger } from "../observability/logger.ts";
 import type { Metrics } from "../observability/metrics.ts";
@@ -109,7 +109,8 @@ export function nativeQuoteRoute(opts: NativeQuoteOptions): NodeListener {
         const v = headers[name];
         return Array.isArray(v) ? v.join(", ") : v;
       },
-      body: async () => parseJsonText(await readBody(req, maxBodyBytes, oversized), quoteRequestSchema),
+      body: async () =>
+        parseJsonText(await readBody(req, maxBodyBytes, oversized), quoteRequestSchema, quoteRequestFast),
       log,
     };
     handle(call).then(

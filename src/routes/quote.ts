@@ -17,7 +17,12 @@
  * the two to the same answers.
  */
 import type { Hono } from "hono";
-import { type QuoteRequest, type QuoteResponse, quoteRequestSchema } from "../contract/quote.ts";
+import {
+  type QuoteRequest,
+  type QuoteResponse,
+  quoteRequestFast,
+  quoteRequestSchema,
+} from "../contract/quote.ts";
 import { parseJsonBody } from "../http/body.ts";
 import { quoteDeadline } from "../http/deadline.ts";
 import { type AppEnv, header } from "../http/env.ts";
@@ -234,7 +239,7 @@ export function registerQuoteRoute(
   app.post("/quote", async (c) => {
     const call: QuoteCall = {
       header: (name) => header(c, name),
-      body: () => parseJsonBody(c, quoteRequestSchema),
+      body: () => parseJsonBody(c, quoteRequestSchema, quoteRequestFast),
       log: c.get("log"),
     };
     try {

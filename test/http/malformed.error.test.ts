@@ -46,6 +46,15 @@ const cases: [string, string, unknown, number, string][] = [
   ["tokenOut empty", "/quote", quoteBody({ tokenOut: "" }), 400, "tokenOut"],
   ["the same mint on both sides", "/quote", quoteBody({ tokenOut: MINT.USDC }), 400, "tokenOut"],
   ["unknown quoteType", "/quote", quoteBody({ quoteType: "exactSideways" }), 400, "quoteType"],
+  // Object.prototype's names once passed the alias lookup (`in`) and became a function.
+  ["quoteType toString (a prototype key)", "/quote", quoteBody({ quoteType: "toString" }), 400, "quoteType"],
+  [
+    "quoteType constructor (a prototype key)",
+    "/quote",
+    quoteBody({ quoteType: "constructor" }),
+    400,
+    "quoteType",
+  ],
   ["unknown protocol", "/quote", quoteBody({ protocol: "v2" }), 400, "protocol"],
   ["feeBps above 10000", "/quote", quoteBody({ feeBps: 10_001 }), 400, "feeBps"],
   ["feeBps fractional", "/quote", quoteBody({ feeBps: 1.5 }), 400, "feeBps"],
