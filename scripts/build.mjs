@@ -24,6 +24,7 @@ const INPUTS = [
   "src",
   "pricing",
   "inventory",
+  "amounts",
   "config",
   "tsconfig.json",
   "tsconfig.build.json",

@@ -51,11 +51,34 @@ export function spawnTs(
   args: string[] = [],
   nodeArgs: string[] = [],
 ): Child {
+  return spawnNode(name, [...nodeArgs, "--import", "tsx", join(REPO_ROOT, script), ...args], env, logPath);
+}
+
+/**
+ * Runs the webhook as `npm start` does: the TypeScript build (`dist/`, built first when stale), no
+ * tsx. What a load test measures should be what is deployed: under tsx every function gets esbuild's
+ * `__name` wrapper (keepNames), a few percent of the quote path's CPU that production never pays.
+ */
+export function spawnBuiltWebhook(
+  name: string,
+  env: Record<string, string>,
+  logPath: string,
+  nodeArgs: string[] = [],
+): Child {
+  const built = spawnSync(process.execPath, [join(REPO_ROOT, "scripts/build.mjs"), "--if-stale"], {
+    cwd: REPO_ROOT,
+    encoding: "utf8",
+  });
+  if (built.status !== 0) throw new Error(`npm run build failed: ${built.stderr || built.stdout}`);
+  return spawnNode(name, [...nodeArgs, join(REPO_ROOT, "dist/src/main.js")], env, logPath);
+}
+
+function spawnNode(name: string, argv: string[], env: Record<string, string>, logPath: string): Child {
   mkdirSync(dirname(logPath), { recursive: true });
   // The child writes straight to the file: piping through this process would bill its log volume
   // to whoever spawned it (the load generator).
   const fd = openSync(logPath, "a");
-  const proc = spawn(process.execPath, [...nodeArgs, "--import", "tsx", join(REPO_ROOT, script), ...args], {
+  const proc = spawn(process.execPath, argv, {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
     stdio: ["ignore", fd, fd],

@@ -79,6 +79,10 @@ const { values: args } = parseArgs(process.argv.slice(2), {
       description: "webhook processes sharing Redis and the chain; requests spread round-robin",
     },
     "redis-cluster": { type: "boolean", description: "run on a throwaway 3-master Redis Cluster" },
+    "from-source": {
+      type: "boolean",
+      description: "run the webhook from source under tsx (default: the build, as `npm start` runs it)",
+    },
     sweep: {
       type: "boolean",
       description: "open-loop rate sweep (--rates) for the webhook and bare baselines, report under --out",
@@ -145,6 +149,7 @@ async function sweepMain(): Promise<void> {
     workers,
     instances: Math.max(1, num("instances")),
     redisCluster: args["redis-cluster"] === true,
+    fromSource: args["from-source"] === true,
     baselines,
     maxSockets: num("max-sockets"),
     say: (l) => process.stdout.write(`${l}\n`),
@@ -215,6 +220,7 @@ async function main(): Promise<void> {
         webhookLogLevel: args["log-level"] as string,
         ...(args["api-key"] ? { webhookApiKey: args["api-key"] } : {}),
         webhookNodeArgs: nodeArgs,
+        webhookBuilt: args["from-source"] !== true,
         ...(checkLedgerToo
           ? {
               operator: {

@@ -42,6 +42,8 @@ export interface SweepOptions {
   /** Webhook processes (each with its workers) the generator spreads over. */
   instances: number;
   redisCluster: boolean;
+  /** The webhook from source under tsx instead of the build `npm start` runs. */
+  fromSource?: boolean;
   baselines: ("http" | "hono")[];
   maxSockets: number;
   say: (line: string) => void;
@@ -116,6 +118,7 @@ async function startWebhookTarget(o: SweepOptions, workers: number, dir: string)
       // No fill ledger: an embedded one is single-process (WORKERS > 1 refuses it), and quotes write none.
       webhookEnv: { WORKERS: String(workers), LEDGER: "off" },
       webhookInstances: o.instances,
+      webhookBuilt: !o.fromSource,
       ...(cluster ? { redisClusterNodes: cluster.nodes } : {}),
       say: (l) => o.say(`    ${l}`),
     });

@@ -16,7 +16,14 @@ import type { Keypair } from "@solana/web3.js";
 import { DEFAULT_CONFIG_PATH, parseFileConfig } from "../../config/load.ts";
 import type { FileConfig } from "../../config/schema.ts";
 import { loadOrCreateKeypair } from "../../src/signer/index.ts";
-import { type Child, freePort, spawnTs, startRedis, waitForHttp } from "../../tooling/processes.ts";
+import {
+  type Child,
+  freePort,
+  spawnBuiltWebhook,
+  spawnTs,
+  startRedis,
+  waitForHttp,
+} from "../../tooling/processes.ts";
 import { type IssuedToken, withIssuedToken } from "./issued-token.ts";
 import { operatorChainOverRpc } from "./rpc-chain.ts";
 import { type OperatorServer, type OperatorServerOptions, startOperator } from "./server.ts";
@@ -41,6 +48,11 @@ export interface StackOptions {
   /** The webhook's API key (the operator is registered with it). */
   webhookApiKey?: string;
   webhookNodeArgs?: string[];
+  /**
+   * Run the webhook as `npm start` does (`dist/src/main.js`, built when stale) instead of from source
+   * under tsx; the load test's default, so that it measures what is deployed.
+   */
+  webhookBuilt?: boolean;
   /** More environment for the webhook (e.g. WORKERS, LEDGER). */
   webhookEnv?: Record<string, string>;
   /**
@@ -237,14 +249,11 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     const instances = Math.max(1, opts.webhookInstances ?? 1);
     // Each instance can be killed and started again (the same settings, ports, data folder and log).
     const spawnWebhook = (name: string, env: Record<string, string>): Child => {
-      const child = spawnTs(
-        name,
-        "src/main.ts",
-        env,
-        join(dir, `${name}.log`),
-        [],
-        opts.webhookNodeArgs ?? [],
-      );
+      const logPath = join(dir, `${name}.log`);
+      const nodeArgs = opts.webhookNodeArgs ?? [];
+      const child = opts.webhookBuilt
+        ? spawnBuiltWebhook(name, env, logPath, nodeArgs)
+        : spawnTs(name, "src/main.ts", env, logPath, [], nodeArgs);
       opts.onSpawn?.(child);
       return child;
     };
