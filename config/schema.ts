@@ -259,7 +259,8 @@ export const limitsSchema = strictObject({
    * Quote path, past capacity (src/http/shed.ts): a quote that has already waited more than this
    * share of its budget since the operator sent it (x-request-start; 0.6: 150 ms of 250) gets a fast
    * 404 `OVERLOADED` instead of being priced, so that the queue stays short and the quotes that are
-   * priced come within the budget. 0 turns it off.
+   * priced come within the budget. Halved while the queue is standing (src/http/shed.ts,
+   * StandingQueue). 0 turns it off.
    */
   shedAfterQueuedShare: z.number().min(0).max(1).default(0.6),
   /** Compute-unit price we answer when the operator suggests none (micro-lamports per CU). */

@@ -26,7 +26,7 @@ import {
 import { parseJsonBody } from "../http/body.ts";
 import { quoteDeadline } from "../http/deadline.ts";
 import { type AppEnv, header } from "../http/env.ts";
-import { shedDecision } from "../http/shed.ts";
+import { StandingQueue, shedDecision } from "../http/shed.ts";
 import type { Logger } from "../observability/logger.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import type { QuoteService } from "../quote/service.ts";
@@ -76,6 +76,7 @@ export function quoteHandler(deps: QuoteRouteDeps): (call: QuoteCall) => Promise
   const circuit = deps.storeCircuit ?? new Circuit({ name: "quoteStore", metrics, now });
   const sample = deps.logSample ?? 0;
   const shedShare = deps.shedShare ?? 0;
+  const queue = new StandingQueue();
   let seen = 0;
   /** The level of this quote's line: info for every `sample`th quote, debug otherwise. */
   const quoteLevel = (): "info" | "debug" => (sample > 0 && ++seen % sample === 0 ? "info" : "debug");
@@ -107,13 +108,15 @@ export function quoteHandler(deps: QuoteRouteDeps): (call: QuoteCall) => Promise
       // Shed before the body is read, parsed or priced: a late or queued quote costs little.
       const fromHeader = deadline.source === "header";
       const sentAt = fromHeader ? Number(startHeader) : arrival;
+      const queuedMs = arrival - sentAt;
+      const budgetMs = deadline.atMs - sentAt;
       const shed = shedDecision({
         nowMs: arrival,
         deadlineAtMs: deadline.atMs,
         minBudgetMs,
-        queuedMs: arrival - sentAt,
-        budgetMs: deadline.atMs - sentAt,
-        shedShare,
+        queuedMs,
+        budgetMs,
+        shedShare: shedShare > 0 ? queue.shareFor(arrival, queuedMs, budgetMs, shedShare) : 0,
       });
       if (shed === "DEADLINE") {
         outcome = "deadline";

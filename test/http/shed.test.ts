@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Service } from "../../src/compose.ts";
-import { shedDecision } from "../../src/http/shed.ts";
+import { STANDING_WINDOW_MS, StandingQueue, shedDecision } from "../../src/http/shed.ts";
 import { jsonPost, quoteBody, readJson } from "../support/quotes.ts";
 import { testService } from "../support/service.ts";
 
@@ -38,6 +38,51 @@ describe("shedDecision", () => {
     expect(shedDecision({ ...base, nowMs: 1_000_236 })).toBe("DEADLINE");
     expect(shedDecision({ ...base, nowMs: 1_000_236, queuedMs: 236 })).toBe("DEADLINE");
     expect(shedDecision({ ...base, nowMs: 1_000_235 })).toBeUndefined();
+  });
+});
+
+describe("StandingQueue: a standing queue halves the share, a passing stall does not", () => {
+  const SHARE = 0.6;
+  /** Quotes every 10 ms from t0 for `ms`, each having waited `queuedMs` of a 250 ms budget. */
+  const feed = (q: StandingQueue, t0: number, ms: number, queuedMs: (t: number) => number) => {
+    let share = SHARE;
+    for (let t = t0; t < t0 + ms; t += 10) share = q.shareFor(t, queuedMs(t), 250, SHARE);
+    return share;
+  };
+
+  it("keeps the full share while quotes do not wait", () => {
+    const q = new StandingQueue();
+    expect(feed(q, 0, 1_000, () => 0)).toBe(SHARE);
+    expect(q.standing).toBe(false);
+  });
+
+  it("halves the share once every quote of a whole window waited more than a tenth of its budget", () => {
+    const q = new StandingQueue();
+    feed(q, 0, STANDING_WINDOW_MS, () => 0);
+    // A full window in which every quote waited 40 ms (0.16 of 250): the next window sheds at 0.3.
+    feed(q, STANDING_WINDOW_MS, STANDING_WINDOW_MS, () => 40);
+    expect(q.shareFor(2 * STANDING_WINDOW_MS, 40, 250, SHARE)).toBe(SHARE / 2);
+    expect(q.standing).toBe(true);
+    // 80 ms queued: priced at the full share, shed (OVERLOADED) at the halved one.
+    const at = { nowMs: 0, deadlineAtMs: 250, minBudgetMs: 15, queuedMs: 80, budgetMs: 250 };
+    expect(shedDecision({ ...at, shedShare: SHARE })).toBeUndefined();
+    expect(shedDecision({ ...at, shedShare: SHARE / 2 })).toBe("OVERLOADED");
+  });
+
+  it("does not halve it for one long stall when the quotes around it did not wait", () => {
+    const q = new StandingQueue();
+    // One quote in each window waited 200 ms (a stall), the rest did not.
+    const share = feed(q, 0, 1_000, (t) => (t % STANDING_WINDOW_MS === 50 ? 200 : 0));
+    expect(share).toBe(SHARE);
+    expect(q.standing).toBe(false);
+  });
+
+  it("gives the full share back after a window in which a quote did not wait", () => {
+    const q = new StandingQueue();
+    feed(q, 0, 3 * STANDING_WINDOW_MS, () => 40);
+    expect(q.standing).toBe(true);
+    feed(q, 3 * STANDING_WINDOW_MS, STANDING_WINDOW_MS, (t) => (t === 3 * STANDING_WINDOW_MS + 50 ? 0 : 40));
+    expect(q.shareFor(4 * STANDING_WINDOW_MS, 40, 250, SHARE)).toBe(SHARE);
   });
 });
 
