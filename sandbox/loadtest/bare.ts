@@ -9,7 +9,7 @@
  *   tsx sandbox/loadtest/bare.ts --kind http --port 8099 --workers 2
  */
 import cluster from "node:cluster";
-import { createServer } from "node:http";
+import { createServer, type Server } from "node:http";
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 import { parseArgs } from "../../src/cli/args.ts";
@@ -54,6 +54,13 @@ const answer = (r: Req) => ({
   prioritizationFeeToUse: 10000,
 });
 
+/**
+ * The webhook's own keep-alive (src/main.ts): with Node's default 5 s, a connection the generator left
+ * idle between two steps was closed as it was reused, and the baseline's step failed on that error
+ * instead of on its capacity.
+ */
+const KEEP_ALIVE_MS = 65_000;
+
 const port = Number(args.port);
 const workers = Math.max(1, Number(args.workers));
 
@@ -67,9 +74,10 @@ if (cluster.isPrimary && workers > 1) {
   const app = new Hono();
   app.get("/health", (c) => c.json({ status: "ok" }));
   app.post("*", async (c) => c.json(answer((await c.req.json()) as Req)));
-  serve({ fetch: app.fetch, port, hostname: "127.0.0.1" });
+  const server = serve({ fetch: app.fetch, port, hostname: "127.0.0.1" }) as Server;
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
 } else {
-  createServer((req, res) => {
+  const server = createServer((req, res) => {
     if (req.method === "GET") {
       res.writeHead(200, { "content-type": "application/json" });
       res.end('{"status":"ok"}');
@@ -89,5 +97,7 @@ if (cluster.isPrimary && workers > 1) {
       res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
       res.end(body);
     });
-  }).listen(port, "127.0.0.1");
+  });
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  server.listen(port, "127.0.0.1");
 }
