@@ -14,8 +14,9 @@ import { bodyLimit } from "hono/body-limit";
 import type { Config } from "../config/load.ts";
 import type { TokenLists } from "../inventory/token-lists.ts";
 import { openApiDocument } from "./contract/openapi.ts";
-import { AppError, ErrorCode, errorHandler } from "./errors/index.ts";
+import { errorHandler } from "./errors/index.ts";
 import { apiKeyAuth } from "./http/auth.ts";
+import { bodyTooLarge, declaredSize } from "./http/body.ts";
 import { type AppEnv, header } from "./http/env.ts";
 import { addNativeRoute } from "./http/listener.ts";
 import { nativeQuoteRoute } from "./http/native-quote.ts";
@@ -94,23 +95,19 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.get("/openapi.json", (c) => c.json(openApi));
 
   const api = new Hono<AppEnv>();
+  const maxBody = config.file.limits.maxBodyBytes;
   const oversized = () => {
-    throw new AppError(
-      ErrorCode.BODY_SIZE_EXCEEDED,
-      `body: larger than ${config.file.limits.maxBodyBytes} bytes`,
-    );
+    throw bodyTooLarge(maxBody);
   };
-  const streamLimit = bodyLimit({ maxSize: config.file.limits.maxBodyBytes, onError: oversized });
+  const streamLimit = bodyLimit({ maxSize: maxBody, onError: oversized });
   api.use("*", async (c, next) => {
     // A declared length is checked from the header alone: hono's bodyLimit reads `c.req.raw.body`,
     // which makes @hono/node-server build a full web Request (undici, AbortSignal) for every call,
     // about a third of the quote path's CPU and most of its GC pressure. Chunked bodies still go
     // through bodyLimit, which counts the bytes as they stream.
-    const length = header(c, "content-length");
-    if (length !== undefined && header(c, "transfer-encoding") === undefined) {
-      return Number.parseInt(length, 10) > config.file.limits.maxBodyBytes ? oversized() : next();
-    }
-    return streamLimit(c, next);
+    const declared = declaredSize(header(c, "content-length"), header(c, "transfer-encoding"), maxBody);
+    if (declared === "over") return oversized();
+    return declared === "within" ? next() : streamLimit(c, next);
   });
   api.use("*", apiKeyAuth(config.env.API_KEY));
   registerTokenRoutes(api, deps.tokenLists);

@@ -17,7 +17,11 @@ export interface AppEnv {
  */
 export function header(c: Context, name: string): string | undefined {
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  if (!incoming) return c.req.header(name);
-  const v = incoming.headers[name];
+  return incoming ? nodeHeader(incoming, name) : c.req.header(name);
+}
+
+/** A header of Node's own request (lower-case name); repeated ones joined as `Headers` joins them. */
+export function nodeHeader(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
   return Array.isArray(v) ? v.join(", ") : v;
 }

@@ -24,12 +24,13 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { quoteRequestFast, quoteRequestSchema } from "../contract/quote.ts";
-import { AppError, ErrorCode, errorAnswer } from "../errors/index.ts";
+import { errorAnswer } from "../errors/index.ts";
 import type { Logger } from "../observability/logger.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import type { QuoteAnswer, QuoteCall } from "../routes/quote.ts";
 import { apiKeyCheck } from "./auth.ts";
-import { parseJsonText } from "./body.ts";
+import { bodyTooLarge, declaredSize, parseJsonText, readIncoming } from "./body.ts";
+import { nodeHeader } from "./env.ts";
 
 export interface NativeQuoteOptions {
   /** The route's path, basePath included (e.g. /jupiter/rfq/quote); also its metrics label. */
@@ -52,37 +53,10 @@ function send(res: ServerResponse, status: number, body: unknown): void {
   res.end(text);
 }
 
-/** The body as text, failing with the app's 413 as soon as it passes `max` bytes. */
-function readBody(req: IncomingMessage, max: number, oversized: () => AppError): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let bytes = 0;
-    const onData = (d: Buffer) => {
-      bytes += d.length;
-      if (bytes > max) {
-        // Stop collecting; the rest is drained by node:http once the answer is written.
-        req.off("data", onData);
-        reject(oversized());
-        return;
-      }
-      chunks.push(d);
-    };
-    req.on("data", onData);
-    req.on("end", () =>
-      resolve(
-        chunks.length === 1 ? (chunks[0] as Buffer).toString("utf8") : Buffer.concat(chunks).toString("utf8"),
-      ),
-    );
-    req.on("error", reject);
-  });
-}
-
 /** The listener for POST <path>; anything else must be routed elsewhere by the caller. */
 export function nativeQuoteRoute(opts: NativeQuoteOptions): NodeListener {
   const { path, handle, maxBodyBytes, metrics, log } = opts;
   const checkKey = apiKeyCheck(opts.apiKey);
-  const oversized = () =>
-    new AppError(ErrorCode.BODY_SIZE_EXCEEDED, `body: larger than ${maxBodyBytes} bytes`);
   const refusedLabel = `${path.slice(0, path.lastIndexOf("/"))}/*`;
   const answer = (res: ServerResponse, status: number, body: unknown) => {
     send(res, status, body);
@@ -95,22 +69,19 @@ export function nativeQuoteRoute(opts: NativeQuoteOptions): NodeListener {
   };
 
   return (req, res) => {
-    const headers = req.headers;
-    const length = headers["content-length"];
-    if (length !== undefined && headers["transfer-encoding"] === undefined) {
-      if (Number.parseInt(length, 10) > maxBodyBytes) return fail(res, oversized(), log);
-    }
-    const given = headers["x-api-key"];
-    const refused = checkKey(Array.isArray(given) ? given.join(", ") : given);
+    const declared = declaredSize(
+      nodeHeader(req, "content-length"),
+      nodeHeader(req, "transfer-encoding"),
+      maxBodyBytes,
+    );
+    if (declared === "over") return fail(res, bodyTooLarge(maxBodyBytes), log);
+    const refused = checkKey(nodeHeader(req, "x-api-key"));
     if (refused) return fail(res, refused, log);
 
     const call: QuoteCall = {
-      header: (name) => {
-        const v = headers[name];
-        return Array.isArray(v) ? v.join(", ") : v;
-      },
+      header: (name) => nodeHeader(req, name),
       body: async () =>
-        parseJsonText(await readBody(req, maxBodyBytes, oversized), quoteRequestSchema, quoteRequestFast),
+        parseJsonText(await readIncoming(req, maxBodyBytes), quoteRequestSchema, quoteRequestFast),
       log,
     };
     handle(call).then(
