@@ -20,6 +20,7 @@
 
 import type { SwapResponse } from "../contract/swap.ts";
 import type { RedisClient } from "../redis/client.ts";
+import { clientSockets, WriteCoalescer } from "../redis/coalesce.ts";
 import {
   CLAIM_RETAIN_MS,
   type ClaimRecord,
@@ -89,7 +90,11 @@ export class RedisQuoteStore implements QuoteStore {
     return `${this.prefix}{${messageHash}}:msg`;
   }
 
+  /** The quote path's puts leave in one write per turn of the event loop (src/redis/coalesce.ts). */
+  readonly coalescer = new WriteCoalescer(() => clientSockets(this.redis));
+
   async put(quote: StoredQuote): Promise<boolean> {
+    this.coalescer.hold();
     const ttl = Math.max(1, quote.expiresAtMs + this.retainAfterExpiryMs - this.now());
     const stored = await (this.redis as unknown as Scripted).rfqPutQuote(
       this.quoteKey(quote.quoteId),

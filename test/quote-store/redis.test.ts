@@ -1,5 +1,7 @@
+import type { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { RedisQuoteStore } from "../../src/quote-store/redis.ts";
+import { clientSockets } from "../../src/redis/coalesce.ts";
 import { fileRedisOn, mastersOf, topologies } from "../support/redis.ts";
 import { quoteStoreContract, sampleQuote } from "./contract.ts";
 
@@ -60,6 +62,49 @@ for (const topology of topologies()) {
       } finally {
         other.disconnect();
       }
+    });
+
+    it("sends the quotes stored in one turn of the event loop in one write per connection", async () => {
+      const store = new RedisQuoteStore(redis, prefix);
+      const quotes = Array.from({ length: 12 }, (_, i) =>
+        sampleQuote(`batch-q${i}`, `batch-r${i}`, Date.now()),
+      );
+      // A first round loads the script on every connection these keys reach (EVALSHA, then EVAL once).
+      await Promise.all(quotes.map((q) => store.put(q)));
+
+      const writes = new Map<Writable, number>();
+      const restore: Array<() => void> = [];
+      for (const s of clientSockets(redis)) {
+        const socket = s as Writable & { _write: Writable["_write"]; _writev?: Writable["_writev"] };
+        const { _write, _writev } = socket;
+        const count = () => writes.set(s, (writes.get(s) ?? 0) + 1);
+        socket._write = function (...a) {
+          count();
+          return _write.apply(this, a);
+        };
+        if (_writev)
+          socket._writev = function (...a) {
+            count();
+            return _writev.apply(this, a);
+          };
+        restore.push(() => {
+          socket._write = _write;
+          socket._writev = _writev;
+        });
+      }
+      const turns = store.coalescer.stats.turns;
+      let stored: boolean[];
+      try {
+        stored = await Promise.all(quotes.map((q) => store.put(q)));
+      } finally {
+        for (const r of restore) r();
+      }
+      expect(stored).toEqual(quotes.map(() => true));
+      expect([...writes.values()].length).toBeGreaterThan(0);
+      for (const n of writes.values()) expect(n).toBe(1);
+      expect(store.coalescer.stats.turns - turns).toBe(1);
+      const read = await Promise.all(quotes.map((q) => store.get(q.quoteId)));
+      expect(read.map((q) => q?.quoteId)).toEqual(quotes.map((q) => q.quoteId));
     });
   });
 }
