@@ -15,6 +15,7 @@ import { request } from "node:http";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { WEBHOOK_NODE_FLAGS } from "../../tooling/processes.ts";
 import { fileTempDir } from "../support/tmp.ts";
 
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -141,9 +142,14 @@ beforeAll(() => {
 
 describe("production start and SIGTERM", () => {
   it("the image's CMD is node running the compiled service directly, under tini", () => {
-    expect(CMD).toEqual(["node", "dist/src/main.js"]);
+    expect(CMD).toEqual(["node", ...WEBHOOK_NODE_FLAGS, "dist/src/main.js"]);
     expect(ENTRYPOINT).toEqual(["/usr/bin/tini", "--"]);
     expect(existsSync(join(ROOT, "dist", "src", "main.js"))).toBe(true);
+  });
+
+  it("npm start runs node with the image's flags (WEBHOOK_NODE_FLAGS), as the load test runs it", () => {
+    const start = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts.start as string;
+    expect(start).toContain(`exec ${["node", ...WEBHOOK_NODE_FLAGS, "dist/src/main.js"].join(" ")}`);
   });
 
   it("node dist/src/main.js stops serving and exits 0 on SIGTERM", async () => {
@@ -165,7 +171,7 @@ describe("production start and SIGTERM", () => {
       const tiniPid = childrenOf(s.child.pid as number)[0] as number;
       const nodePid = childrenOf(tiniPid)[0] as number;
       expect(readFileSync(`/proc/${tiniPid}/cmdline`, "utf8")).toContain("tini");
-      expect(readFileSync(`/proc/${nodePid}/cmdline`, "utf8").split("\0").slice(0, 2)).toEqual(CMD);
+      expect(readFileSync(`/proc/${nodePid}/cmdline`, "utf8").split("\0").slice(0, CMD.length)).toEqual(CMD);
       expect(readFileSync(`/proc/${tiniPid}/status`, "utf8")).toMatch(/NSpid:\s+\d+\s+1\n/);
       expect(await health(s.port)).toBe(200);
 
