@@ -126,10 +126,13 @@ export function quoteHandler(deps: QuoteRouteDeps): (call: QuoteCall) => Promise
         outcome = "shed";
         return decline("OVERLOADED", "no quote: overloaded (the quote waited too long in our queue)");
       }
-      const req = await call.body().catch((e) => {
+      let req: QuoteRequest;
+      try {
+        req = await call.body();
+      } catch (e) {
         outcome = "bad_request";
         throw e;
-      });
+      }
       ids = { requestId: req.requestId, quoteId: req.quoteId };
       if (deadline.atMs - now() < minBudgetMs) {
         outcome = "deadline";
