@@ -96,9 +96,10 @@ export class RedisQuoteStore implements QuoteStore {
   async put(quote: StoredQuote): Promise<boolean> {
     this.coalescer.hold();
     const ttl = Math.max(1, quote.expiresAtMs + this.retainAfterExpiryMs - this.now());
+    const keys = quoteKeys(this.prefix, quote.quoteId);
     const stored = await (this.redis as unknown as Scripted).rfqPutQuote(
-      this.quoteKey(quote.quoteId),
-      this.claimKey(quote.quoteId),
+      keys.quote,
+      keys.claim,
       JSON.stringify(quote),
       ttl,
     );
