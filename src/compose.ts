@@ -26,7 +26,6 @@ import { createPriceSources } from "../pricing/sources.ts";
 import { UsdValuer } from "../pricing/usd.ts";
 import { AcceptanceSwapHandler } from "./acceptance/swap.ts";
 import { createApp, createOpsApp } from "./app.ts";
-import type { BundlePort } from "./chain/bundle.ts";
 import type { Chain } from "./chain/interface.ts";
 import type { SeededToken } from "./chain/local/seed.ts";
 import { type MadeBundlePort, type MadeChain, makeBundlePort, makeChain } from "./chain/make.ts";

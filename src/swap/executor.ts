@@ -634,7 +634,7 @@ export class SwapExecutor implements SwapHandler {
    * reservation; a failed pre-flight also gives the quote back (Decision.releaseClaim).
    */
   private async signAndSend(held: Held): Promise<Decision> {
-    const { req, quote, tx, fill, budget, log, need } = held;
+    const { req, tx, fill, budget, log, need } = held;
     const { quoteId } = req;
     // Defence in depth: never sign a message whose fee payer is not our key.
     if (!tx.message.staticAccountKeys[0]?.equals(this.opts.signer.publicKey)) {
