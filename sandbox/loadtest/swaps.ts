@@ -69,7 +69,13 @@ export async function runSwapPhase(opts: {
       // Worker w only ever uses takers w, w + C, ...: no two swaps in flight share a taker.
       const takers = opts.takers.filter((_, k) => k % opts.concurrency === w);
       const taker = takers[Math.floor(i / opts.concurrency) % takers.length] as Keypair;
-      const ask = SWAP_MIX[i % SWAP_MIX.length] as OrderAsk;
+      // Each swap's amount is its own (the mix's plus i smallest units): two identical orders from one
+      // taker within one blockhash and expiry second are one transaction, which the maker rightly
+      // refuses the second time ("already submitted for another quote"), as the chain would drop it.
+      // The worker's two takers and the mix's seven asks repeat a (taker, ask) pair 7 swaps apart,
+      // under a second at this concurrency: one run of 200 lost a fill to it.
+      const mixed = SWAP_MIX[i % SWAP_MIX.length] as OrderAsk;
+      const ask: OrderAsk = { ...mixed, amount: mixed.amount + BigInt(i) };
       const t0 = performance.now();
       const order = await client
         .order(ask, taker.publicKey)
