@@ -34,7 +34,7 @@ export function clientSockets(redis: RedisClient): Writable[] {
 export class WriteCoalescer {
   private readonly corked: Writable[] = [];
   private held = false;
-  /** Turns that held (one write each) and commands held, for tests and the benchmark. */
+  /** Turns that held (one write per socket each) and commands held: quotes per write is their ratio. */
   readonly stats = { turns: 0, commands: 0 };
 
   constructor(private readonly sockets: () => Writable[]) {}
