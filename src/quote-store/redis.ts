@@ -46,15 +46,19 @@ redis.call('DEL', KEYS[1], KEYS[2])
 return 1
 `;
 
+/** One of a quote's keys, built alone (the store reads and writes them one or two at a time). */
+const quoteKey = (prefix: string, quoteId: string, kind: "q" | "claim" | "outcome") =>
+  `${prefix}{${quoteId}}:${kind}`;
+
 /**
  * The keys of one quote, all under the quoteId's hash tag: the put script (quote + claim) and the
  * release script (claim + outcome) touch them together, so they must share a cluster slot.
  */
 export function quoteKeys(prefix: string, quoteId: string) {
   return {
-    quote: `${prefix}{${quoteId}}:q`,
-    claim: `${prefix}{${quoteId}}:claim`,
-    outcome: `${prefix}{${quoteId}}:outcome`,
+    quote: quoteKey(prefix, quoteId, "q"),
+    claim: quoteKey(prefix, quoteId, "claim"),
+    outcome: quoteKey(prefix, quoteId, "outcome"),
   };
 }
 
@@ -78,13 +82,13 @@ export class RedisQuoteStore implements QuoteStore {
   }
 
   private quoteKey(quoteId: string) {
-    return quoteKeys(this.prefix, quoteId).quote;
+    return quoteKey(this.prefix, quoteId, "q");
   }
   private claimKey(quoteId: string) {
-    return quoteKeys(this.prefix, quoteId).claim;
+    return quoteKey(this.prefix, quoteId, "claim");
   }
   private outcomeKey(quoteId: string) {
-    return quoteKeys(this.prefix, quoteId).outcome;
+    return quoteKey(this.prefix, quoteId, "outcome");
   }
   private messageKey(messageHash: string) {
     return `${this.prefix}{${messageHash}}:msg`;
@@ -96,10 +100,9 @@ export class RedisQuoteStore implements QuoteStore {
   async put(quote: StoredQuote): Promise<boolean> {
     this.coalescer.hold();
     const ttl = Math.max(1, quote.expiresAtMs + this.retainAfterExpiryMs - this.now());
-    const keys = quoteKeys(this.prefix, quote.quoteId);
     const stored = await (this.redis as unknown as Scripted).rfqPutQuote(
-      keys.quote,
-      keys.claim,
+      this.quoteKey(quote.quoteId),
+      this.claimKey(quote.quoteId),
       JSON.stringify(quote),
       ttl,
     );
