@@ -54,18 +54,20 @@ export function spawnTs(
   return spawnNode(name, [...nodeArgs, "--import", "tsx", join(REPO_ROOT, script), ...args], env, logPath);
 }
 
-let builtThisRun = false;
-
 /**
  * Node's flags for the webhook, as `npm start` and the image's CMD give them (test/production/
  * signal.test.ts holds the three together): a young generation of 32 MB semi-spaces instead of 16 MB.
- * The quote path allocates about 27 KB per quote (a sampling allocation profile), so at 3,000 quotes/s V8 scavenged every ~150 ms
- * for 4-6 ms each; with twice the room it scavenges half as often for about the same pause (the cost
- * of a scavenge is what survives it: the requests in flight). `npm run loadtest` at 4,000/s, three
- * runs each: 193-211 µs of webhook CPU per quote against 180-233 µs, about 6% less measured against
- * the generator's own CPU in the same runs. The cost: the new space grows to 64 MB instead of 32 MB.
+ * The quote path allocates about 27 KB per quote (a sampling allocation profile), so at 3,000
+ * quotes/s V8 scavenged every ~150 ms for 4-6 ms each; with twice the room it scavenges half as often
+ * for about the same pause (the cost of a scavenge is what survives it: the requests in flight).
+ * `npm run loadtest` at 4,000/s, three runs each: 193-211 µs of webhook CPU per quote against 180-233
+ * µs, about 6% less measured against the generator's own CPU in the same runs. The cost: the new
+ * space grows to 64 MB instead of 32 MB.
  */
 export const WEBHOOK_NODE_FLAGS = ["--max-semi-space-size=32"];
+
+/** Whether this process has run the build check (once per run; see spawnBuiltWebhook). */
+let builtThisRun = false;
 
 /**
  * Runs the webhook as `npm start` does: the TypeScript build (`dist/`, built first when stale), no
