@@ -34,14 +34,13 @@ export function clientSockets(redis: RedisClient): Writable[] {
 export class WriteCoalescer {
   private readonly corked: Writable[] = [];
   private held = false;
-  /** Turns that held (one write per socket each) and commands held: quotes per write is their ratio. */
-  readonly stats = { turns: 0, commands: 0 };
+  /** Turns that held the sockets: one write per socket each. */
+  readonly stats = { turns: 0 };
 
   constructor(private readonly sockets: () => Writable[]) {}
 
   /** Call just before sending a command: its bytes leave with every other command of this turn. */
   hold(): void {
-    this.stats.commands++;
     if (this.held) return;
     this.held = true;
     this.stats.turns++;
