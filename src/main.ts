@@ -14,7 +14,7 @@ import { parseArgs } from "./cli/args.ts";
 import { runMain } from "./cli/run.ts";
 import { composeService, type Service } from "./compose.ts";
 import { PRIMARY_OPS_URL_ENV, runPrimary, WORKER_SLOT_ENV, workerCount, workerIpc } from "./http/cluster.ts";
-import { requestListener } from "./http/listener.ts";
+import { OPERATOR_KEEP_ALIVE_MS, requestListener } from "./http/listener.ts";
 import { GracefulShutdown } from "./http/shutdown.ts";
 import { createLogger } from "./observability/logger.ts";
 import { Metrics } from "./observability/metrics.ts";
@@ -177,8 +177,7 @@ async function main(): Promise<number> {
     },
     "listening",
   );
-  // The operator keeps connections alive across quotes; do not let Node's defaults cut them short.
-  server.keepAliveTimeout = 65_000;
+  server.keepAliveTimeout = OPERATOR_KEEP_ALIVE_MS;
 
   // SIGTERM/SIGINT: drain (/ready 503, Connection: close), finish what is in flight, exit 0; a second
   // signal or SHUTDOWN_GRACE_MS exits 1 naming what was cut (src/http/shutdown.ts).

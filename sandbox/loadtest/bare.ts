@@ -13,6 +13,7 @@ import { createServer, type Server } from "node:http";
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 import { parseArgs } from "../../src/cli/args.ts";
+import { OPERATOR_KEEP_ALIVE_MS } from "../../src/http/listener.ts";
 
 const { values: args } = parseArgs(process.argv.slice(2), {
   command: "tsx sandbox/loadtest/bare.ts",
@@ -54,13 +55,6 @@ const answer = (r: Req) => ({
   prioritizationFeeToUse: 10000,
 });
 
-/**
- * The webhook's own keep-alive (src/main.ts): with Node's default 5 s, a connection the generator left
- * idle between two steps was closed as it was reused, and the baseline's step failed on that error
- * instead of on its capacity.
- */
-const KEEP_ALIVE_MS = 65_000;
-
 const port = Number(args.port);
 const workers = Math.max(1, Number(args.workers));
 
@@ -75,7 +69,9 @@ if (cluster.isPrimary && workers > 1) {
   app.get("/health", (c) => c.json({ status: "ok" }));
   app.post("*", async (c) => c.json(answer((await c.req.json()) as Req)));
   const server = serve({ fetch: app.fetch, port, hostname: "127.0.0.1" }) as Server;
-  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  // The webhook's own keep-alive: with Node's default 5 s, a connection the generator left idle
+  // between two steps was closed as it was reused, and the step failed on that, not on capacity.
+  server.keepAliveTimeout = OPERATOR_KEEP_ALIVE_MS;
 } else {
   const server = createServer((req, res) => {
     if (req.method === "GET") {
@@ -98,6 +94,6 @@ if (cluster.isPrimary && workers > 1) {
       res.end(body);
     });
   });
-  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  server.keepAliveTimeout = OPERATOR_KEEP_ALIVE_MS;
   server.listen(port, "127.0.0.1");
 }

@@ -17,6 +17,13 @@ interface NativeRoute {
 // biome-ignore lint/suspicious/noExplicitAny: any Hono app, whatever its env
 type AnyHono = Hono<any, any, any>;
 
+/**
+ * How long the operator's listener keeps an idle connection (`server.keepAliveTimeout`): the operator
+ * keeps connections alive across quotes, and Node's default 5 s cut them short. The load test's bare
+ * baselines use it too, so that they are measured on the same connections.
+ */
+export const OPERATOR_KEEP_ALIVE_MS = 65_000;
+
 const nativeRoutes = new WeakMap<AnyHono, NativeRoute[]>();
 
 /** Serves `method path` (query string allowed) with `listener` wherever the app is served on node:http. */
