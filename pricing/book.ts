@@ -120,8 +120,13 @@ interface Amounts {
 const BPS = 10_000n;
 
 export class QuotingBook {
-  /** Keyed "mintIn>mintOut" for both directions of every pair. */
-  private readonly byMints = new Map<string, BookPair>();
+  /**
+   * Input mint, then output mint, for both directions of every pair. Two lookups on the request's own
+   * strings (on the quote path their hashes are already computed by the service's token lookups)
+   * instead of a joined key built, flattened and hashed on every quote: in a steady-state profile of
+   * the quote path that one line was about an eighth of the book's own CPU.
+   */
+  private readonly byMints = new Map<string, Map<string, BookPair>>();
   private readonly now: () => number;
   private readonly deps: BookDeps;
 
@@ -161,9 +166,18 @@ export class QuotingBook {
           target: BigInt(base.targetInventory),
         };
       }
-      this.byMints.set(`${base.mint}>${quote.mint}`, pair);
-      this.byMints.set(`${quote.mint}>${base.mint}`, pair);
+      this.addDirection(base.mint, quote.mint, pair);
+      this.addDirection(quote.mint, base.mint, pair);
     }
+  }
+
+  private addDirection(mintIn: string, mintOut: string, pair: BookPair): void {
+    let outs = this.byMints.get(mintIn);
+    if (!outs) {
+      outs = new Map();
+      this.byMints.set(mintIn, outs);
+    }
+    outs.set(mintOut, pair);
   }
 
   private enabled(pair: BookPair): boolean {
@@ -176,7 +190,7 @@ export class QuotingBook {
       const outage = this.deps.controls.outage?.();
       return outage ? no("CONTROLS_UNAVAILABLE", outage) : no("PAUSED", "quoting is paused");
     }
-    const pair = this.byMints.get(`${ask.tokenIn}>${ask.tokenOut}`);
+    const pair = this.byMints.get(ask.tokenIn)?.get(ask.tokenOut);
     if (!pair) return no("PAIR_NOT_SUPPORTED", `no pair trades ${ask.tokenIn} for ${ask.tokenOut}`);
     if (!this.enabled(pair)) return no("PAIR_DISABLED", `${pair.key} is disabled`);
     const point = pair.source.price(pair.key);
