@@ -346,13 +346,17 @@ export function descendantPids(pid: number): number[] {
 /** USER_HZ: 100 on every mainstream Linux build. */
 const CLOCK_TICKS_PER_S = 100;
 
-/** CPU seconds the whole machine has spent busy (all cores, /proc/stat); undefined where unavailable. */
-export function machineBusySeconds(): number | undefined {
+/**
+ * The machine's CPU seconds so far, all cores (/proc/stat): `busy` (user, nice, system, irq, softirq
+ * and steal) and, of it, `steal`, the time the hypervisor gave this machine's cores to another guest
+ * (a stall every process here sees at once); undefined where unavailable.
+ */
+export function machineCpuSeconds(): { busy: number; steal: number } | undefined {
   try {
     const line = readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "";
     const [, user, nice, system, , , irq, softirq, steal] = line.trim().split(/\s+/).map(Number);
     const busy = [user, nice, system, irq, softirq, steal].reduce((a: number, b) => a + (b ?? 0), 0);
-    return busy / CLOCK_TICKS_PER_S;
+    return { busy: busy / CLOCK_TICKS_PER_S, steal: (steal ?? 0) / CLOCK_TICKS_PER_S };
   } catch {
     return undefined;
   }

@@ -22,7 +22,7 @@ import { parseArgs } from "../../src/cli/args.ts";
 import {
   cpuSecondsOf,
   descendantPids,
-  machineBusySeconds,
+  machineCpuSeconds,
   REPO_ROOT,
   startRedisCluster,
 } from "../../tooling/processes.ts";
@@ -266,7 +266,7 @@ async function main(): Promise<void> {
     );
     const cpuBefore = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSecondsOf(pid)]));
     const genBefore = process.cpuUsage();
-    const machineBefore = machineBusySeconds();
+    const machineBefore = machineCpuSeconds();
     const q = await runOpenLoop(mix, {
       url: new URL(`${webhookUrl.replace(/\/+$/, "")}/quote`),
       ...(urls.length > 1 ? { urls } : {}),
@@ -280,7 +280,7 @@ async function main(): Promise<void> {
     });
 
     const gen = process.cpuUsage(genBefore);
-    const machineAfter = machineBusySeconds();
+    const machineAfter = machineCpuSeconds();
     const cpu: Record<string, string> = {
       generator: `${((gen.user + gen.system) / 1e6).toFixed(2)} s (${((gen.user + gen.system) / total).toFixed(0)} µs/request)`,
     };
@@ -301,11 +301,15 @@ async function main(): Promise<void> {
         if (after !== undefined && before !== undefined) ours += after - before;
       }
       const wallS = q.wallMs / 1000;
-      const others = Math.max(0, machineAfter - machineBefore - ours);
+      const cores = os.availableParallelism();
+      const others = Math.max(0, machineAfter.busy - machineBefore.busy - ours);
       cpu["other processes"] =
         `${others.toFixed(2)} s (${((others / wallS) * 100).toFixed(0)}% of one core over the phase)`;
       cpu["machine busy"] =
-        `${(((machineAfter - machineBefore) / (wallS * os.availableParallelism())) * 100).toFixed(0)}% of ${os.availableParallelism()} cores`;
+        `${(((machineAfter.busy - machineBefore.busy) / (wallS * cores)) * 100).toFixed(0)}% of ${cores} cores`;
+      // A hypervisor's steal stalls the webhook and the generator at once: the context for a tail.
+      cpu["stolen by the hypervisor"] =
+        `${(((machineAfter.steal - machineBefore.steal) / (wallS * cores)) * 100).toFixed(1)}% of ${cores} cores`;
     }
     const outcomes: Record<string, number> = Object.fromEntries(OUTCOME_NAMES.map((n) => [n, 0]));
     let within = 0;

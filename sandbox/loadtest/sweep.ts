@@ -20,7 +20,7 @@ import {
   cpuSecondsOf,
   descendantPids,
   freePort,
-  machineBusySeconds,
+  machineCpuSeconds,
   spawnTs,
   startRedisCluster,
   waitForHttp,
@@ -74,6 +74,8 @@ export interface StepResult {
   processes: Record<string, number>;
   sendLagP99: number;
   machineBusyShare?: number;
+  /** The share of the machine's cores the hypervisor gave to other guests during the step (steal). */
+  stealShare?: number;
 }
 
 interface Target {
@@ -178,7 +180,7 @@ async function runStep(
   const mix = buildMix(o.file, total, { ...DEFAULT_MIX, seed: `sweep:${t.name}:${rate}:${seq}` });
   const before = cpuOfGroups(t.groups);
   const gen0 = process.cpuUsage();
-  const m0 = machineBusySeconds();
+  const m0 = machineCpuSeconds();
   const q = await runOpenLoop(mix, {
     url: t.urls[0] as URL,
     urls: t.urls,
@@ -191,7 +193,7 @@ async function runStep(
     ...(t.apiKey ? { apiKey: t.apiKey } : {}),
   });
   const gen = process.cpuUsage(gen0);
-  const m1 = machineBusySeconds();
+  const m1 = machineCpuSeconds();
   const after = cpuOfGroups(t.groups);
   const wallS = q.wallMs / 1000;
   const cpuUs: Record<string, number> = {};
@@ -256,7 +258,10 @@ async function runStep(
     processes,
     sendLagP99: summarize(q.sendLagMs).p99,
     ...(m0 !== undefined && m1 !== undefined
-      ? { machineBusyShare: (m1 - m0) / (wallS * os.availableParallelism()) }
+      ? {
+          machineBusyShare: (m1.busy - m0.busy) / (wallS * os.availableParallelism()),
+          stealShare: (m1.steal - m0.steal) / (wallS * os.availableParallelism()),
+        }
       : {}),
   };
   r.holds = r.p99 < P99_LIMIT_MS && r.withinBudget >= 0.999 && r.errors === 0 && r.unexpectedNoQuote <= 0.001;
@@ -352,7 +357,7 @@ export function line(r: StepResult): string {
   const cpu = Object.entries(r.cpuUsPerRequest)
     .map(([k, v]) => `${k} ${v.toFixed(0)} µs (${(r.cpuCoreShare[k] ?? 0).toFixed(2)} cores)`)
     .join(", ");
-  return `${r.rate}/s ${r.holds ? "holds" : "MISSES"}: p50 ${ms(r.p50)} p99 ${ms(r.p99)} p99.9 ${ms(r.p999)} ms, within ${pct(r.withinBudget)}, priced in budget ${pct(r.pricedWithinBudget)}, shed/late 404 ${pct(r.unexpectedNoQuote)}, errors ${r.errors}; cpu/request ${cpu}; send lag p99 ${ms(r.sendLagP99)} ms`;
+  return `${r.rate}/s ${r.holds ? "holds" : "MISSES"}: p50 ${ms(r.p50)} p99 ${ms(r.p99)} p99.9 ${ms(r.p999)} ms, within ${pct(r.withinBudget)}, priced in budget ${pct(r.pricedWithinBudget)}, shed/late 404 ${pct(r.unexpectedNoQuote)}, errors ${r.errors}; cpu/request ${cpu}; send lag p99 ${ms(r.sendLagP99)} ms${r.stealShare ? `; steal ${pct(r.stealShare)}` : ""}`;
 }
 
 export function sweepText(rep: SweepReport): string {
