@@ -105,6 +105,12 @@ const { values: args } = parseArgs(process.argv.slice(2), {
       default: "10",
       description: "--sweep: measured seconds per step",
     },
+    "step-retries": {
+      type: "string",
+      value: "N",
+      default: "1",
+      description: "--sweep: times a missed step is run again before the target's sweep stops",
+    },
     baselines: {
       type: "string",
       value: "LIST",
@@ -150,6 +156,7 @@ async function sweepMain(): Promise<void> {
     outDir,
     rates,
     stepS: num("step-duration"),
+    retries: num("step-retries"),
     warmupS: Math.min(num("warmup"), 3),
     budgetMs: num("budget"),
     workers,
