@@ -4,9 +4,9 @@
  * answering the same request shape on the same number of workers), the rate steps up (1k, 2k, 5k,
  * 8k/s, ...) until a step misses the criteria (a missed step is run again `--step-retries` times
  * first); the webhook then gets one more step at 1.2x the highest rate it held, to show how it
- * degrades past capacity. Every step records the tail, the
- * outcomes, and the CPU of every process (the webhook's primary and workers, Redis, the chain, this
- * generator) per request. The report (JSON, text, HTML with SVG plots) goes under results/.
+ * degrades past capacity. Every step records the tail, the outcomes, and the CPU of every process
+ * (the webhook's primary and workers, Redis, the chain, this generator) per request. The report
+ * (JSON, text, HTML with SVG plots) goes under results/.
  *
  * A step "holds" when p99 < 50 ms, 99.9% of requests are answered (200 or 404) within the budget, no
  * request failed, and at most 0.1% of the quotes that should be priced were not (a fast 404 from
