@@ -91,6 +91,7 @@ export async function measurePermissionedFills(file: FileConfig): Promise<Permis
           issuer: issuerSigner,
           tipAccount: tip,
           recentBlockhash: blockhash,
+          quoteId: "permissioned-units",
         });
         if (direction === "burn") creditToken(chain, taker.publicKey, issuedMint, amount);
         const fill = buildFillTransaction({

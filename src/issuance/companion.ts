@@ -7,7 +7,16 @@
  * The issuer key pays its fee and the tip (and signs the mint as mint authority); a burn is also signed
  * by the maker, owner of the token account. It uses the fill's recent blockhash, so the bundle can land
  * exactly as long as the fill can.
+ *
+ * The tip transfer carries the fill's quote as a reference key (as Solana Pay does: a read-only,
+ * non-signing account the System Program ignores, here sha256("rfq:" + quoteId)). Without it the
+ * companion is a function of the mint, the maker's account, the amount, the tip account and the
+ * blockhash alone: two takers buying the same amount within one blockhash got byte-identical
+ * companions, one signature, and the second bundle was refused as already processed (a failed fill;
+ * seen as a flaky test/issuance/permissioned.test.ts). The key also finds the transaction by its quote
+ * (`getSignaturesForAddress`).
  */
+import { createHash } from "node:crypto";
 import { createBurnCheckedInstruction, createMintToCheckedInstruction } from "@solana/spl-token";
 import {
   ComputeBudgetProgram,
@@ -22,6 +31,10 @@ import type { IssuanceNeed } from "./policy.ts";
 /** Compute units the companion asks for (a mint or burn plus a transfer use under 10,000). */
 export const COMPANION_COMPUTE_UNIT_LIMIT = 30_000;
 
+/** The reference key a companion carries for its quote: sha256("rfq:" + quoteId). */
+export const companionReference = (quoteId: string): PublicKey =>
+  new PublicKey(createHash("sha256").update(`rfq:${quoteId}`).digest());
+
 export interface CompanionArgs {
   need: IssuanceNeed;
   /** The maker's token account of the issued mint that the fill pays from (buy) or into (sell). */
@@ -30,6 +43,8 @@ export interface CompanionArgs {
   issuer: Signer;
   tipAccount: PublicKey;
   recentBlockhash: string;
+  /** The fill's quoteId: its reference key makes each fill's companion its own. */
+  quoteId: string;
 }
 
 /** Builds and signs the companion transaction; the bundle order is the caller's (mint first, burn last). */
@@ -58,17 +73,19 @@ export async function buildCompanion(a: CompanionArgs): Promise<VersionedTransac
           [],
           program,
         );
+  const tip = SystemProgram.transfer({
+    fromPubkey: issuer,
+    toPubkey: a.tipAccount,
+    lamports: a.need.issued.tipLamports,
+  });
+  tip.keys.push({ pubkey: companionReference(a.quoteId), isSigner: false, isWritable: false });
   const message = new TransactionMessage({
     payerKey: issuer,
     recentBlockhash: a.recentBlockhash,
     instructions: [
       ComputeBudgetProgram.setComputeUnitLimit({ units: COMPANION_COMPUTE_UNIT_LIMIT }),
       supplyIx,
-      SystemProgram.transfer({
-        fromPubkey: issuer,
-        toPubkey: a.tipAccount,
-        lamports: a.need.issued.tipLamports,
-      }),
+      tip,
     ],
   }).compileToV0Message();
   const tx = new VersionedTransaction(message);

@@ -794,6 +794,7 @@ export class SwapExecutor implements SwapHandler {
         issuer: iss.issuer,
         tipAccount,
         recentBlockhash: tx.message.recentBlockhash,
+        quoteId,
       });
     } catch (err) {
       await this.releaseQuietly(quoteId);
