@@ -204,6 +204,7 @@ async function runStep(
   const m1 = machineCpuSeconds();
   const after = cpuOfGroups(t.groups);
   const wallS = q.wallMs / 1000;
+  const coreSeconds = wallS * os.availableParallelism();
   const cpuUs: Record<string, number> = {};
   const share: Record<string, number> = {};
   const processes: Record<string, number> = {};
@@ -267,8 +268,8 @@ async function runStep(
     sendLagP99: summarize(q.sendLagMs).p99,
     ...(m0 !== undefined && m1 !== undefined
       ? {
-          machineBusyShare: (m1.busy - m0.busy) / (wallS * os.availableParallelism()),
-          stealShare: (m1.steal - m0.steal) / (wallS * os.availableParallelism()),
+          machineBusyShare: (m1.busy - m0.busy) / coreSeconds,
+          stealShare: (m1.steal - m0.steal) / coreSeconds,
         }
       : {}),
   };
