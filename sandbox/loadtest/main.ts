@@ -13,6 +13,7 @@
  *   npm run loadtest -- --webhook http://127.0.0.1:8080 --swaps 0      (an already running webhook)
  *   npm run loadtest -- --workers 2 --instances 2 --redis-cluster       (2 instances x 2 workers, on a cluster)
  *   npm run loadtest -- --sweep --workers 1,2                            (rate sweep with baselines: sweep.ts)
+ *   npm run loadtest -- --rate 5000 --baseline http     (the quote phase again on bare node:http: baseline.ts)
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -27,6 +28,7 @@ import {
   startRedisCluster,
 } from "../../tooling/processes.ts";
 import { type Stack, startStack } from "../operator/stack.ts";
+import { type BaselineResult, parseBaselineKind, runBaselinePhase } from "./baseline.ts";
 import { checkLedger, swapCallRecorder, waitForQuietJournal } from "./ledger-check.ts";
 import { buildMix, DEFAULT_MIX } from "./mix.ts";
 import { OUTCOME_NAMES, runOpenLoop } from "./open-loop.ts";
@@ -117,6 +119,13 @@ const { values: args } = parseArgs(process.argv.slice(2), {
       default: "http,hono",
       description: '--sweep: bare servers swept beside the webhook (http, hono; none: "")',
     },
+    baseline: {
+      type: "string",
+      value: "http|hono|none",
+      default: "none",
+      description:
+        "after the quote phase, the same phase against a bare server on the same workers (beside, not in, the checks)",
+    },
     "kill-webhook-at": {
       type: "string",
       value: "N",
@@ -186,6 +195,7 @@ async function main(): Promise<void> {
   if (killAt !== undefined && args.webhook)
     throw new Error("--kill-webhook-at: needs the stack this command starts (not --webhook)");
   const checkLedgerToo = killAt !== undefined || args["check-ledger"] === true;
+  const baselineKind = parseBaselineKind(String(args.baseline));
   const recorder = swapCallRecorder();
   const startedMs = Date.now();
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
@@ -347,6 +357,25 @@ async function main(): Promise<void> {
       { name: "errors", ok: errors === 0, detail: `${errors} (need 0)` },
     ];
 
+    let baseline: BaselineResult | undefined;
+    if (baselineKind) {
+      process.stdout.write(
+        `baseline phase: the same requests at ${rate}/s against a bare ${baselineKind} server (not checked)\n`,
+      );
+      baseline = await runBaselinePhase({
+        kind: baselineKind,
+        workers: Number(list("workers")[0] ?? 1),
+        mix,
+        rate,
+        durationS,
+        warmupS,
+        budgetMs,
+        maxSockets: num("max-sockets"),
+        dir: outDir,
+        targets: { p99Ms: p99Target, p999Ms: p999Target },
+      });
+    }
+
     let swapResult: Awaited<ReturnType<typeof runSwapPhase>> | undefined;
     let kill: { atSwap: number; downMs: number } | undefined;
     let ledger: Awaited<ReturnType<typeof checkLedger>> | undefined;
@@ -455,6 +484,7 @@ async function main(): Promise<void> {
         mix: `unknownMint ${DEFAULT_MIX.unknownMintShare}, oversize ${DEFAULT_MIX.oversizeShare}, taker ${DEFAULT_MIX.takerShare}, exactOut ${DEFAULT_MIX.exactOutShare}, ${DEFAULT_MIX.takers} takers, pairs from ${configPath}`,
         swaps,
         swapConcurrency: num("swap-concurrency"),
+        baseline: baselineKind ?? "none",
       },
       quotes: {
         measured,
@@ -481,6 +511,7 @@ async function main(): Promise<void> {
         : {}),
       ...(kill ? { kill } : {}),
       ...(ledger ? { ledger } : {}),
+      ...(baseline ? { baseline } : {}),
       checks,
       pass: checks.every((c) => c.ok),
     };

@@ -2,6 +2,7 @@
  * The load test report: a JSON document, a plain-text summary, and a self-contained HTML page with an
  * inline SVG plot of latency over time (no scripts, no network, opens from disk).
  */
+import { type BaselineResult, baselineText } from "./baseline.ts";
 import type { LedgerCheck } from "./ledger-check.ts";
 import type { LatencySummary, SeriesPoint } from "./stats.ts";
 
@@ -40,6 +41,8 @@ export interface LoadReport {
   kill?: { atSwap: number; downMs: number };
   /** The ledger against the operator's record and the chain (ledger-check.ts). */
   ledger?: LedgerCheck;
+  /** The quote phase again against a bare server (`--baseline`, baseline.ts); never part of the checks. */
+  baseline?: BaselineResult;
   checks: Check[];
   pass: boolean;
 }
@@ -71,6 +74,7 @@ export function textSummary(r: LoadReport): string {
     `  errors: ${q.errors}`,
     ...q.errorSamples.slice(0, 5).map((s) => `    e.g. ${s}`),
   ];
+  if (r.baseline) lines.push("", ...baselineText(r.baseline, l));
   if (r.swaps) {
     const s = r.swaps;
     lines.push(

@@ -86,7 +86,7 @@ export interface StepResult {
   stealShare?: number;
 }
 
-interface Target {
+export interface Target {
   name: string;
   workers: number;
   urls: URL[];
@@ -99,7 +99,7 @@ interface Target {
 
 const P99_LIMIT_MS = 50;
 
-function cpuOfGroups(groups: Record<string, number[]>): Record<string, { s: number; n: number }> {
+export function cpuOfGroups(groups: Record<string, number[]>): Record<string, { s: number; n: number }> {
   const out: Record<string, { s: number; n: number }> = {};
   for (const [name, roots] of Object.entries(groups)) {
     let s = 0;
@@ -155,7 +155,7 @@ async function startWebhookTarget(o: SweepOptions, workers: number, dir: string)
   }
 }
 
-async function startBareTarget(kind: "http" | "hono", workers: number, dir: string): Promise<Target> {
+export async function startBareTarget(kind: "http" | "hono", workers: number, dir: string): Promise<Target> {
   const port = await freePort();
   const child: Child = spawnTs(
     `bare-${kind}`,

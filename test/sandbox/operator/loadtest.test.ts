@@ -3,10 +3,19 @@
  * client against a real node:http server, and the open-loop runner's classification against the real
  * webhook (composed as `npm start` does, served on a socket).
  */
+import { mkdtempSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import net from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  baselineText,
+  meetsTail,
+  parseBaselineKind,
+  runBaselinePhase,
+} from "../../../sandbox/loadtest/baseline.ts";
 import { buildMix, DEFAULT_MIX } from "../../../sandbox/loadtest/mix.ts";
 import { Outcome, runOpenLoop } from "../../../sandbox/loadtest/open-loop.ts";
 import { RawHttpPool } from "../../../sandbox/loadtest/raw-http.ts";
@@ -168,5 +177,57 @@ describe("open-loop runner against the real webhook", () => {
     expect(counts.get(Outcome.noQuote) ?? 0).toBeGreaterThan(0);
     expect(r.errorSamples).toEqual([]);
     expect(r.latencyMs.every((l) => Number.isFinite(l))).toBe(true);
+  });
+});
+
+describe("load test baseline (--baseline)", () => {
+  const file = defaultFileConfig();
+  const lat = (p99: number, p999: number) => ({ count: 1, p50: 1, p90: 2, p99, p999, max: p999, mean: 1 });
+
+  it("refuses a baseline kind it does not know, naming the flag", () => {
+    expect(parseBaselineKind("none")).toBeUndefined();
+    expect(parseBaselineKind("http")).toBe("http");
+    expect(() => parseBaselineKind("nginx")).toThrow(/--baseline: "nginx"/);
+  });
+
+  it("runs the quote phase's requests against a real bare server and judges its tail by the webhook's targets", async () => {
+    const mix = buildMix(file, 300, { ...DEFAULT_MIX, seed: "baseline" });
+    const dir = mkdtempSync(join(tmpdir(), "baseline-"));
+    const b = await runBaselinePhase({
+      kind: "http",
+      workers: 1,
+      mix,
+      rate: 200,
+      durationS: 1,
+      warmupS: 0.5,
+      budgetMs: 10_000,
+      maxSockets: 16,
+      dir,
+      targets: { p99Ms: 10_000, p999Ms: 10_000 },
+    });
+    expect(b.target).toBe("bare node:http ×1");
+    expect(b.measured).toBe(200);
+    // The bare server prices every request, the ones the webhook must decline included.
+    expect(b.withinBudget.count).toBe(200);
+    expect(b.meetsTail).toBe(true);
+    expect(baselineText(b, lat(1, 2)).at(-1)).toMatch(/the bare server meets p99 < 10000 ms/);
+  }, 60_000);
+
+  it("says the machine sets the tail when the bare server itself misses the targets", () => {
+    const b = {
+      target: "bare node:http ×1",
+      measured: 1000,
+      latencyMs: lat(31.4, 41.8),
+      withinBudget: { count: 1000, share: 1 },
+      sendLagMs: lat(22, 30),
+      cpuUsPerRequest: { server: 57, generator: 60 },
+      targets: { p99Ms: 10, p999Ms: 20 },
+      meetsTail: false,
+    };
+    const text = baselineText(b, lat(48, 67.4)).join("\n");
+    expect(text).toMatch(/p99 1\.53x, p99\.9 1\.61x/);
+    expect(text).toMatch(/itself misses p99 < 10 ms or p99\.9 < 20 ms .*measure the machine here/);
+    expect(meetsTail(lat(9.9, 19.9), b.targets)).toBe(true);
+    expect(meetsTail(lat(9.9, 20), b.targets)).toBe(false);
   });
 });
