@@ -13,6 +13,8 @@
  *
  * The baseline never changes the verdict: the checks stay the webhook's.
  */
+
+import { pinProcesses } from "../../tooling/processes.ts";
 import type { MixRequest } from "./mix.ts";
 import { runOpenLoop } from "./open-loop.ts";
 import { type LatencySummary, summarize } from "./stats.ts";
@@ -47,6 +49,8 @@ export interface BaselineOptions {
   /** Where the bare server's log goes. */
   dir: string;
   targets: TailTargets;
+  /** `--pin`: the CPUs the bare server gets (taskset's syntax), as the webhook had them. */
+  pinServer?: string;
 }
 
 export function parseBaselineKind(v: string): BaselineKind | undefined {
@@ -58,6 +62,7 @@ export function parseBaselineKind(v: string): BaselineKind | undefined {
 export async function runBaselinePhase(o: BaselineOptions): Promise<BaselineResult> {
   const t = await startBareTarget(o.kind, o.workers, o.dir);
   try {
+    if (o.pinServer) pinProcesses(t.groups.server ?? [], o.pinServer);
     const before = cpuOfGroups(t.groups);
     const gen0 = process.cpuUsage();
     const q = await runOpenLoop(o.mix, {

@@ -14,6 +14,7 @@
  *   npm run loadtest -- --workers 2 --instances 2 --redis-cluster       (2 instances x 2 workers, on a cluster)
  *   npm run loadtest -- --sweep --workers 1,2                            (rate sweep with baselines: sweep.ts)
  *   npm run loadtest -- --rate 5000 --baseline http     (the quote phase again on bare node:http: baseline.ts)
+ *   npm run loadtest -- --rate 5000 --pin               (the webhook on a CPU of its own, the generator on the rest)
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -24,6 +25,8 @@ import {
   cpuSecondsOf,
   descendantPids,
   machineCpuSeconds,
+  pinProcesses,
+  pinSplit,
   REPO_ROOT,
   startRedisCluster,
 } from "../../tooling/processes.ts";
@@ -119,6 +122,11 @@ const { values: args } = parseArgs(process.argv.slice(2), {
       default: "http,hono",
       description: '--sweep: bare servers swept beside the webhook (http, hono; none: "")',
     },
+    pin: {
+      type: "boolean",
+      description:
+        "the server under test on CPUs of its own (the last ones, one per worker), this generator, Redis and the chain on the rest",
+    },
     baseline: {
       type: "string",
       value: "http|hono|none",
@@ -173,6 +181,7 @@ async function sweepMain(): Promise<void> {
     redisCluster: args["redis-cluster"] === true,
     fromSource: args["from-source"] === true,
     baselines,
+    pin: args.pin === true,
     maxSockets: num("max-sockets"),
     say: (l) => process.stdout.write(`${l}\n`),
   });
@@ -196,6 +205,8 @@ async function main(): Promise<void> {
     throw new Error("--kill-webhook-at: needs the stack this command starts (not --webhook)");
   const checkLedgerToo = killAt !== undefined || args["check-ledger"] === true;
   const baselineKind = parseBaselineKind(String(args.baseline));
+  if (args.pin && args.webhook) throw new Error("--pin: needs the stack this command starts (not --webhook)");
+  const pin = args.pin ? pinSplit(Number(list("workers")[0] ?? 1)) : undefined;
   const recorder = swapCallRecorder();
   const startedMs = Date.now();
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
@@ -271,6 +282,16 @@ async function main(): Promise<void> {
       clusterPids.forEach((p, i) => {
         pids[`redis cluster node ${i + 1}`] = p;
       });
+      if (pin) {
+        const serverRoots = Object.entries(stack.pids)
+          .filter(([k, pid]) => k.startsWith("webhook") && pid !== undefined)
+          .map(([, pid]) => pid as number);
+        const restRoots = Object.entries(stack.pids)
+          .filter(([k, pid]) => !k.startsWith("webhook") && pid !== undefined)
+          .map(([, pid]) => pid as number);
+        pinProcesses([process.pid, ...restRoots, ...clusterPids], pin.rest);
+        pinProcesses(serverRoots, pin.server);
+      }
       store = clusterNodes
         ? "redis (throwaway 3-master cluster)"
         : `redis (${process.env.REDIS_URL ? "REDIS_URL" : "throwaway redis-server"})`;
@@ -318,7 +339,8 @@ async function main(): Promise<void> {
         if (after !== undefined && before !== undefined) ours += after - before;
       }
       const wallS = q.wallMs / 1000;
-      const cores = os.availableParallelism();
+      // Every CPU of the machine (os.availableParallelism() is this process's affinity, 1 with --pin).
+      const cores = os.cpus().length;
       const others = Math.max(0, machineAfter.busy - machineBefore.busy - ours);
       cpu["other processes"] =
         `${others.toFixed(2)} s (${((others / wallS) * 100).toFixed(0)}% of one core over the phase)`;
@@ -373,6 +395,7 @@ async function main(): Promise<void> {
         maxSockets: num("max-sockets"),
         dir: outDir,
         targets: { p99Ms: p99Target, p999Ms: p999Target },
+        ...(pin ? { pinServer: pin.server } : {}),
       });
     }
 
@@ -401,6 +424,8 @@ async function main(): Promise<void> {
                     `  webhook SIGKILLed with swap ${killAt} in flight; starting it again\n`,
                   );
                   await s.startWebhook();
+                  // Started from this (pinned) process, it inherited the generator's CPUs.
+                  if (pin && s.pids.webhook !== undefined) pinProcesses([s.pids.webhook], pin.server);
                   kill = { atSwap: killAt, downMs: Date.now() - t0 };
                   process.stdout.write(`  webhook ready again after ${kill.downMs} ms\n`);
                 },
@@ -460,7 +485,7 @@ async function main(): Promise<void> {
       title: "RFQ webhook load test",
       startedAt: new Date().toISOString(),
       machine: {
-        nproc: os.availableParallelism(),
+        nproc: os.cpus().length,
         cpu: os.cpus()[0]?.model ?? "unknown",
         memoryGiB: Number((os.totalmem() / 2 ** 30).toFixed(1)),
         node: process.version,
@@ -485,6 +510,7 @@ async function main(): Promise<void> {
         swaps,
         swapConcurrency: num("swap-concurrency"),
         baseline: baselineKind ?? "none",
+        pin: pin ? `server on CPU ${pin.server}, generator, Redis and chain on CPU ${pin.rest}` : "off",
       },
       quotes: {
         measured,

@@ -22,6 +22,8 @@ import {
   descendantPids,
   freePort,
   machineCpuSeconds,
+  pinProcesses,
+  pinSplit,
   spawnTs,
   startRedisCluster,
   waitForHttp,
@@ -51,6 +53,8 @@ export interface SweepOptions {
   /** The webhook from source under tsx instead of the build `npm start` runs. */
   fromSource?: boolean;
   baselines: ("http" | "hono")[];
+  /** Each target's server on CPUs of its own, the generator, Redis and the chain on the rest (pinSplit). */
+  pin?: boolean;
   maxSockets: number;
   say: (line: string) => void;
 }
@@ -204,7 +208,8 @@ async function runStep(
   const m1 = machineCpuSeconds();
   const after = cpuOfGroups(t.groups);
   const wallS = q.wallMs / 1000;
-  const coreSeconds = wallS * os.availableParallelism();
+  // Every CPU of the machine (os.availableParallelism() is this process's affinity, less with --pin).
+  const coreSeconds = wallS * os.cpus().length;
   const cpuUs: Record<string, number> = {};
   const share: Record<string, number> = {};
   const processes: Record<string, number> = {};
@@ -291,20 +296,31 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
   const steps: StepResult[] = [];
   const summary: SweepReport["summary"] = [];
   const loadBefore = os.loadavg();
-  const starts: { name: string; start: () => Promise<Target> }[] = [];
+  const starts: { name: string; workers: number; start: () => Promise<Target> }[] = [];
   for (const w of o.workers) {
+    if (o.pin) pinSplit(w); // refuses a worker count the machine cannot pin, before anything runs
     starts.push({
       name: `webhook ×${w}`,
+      workers: w,
       start: () => startWebhookTarget(o, w, join(o.outDir, `stack-w${w}`)),
     });
     for (const b of o.baselines)
-      starts.push({ name: `bare ${b} ×${w}`, start: () => startBareTarget(b, w, o.outDir) });
+      starts.push({ name: `bare ${b} ×${w}`, workers: w, start: () => startBareTarget(b, w, o.outDir) });
   }
   let seq = 0;
   for (const s of starts) {
     o.say(`target: ${s.name}`);
+    const split = o.pin ? pinSplit(s.workers) : undefined;
+    // The generator first: what it starts next (Redis, the chain, the server) inherits its CPUs.
+    if (split) pinProcesses([process.pid], split.rest);
     const t = await s.start();
     try {
+      if (split) {
+        const { webhook, server, ...rest } = t.groups;
+        pinProcesses([...(webhook ?? []), ...(server ?? [])], split.server);
+        pinProcesses(Object.values(rest).flat(), split.rest);
+        o.say(`  pinned: server on CPU ${split.server}, generator, Redis and chain on CPU ${split.rest}`);
+      }
       let highest: number | null = null;
       for (const rate of o.rates) {
         let r = await runStep(o, t, rate, "sweep", seq++);
@@ -341,7 +357,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
   return {
     startedAt: new Date().toISOString(),
     machine: {
-      nproc: os.availableParallelism(),
+      nproc: os.cpus().length,
       cpu: os.cpus()[0]?.model ?? "unknown",
       node: process.version,
       loadavgBefore: loadBefore.map((x) => x.toFixed(2)).join("/"),
@@ -360,6 +376,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
       instances: o.instances,
       redis: o.redisCluster ? "3-master cluster" : "single node",
       baselines: o.baselines.join(","),
+      pin: o.pin ? "each server on CPUs of its own, the generator, Redis and the chain on the rest" : "off",
       maxSockets: o.maxSockets,
       holds: `p99 < ${P99_LIMIT_MS} ms, >= 99.9% answered within ${o.budgetMs} ms, 0 errors, <= 0.1% of priceable quotes unpriced`,
     },
@@ -486,7 +503,7 @@ export function sweepHtml(rep: SweepReport): string {
 ${plot(rep, "p99 latency (ms, log scale)", (r) => r.p99, { log: true, yMax: 5_000, hline: [P99_LIMIT_MS, `${P99_LIMIT_MS} ms`] })}
 ${plot(rep, "priced within budget (% of priceable quotes)", (r) => r.pricedWithinBudget * 100, { yMax: 100, hline: [99.9, "99.9%"] })}
 ${plot(rep, "server CPU per request (µs: webhook primary + workers, or the bare server)", (r) => r.cpuUsPerRequest.webhook ?? r.cpuUsPerRequest.server ?? Number.NaN, {})}
-${plot(rep, "CPU in cores over the step: server", (r) => r.cpuCoreShare.webhook ?? r.cpuCoreShare.server ?? Number.NaN, { hline: [budget > 0 ? os.availableParallelism() : 0, "all cores"] })}
+${plot(rep, "CPU in cores over the step: server", (r) => r.cpuCoreShare.webhook ?? r.cpuCoreShare.server ?? Number.NaN, { hline: [budget > 0 ? os.cpus().length : 0, "all cores"] })}
 ${plot(rep, "CPU in cores over the step: the load generator", (r) => r.cpuCoreShare.generator ?? Number.NaN, {})}
 <pre>${esc(sweepText(rep))}</pre>
 </body></html>

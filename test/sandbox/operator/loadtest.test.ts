@@ -3,7 +3,8 @@
  * client against a real node:http server, and the open-loop runner's classification against the real
  * webhook (composed as `npm start` does, served on a socket).
  */
-import { mkdtempSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import net from "node:net";
@@ -20,6 +21,7 @@ import { buildMix, DEFAULT_MIX } from "../../../sandbox/loadtest/mix.ts";
 import { Outcome, runOpenLoop } from "../../../sandbox/loadtest/open-loop.ts";
 import { RawHttpPool } from "../../../sandbox/loadtest/raw-http.ts";
 import { percentile, series, summarize } from "../../../sandbox/loadtest/stats.ts";
+import { descendantPids, pinProcesses, pinSplit } from "../../../tooling/processes.ts";
 import { defaultFileConfig } from "../../support/config.ts";
 import { createHarness, type Harness, listen } from "../../support/harness.ts";
 
@@ -229,5 +231,32 @@ describe("load test baseline (--baseline)", () => {
     expect(text).toMatch(/itself misses p99 < 10 ms or p99\.9 < 20 ms .*measure the machine here/);
     expect(meetsTail(lat(9.9, 19.9), b.targets)).toBe(true);
     expect(meetsTail(lat(9.9, 20), b.targets)).toBe(false);
+  });
+});
+
+describe("load test CPU pinning (--pin)", () => {
+  it("gives the server the last CPUs, one per worker, and leaves the rest to the generator", () => {
+    expect(pinSplit(1, 2)).toEqual({ server: "1", rest: "0" });
+    expect(pinSplit(1, 8)).toEqual({ server: "7", rest: "0-6" });
+    expect(pinSplit(2, 4)).toEqual({ server: "2-3", rest: "0-1" });
+    expect(() => pinSplit(2, 2)).toThrow(/--pin: 2 worker\(s\) need 3 CPUs .* this machine has 2/);
+  });
+
+  it("pins every thread of a real process and of its children", async () => {
+    // A shell whose child sleeps: the child must be pinned too.
+    const sh = spawn("sh", ["-c", "sleep 30 & wait"], { stdio: "ignore" });
+    try {
+      await new Promise((r) => setTimeout(r, 200));
+      const pid = sh.pid as number;
+      const kids = descendantPids(pid);
+      expect(kids.length).toBeGreaterThan(0);
+      const allowed = (p: number) =>
+        /Cpus_allowed_list:\s*(\S+)/.exec(readFileSync(`/proc/${p}/status`, "utf8"))?.[1];
+      pinProcesses([pid], "0");
+      expect([pid, ...kids].map(allowed)).toEqual([pid, ...kids].map(() => "0"));
+    } finally {
+      sh.kill("SIGKILL");
+      for (const k of descendantPids(sh.pid as number)) process.kill(k, "SIGKILL");
+    }
   });
 });
