@@ -90,7 +90,7 @@ export interface StepResult {
   stealShare?: number;
 }
 
-export interface Target {
+interface Target {
   name: string;
   workers: number;
   urls: URL[];
