@@ -343,6 +343,14 @@ export function descendantPids(pid: number): number[] {
   return out;
 }
 
+/** How `pinSplit` shares the CPUs out. */
+export interface PinSplit {
+  /** The server's CPUs, taskset's syntax ("1", "2-3"). */
+  server: string;
+  /** Everything else's. */
+  rest: string;
+}
+
 /**
  * The load test's `--pin`: the server under test on CPUs of its own, everything else (this generator,
  * Redis, the chain) on the rest, as the operator's requests come from another machine. On a shared
@@ -351,7 +359,7 @@ export function descendantPids(pid: number): number[] {
  * and 6 ms pinned in runs minutes apart. `workers` CPUs go to the server (the last ones), at least one
  * stays for the rest.
  */
-export function pinSplit(workers: number, cores = cpus().length): { server: string; rest: string } {
+export function pinSplit(workers: number, cores = cpus().length): PinSplit {
   if (cores <= workers)
     throw new Error(
       `--pin: ${workers} worker(s) need ${workers + 1} CPUs (one left for the generator); this machine has ${cores}`,

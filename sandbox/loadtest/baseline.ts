@@ -17,21 +17,17 @@
 
 import { pinProcesses } from "../../tooling/processes.ts";
 import type { MixRequest } from "./mix.ts";
-import { runOpenLoop } from "./open-loop.ts";
-import { type LatencySummary, summarize } from "./stats.ts";
-import { cpuOfGroups, startBareTarget } from "./sweep.ts";
+import type { LatencySummary } from "./stats.ts";
+import { measureStep, type StepResult, startBareTarget } from "./sweep.ts";
 
 export type BaselineKind = "http" | "hono";
 
 export interface BaselineResult {
-  /** e.g. "bare node:http ×1". */
-  target: string;
-  measured: number;
-  latencyMs: LatencySummary;
-  withinBudget: { count: number; share: number };
-  sendLagMs: LatencySummary;
-  /** CPU per request (warm-up included), µs: the bare server and this generator. */
-  cpuUsPerRequest: { server: number; generator: number };
+  /**
+   * The phase as the sweep records a step (target, tail, share within budget, CPU per request of the
+   * bare server and this generator, the generator's send lag).
+   */
+  step: StepResult;
   /** The webhook's tail checks, and whether the bare server met them. */
   targets: TailTargets;
   meetsTail: boolean;
@@ -64,41 +60,19 @@ export async function runBaselinePhase(o: BaselineOptions): Promise<BaselineResu
   const t = await startBareTarget(o.kind, o.workers, o.dir);
   try {
     if (o.pinServer) pinProcesses(t.groups.server ?? [], o.pinServer);
-    const before = cpuOfGroups(t.groups);
-    const gen0 = process.cpuUsage();
-    const q = await runOpenLoop(o.mix, {
-      url: t.urls[0] as URL,
-      rate: o.rate,
-      durationS: o.durationS,
-      warmupS: o.warmupS,
-      budgetMs: o.budgetMs,
-      requestTimeoutMs: 5_000,
-      maxSockets: o.maxSockets,
-    });
-    const gen = process.cpuUsage(gen0);
-    const after = cpuOfGroups(t.groups);
-    const total = Math.round((o.warmupS + o.durationS) * o.rate);
-    let within = 0;
-    for (let i = 0; i < q.latencyMs.length; i++) {
-      const l = q.latencyMs[i] as number;
-      const answered = q.status[i] === 200 || q.status[i] === 404;
-      if (answered && Number.isFinite(l) && l <= o.budgetMs) within++;
-    }
-    const measured = q.latencyMs.length;
-    const latencyMs = summarize(q.latencyMs);
-    return {
-      target: t.name,
-      measured,
-      latencyMs,
-      withinBudget: { count: within, share: measured ? within / measured : 0 },
-      sendLagMs: summarize(q.sendLagMs),
-      cpuUsPerRequest: {
-        server: (((after.server?.s ?? 0) - (before.server?.s ?? 0)) * 1e6) / total,
-        generator: (gen.user + gen.system) / total,
+    const step = await measureStep(
+      t,
+      o.mix,
+      {
+        rate: o.rate,
+        stepS: o.durationS,
+        warmupS: o.warmupS,
+        budgetMs: o.budgetMs,
+        maxSockets: o.maxSockets,
       },
-      targets: o.targets,
-      meetsTail: meetsTail(latencyMs, o.targets),
-    };
+      "sweep",
+    );
+    return { step, targets: o.targets, meetsTail: meetsTail(step, o.targets) };
   } finally {
     await t.close();
   }
@@ -110,21 +84,22 @@ export interface TailTargets {
   p999Ms: number;
 }
 
-export const meetsTail = (l: LatencySummary, t: TailTargets) => l.p99 < t.p99Ms && l.p999 < t.p999Ms;
+export const meetsTail = (l: Pick<LatencySummary, "p99" | "p999">, t: TailTargets) =>
+  l.p99 < t.p99Ms && l.p999 < t.p999Ms;
 
 /** The baseline's lines in the text report. */
 export function baselineText(b: BaselineResult, webhook: LatencySummary): string[] {
   const t = b.targets;
+  const s = b.step;
   const f = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : "n/a");
-  const l = b.latencyMs;
   const ratio = (w: number, bare: number) =>
     bare > 0 && Number.isFinite(w) ? `${(w / bare).toFixed(2)}x` : "n/a";
   return [
-    `baseline: ${b.target}, same rate, requests and generator, run right after the quote phase`,
-    `  latency ms (from scheduled send): p50 ${f(l.p50)}  p99 ${f(l.p99)}  p99.9 ${f(l.p999)}  max ${f(l.max)}`,
-    `  within budget: ${b.withinBudget.count}/${b.measured} = ${(b.withinBudget.share * 100).toFixed(3)}%; generator send lag ms: p99 ${f(b.sendLagMs.p99)}`,
-    `  cpu per request: server ${b.cpuUsPerRequest.server.toFixed(0)} µs, generator ${b.cpuUsPerRequest.generator.toFixed(0)} µs`,
-    `  webhook against the baseline: p99 ${ratio(webhook.p99, l.p99)}, p99.9 ${ratio(webhook.p999, l.p999)}`,
+    `baseline: ${s.target}, same rate, requests and generator, run right after the quote phase`,
+    `  latency ms (from scheduled send): p50 ${f(s.p50)}  p99 ${f(s.p99)}  p99.9 ${f(s.p999)}  max ${f(s.max)}`,
+    `  within budget: ${Math.round(s.withinBudget * s.measured)}/${s.measured} = ${(s.withinBudget * 100).toFixed(3)}%; generator send lag ms: p99 ${f(s.sendLagP99)}`,
+    `  cpu per request: server ${(s.cpuUsPerRequest.server ?? Number.NaN).toFixed(0)} µs, generator ${(s.cpuUsPerRequest.generator ?? Number.NaN).toFixed(0)} µs`,
+    `  webhook against the baseline: p99 ${ratio(webhook.p99, s.p99)}, p99.9 ${ratio(webhook.p999, s.p999)}`,
     b.meetsTail
       ? `  the bare server meets p99 < ${t.p99Ms} ms and p99.9 < ${t.p999Ms} ms on this machine at this rate`
       : `  the bare server itself misses p99 < ${t.p99Ms} ms or p99.9 < ${t.p999Ms} ms on this machine at this rate: the tail checks measure the machine here, not the webhook`,

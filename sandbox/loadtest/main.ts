@@ -206,7 +206,8 @@ async function main(): Promise<void> {
   const checkLedgerToo = killAt !== undefined || args["check-ledger"] === true;
   const baselineKind = parseBaselineKind(String(args.baseline));
   if (args.pin && args.webhook) throw new Error("--pin: needs the stack this command starts (not --webhook)");
-  const pin = args.pin ? pinSplit(Number(list("workers")[0] ?? 1)) : undefined;
+  const workers = Number(list("workers")[0] ?? 1);
+  const pin = args.pin ? pinSplit(workers) : undefined;
   const recorder = swapCallRecorder();
   const startedMs = Date.now();
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
@@ -234,7 +235,6 @@ async function main(): Promise<void> {
       // WEBHOOK_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the webhook under load.
       const nodeArgs = process.env.WEBHOOK_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
       const takers = Math.max(1, Math.min(swaps, num("swap-concurrency") * 2));
-      const workers = Number(list("workers")[0] ?? 1);
       if (args["redis-cluster"]) {
         process.stdout.write("  starting a throwaway 3-master Redis Cluster\n");
         const cluster = await startRedisCluster(3);
@@ -386,7 +386,7 @@ async function main(): Promise<void> {
       );
       baseline = await runBaselinePhase({
         kind: baselineKind,
-        workers: Number(list("workers")[0] ?? 1),
+        workers,
         mix,
         rate,
         durationS,
@@ -503,7 +503,7 @@ async function main(): Promise<void> {
         warmupS,
         budgetMs,
         maxSockets: num("max-sockets"),
-        workers: args.webhook ? "as running" : Number(list("workers")[0] ?? 1),
+        workers: args.webhook ? "as running" : workers,
         instances: args.webhook ? 1 : Math.max(1, num("instances")),
         webhookLogLevel: args.webhook ? "as running" : (args["log-level"] as string),
         mix: `unknownMint ${DEFAULT_MIX.unknownMintShare}, oversize ${DEFAULT_MIX.oversizeShare}, taker ${DEFAULT_MIX.takerShare}, exactOut ${DEFAULT_MIX.exactOutShare}, ${DEFAULT_MIX.takers} takers, pairs from ${configPath}`,

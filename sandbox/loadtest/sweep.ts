@@ -22,6 +22,7 @@ import {
   descendantPids,
   freePort,
   machineCpuSeconds,
+  type PinSplit,
   pinProcesses,
   pinSplit,
   spawnTs,
@@ -29,7 +30,7 @@ import {
   waitForHttp,
 } from "../../tooling/processes.ts";
 import { startStack } from "../operator/stack.ts";
-import { buildMix, DEFAULT_MIX } from "./mix.ts";
+import { buildMix, DEFAULT_MIX, type MixRequest } from "./mix.ts";
 import { Outcome, runOpenLoop } from "./open-loop.ts";
 import { summarize } from "./stats.ts";
 
@@ -181,7 +182,7 @@ export async function startBareTarget(kind: "http" | "hono", workers: number, di
   };
 }
 
-async function runStep(
+function runStep(
   o: SweepOptions,
   t: Target,
   rate: number,
@@ -190,6 +191,36 @@ async function runStep(
 ): Promise<StepResult> {
   const total = Math.round((o.warmupS + o.stepS) * rate);
   const mix = buildMix(o.file, total, { ...DEFAULT_MIX, seed: `sweep:${t.name}:${rate}:${seq}` });
+  return measureStep(
+    t,
+    mix,
+    { rate, stepS: o.stepS, warmupS: o.warmupS, budgetMs: o.budgetMs, maxSockets: o.maxSockets },
+    kind,
+  );
+}
+
+/** The load one step sends: `rate` for `warmupS` (not measured) and `stepS` seconds. */
+export interface StepLoad {
+  rate: number;
+  stepS: number;
+  warmupS: number;
+  budgetMs: number;
+  maxSockets: number;
+}
+
+/**
+ * One step against a started target: `mix` (at least (warmupS + stepS) x rate requests) sent open
+ * loop, with its tail, outcomes and the CPU of every process group. The sweep's steps and the load
+ * test's `--baseline` (baseline.ts) both measure through it.
+ */
+export async function measureStep(
+  t: Target,
+  mix: MixRequest[],
+  load: StepLoad,
+  kind: StepResult["kind"],
+): Promise<StepResult> {
+  const { rate } = load;
+  const total = Math.round((load.warmupS + load.stepS) * rate);
   const before = cpuOfGroups(t.groups);
   const gen0 = process.cpuUsage();
   const m0 = machineCpuSeconds();
@@ -197,11 +228,11 @@ async function runStep(
     url: t.urls[0] as URL,
     urls: t.urls,
     rate,
-    durationS: o.stepS,
-    warmupS: o.warmupS,
-    budgetMs: o.budgetMs,
+    durationS: load.stepS,
+    warmupS: load.warmupS,
+    budgetMs: load.budgetMs,
     requestTimeoutMs: 5_000,
-    maxSockets: o.maxSockets,
+    maxSockets: load.maxSockets,
     ...(t.apiKey ? { apiKey: t.apiKey } : {}),
   });
   const gen = process.cpuUsage(gen0);
@@ -234,7 +265,7 @@ async function runStep(
     const out = q.outcome[i] as number;
     const l = q.latencyMs[i] as number;
     const answered = q.status[i] === 200 || q.status[i] === 404;
-    const inTime = Number.isFinite(l) && l <= o.budgetMs;
+    const inTime = Number.isFinite(l) && l <= load.budgetMs;
     if (answered && inTime) within++;
     if (
       out === Outcome.httpError ||
@@ -296,21 +327,26 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
   const steps: StepResult[] = [];
   const summary: SweepReport["summary"] = [];
   const loadBefore = os.loadavg();
-  const starts: { name: string; workers: number; start: () => Promise<Target> }[] = [];
+  const starts: { name: string; split?: PinSplit; start: () => Promise<Target> }[] = [];
   for (const w of o.workers) {
-    if (o.pin) pinSplit(w); // refuses a worker count the machine cannot pin, before anything runs
+    // Computed before anything runs: a worker count the machine cannot pin is refused up front.
+    const split = o.pin ? pinSplit(w) : undefined;
     starts.push({
       name: `webhook ×${w}`,
-      workers: w,
+      ...(split ? { split } : {}),
       start: () => startWebhookTarget(o, w, join(o.outDir, `stack-w${w}`)),
     });
     for (const b of o.baselines)
-      starts.push({ name: `bare ${b} ×${w}`, workers: w, start: () => startBareTarget(b, w, o.outDir) });
+      starts.push({
+        name: `bare ${b} ×${w}`,
+        ...(split ? { split } : {}),
+        start: () => startBareTarget(b, w, o.outDir),
+      });
   }
   let seq = 0;
   for (const s of starts) {
     o.say(`target: ${s.name}`);
-    const split = o.pin ? pinSplit(s.workers) : undefined;
+    const { split } = s;
     // The generator first: what it starts next (Redis, the chain, the server) inherits its CPUs.
     if (split) pinProcesses([process.pid], split.rest);
     const t = await s.start();

@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  type BaselineResult,
   baselineText,
   meetsTail,
   parseBaselineKind,
@@ -207,22 +208,35 @@ describe("load test baseline (--baseline)", () => {
       dir,
       targets: { p99Ms: 10_000, p999Ms: 10_000 },
     });
-    expect(b.target).toBe("bare node:http ×1");
-    expect(b.measured).toBe(200);
+    expect(b.step.target).toBe("bare node:http ×1");
+    expect(b.step.measured).toBe(200);
     // The bare server prices every request, the ones the webhook must decline included.
-    expect(b.withinBudget.count).toBe(200);
+    expect(b.step.withinBudget * b.step.measured).toBe(200);
     expect(b.meetsTail).toBe(true);
     expect(baselineText(b, lat(1, 2)).at(-1)).toMatch(/the bare server meets p99 < 10000 ms/);
   }, 60_000);
 
   it("says the machine sets the tail when the bare server itself misses the targets", () => {
-    const b = {
-      target: "bare node:http ×1",
-      measured: 1000,
-      latencyMs: lat(31.4, 41.8),
-      withinBudget: { count: 1000, share: 1 },
-      sendLagMs: lat(22, 30),
-      cpuUsPerRequest: { server: 57, generator: 60 },
+    const b: BaselineResult = {
+      step: {
+        target: "bare node:http ×1",
+        rate: 5000,
+        kind: "sweep",
+        measured: 1000,
+        p50: 1.3,
+        p99: 31.4,
+        p999: 41.8,
+        max: 50,
+        withinBudget: 1,
+        pricedWithinBudget: 1,
+        unexpectedNoQuote: 0,
+        errors: 0,
+        holds: true,
+        cpuUsPerRequest: { server: 57, generator: 60 },
+        cpuCoreShare: { server: 0.29, generator: 0.3 },
+        processes: { server: 1, generator: 1 },
+        sendLagP99: 22,
+      },
       targets: { p99Ms: 10, p999Ms: 20 },
       meetsTail: false,
     };
