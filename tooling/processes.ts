@@ -39,7 +39,8 @@ export interface Child {
   proc: ChildProcess;
   /** Where its stdout and stderr go. */
   logPath: string;
-  stop(): Promise<void>;
+  /** SIGTERM, then SIGKILL after `graceMs` (5 s). */
+  stop(graceMs?: number): Promise<void>;
 }
 
 /** Runs a repository TypeScript entry point (`node --import tsx <script>`), output to `logPath`. */
@@ -108,7 +109,7 @@ function spawnNode(name: string, argv: string[], env: Record<string, string>, lo
     stdio: ["ignore", fd, fd],
   });
   closeSync(fd);
-  return { name, proc, logPath, stop: () => stopChild(proc) };
+  return { name, proc, logPath, stop: (graceMs?: number) => stopChild(proc, graceMs) };
 }
 
 /** SIGTERM, then SIGKILL after `graceMs`; resolves when the child has exited. */

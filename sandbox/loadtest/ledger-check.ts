@@ -21,6 +21,8 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { PublicKey, VersionedTransaction } from "@solana/web3.js";
 import { Redis } from "ioredis";
+import { redisKeys } from "../../config/load.ts";
+import type { FileConfig } from "../../config/schema.ts";
 import { decodeFillTransaction } from "../../src/fill/decode.ts";
 import { openLedger } from "../../src/ledger/open.ts";
 import { journalKeys } from "../../src/swap/journal/redis.ts";
@@ -80,23 +82,34 @@ export function swapCallRecorder(): { calls: SwapCall[]; onOutcome: NonNullable<
 
 /**
  * Waits until the webhook's fill journal holds no pending fill and its ledger outbox is empty (every
- * decision and settlement written to the ledger). A fill journaled but cut before its send settles
- * only once its blockhash has expired (150 blocks), so this can take a minute after a kill.
+ * decision and settlement written to the ledger). The keys are the webhook's own: compose.ts journals
+ * under `redisKeys(file).swap` (`rfq:swap:{fills}:*` by default), not under the bare `redisPrefix`
+ * (`prefixOverride`: the override a test composed its service with). An outbox entry a killed writer
+ * took and never acknowledged counts until a live writer takes it over (LedgerWriter's `staleMs`,
+ * 30 s), and a fill journaled but cut before its send settles only once its blockhash has expired
+ * (150 blocks), so this can take a minute after a kill. `found`: the outbox stream exists; false
+ * after a swap phase means these are not the keys the webhook wrote.
  */
 export async function waitForQuietJournal(
   redisUrl: string,
-  prefix: string,
+  file: FileConfig,
   timeoutMs: number,
-): Promise<{ pending: number; outbox: number; waitedMs: number }> {
+  prefixOverride?: string,
+): Promise<{ pending: number; outbox: number; waitedMs: number; found: boolean; outboxKey: string }> {
   const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
   await redis.connect();
-  const keys = journalKeys(prefix);
+  const keys = journalKeys(redisKeys(file, prefixOverride).swap);
   const started = Date.now();
   try {
     for (;;) {
-      const [pending, outbox] = await Promise.all([redis.hlen(keys.pending), redis.xlen(keys.ledger)]);
+      const [pending, outbox, found] = await Promise.all([
+        redis.hlen(keys.pending),
+        redis.xlen(keys.ledger),
+        redis.exists(keys.ledger),
+      ]);
       const waitedMs = Date.now() - started;
-      if ((pending === 0 && outbox === 0) || waitedMs > timeoutMs) return { pending, outbox, waitedMs };
+      if ((pending === 0 && outbox === 0) || waitedMs > timeoutMs)
+        return { pending, outbox, waitedMs, found: found === 1, outboxKey: keys.ledger };
       await new Promise((r) => setTimeout(r, 500));
     }
   } finally {

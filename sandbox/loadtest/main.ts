@@ -442,8 +442,8 @@ async function main(): Promise<void> {
       });
       if (checkLedgerToo) {
         process.stdout.write("ledger check: waiting for the fill journal to settle and drain\n");
-        const quiet = await waitForQuietJournal(stack.redis, stack.config.redisPrefix, 180_000);
-        await stack.stopWebhook();
+        const quiet = await waitForQuietJournal(stack.redis, stack.config, 180_000);
+        const stopped = await stack.stopWebhook();
         ledger = await checkLedger({
           calls: recorder.calls,
           chainUrl: stack.chainUrl,
@@ -453,6 +453,14 @@ async function main(): Promise<void> {
           fromMs: startedMs,
           journalWaitMs: quiet.waitedMs,
         });
+        if (stopped.code !== 0)
+          ledger.problems.unshift(
+            `the webhook did not shut down cleanly on SIGTERM (exit code ${stopped.code}, signal ${stopped.signal}): see its log`,
+          );
+        if (!quiet.found)
+          ledger.problems.unshift(
+            `no fill journal outbox at ${quiet.outboxKey}: the check waited on keys the webhook does not write`,
+          );
         if (quiet.pending > 0 || quiet.outbox > 0)
           ledger.problems.unshift(
             `after ${quiet.waitedMs} ms the journal still held ${quiet.pending} pending fills, ${quiet.outbox} outbox records`,

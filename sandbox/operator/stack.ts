@@ -15,6 +15,7 @@ import { join, resolve } from "node:path";
 import type { Keypair } from "@solana/web3.js";
 import { DEFAULT_CONFIG_PATH, parseFileConfig } from "../../config/load.ts";
 import type { FileConfig } from "../../config/schema.ts";
+import { DEFAULT_SHUTDOWN_GRACE_MS } from "../../src/http/shutdown.ts";
 import { loadOrCreateKeypair } from "../../src/signer/index.ts";
 import {
   type Child,
@@ -120,8 +121,21 @@ export interface Stack {
   killWebhook(): Promise<void>;
   /** Starts the webhook again with the same settings, ports and data folder; resolves once ready. */
   startWebhook(): Promise<void>;
-  /** Stops the webhook gracefully (SIGTERM): its embedded ledger is closed, e.g. for `npm run report`. */
-  stopWebhook(): Promise<void>;
+  /**
+   * Stops the webhook gracefully (SIGTERM; SIGKILL only past its own SHUTDOWN_GRACE_MS): its embedded
+   * ledger is closed, e.g. for `npm run report`. Resolves with how it exited (code 0: a clean shutdown).
+   */
+  stopWebhook(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/**
+ * How long a webhook gets between SIGTERM and SIGKILL: its own shutdown (SHUTDOWN_DRAIN_MS, then
+ * requests in flight, the ledger writer's last pass, the embedded ledger closed) is bounded by its
+ * SHUTDOWN_GRACE_MS, so a little more than that. A shorter wait SIGKILLed it inside its 5 s drain.
+ */
+function webhookStopGraceMs(env: Record<string, string>): number {
+  const grace = Number(env.SHUTDOWN_GRACE_MS ?? process.env.SHUTDOWN_GRACE_MS) || DEFAULT_SHUTDOWN_GRACE_MS;
+  return grace + 5_000;
 }
 
 /**
@@ -301,7 +315,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       };
       children.push(w.child);
       // The instance running at close time (it may have been restarted).
-      closers.push(() => w.child.stop());
+      closers.push(() => w.child.stop(webhookStopGraceMs(env)));
       webhooks.push(w);
     }
     for (const w of webhooks) {
@@ -369,7 +383,11 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         stack.pids.webhook = first.child.proc.pid;
         await waitForHttp(`${webhookRoot}/ready`, first.child);
       },
-      stopWebhook: () => first.child.stop(),
+      async stopWebhook() {
+        const { proc } = first.child;
+        await first.child.stop(webhookStopGraceMs(first.env));
+        return { code: proc.exitCode, signal: proc.signalCode };
+      },
     };
     writeFileSync(
       join(dir, "stack.json"),
