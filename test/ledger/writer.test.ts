@@ -1,7 +1,7 @@
 /**
  * The ledger writer drains the fill journal's outbox (Redis stream, or memory) into the ledger
  * (a real PostgreSQL server): every record lands once, the outbox empties, a writer that died holding
- * entries is taken over, and a failed database write leaves its batch in the outbox for the next pass.
+ * entries is taken over (and then leaves the consumer group), and a failed database write leaves its batch in the outbox for the next pass.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Ledger } from "../../src/ledger/ledger.ts";
@@ -11,7 +11,7 @@ import { createLogger } from "../../src/observability/logger.ts";
 import { Metrics } from "../../src/observability/metrics.ts";
 import type { FillJournal } from "../../src/swap/journal/interface.ts";
 import { MemoryFillJournal } from "../../src/swap/journal/memory.ts";
-import { RedisFillJournal } from "../../src/swap/journal/redis.ts";
+import { journalKeys, RedisFillJournal } from "../../src/swap/journal/redis.ts";
 import { fileRedis } from "../support/redis.ts";
 import { decision, freshLedger, settlement } from "./support.ts";
 
@@ -98,5 +98,30 @@ describe.each(makers)("ledger writer over the %s journal", (_name, makeJournal) 
     expect(await metrics.registry.metrics()).toContain("rfq_ledger_write_errors_total 1");
     expect(await writer.drain()).toBe(2);
     expect((await rowsOf(records)).decisions).toHaveLength(2);
+  });
+});
+
+describe("ledger writer over the redis journal: the consumer group", () => {
+  it("removes a dead writer from the group once its entries are taken over, and keeps one still holding entries", async () => {
+    const p = `${prefix}prune:`;
+    const journal = new RedisFillJournal(redis, p);
+    const group = async () => {
+      const raw = (await redis.call("XINFO", "CONSUMERS", journalKeys(p).ledger, "ledger")) as unknown[][];
+      return raw.map((c) => String(c[c.indexOf("name") + 1]));
+    };
+    for (const r of [decision(), decision()]) await journal.appendLedger(r);
+    // One writer takes both entries and dies; a second later takes the next entry and is still busy.
+    expect(await journal.takeLedger("dead-writer", 10, 60_000)).toHaveLength(2);
+    await new Promise((r) => setTimeout(r, 1_000));
+    await journal.appendLedger(decision());
+    expect(await journal.takeLedger("busy-writer", 10, 60_000)).toHaveLength(1);
+    expect(await group()).toEqual(expect.arrayContaining(["dead-writer", "busy-writer"]));
+
+    const takeover = new LedgerWriter({ journal, ledger, metrics: new Metrics(), log, staleMs: 800 });
+    expect(await takeover.drain()).toBe(2);
+    const after = await group();
+    expect(after).not.toContain("dead-writer");
+    expect(after).toContain("busy-writer");
+    expect(await journal.ledgerBacklog()).toBe(1);
   });
 });

@@ -7,7 +7,9 @@
  *   <prefix>{fills}:ledger    stream of LedgerRecord JSON (field `r`): the ledger outbox, drained by
  *                             the ledger writer through the consumer group `ledger` (an entry is
  *                             acknowledged and deleted once the database holds it; one left
- *                             unacknowledged by a dead consumer is claimed by another after `staleMs`)
+ *                             unacknowledged by a dead consumer is claimed by another after `staleMs`,
+ *                             and a consumer holding nothing that has not read for `staleMs` is
+ *                             removed from the group)
  *
  * The keys share the `{fills}` hash tag so the settle script (HDEL + RPUSH + XADD) runs on Redis Cluster too.
  */
@@ -28,6 +30,23 @@ if redis.call('HDEL', KEYS[1], ARGV[1]) == 0 then return 0 end
 if ARGV[2] ~= '' then redis.call('RPUSH', KEYS[2], ARGV[2]) end
 for i = 4, #ARGV do redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[3], '*', 'r', ARGV[i]) end
 return 1
+`;
+
+/**
+ * Removes the group's consumers (ARGV[1]) other than ARGV[2] that hold no entry and have been idle at
+ * least ARGV[3] ms; returns how many.
+ */
+const PRUNE_CONSUMERS = `
+local removed = 0
+for _, c in ipairs(redis.call('XINFO', 'CONSUMERS', KEYS[1], ARGV[1])) do
+  local info = {}
+  for i = 1, #c, 2 do info[c[i]] = c[i + 1] end
+  if info['name'] ~= ARGV[2] and info['pending'] == 0 and info['idle'] >= tonumber(ARGV[3]) then
+    redis.call('XGROUP', 'DELCONSUMER', KEYS[1], ARGV[1], info['name'])
+    removed = removed + 1
+  end
+end
+return removed
 `;
 
 /** The journal's keys; the settle script touches all three, so they share the `{fills}` hash tag. */
@@ -58,6 +77,8 @@ export class RedisFillJournal implements FillJournal {
   private readonly feesKey: string;
   private readonly ledgerKey: string;
   private groupReady = false;
+  /** When this instance last pruned the group's consumers (pruneConsumers). */
+  private prunedAtMs = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly redis: RedisClient,
@@ -131,7 +152,23 @@ export class RedisFillJournal implements FillJournal {
       out.push(...entriesOf(claimed[1]));
     }
     if (out.length < max) out.push(...(await read(">", max - out.length)));
+    await this.pruneConsumers(consumer, staleMs);
     return out;
+  }
+
+  /**
+   * Every writer joins the group under a name of its own (one per process start), and Redis keeps a
+   * consumer until it is deleted: without this, each restart would leave one behind for good. At most
+   * once per `staleMs`, consumers other than `self` that hold nothing (their entries taken over, or
+   * none) and have not read for `staleMs` leave the group, checked and removed in one script: a
+   * consumer deleted while holding entries would strand them (nothing can claim them afterwards). A
+   * live writer reads every pass, and one removed anyway held nothing and rejoins on its next read.
+   */
+  private async pruneConsumers(self: string, staleMs: number): Promise<void> {
+    const now = Date.now();
+    if (now - this.prunedAtMs < staleMs) return;
+    this.prunedAtMs = now;
+    await this.redis.eval(PRUNE_CONSUMERS, 1, this.ledgerKey, GROUP, self, String(staleMs));
   }
 
   async ackLedger(ids: string[]): Promise<void> {
