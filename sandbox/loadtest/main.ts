@@ -218,7 +218,10 @@ async function main(): Promise<void> {
   const cleanup = async () => {
     for (const c of cleanups.reverse()) await c().catch(() => {});
   };
+  // Interrupted (Ctrl-C, or SIGTERM from a timeout, CI or an orchestrator): the stack it started
+  // (Redis, the chain, the webhook, a cluster) goes down with it instead of running on orphaned.
   process.on("SIGINT", () => void cleanup().then(() => process.exit(130)));
+  process.on("SIGTERM", () => void cleanup().then(() => process.exit(143)));
 
   try {
     const configPath = process.env.CONFIG ?? DEFAULT_CONFIG_PATH;
