@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { waitForQuietJournal } from "../../../sandbox/loadtest/ledger-check.ts";
 import type { Ledger } from "../../../src/ledger/ledger.ts";
 import { decision, freshLedger } from "../../ledger/support.ts";
+import { defaultFileConfig } from "../../support/config.ts";
 import { createHarness, type Harness } from "../../support/harness.ts";
 import { fileRedis, redisUrl } from "../../support/redis.ts";
 
@@ -47,7 +48,7 @@ describe("the load test's wait for a quiet fill journal", () => {
   });
 
   it("says when no outbox exists under the keys it watches (not the webhook's keys)", async () => {
-    const r = await waitForQuietJournal(redisUrl(), h!.config.file, 0, `${shared.prefix}elsewhere:`);
+    const r = await waitForQuietJournal(redisUrl(), defaultFileConfig(), 0, `${shared.prefix}elsewhere:`);
     expect(r).toMatchObject({ found: false, outbox: 0, pending: 0 });
   });
 });
