@@ -80,6 +80,16 @@ export function swapCallRecorder(): { calls: SwapCall[]; onOutcome: NonNullable<
   };
 }
 
+/** What `waitForQuietJournal` found when it stopped waiting. */
+export interface QuietJournal {
+  pending: number;
+  outbox: number;
+  waitedMs: number;
+  /** The outbox stream exists (false after a swap phase: not the keys the webhook wrote). */
+  found: boolean;
+  outboxKey: string;
+}
+
 /**
  * Waits until the webhook's fill journal holds no pending fill and its ledger outbox is empty (every
  * decision and settlement written to the ledger). The keys are the webhook's own: compose.ts journals
@@ -95,21 +105,23 @@ export async function waitForQuietJournal(
   file: FileConfig,
   timeoutMs: number,
   prefixOverride?: string,
-): Promise<{ pending: number; outbox: number; waitedMs: number; found: boolean; outboxKey: string }> {
+): Promise<QuietJournal> {
   const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
   await redis.connect();
   const keys = journalKeys(redisKeys(file, prefixOverride).swap);
   const started = Date.now();
   try {
     for (;;) {
-      const [pending, outbox, found] = await Promise.all([
-        redis.hlen(keys.pending),
-        redis.xlen(keys.ledger),
-        redis.exists(keys.ledger),
-      ]);
+      const [pending, outbox] = await Promise.all([redis.hlen(keys.pending), redis.xlen(keys.ledger)]);
       const waitedMs = Date.now() - started;
       if ((pending === 0 && outbox === 0) || waitedMs > timeoutMs)
-        return { pending, outbox, waitedMs, found: found === 1, outboxKey: keys.ledger };
+        return {
+          pending,
+          outbox,
+          waitedMs,
+          found: (await redis.exists(keys.ledger)) === 1,
+          outboxKey: keys.ledger,
+        };
       await new Promise((r) => setTimeout(r, 500));
     }
   } finally {
@@ -197,9 +209,25 @@ export async function checkLedger(opts: {
   dataDir: string;
   configPath: string;
   fromMs: number;
-  journalWaitMs: number;
+  /** The wait for the journal before the webhook was stopped (waitForQuietJournal). */
+  journal: QuietJournal;
+  /** How the webhook exited when stopped with SIGTERM (stack.stopWebhook). */
+  webhookExit: { code: number | null; signal: string | null };
 }): Promise<LedgerCheck> {
+  const { journal, webhookExit } = opts;
   const problems: string[] = [];
+  if (journal.pending > 0 || journal.outbox > 0)
+    problems.push(
+      `after ${journal.waitedMs} ms the journal still held ${journal.pending} pending fills, ${journal.outbox} outbox records`,
+    );
+  if (!journal.found)
+    problems.push(
+      `no fill journal outbox at ${journal.outboxKey}: the check waited on keys the webhook does not write`,
+    );
+  if (webhookExit.code !== 0)
+    problems.push(
+      `the webhook did not shut down cleanly on SIGTERM (exit code ${webhookExit.code}, signal ${webhookExit.signal}): see its log`,
+    );
   const where = process.env.DATABASE_URL
     ? { kind: "postgres" as const, url: process.env.DATABASE_URL }
     : { kind: "pglite" as const, dir: join(opts.dataDir, "ledger") };
@@ -325,7 +353,7 @@ export async function checkLedger(opts: {
       chainFills: fills.length,
       ledgerLanded: landed.length,
       feesByMint,
-      journalWaitMs: opts.journalWaitMs,
+      journalWaitMs: journal.waitedMs,
     },
   };
 }

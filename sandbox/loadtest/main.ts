@@ -454,21 +454,9 @@ async function main(): Promise<void> {
           dataDir: join(stack.dir, "webhook-data"),
           configPath,
           fromMs: startedMs,
-          journalWaitMs: quiet.waitedMs,
+          journal: quiet,
+          webhookExit: stopped,
         });
-        if (stopped.code !== 0)
-          ledger.problems.unshift(
-            `the webhook did not shut down cleanly on SIGTERM (exit code ${stopped.code}, signal ${stopped.signal}): see its log`,
-          );
-        if (!quiet.found)
-          ledger.problems.unshift(
-            `no fill journal outbox at ${quiet.outboxKey}: the check waited on keys the webhook does not write`,
-          );
-        if (quiet.pending > 0 || quiet.outbox > 0)
-          ledger.problems.unshift(
-            `after ${quiet.waitedMs} ms the journal still held ${quiet.pending} pending fills, ${quiet.outbox} outbox records`,
-          );
-        ledger.ok = ledger.problems.length === 0;
         const fg = ledger.figures;
         checks.push({
           name: "ledger",
