@@ -14,43 +14,24 @@
  * LEDGER_FAULT_SWAPS (default 60) and LEDGER_FAULT_KILL_AT (default a third of them) size it; the
  * full `npm run loadtest -- --swaps 200 --kill-webhook-at 100` is the same check at the issue's size.
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { LoadReport } from "../../sandbox/loadtest/report.ts";
-import { REPO_ROOT } from "../../tooling/processes.ts";
+import { startLoadtest } from "../support/process.ts";
 
 const SWAPS = Number(process.env.LEDGER_FAULT_SWAPS ?? 60);
 const KILL_AT = Number(process.env.LEDGER_FAULT_KILL_AT ?? Math.floor(SWAPS / 3));
 const out = mkdtempSync(join(tmpdir(), "rfq-ledger-fault-"));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
-function loadtest(args: string[]): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(
-      process.execPath,
-      ["--import", "tsx", join(REPO_ROOT, "sandbox/loadtest/main.ts"), ...args],
-      { cwd: REPO_ROOT, env: { ...process.env, REDIS_URL: "", REDIS_CLUSTER_NODES: "" }, stdio: "pipe" },
-    );
-    let output = "";
-    child.stdout.on("data", (d: Buffer) => {
-      output += d.toString();
-    });
-    child.stderr.on("data", (d: Buffer) => {
-      output += d.toString();
-    });
-    child.once("exit", (code) => resolve({ code, output }));
-  });
-}
-
 describe("fault: the fill ledger across a webhook SIGKILL in the swap phase", () => {
   it("holds one decision per /swap and one landed fill per landed transaction; the report's fees match the chain", {
     timeout: 420_000,
   }, async () => {
     const t0 = Date.now();
-    const run = await loadtest([
+    const run = startLoadtest([
       "--rate",
       "50",
       "--duration",
@@ -68,8 +49,9 @@ describe("fault: the fill ledger across a webhook SIGKILL in the swap phase", ()
       "--out",
       out,
     ]);
+    await run.exited;
     const dir = readdirSync(out).find((d) => d.startsWith("loadtest-"));
-    expect(dir, run.output).toBeDefined();
+    expect(dir, run.stdout() + run.stderr()).toBeDefined();
     const report = JSON.parse(readFileSync(join(out, dir as string, "report.json"), "utf8")) as LoadReport;
     const ledger = report.ledger;
     console.log(

@@ -1,6 +1,7 @@
 /**
  * The webhook as its own process (`node --import tsx src/main.ts`, signals delivered to node itself,
- * as under an init in a container), for tests about start-up and shutdown. Output is captured.
+ * as under an init in a container), for tests about start-up and shutdown; and `npm run loadtest` as
+ * its own process (`node --import tsx sandbox/loadtest/main.ts`). Output is captured.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
@@ -8,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { REPO_ROOT } from "../../tooling/processes.ts";
 
-export interface WebhookProcess {
+export interface CapturedProcess {
   proc: ChildProcess;
   stdout(): string;
   stderr(): string;
@@ -16,26 +17,13 @@ export interface WebhookProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; atMs: number }>;
 }
 
-/** Starts it; ADMIN_PORT 0 (any free port) unless given, so parallel tests never collide on 8081. */
-export function startWebhook(env: Record<string, string>): WebhookProcess {
-  const dataDir = mkdtempSync(join(tmpdir(), "rfq-webhook-"));
-  const proc = spawn(process.execPath, ["--import", "tsx", join(REPO_ROOT, "src/main.ts")], {
+export type WebhookProcess = CapturedProcess;
+
+/** `node --import tsx <script> <args>` from the repository root, stdout and stderr captured. */
+function spawnCaptured(script: string, args: string[], env: Record<string, string>): CapturedProcess {
+  const proc = spawn(process.execPath, ["--import", "tsx", join(REPO_ROOT, script), ...args], {
     cwd: REPO_ROOT,
-    env: {
-      ...process.env,
-      REDIS_URL: "",
-      RPC_URL: "",
-      DATA_DIR: dataDir,
-      LOG_LEVEL: "info",
-      // No fill ledger: an embedded one would initdb into every fresh DATA_DIR (seconds of CPU each);
-      // the ledger has its own suite (test/ledger/).
-      LEDGER: "off",
-      ADMIN_PORT: "0",
-      ADMIN_HOST: "127.0.0.1",
-      // One process unless a test asks for workers (production mode would default to every core).
-      WORKERS: "1",
-      ...env,
-    },
+    env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";
@@ -50,6 +38,33 @@ export function startWebhook(env: Record<string, string>): WebhookProcess {
     (resolve) => proc.once("exit", (code, signal) => resolve({ code, signal, atMs: Date.now() })),
   );
   return { proc, stdout: () => out, stderr: () => err, exited };
+}
+
+/**
+ * The load test with its own stack (a throwaway redis-server, not REDIS_URL or a cluster from the
+ * test's environment).
+ */
+export function startLoadtest(args: string[]): CapturedProcess {
+  return spawnCaptured("sandbox/loadtest/main.ts", args, { REDIS_URL: "", REDIS_CLUSTER_NODES: "" });
+}
+
+/** Starts it; ADMIN_PORT 0 (any free port) unless given, so parallel tests never collide on 8081. */
+export function startWebhook(env: Record<string, string>): WebhookProcess {
+  const dataDir = mkdtempSync(join(tmpdir(), "rfq-webhook-"));
+  return spawnCaptured("src/main.ts", [], {
+    REDIS_URL: "",
+    RPC_URL: "",
+    DATA_DIR: dataDir,
+    LOG_LEVEL: "info",
+    // No fill ledger: an embedded one would initdb into every fresh DATA_DIR (seconds of CPU each);
+    // the ledger has its own suite (test/ledger/).
+    LEDGER: "off",
+    ADMIN_PORT: "0",
+    ADMIN_HOST: "127.0.0.1",
+    // One process unless a test asks for workers (production mode would default to every core).
+    WORKERS: "1",
+    ...env,
+  });
 }
 
 /** JSON log lines the process wrote to stdout. */

@@ -3,12 +3,12 @@
  * did; SIGTERM (a `timeout`, CI, an orchestrator, `pkill`) left its redis-server, local chain and
  * webhook running on, orphaned. A real load test, its real process tree, read from /proc.
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { descendantPids, REPO_ROOT } from "../../../tooling/processes.ts";
+import { descendantPids } from "../../../tooling/processes.ts";
+import { startLoadtest } from "../../support/process.ts";
 
 const out = mkdtempSync(join(tmpdir(), "rfq-loadtest-term-"));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
@@ -26,28 +26,30 @@ describe("load test interrupted", () => {
   it("SIGTERM stops the redis-server, chain and webhook it started, then exits 143", {
     timeout: 180_000,
   }, async () => {
-    const child = spawn(
-      process.execPath,
-      [
-        "--import",
-        "tsx",
-        join(REPO_ROOT, "sandbox/loadtest/main.ts"),
-        ...["--rate", "20", "--duration", "120", "--swaps", "0", "--log-level", "warn", "--out", out],
-      ],
-      { cwd: REPO_ROOT, env: { ...process.env, REDIS_URL: "", REDIS_CLUSTER_NODES: "" }, stdio: "pipe" },
-    );
-    let output = "";
-    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    const run = startLoadtest([
+      "--rate",
+      "20",
+      "--duration",
+      "120",
+      "--swaps",
+      "0",
+      "--log-level",
+      "warn",
+      "--out",
+      out,
+    ]);
+    const output = () => run.stdout() + run.stderr();
     await new Promise<void>((resolve, reject) => {
-      const onData = (d: Buffer) => {
-        output += d.toString();
-        if (output.includes("quote phase:")) resolve();
+      const seen = () => {
+        if (output().includes("quote phase:")) resolve();
       };
-      child.stdout.on("data", onData);
-      child.stderr.on("data", onData);
-      child.once("exit", () => reject(new Error(`the load test exited before its quote phase:\n${output}`)));
+      run.proc.stdout?.on("data", seen);
+      run.proc.stderr?.on("data", seen);
+      run.proc.once("exit", () =>
+        reject(new Error(`the load test exited before its quote phase:\n${output()}`)),
+      );
     });
-    const tree = descendantPids(child.pid as number);
+    const tree = descendantPids(run.proc.pid as number);
     const names = tree.map((p) => {
       try {
         return readFileSync(`/proc/${p}/cmdline`, "utf8").replaceAll("\0", " ");
@@ -69,12 +71,12 @@ describe("load test interrupted", () => {
       names.join("\n"),
     ).toBe(true);
 
-    child.kill("SIGTERM");
-    expect(await exited).toBe(143);
+    run.proc.kill("SIGTERM");
+    expect((await run.exited).code).toBe(143);
     const left = tree.filter(running);
     expect(
       left.map((p) => names[tree.indexOf(p)]),
-      output,
+      output(),
     ).toEqual([]);
   });
 });
