@@ -38,7 +38,7 @@ import { OUTCOME_NAMES, runOpenLoop } from "./open-loop.ts";
 import { type Check, type LoadReport, renderHtml, textSummary } from "./report.ts";
 import { series, summarize } from "./stats.ts";
 import { runSwapPhase, SWAP_TAKER_FUNDING } from "./swaps.ts";
-import { runSweep, writeSweep } from "./sweep.ts";
+import { runSweep, type Target, writeSweep } from "./sweep.ts";
 
 const { values: args } = parseArgs(process.argv.slice(2), {
   command: "npm run loadtest",
@@ -158,6 +158,20 @@ const list = (name: keyof typeof args) =>
     .map((x) => x.trim())
     .filter(Boolean);
 
+/**
+ * Interrupted (Ctrl-C, or SIGTERM from a timeout, CI or an orchestrator), `stop` takes down what this
+ * run started instead of leaving it running on orphaned, then the process exits 130 or 143.
+ */
+function onInterrupt(stop: () => Promise<void>): void {
+  const exit = (code: number) => () =>
+    void stop().then(
+      () => process.exit(code),
+      () => process.exit(code),
+    );
+  process.on("SIGINT", exit(130));
+  process.on("SIGTERM", exit(143));
+}
+
 async function sweepMain(): Promise<void> {
   const configPath = process.env.CONFIG ?? DEFAULT_CONFIG_PATH;
   const file = parseFileConfig(JSON.parse(readFileSync(configPath, "utf8")), configPath);
@@ -168,6 +182,13 @@ async function sweepMain(): Promise<void> {
   if (rates.some((r) => !(r > 0)) || workers.some((w) => !(w >= 1)))
     throw new Error("--rates and --workers: positive numbers, comma-separated");
   const baselines = list("baselines").filter((b): b is "http" | "hono" => b === "http" || b === "hono");
+  // Interrupted, the target being swept (its server, and for the webhook its Redis and chain) goes
+  // down with the sweep, even one still starting.
+  let current: Promise<Target> | undefined;
+  onInterrupt(async () => {
+    const t = await current?.catch(() => undefined);
+    await t?.close();
+  });
   const report = await runSweep({
     file,
     outDir,
@@ -184,6 +205,9 @@ async function sweepMain(): Promise<void> {
     pin: args.pin === true,
     maxSockets: num("max-sockets"),
     say: (l) => process.stdout.write(`${l}\n`),
+    track: (t) => {
+      current = t;
+    },
   });
   const html = writeSweep(report, outDir);
   process.stdout.write(`\nreport: ${html}\n`);
@@ -218,10 +242,8 @@ async function main(): Promise<void> {
   const cleanup = async () => {
     for (const c of cleanups.reverse()) await c().catch(() => {});
   };
-  // Interrupted (Ctrl-C, or SIGTERM from a timeout, CI or an orchestrator): the stack it started
-  // (Redis, the chain, the webhook, a cluster) goes down with it instead of running on orphaned.
-  process.on("SIGINT", () => void cleanup().then(() => process.exit(130)));
-  process.on("SIGTERM", () => void cleanup().then(() => process.exit(143)));
+  // Interrupted: the stack it started (Redis, the chain, the webhook, a cluster) goes down with it.
+  onInterrupt(cleanup);
 
   try {
     const configPath = process.env.CONFIG ?? DEFAULT_CONFIG_PATH;

@@ -58,6 +58,11 @@ export interface SweepOptions {
   pin?: boolean;
   maxSockets: number;
   say: (line: string) => void;
+  /**
+   * Told of each target as it starts (its start, which may still be under way) and once it is closed
+   * (undefined): what a signal handler must stop so that nothing the sweep started runs on orphaned.
+   */
+  track?: (target: Promise<Target> | undefined) => void;
 }
 
 export interface StepResult {
@@ -91,7 +96,7 @@ export interface StepResult {
   stealShare?: number;
 }
 
-interface Target {
+export interface Target {
   name: string;
   workers: number;
   urls: URL[];
@@ -349,7 +354,9 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
     const { split } = s;
     // The generator first: what it starts next (Redis, the chain, the server) inherits its CPUs.
     if (split) pinProcesses([process.pid], split.rest);
-    const t = await s.start();
+    const starting = s.start();
+    o.track?.(starting);
+    const t = await starting;
     try {
       if (split) {
         const { webhook, server, ...rest } = t.groups;
@@ -388,6 +395,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
       });
     } finally {
       await t.close();
+      o.track?.(undefined);
     }
   }
   return {
