@@ -354,7 +354,11 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
     const { split } = s;
     // The generator first: what it starts next (Redis, the chain, the server) inherits its CPUs.
     if (split) pinProcesses([process.pid], split.rest);
-    const starting = s.start();
+    // Closed once, whoever asks first: the sweep when the target is done, or a signal handler.
+    const starting = s.start().then((started): Target => {
+      let closed: Promise<void> | undefined;
+      return { ...started, close: () => (closed ??= started.close()) };
+    });
     o.track?.(starting);
     const t = await starting;
     try {

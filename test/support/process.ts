@@ -20,11 +20,18 @@ export interface CapturedProcess {
 export type WebhookProcess = CapturedProcess;
 
 /** `node --import tsx <script> <args>` from the repository root, stdout and stderr captured. */
-function spawnCaptured(script: string, args: string[], env: Record<string, string>): CapturedProcess {
+function spawnCaptured(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  opts: { ownGroup?: boolean } = {},
+): CapturedProcess {
   const proc = spawn(process.execPath, ["--import", "tsx", join(REPO_ROOT, script), ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
+    // A process group of its own (its pid), which everything it starts joins and keeps when orphaned.
+    detached: opts.ownGroup === true,
   });
   let out = "";
   let err = "";
@@ -42,10 +49,11 @@ function spawnCaptured(script: string, args: string[], env: Record<string, strin
 
 /**
  * The load test with its own stack (a throwaway redis-server, not REDIS_URL or a cluster from the
- * test's environment).
+ * test's environment). `ownGroup`: in a process group of its own, so that what it started can be
+ * found by group even once orphaned (`groupPids`).
  */
-export function startLoadtest(args: string[]): CapturedProcess {
-  return spawnCaptured("sandbox/loadtest/main.ts", args, { REDIS_URL: "", REDIS_CLUSTER_NODES: "" });
+export function startLoadtest(args: string[], opts: { ownGroup?: boolean } = {}): CapturedProcess {
+  return spawnCaptured("sandbox/loadtest/main.ts", args, { REDIS_URL: "", REDIS_CLUSTER_NODES: "" }, opts);
 }
 
 /** Starts it; ADMIN_PORT 0 (any free port) unless given, so parallel tests never collide on 8081. */

@@ -4,64 +4,69 @@
  * webhook running on, orphaned, and so did a `--sweep` (SIGINT as well, sent to its pid alone). A
  * real load test, its real process tree, read from /proc.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { descendantPids } from "../../../tooling/processes.ts";
 import { startLoadtest } from "../../support/process.ts";
 
 const out = mkdtempSync(join(tmpdir(), "rfq-loadtest-term-"));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
-/** Alive and not a zombie (an orphan's zombie may wait for a PID 1 that never reaps it). */
-function running(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return false;
+/**
+ * The command lines of the live processes (zombies left out: an orphan's zombie may wait for a PID 1
+ * that never reaps it) in process group `pgid`, the load test's own and everything it started, even
+ * orphaned.
+ */
+function group(pgid: number): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      // pid (comm) state ppid pgrp ...: comm may hold spaces, so split after its closing parenthesis.
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (state === "Z" || Number(pgrp) !== pgid) continue;
+      out.push(readFileSync(`/proc/${entry}/cmdline`, "utf8").replaceAll("\0", " "));
+    } catch {
+      // gone meanwhile
+    }
   }
+  return out;
 }
 
+const STACK = ["redis-server", "sandbox/chain/main.ts", "src/main"];
+
 /**
- * Starts `npm run loadtest` with `args`, waits until its output shows `ready`, reads its process tree,
- * checks that it holds a redis-server, the local chain and the webhook, sends `signal`, and returns
- * its exit code and whatever of the tree still runs (command lines).
+ * Starts `npm run loadtest` with `args` in a process group of its own, waits until its output shows
+ * `ready` and its group holds every process named in `started`, sends SIGTERM, and returns its exit
+ * code, whatever of its group still runs once it has exited (command lines), and its output then
+ * and when the signal was sent.
  */
 async function interrupt(
   args: string[],
   ready: string,
-  signal: NodeJS.Signals,
-): Promise<{ code: number | null; left: string[]; output: string }> {
-  const run = startLoadtest([...args, "--out", out]);
+  started: string[],
+): Promise<{ code: number | null; left: string[]; output: string; outputAtSignal: string }> {
+  const run = startLoadtest([...args, "--out", out], { ownGroup: true });
+  const pgid = run.proc.pid as number;
   const output = () => run.stdout() + run.stderr();
-  await new Promise<void>((resolve, reject) => {
-    const seen = () => {
-      if (output().includes(ready)) resolve();
-    };
-    run.proc.stdout?.on("data", seen);
-    run.proc.stderr?.on("data", seen);
-    run.proc.once("exit", () => reject(new Error(`the load test exited before "${ready}":\n${output()}`)));
+  let exited = false;
+  void run.exited.then(() => {
+    exited = true;
   });
-  const tree = descendantPids(run.proc.pid as number);
-  const names = tree.map((p) => {
-    try {
-      return readFileSync(`/proc/${p}/cmdline`, "utf8").replaceAll("\0", " ");
-    } catch {
-      return "";
-    }
-  });
-  // What it started: a throwaway redis-server, the local chain and the webhook.
-  for (const part of ["redis-server", "sandbox/chain/main.ts", "src/main"])
-    expect(
-      names.some((n) => n.includes(part)),
-      `${part} in\n${names.join("\n")}`,
-    ).toBe(true);
-
-  run.proc.kill(signal);
+  for (;;) {
+    if (exited) throw new Error(`the load test exited before "${ready}":\n${output()}`);
+    const names = group(pgid);
+    if (output().includes(ready) && started.every((part) => names.some((n) => n.includes(part)))) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const outputAtSignal = output();
+  process.kill(pgid, "SIGTERM");
   const { code } = await run.exited;
-  const left = tree.filter(running).map((p) => names[tree.indexOf(p)] ?? String(p));
-  return { code, left, output: output() };
+  // Whatever it started and did not stop runs on in its group; give a stop in flight a moment.
+  await new Promise((r) => setTimeout(r, 500));
+  return { code, left: group(pgid), output: output(), outputAtSignal };
 }
 
 describe("load test interrupted", () => {
@@ -71,21 +76,29 @@ describe("load test interrupted", () => {
     const r = await interrupt(
       ["--rate", "20", "--duration", "120", "--swaps", "0", "--log-level", "warn"],
       "quote phase:",
-      "SIGTERM",
+      STACK,
     );
     expect(r.code, r.output).toBe(143);
     expect(r.left, r.output).toEqual([]);
   });
 
+  // One long step at a rate any machine holds, so the signal lands while the webhook is swept.
+  const sweep = ["--sweep", "--rates", "20", "--step-duration", "120", "--baselines", "", "--workers", "1"];
+
   it("a --sweep stopped with SIGTERM mid-step stops the target it is sweeping (redis-server, chain, webhook), then exits 143", {
     timeout: 180_000,
   }, async () => {
-    // One long step at a rate any machine holds: the signal lands while the webhook is being swept.
-    const r = await interrupt(
-      ["--sweep", "--rates", "20", "--step-duration", "120", "--baselines", "", "--workers", "1"],
-      "registered",
-      "SIGTERM",
-    );
+    const r = await interrupt(sweep, "registered", STACK);
+    expect(r.code, r.output).toBe(143);
+    expect(r.left, r.output).toEqual([]);
+  });
+
+  it("a --sweep stopped with SIGTERM while its target is still starting waits for the start, then stops all of it and exits 143", {
+    timeout: 180_000,
+  }, async () => {
+    // The stack starts Redis first and registers the webhook with the operator last.
+    const r = await interrupt(sweep, "target: webhook", ["redis-server"]);
+    expect(r.outputAtSignal).not.toContain("registered");
     expect(r.code, r.output).toBe(143);
     expect(r.left, r.output).toEqual([]);
   });
