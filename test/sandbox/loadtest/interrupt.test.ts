@@ -2,7 +2,8 @@
  * `npm run loadtest` stopped from outside takes down the stack it started. SIGINT (Ctrl-C) always
  * did; SIGTERM (a `timeout`, CI, an orchestrator, `pkill`) left its redis-server, local chain and
  * webhook running on, orphaned, and so did a `--sweep` (SIGINT as well, sent to its pid alone). A
- * real load test, its real process tree, read from /proc.
+ * real load test in a process group of its own; what it started is found by that group in /proc,
+ * orphans included.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,7 +20,7 @@ afterAll(() => rmSync(out, { recursive: true, force: true }));
  * orphaned.
  */
 function group(pgid: number): string[] {
-  const out: string[] = [];
+  const lines: string[] = [];
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
@@ -27,12 +28,12 @@ function group(pgid: number): string[] {
       // pid (comm) state ppid pgrp ...: comm may hold spaces, so split after its closing parenthesis.
       const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
       if (state === "Z" || Number(pgrp) !== pgid) continue;
-      out.push(readFileSync(`/proc/${entry}/cmdline`, "utf8").replaceAll("\0", " "));
+      lines.push(readFileSync(`/proc/${entry}/cmdline`, "utf8").replaceAll("\0", " "));
     } catch {
       // gone meanwhile
     }
   }
-  return out;
+  return lines;
 }
 
 const STACK = ["redis-server", "sandbox/chain/main.ts", "src/main"];
