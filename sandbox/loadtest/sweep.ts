@@ -324,7 +324,29 @@ export interface SweepReport {
   settings: Record<string, string | number | boolean>;
   steps: StepResult[];
   /** Highest rate held per target, and for the webhook the 1.2x step. */
-  summary: { target: string; workers: number; highestHeld: number | null; overload?: StepResult }[];
+  summary: SweepSummary[];
+}
+
+export interface SweepSummary {
+  target: string;
+  workers: number;
+  highestHeld: number | null;
+  /**
+   * The target held the last of the rates: it never missed, so its limit is above `highestHeld`, and a
+   * ratio against it is a bound, not a measurement.
+   */
+  heldTopStep: boolean;
+  overload?: StepResult;
+}
+
+/** `a / b` as the report gives it: exact, a bound when a target held the top step, or unknown. */
+export function heldRatio(a: SweepSummary, b: SweepSummary): string {
+  if (!a.highestHeld || !b.highestHeld) return "";
+  if (a.heldTopStep && b.heldTopStep) return "unknown (both held the top step)";
+  const r = (a.highestHeld / b.highestHeld).toFixed(2);
+  if (b.heldTopStep) return `at most ${r}`;
+  if (a.heldTopStep) return `at least ${r}`;
+  return r;
 }
 
 export async function runSweep(o: SweepOptions): Promise<SweepReport> {
@@ -395,6 +417,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
         target: t.name,
         workers: t.workers,
         highestHeld: highest,
+        heldTopStep: highest !== null && highest === o.rates[o.rates.length - 1],
         ...(overload ? { overload } : {}),
       });
     } finally {
@@ -466,16 +489,15 @@ export function sweepText(rep: SweepReport): string {
   for (const [w, list] of byWorkers) {
     const hook = list.find((s) => s.target.startsWith("webhook"));
     for (const s of list) {
-      const ratio =
-        hook && s !== hook && hook.highestHeld && s.highestHeld
-          ? ` (webhook / this: ${(hook.highestHeld / s.highestHeld).toFixed(2)})`
-          : "";
-      out.push(`  workers ${w}: ${s.target}: ${s.highestHeld ?? "none"}/s${ratio}`);
+      const r = hook && s !== hook ? heldRatio(hook, s) : "";
+      const ratio = r ? ` (webhook / this: ${r})` : "";
+      const held = s.heldTopStep
+        ? `${s.highestHeld}/s or more (it held the top step: raise --rates to find its limit)`
+        : `${s.highestHeld ?? "none"}/s`;
+      out.push(`  workers ${w}: ${s.target}: ${held}${ratio}`);
     }
-    if (hook && one && hook !== one && hook.highestHeld && one.highestHeld)
-      out.push(
-        `  workers ${w}: webhook ×${w} / webhook ×1: ${(hook.highestHeld / one.highestHeld).toFixed(2)}`,
-      );
+    const scale = hook && one && hook !== one ? heldRatio(hook, one) : "";
+    if (scale) out.push(`  workers ${w}: webhook ×${w} / webhook ×1: ${scale}`);
     if (hook?.overload)
       out.push(
         `  workers ${w}: at 1.2x (${hook.overload.rate}/s) ${pct(hook.overload.pricedWithinBudget)} of priceable quotes priced within budget, ${pct(hook.overload.unexpectedNoQuote)} shed or late 404s, p99 ${ms(hook.overload.p99)} ms`,

@@ -1,0 +1,96 @@
+/**
+ * The sweep's verdict when a target never missed. A target that held the last rate of `--rates` has
+ * its limit somewhere above it, so the highest rate it held is a floor and a ratio against it is a
+ * bound. On 2026-11-24 bare node:http held every step up to 16,000/s and the report printed
+ * "webhook / this: 0.50" as if measured; it now says "at most 0.50" and names the floor.
+ */
+import { describe, expect, it } from "vitest";
+import {
+  heldRatio,
+  type StepResult,
+  type SweepReport,
+  type SweepSummary,
+  sweepText,
+} from "../../../sandbox/loadtest/sweep.ts";
+
+const step = (target: string, rate: number, holds: boolean): StepResult => ({
+  target,
+  rate,
+  kind: "sweep",
+  measured: rate * 10,
+  p50: 1,
+  p99: holds ? 10 : 120,
+  p999: holds ? 20 : 150,
+  max: holds ? 30 : 200,
+  withinBudget: 1,
+  pricedWithinBudget: holds ? 1 : 0.5,
+  unexpectedNoQuote: holds ? 0 : 0.5,
+  errors: 0,
+  holds,
+  cpuUsPerRequest: {},
+  cpuCoreShare: {},
+  processes: {},
+  sendLagP99: 1,
+});
+
+const summary = (
+  target: string,
+  workers: number,
+  highestHeld: number | null,
+  heldTopStep: boolean,
+): SweepSummary => ({
+  target,
+  workers,
+  highestHeld,
+  heldTopStep,
+});
+
+function report(summaries: SweepSummary[], rates: number[]): SweepReport {
+  const steps: StepResult[] = [];
+  for (const s of summaries)
+    for (const rate of rates) {
+      const holds = s.highestHeld !== null && rate <= s.highestHeld;
+      steps.push(step(s.target, rate, holds));
+      if (!holds) break;
+    }
+  return {
+    startedAt: "2026-11-24T02:03:13.186Z",
+    machine: { nproc: 2 },
+    settings: { rates: rates.join(","), budgetMs: 250 },
+    steps,
+    summary: summaries,
+  };
+}
+
+const rates = [1000, 2000, 4000, 8000, 16000];
+
+describe("sweep report: a target that never missed", () => {
+  it("says a baseline that held the top step held that rate or more, and the webhook's ratio to it is at most the quotient", () => {
+    const text = sweepText(
+      report([summary("webhook ×1", 1, 8000, false), summary("bare node:http ×1", 1, 16000, true)], rates),
+    );
+    expect(text).toContain("workers 1: webhook ×1: 8000/s\n");
+    expect(text).toContain(
+      "workers 1: bare node:http ×1: 16000/s or more (it held the top step: raise --rates to find its limit) (webhook / this: at most 0.50)",
+    );
+  });
+
+  it("gives an exact ratio when both missed, a lower bound when only the webhook held the top step, and none when both did", () => {
+    const hook = summary("webhook ×1", 1, 8000, false);
+    expect(heldRatio(hook, summary("bare", 1, 16000, false))).toBe("0.50");
+    expect(heldRatio(summary("webhook ×1", 1, 16000, true), summary("bare", 1, 8000, false))).toBe(
+      "at least 2.00",
+    );
+    expect(heldRatio(summary("webhook ×1", 1, 16000, true), summary("bare", 1, 16000, true))).toBe(
+      "unknown (both held the top step)",
+    );
+    expect(heldRatio(hook, summary("bare", 1, null, false))).toBe("");
+  });
+
+  it("bounds the two-worker scaling the same way", () => {
+    const text = sweepText(
+      report([summary("webhook ×1", 1, 4000, false), summary("webhook ×2", 2, 16000, true)], rates),
+    );
+    expect(text).toContain("workers 2: webhook ×2 / webhook ×1: at least 4.00");
+  });
+});
