@@ -182,12 +182,16 @@ async function sweepMain(): Promise<void> {
   if (rates.some((r) => !(r > 0)) || workers.some((w) => !(w >= 1)))
     throw new Error("--rates and --workers: positive numbers, comma-separated");
   const baselines = list("baselines").filter((b): b is "http" | "hono" => b === "http" || b === "hono");
-  // Interrupted, the target being swept (its server, and for the webhook its Redis and chain) goes
+  // Interrupted, the targets being swept (their servers, and for the webhook its Redis and chain) go
   // down with the sweep, even one still starting.
-  let current: Promise<Target> | undefined;
+  let current: Promise<Target>[] = [];
   onInterrupt(async () => {
-    const t = await current?.catch(() => undefined);
-    await t?.close();
+    await Promise.all(
+      current.map(async (starting) => {
+        const t = await starting.catch(() => undefined);
+        await t?.close();
+      }),
+    );
   });
   const report = await runSweep({
     file,
@@ -205,8 +209,8 @@ async function sweepMain(): Promise<void> {
     pin: args.pin === true,
     maxSockets: num("max-sockets"),
     say: (l) => process.stdout.write(`${l}\n`),
-    track: (t) => {
-      current = t;
+    track: (targets) => {
+      current = targets;
     },
   });
   const html = writeSweep(report, outDir);

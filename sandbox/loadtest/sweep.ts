@@ -4,9 +4,12 @@
  * answering the same request shape on the same number of workers), the rate steps up (1k, 2k, 5k,
  * 8k/s, ...) until a step misses the criteria (a missed step is run again `--step-retries` times
  * first); the webhook then gets one more step at 1.2x the highest rate it held, to show how it
- * degrades past capacity. Every step records the tail, the outcomes, and the CPU of every process
- * (the webhook's primary and workers, Redis, the chain, this generator) per request. The report
- * (JSON, text, HTML with SVG plots) goes under results/.
+ * degrades past capacity. The targets of one worker count run side by side and take each rate step
+ * in turn (webhook, then the bare servers), so that a machine whose speed drifts over the minutes a
+ * sweep takes drifts under all of them alike; each is closed as soon as it has missed. Every step
+ * records the tail, the outcomes, and the CPU of every process (the webhook's primary and workers,
+ * Redis, the chain, this generator) per request. The report (JSON, text, HTML with SVG plots) goes
+ * under results/.
  *
  * A step "holds" when p99 < 50 ms, 99.9% of requests are answered (200 or 404) within the budget, no
  * request failed, and at most 0.1% of the quotes that should be priced were not (a fast 404 from
@@ -59,10 +62,10 @@ export interface SweepOptions {
   maxSockets: number;
   say: (line: string) => void;
   /**
-   * Told of each target as it starts (its start, which may still be under way) and once it is closed
-   * (undefined): what a signal handler must stop so that nothing the sweep started runs on orphaned.
+   * Told of the targets started and not yet closed (each start may still be under way) whenever that
+   * changes: what a signal handler must stop so that nothing the sweep started runs on orphaned.
    */
-  track?: (target: Promise<Target> | undefined) => void;
+  track?: (targets: Promise<Target>[]) => void;
 }
 
 export interface StepResult {
@@ -354,77 +357,108 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
   const steps: StepResult[] = [];
   const summary: SweepReport["summary"] = [];
   const loadBefore = os.loadavg();
-  const starts: { name: string; split?: PinSplit; start: () => Promise<Target> }[] = [];
+  // Per worker count: the webhook and the baselines, started together and swept side by side.
+  const groups: { split?: PinSplit; starts: { name: string; start: () => Promise<Target> }[] }[] = [];
   for (const w of o.workers) {
     // Computed before anything runs: a worker count the machine cannot pin is refused up front.
     const split = o.pin ? pinSplit(w) : undefined;
-    starts.push({
-      name: `webhook ×${w}`,
+    groups.push({
       ...(split ? { split } : {}),
-      start: () => startWebhookTarget(o, w, join(o.outDir, `stack-w${w}`)),
+      starts: [
+        { name: `webhook ×${w}`, start: () => startWebhookTarget(o, w, join(o.outDir, `stack-w${w}`)) },
+        ...o.baselines.map((b) => ({
+          name: `bare ${b} ×${w}`,
+          start: () => startBareTarget(b, w, o.outDir),
+        })),
+      ],
     });
-    for (const b of o.baselines)
-      starts.push({
-        name: `bare ${b} ×${w}`,
-        ...(split ? { split } : {}),
-        start: () => startBareTarget(b, w, o.outDir),
-      });
   }
   let seq = 0;
-  for (const s of starts) {
-    o.say(`target: ${s.name}`);
-    const { split } = s;
+  /** Targets started and not yet closed, for a signal handler (`track`). */
+  const open = new Set<Promise<Target>>();
+  /** Each target's summary at its place in the start order. */
+  const slots: (SweepSummary | undefined)[] = [];
+  for (const { split, starts } of groups) {
     // The generator first: what it starts next (Redis, the chain, the server) inherits its CPUs.
     if (split) pinProcesses([process.pid], split.rest);
-    // Closed once, whoever asks first: the sweep when the target is done, or a signal handler.
-    const starting = s.start().then((started): Target => {
-      let closed: Promise<void> | undefined;
-      return { ...started, close: () => (closed ??= started.close()) };
-    });
-    o.track?.(starting);
-    const t = await starting;
+    const sweeps: {
+      t: Target;
+      starting: Promise<Target>;
+      slot: number;
+      highest: number | null;
+      done: boolean;
+    }[] = [];
     try {
-      if (split) {
-        const { webhook, server, ...rest } = t.groups;
-        pinProcesses([...(webhook ?? []), ...(server ?? [])], split.server);
-        pinProcesses(Object.values(rest).flat(), split.rest);
-        o.say(`  pinned: server on CPU ${split.server}, generator, Redis and chain on CPU ${split.rest}`);
-      }
-      let highest: number | null = null;
-      for (const rate of o.rates) {
-        let r = await runStep(o, t, rate, "sweep", seq++);
-        steps.push(r);
-        o.say(`  ${line(r)}`);
-        // A miss is run again (--step-retries), the same for every target: one stall in a step of a
-        // few seconds (a full collection, the hypervisor's steal on a shared machine) is not capacity.
-        for (let retry = 1; !r.holds && retry <= o.retries; retry++) {
-          r = await runStep(o, t, rate, "sweep", seq++);
-          r.retry = retry;
-          steps.push(r);
-          o.say(`  retry ${retry}: ${line(r)}`);
+      for (const s of starts) {
+        o.say(`target: ${s.name}`);
+        // Closed once, whoever asks first: the sweep when the target is done, or a signal handler.
+        const starting = s.start().then((started): Target => {
+          let closed: Promise<void> | undefined;
+          return { ...started, close: () => (closed ??= started.close()) };
+        });
+        open.add(starting);
+        o.track?.([...open]);
+        const t = await starting;
+        sweeps.push({ t, starting, slot: slots.push(undefined) - 1, highest: null, done: false });
+        if (split) {
+          const { webhook, server, ...rest } = t.groups;
+          pinProcesses([...(webhook ?? []), ...(server ?? [])], split.server);
+          pinProcesses(Object.values(rest).flat(), split.rest);
+          o.say(`  pinned: server on CPU ${split.server}, generator, Redis and chain on CPU ${split.rest}`);
         }
-        if (!r.holds) break;
-        highest = rate;
       }
-      let overload: StepResult | undefined;
-      if (!t.isBaseline && highest !== null) {
-        const r = await runStep(o, t, Math.round(highest * 1.2), "overload", seq++);
-        steps.push(r);
-        overload = r;
-        o.say(`  1.2x: ${line(r)}`);
+      // Rate by rate, every target still holding takes its step in turn: the machine's speed drifts by
+      // tens of percent over the minutes a sweep takes, and targets swept one after another would each
+      // meet a different machine. A target is closed as soon as it is done, so that it costs the
+      // others nothing; until then an idle stack (the webhook's chain and Redis) uses a little CPU.
+      const finish = async (sw: (typeof sweeps)[number]) => {
+        sw.done = true;
+        const { t, highest } = sw;
+        let overload: StepResult | undefined;
+        if (!t.isBaseline && highest !== null) {
+          const r = await runStep(o, t, Math.round(highest * 1.2), "overload", seq++);
+          steps.push(r);
+          overload = r;
+          o.say(`  ${t.name} 1.2x: ${line(r)}`);
+        }
+        slots[sw.slot] = {
+          target: t.name,
+          workers: t.workers,
+          highestHeld: highest,
+          heldTopStep: highest !== null && highest === o.rates[o.rates.length - 1],
+          ...(overload ? { overload } : {}),
+        };
+        await t.close();
+        open.delete(sw.starting);
+        o.track?.([...open]);
+      };
+      for (const rate of o.rates) {
+        for (const sw of sweeps) {
+          if (sw.done) continue;
+          let r = await runStep(o, sw.t, rate, "sweep", seq++);
+          steps.push(r);
+          o.say(`  ${sw.t.name}: ${line(r)}`);
+          // A miss is run again (--step-retries), the same for every target: one stall in a step of a
+          // few seconds (a full collection, the hypervisor's steal on a shared machine) is not capacity.
+          for (let retry = 1; !r.holds && retry <= o.retries; retry++) {
+            r = await runStep(o, sw.t, rate, "sweep", seq++);
+            r.retry = retry;
+            steps.push(r);
+            o.say(`  ${sw.t.name}: retry ${retry}: ${line(r)}`);
+          }
+          if (r.holds) sw.highest = rate;
+          else await finish(sw);
+        }
       }
-      summary.push({
-        target: t.name,
-        workers: t.workers,
-        highestHeld: highest,
-        heldTopStep: highest !== null && highest === o.rates[o.rates.length - 1],
-        ...(overload ? { overload } : {}),
-      });
+      for (const sw of sweeps) if (!sw.done) await finish(sw);
     } finally {
-      await t.close();
-      o.track?.(undefined);
+      for (const sw of sweeps) await sw.t.close();
+      for (const sw of sweeps) open.delete(sw.starting);
+      o.track?.([...open]);
     }
   }
+  // The report lists the targets in the order they were started, whichever finished first.
+  summary.push(...slots.filter((x): x is SweepSummary => x !== undefined));
   return {
     startedAt: new Date().toISOString(),
     machine: {

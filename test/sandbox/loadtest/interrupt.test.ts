@@ -83,13 +83,17 @@ describe("load test interrupted", () => {
     expect(r.left, r.output).toEqual([]);
   });
 
-  // One long step at a rate any machine holds, so the signal lands while the webhook is swept.
-  const sweep = ["--sweep", "--rates", "20", "--step-duration", "120", "--baselines", "", "--workers", "1"];
+  // One long step at a rate any machine holds, so the signal lands while the targets are up.
+  const sweep = ["--sweep", "--rates", "20", "--step-duration", "120", "--workers", "1"];
 
-  it("a --sweep stopped with SIGTERM mid-step stops the target it is sweeping (redis-server, chain, webhook), then exits 143", {
+  it("a --sweep stopped with SIGTERM mid-step stops every target it is sweeping side by side (the webhook's redis-server, chain and webhook, and the bare server), then exits 143", {
     timeout: 180_000,
   }, async () => {
-    const r = await interrupt(sweep, "registered", STACK);
+    // Both are up (the bare server is started second) before the first step.
+    const r = await interrupt([...sweep, "--baselines", "http"], "target: bare http", [
+      ...STACK,
+      "sandbox/loadtest/bare.ts",
+    ]);
     expect(r.code, r.output).toBe(143);
     expect(r.left, r.output).toEqual([]);
   });
@@ -98,7 +102,7 @@ describe("load test interrupted", () => {
     timeout: 180_000,
   }, async () => {
     // The stack starts Redis first and registers the webhook with the operator last.
-    const r = await interrupt(sweep, "target: webhook", ["redis-server"]);
+    const r = await interrupt([...sweep, "--baselines", ""], "target: webhook", ["redis-server"]);
     expect(r.outputAtSignal).not.toContain("registered");
     expect(r.code, r.output).toBe(143);
     expect(r.left, r.output).toEqual([]);
