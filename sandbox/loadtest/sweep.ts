@@ -1,10 +1,10 @@
 /**
  * `npm run loadtest -- --sweep`: an open-loop rate sweep. For each target (the webhook with each
  * worker count asked for, and the same sweep against a bare node:http server and a bare Hono app
- * answering the same request shape on the same number of workers), the rate steps up (1k, 2k, 5k,
- * 8k/s, ...) until a step misses the criteria (a missed step is run again `--step-retries` times
- * first); the webhook then gets one more step at 1.2x the highest rate it held, to show how it
- * degrades past capacity. The targets of one worker count run side by side and take each rate step
+ * answering the same request shape on the same number of workers), the rate steps up (`--rates`: 1k,
+ * 2k, 3k, 5k, 8k, ... 24k/s by default) until a step misses the criteria (a missed step is run again
+ * `--step-retries` times first); the webhook then gets one more step at 1.2x the highest rate it held,
+ * to show how it degrades past capacity. The targets of one worker count run side by side and take each rate step
  * in turn (webhook, then the bare servers), so that a machine whose speed drifts over the minutes a
  * sweep takes drifts under all of them alike; each is closed as soon as it has missed. Every step
  * records the tail, the outcomes, and the CPU of every process (the webhook's primary and workers,
@@ -452,8 +452,10 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
       }
       for (const sw of sweeps) if (!sw.done) await finish(sw);
     } finally {
-      for (const sw of sweeps) await sw.t.close();
-      for (const sw of sweeps) open.delete(sw.starting);
+      for (const sw of sweeps) {
+        await sw.t.close();
+        open.delete(sw.starting);
+      }
       o.track?.([...open]);
     }
   }

@@ -49,8 +49,8 @@ function spawnCaptured(
 
 /**
  * The load test with its own stack (a throwaway redis-server, not REDIS_URL or a cluster from the
- * test's environment). `ownGroup`: in a process group of its own, so that what it started can be
- * found by group even once orphaned (`groupPids`).
+ * test's environment). `ownGroup`: in a process group of its own (the group's id is its pid), so that
+ * what it started can be found by that group in /proc even once orphaned.
  */
 export function startLoadtest(args: string[], opts: { ownGroup?: boolean } = {}): CapturedProcess {
   return spawnCaptured("sandbox/loadtest/main.ts", args, { REDIS_URL: "", REDIS_CLUSTER_NODES: "" }, opts);
