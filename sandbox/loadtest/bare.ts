@@ -5,15 +5,28 @@
  *
  *   --kind http   node:http alone: read the body, JSON.parse, answer a quote-shaped JSON echoing ids
  *   --kind hono   a bare Hono app on @hono/node-server reading the body with `c.req.json()`
+ *   --kind store  node:http as `http`, and before answering, the webhook's own quote store `put`
+ *                 (src/quote-store/redis.ts: the same client factory, script, key layout and write
+ *                 coalescing) of the request and its answer, in the Redis at --redis
+ *
+ * `store` is the floor for any webhook that keeps every quote in Redis before answering it, as this
+ * one must (a /swap may reach another instance): no auth, no validation, no pricing, no metrics, only
+ * the one round trip to Redis that a quote cannot do without. Beside `http` it says what that round
+ * trip costs on this machine (a write that wakes Redis, a reply that wakes the server, Redis' own
+ * CPU); beside the webhook it says what the webhook's own work costs on top of it.
  *
  *   tsx sandbox/loadtest/bare.ts --kind http --port 8099 --workers 2
+ *   tsx sandbox/loadtest/bare.ts --kind store --redis redis://127.0.0.1:6390 --port 8099
  */
 import cluster from "node:cluster";
-import { createServer, type Server } from "node:http";
+import { createServer, type Server, type ServerResponse } from "node:http";
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 import { parseArgs } from "../../src/cli/args.ts";
 import { OPERATOR_KEEP_ALIVE_MS } from "../../src/http/listener.ts";
+import type { StoredQuote } from "../../src/quote-store/interface.ts";
+import { RedisQuoteStore } from "../../src/quote-store/redis.ts";
+import { createRedisClient } from "../../src/redis/client.ts";
 
 const { values: args } = parseArgs(process.argv.slice(2), {
   command: "tsx sandbox/loadtest/bare.ts",
@@ -21,10 +34,11 @@ const { values: args } = parseArgs(process.argv.slice(2), {
   flags: {
     kind: {
       type: "string",
-      value: "http|hono",
+      value: "http|hono|store",
       default: "http",
-      description: "node:http or a bare Hono app",
+      description: "node:http, a bare Hono app, or node:http with the quote store's put",
     },
+    redis: { type: "string", value: "URL", description: "--kind store: the Redis to store quotes in" },
     port: { type: "string", value: "N", default: "8099", description: "port (127.0.0.1)" },
     workers: { type: "string", value: "N", default: "1", description: "processes sharing the port" },
   },
@@ -39,7 +53,13 @@ interface Req {
   tokenOut?: string;
   amount?: string;
   quoteType?: string;
+  feeBps?: number;
+  taker?: string;
 }
+
+/** --kind store: the key prefix (apart from the webhook's `rfq:`), and the default quote TTL + retention. */
+const STORE_PREFIX = "rfq:bare:";
+const STORE_TTL_MS = 55_000;
 
 /** The answer the webhook would give, computed from nothing but the request. */
 const answer = (r: Req) => ({
@@ -57,6 +77,9 @@ const answer = (r: Req) => ({
 
 const port = Number(args.port);
 const workers = Math.max(1, Number(args.workers));
+if (args.kind !== "http" && args.kind !== "hono" && args.kind !== "store")
+  throw new Error(`--kind: "${args.kind}" is not one of http, hono, store`);
+if (args.kind === "store" && !args.redis) throw new Error("--kind store needs --redis URL");
 
 if (cluster.isPrimary && workers > 1) {
   for (let i = 0; i < workers; i++) cluster.fork();
@@ -73,6 +96,15 @@ if (cluster.isPrimary && workers > 1) {
   // between two steps was closed as it was reused, and the step failed on that, not on capacity.
   server.keepAliveTimeout = OPERATOR_KEEP_ALIVE_MS;
 } else {
+  /** --kind store: the webhook's quote store, one client per process (each worker its own, as the webhook). */
+  const store =
+    args.kind === "store"
+      ? new RedisQuoteStore(createRedisClient(args.redis as string), STORE_PREFIX)
+      : undefined;
+  const send = (res: ServerResponse, status: number, body: string) => {
+    res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+    res.end(body);
+  };
   const server = createServer((req, res) => {
     if (req.method === "GET") {
       res.writeHead(200, { "content-type": "application/json" });
@@ -82,16 +114,35 @@ if (cluster.isPrimary && workers > 1) {
     const chunks: Buffer[] = [];
     req.on("data", (d: Buffer) => chunks.push(d));
     req.on("end", () => {
-      let body: string;
+      let r: Req;
       try {
-        body = JSON.stringify(answer(JSON.parse(Buffer.concat(chunks).toString("utf8")) as Req));
+        r = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Req;
       } catch {
-        res.writeHead(400, { "content-type": "application/json" });
-        res.end('{"message":"body: must be a JSON object"}');
+        send(res, 400, '{"message":"body: must be a JSON object"}');
         return;
       }
-      res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
-      res.end(body);
+      const a = answer(r);
+      if (!store) return send(res, 200, JSON.stringify(a));
+      const now = Date.now();
+      const quote = {
+        quoteId: String(r.quoteId),
+        requestId: String(r.requestId),
+        request: r,
+        response: a,
+        feeBps: r.feeBps ?? 0,
+        ...(r.taker ? { taker: r.taker } : {}),
+        permissioned: false,
+        createdAtMs: now,
+        expiresAtMs: now + STORE_TTL_MS,
+        // The request as received: for the mix's requests, the fields the webhook stores once parsed.
+      } as unknown as StoredQuote;
+      store.put(quote).then(
+        (stored) =>
+          stored
+            ? send(res, 200, JSON.stringify(a))
+            : send(res, 404, '{"message":"no quote: quoteId claimed"}'),
+        (e: Error) => send(res, 503, JSON.stringify({ message: `quote store: ${e.message}` })),
+      );
     });
   });
   server.keepAliveTimeout = OPERATOR_KEEP_ALIVE_MS;

@@ -18,9 +18,9 @@
 import { pinProcesses } from "../../tooling/processes.ts";
 import type { MixRequest } from "./mix.ts";
 import type { LatencySummary } from "./stats.ts";
-import { measureStep, type StepResult, startBareTarget } from "./sweep.ts";
+import { type BareKind, measureStep, type StepResult, startBareTarget } from "./sweep.ts";
 
-export type BaselineKind = "http" | "hono";
+export type BaselineKind = BareKind;
 
 export interface BaselineResult {
   /**
@@ -52,8 +52,8 @@ export interface BaselineOptions {
 
 export function parseBaselineKind(v: string): BaselineKind | undefined {
   if (v === "none" || v === "") return undefined;
-  if (v === "http" || v === "hono") return v;
-  throw new Error(`--baseline: "${v}" is not one of http, hono, none`);
+  if (v === "http" || v === "hono" || v === "store") return v;
+  throw new Error(`--baseline: "${v}" is not one of http, hono, store, none`);
 }
 
 export async function runBaselinePhase(o: BaselineOptions): Promise<BaselineResult> {
@@ -98,7 +98,7 @@ export function baselineText(b: BaselineResult, webhook: LatencySummary): string
     `baseline: ${s.target}, same rate, requests and generator, run right after the quote phase`,
     `  latency ms (from scheduled send): p50 ${f(s.p50)}  p99 ${f(s.p99)}  p99.9 ${f(s.p999)}  max ${f(s.max)}`,
     `  within budget: ${Math.round(s.withinBudget * s.measured)}/${s.measured} = ${(s.withinBudget * 100).toFixed(3)}%; generator send lag ms: p99 ${f(s.sendLagP99)}`,
-    `  cpu per request: server ${(s.cpuUsPerRequest.server ?? Number.NaN).toFixed(0)} µs, generator ${(s.cpuUsPerRequest.generator ?? Number.NaN).toFixed(0)} µs`,
+    `  cpu per request: server ${(s.cpuUsPerRequest.server ?? Number.NaN).toFixed(0)} µs${s.cpuUsPerRequest.redis !== undefined ? `, redis ${s.cpuUsPerRequest.redis.toFixed(0)} µs` : ""}, generator ${(s.cpuUsPerRequest.generator ?? Number.NaN).toFixed(0)} µs`,
     `  webhook against the baseline: p99 ${ratio(webhook.p99, s.p99)}, p99.9 ${ratio(webhook.p999, s.p999)}`,
     b.meetsTail
       ? `  the bare server meets p99 < ${t.p99Ms} ms and p99.9 < ${t.p999Ms} ms on this machine at this rate`

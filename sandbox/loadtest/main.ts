@@ -38,7 +38,7 @@ import { OUTCOME_NAMES, runOpenLoop } from "./open-loop.ts";
 import { type Check, type LoadReport, renderHtml, textSummary } from "./report.ts";
 import { series, summarize } from "./stats.ts";
 import { runSwapPhase, SWAP_TAKER_FUNDING } from "./swaps.ts";
-import { runSweep, type Target, writeSweep } from "./sweep.ts";
+import { type BareKind, runSweep, type Target, writeSweep } from "./sweep.ts";
 
 const { values: args } = parseArgs(process.argv.slice(2), {
   command: "npm run loadtest",
@@ -119,8 +119,9 @@ const { values: args } = parseArgs(process.argv.slice(2), {
     baselines: {
       type: "string",
       value: "LIST",
-      default: "http,hono",
-      description: '--sweep: bare servers swept beside the webhook (http, hono; none: "")',
+      default: "http,hono,store",
+      description:
+        '--sweep: bare servers swept beside the webhook (http, hono, store: node:http + the quote store\'s put; none: "")',
     },
     pin: {
       type: "boolean",
@@ -129,7 +130,7 @@ const { values: args } = parseArgs(process.argv.slice(2), {
     },
     baseline: {
       type: "string",
-      value: "http|hono|none",
+      value: "http|hono|store|none",
       default: "none",
       description:
         "after the quote phase, the same phase against a bare server on the same workers (beside, not in, the checks)",
@@ -181,7 +182,12 @@ async function sweepMain(): Promise<void> {
   const workers = list("workers").map(Number);
   if (rates.some((r) => !(r > 0)) || workers.some((w) => !(w >= 1)))
     throw new Error("--rates and --workers: positive numbers, comma-separated");
-  const baselines = list("baselines").filter((b): b is "http" | "hono" => b === "http" || b === "hono");
+  const baselines = list("baselines").map((b): BareKind => {
+    if (b === "http" || b === "hono" || b === "store") return b;
+    throw new Error(`--baselines: "${b}" is not one of http, hono, store`);
+  });
+  if (baselines.includes("store") && args["redis-cluster"])
+    throw new Error("--baselines store runs on a single Redis node: leave it out with --redis-cluster");
   // Interrupted, the targets being swept (their servers, and for the webhook its Redis and chain) go
   // down with the sweep, even one still starting.
   let current: Promise<Target>[] = [];

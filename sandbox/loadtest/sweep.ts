@@ -1,7 +1,8 @@
 /**
  * `npm run loadtest -- --sweep`: an open-loop rate sweep. For each target (the webhook with each
- * worker count asked for, and the same sweep against a bare node:http server and a bare Hono app
- * answering the same request shape on the same number of workers), the rate steps up (`--rates`: 1k,
+ * worker count asked for, and the same sweep against a bare node:http server, a bare Hono app and a
+ * bare node:http server that also stores each quote through the webhook's quote store, all answering
+ * the same request shape on the same number of workers), the rate steps up (`--rates`: 1k,
  * 2k, 3k, 5k, 8k, ... 24k/s by default) until a step misses the criteria (a missed step is run again
  * `--step-retries` times first); the webhook then gets one more step at 1.2x the highest rate it held,
  * to show how it degrades past capacity. The targets of one worker count run side by side and take each rate step
@@ -29,6 +30,7 @@ import {
   pinProcesses,
   pinSplit,
   spawnTs,
+  startRedis,
   startRedisCluster,
   waitForHttp,
 } from "../../tooling/processes.ts";
@@ -56,7 +58,7 @@ export interface SweepOptions {
   redisCluster: boolean;
   /** The webhook from source under tsx instead of the build `npm start` runs. */
   fromSource?: boolean;
-  baselines: ("http" | "hono")[];
+  baselines: BareKind[];
   /** Each target's server on CPUs of its own, the generator, Redis and the chain on the rest (pinSplit). */
   pin?: boolean;
   maxSockets: number;
@@ -98,6 +100,18 @@ export interface StepResult {
   /** The share of the machine's cores the hypervisor gave to other guests during the step (steal). */
   stealShare?: number;
 }
+
+/**
+ * The bare servers (bare.ts): node:http, a bare Hono app, and node:http with the quote store's put
+ * (the floor for any webhook that stores each quote in Redis before answering).
+ */
+export type BareKind = "http" | "hono" | "store";
+
+export const BARE_NAMES: Record<BareKind, string> = {
+  http: "bare node:http",
+  hono: "bare Hono",
+  store: "bare node:http + store",
+};
 
 export interface Target {
   name: string;
@@ -168,26 +182,48 @@ async function startWebhookTarget(o: SweepOptions, workers: number, dir: string)
   }
 }
 
-export async function startBareTarget(kind: "http" | "hono", workers: number, dir: string): Promise<Target> {
-  const port = await freePort();
-  const child: Child = spawnTs(
-    `bare-${kind}`,
-    "sandbox/loadtest/bare.ts",
-    {},
-    join(dir, `bare-${kind}-${workers}.log`),
-    ["--kind", kind, "--port", String(port), "--workers", String(workers)],
-  );
-  await waitForHttp(`http://127.0.0.1:${port}/health`, child);
-  // Workers start after the primary; give them a moment to listen so the first step is not lopsided.
-  await new Promise((r) => setTimeout(r, workers > 1 ? 2_000 : 200));
-  return {
-    name: `bare ${kind === "http" ? "node:http" : "Hono"} ×${workers}`,
-    workers,
-    urls: [new URL(`http://127.0.0.1:${port}/quote`)],
-    groups: { server: child.proc.pid ? [child.proc.pid] : [] },
-    isBaseline: true,
-    close: () => child.stop(),
-  };
+export async function startBareTarget(kind: BareKind, workers: number, dir: string): Promise<Target> {
+  // `store` writes to a Redis of its own (or REDIS_URL's, as the webhook's stack does), so that its
+  // Redis' CPU is measured apart from the webhook's and neither holds the other's keys.
+  const redis = kind === "store" ? await startRedis() : undefined;
+  try {
+    const port = await freePort();
+    const child: Child = spawnTs(
+      `bare-${kind}`,
+      "sandbox/loadtest/bare.ts",
+      {},
+      join(dir, `bare-${kind}-${workers}.log`),
+      [
+        "--kind",
+        kind,
+        "--port",
+        String(port),
+        "--workers",
+        String(workers),
+        ...(redis ? ["--redis", redis.url] : []),
+      ],
+    );
+    await waitForHttp(`http://127.0.0.1:${port}/health`, child);
+    // Workers start after the primary; give them a moment to listen so the first step is not lopsided.
+    await new Promise((r) => setTimeout(r, workers > 1 ? 2_000 : 200));
+    return {
+      name: `${BARE_NAMES[kind]} ×${workers}`,
+      workers,
+      urls: [new URL(`http://127.0.0.1:${port}/quote`)],
+      groups: {
+        server: child.proc.pid ? [child.proc.pid] : [],
+        ...(redis ? { redis: redis.pid ? [redis.pid] : [] } : {}),
+      },
+      isBaseline: true,
+      close: async () => {
+        await child.stop();
+        await redis?.stop();
+      },
+    };
+  } catch (e) {
+    await redis?.stop();
+    throw e;
+  }
 }
 
 function runStep(
@@ -532,6 +568,15 @@ export function sweepText(rep: SweepReport): string {
         : `${s.highestHeld ?? "none"}/s`;
       out.push(`  workers ${w}: ${s.target}: ${held}${ratio}`);
     }
+    // The floor's own ratio: what one Redis round trip per quote leaves of bare node:http here, so the
+    // most any webhook that stores each quote before answering could reach on this machine.
+    const bare = list.find((s) => s.target.startsWith(`${BARE_NAMES.http} ×`));
+    const floor = list.find((s) => s.target.startsWith(`${BARE_NAMES.store} ×`));
+    const floorRatio = bare && floor ? heldRatio(floor, bare) : "";
+    if (floorRatio)
+      out.push(
+        `  workers ${w}: ${BARE_NAMES.store} / ${BARE_NAMES.http}: ${floorRatio} (the most a webhook that stores each quote before answering reaches here)`,
+      );
     const scale = hook && one && hook !== one ? heldRatio(hook, one) : "";
     if (scale) out.push(`  workers ${w}: webhook ×${w} / webhook ×1: ${scale}`);
     if (hook?.overload)

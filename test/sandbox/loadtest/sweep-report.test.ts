@@ -94,3 +94,29 @@ describe("sweep report: a target that never missed", () => {
     expect(text).toContain("workers 2: webhook ×2 / webhook ×1: at least 4.00");
   });
 });
+
+describe("sweep report: the store baseline, the floor under the webhook", () => {
+  it("gives bare node:http + store against bare node:http as the most a webhook that stores each quote reaches", () => {
+    const text = sweepText(
+      report(
+        [
+          summary("webhook ×1", 1, 4000, false),
+          summary("bare node:http ×1", 1, 16000, false),
+          summary("bare node:http + store ×1", 1, 8000, false),
+        ],
+        rates,
+      ),
+    );
+    expect(text).toContain("workers 1: bare node:http + store ×1: 8000/s (webhook / this: 0.50)");
+    expect(text).toContain(
+      "workers 1: bare node:http + store / bare node:http: 0.50 (the most a webhook that stores each quote before answering reaches here)",
+    );
+  });
+
+  it("prints no floor line without the store baseline", () => {
+    const text = sweepText(
+      report([summary("webhook ×1", 1, 4000, false), summary("bare node:http ×1", 1, 16000, false)], rates),
+    );
+    expect(text).not.toContain("+ store");
+  });
+});
