@@ -101,7 +101,7 @@ const { values: args } = parseArgs(process.argv.slice(2), {
     rates: {
       type: "string",
       value: "LIST",
-      default: "1000,2000,3000,5000,8000,10000,12000,16000,20000,24000",
+      default: "1000,2000,3000,5000,6000,7000,8000,9000,10000,12000,14000,16000,20000,24000",
       description: "--sweep: the rate steps, each until one misses",
     },
     "step-duration": {

@@ -2,15 +2,15 @@
  * `npm run loadtest -- --sweep`: an open-loop rate sweep. For each target (the webhook with each
  * worker count asked for, and the same sweep against a bare node:http server, a bare Hono app and a
  * bare node:http server that also stores each quote through the webhook's quote store, all answering
- * the same request shape on the same number of workers), the rate steps up (`--rates`: 1k,
- * 2k, 3k, 5k, 8k, ... 24k/s by default) until a step misses the criteria (a missed step is run again
- * `--step-retries` times first); the webhook then gets one more step at 1.2x the highest rate it held,
- * to show how it degrades past capacity. The targets of one worker count run side by side and take each rate step
- * in turn (webhook, then the bare servers), so that a machine whose speed drifts over the minutes a
- * sweep takes drifts under all of them alike; each is closed as soon as it has missed. Every step
- * records the tail, the outcomes, and the CPU of every process (the webhook's primary and workers,
- * Redis, the chain, this generator) per request. The report (JSON, text, HTML with SVG plots) goes
- * under results/.
+ * the same request shape on the same number of workers), the rate steps up (`--rates`: 1k, 2k, 3k,
+ * 5k, then every 1k/s to 10k, 12k, 14k, 16k, 20k, 24k/s by default) until a step misses the criteria
+ * (a missed step is run again `--step-retries` times first); the webhook then gets one more step at
+ * 1.2x the highest rate it held, to show how it degrades past capacity. The targets of one worker
+ * count run side by side and take each rate step in turn (webhook, then the bare servers), so that a
+ * machine whose speed drifts over the minutes a sweep takes drifts under all of them alike; each is
+ * closed as soon as it has missed. Every step records the tail, the outcomes, and the CPU of every
+ * process (the webhook's primary and workers, Redis, the chain, this generator) per request. The
+ * report (JSON, text, HTML with SVG plots) goes under results/.
  *
  * A step "holds" when p99 < 50 ms, 99.9% of requests are answered (200 or 404) within the budget, no
  * request failed, and at most 0.1% of the quotes that should be priced were not (a fast 404 from
