@@ -57,7 +57,10 @@ interface Req {
   taker?: string;
 }
 
-/** --kind store: the key prefix (apart from the webhook's `rfq:`), and the default quote TTL + retention. */
+/**
+ * --kind store: the key prefix (apart from the webhook's `rfq:`), and the default quote TTL
+ * (config/default.json's `limits.quoteTtlMs`; the store adds its retention past expiry, as for the webhook).
+ */
 const STORE_PREFIX = "rfq:bare:";
 const STORE_TTL_MS = 55_000;
 
@@ -123,6 +126,8 @@ if (cluster.isPrimary && workers > 1) {
       }
       const a = answer(r);
       if (!store) return send(res, 200, JSON.stringify(a));
+      // Every request is stored, the ones the webhook would decline (6% of the mix) too, and as
+      // received: for the mix's requests, the fields the webhook stores once parsed.
       const now = Date.now();
       const quote = {
         quoteId: String(r.quoteId),
@@ -134,7 +139,6 @@ if (cluster.isPrimary && workers > 1) {
         permissioned: false,
         createdAtMs: now,
         expiresAtMs: now + STORE_TTL_MS,
-        // The request as received: for the mix's requests, the fields the webhook stores once parsed.
       } as unknown as StoredQuote;
       store.put(quote).then(
         (stored) =>
