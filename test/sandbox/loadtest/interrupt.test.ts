@@ -86,13 +86,15 @@ describe("load test interrupted", () => {
   // One long step at a rate any machine holds, so the signal lands while the targets are up.
   const sweep = ["--sweep", "--rates", "20", "--step-duration", "120", "--workers", "1"];
 
-  it("a --sweep stopped with SIGTERM mid-step stops every target it is sweeping side by side (the webhook's redis-server, chain and webhook, and the bare server), then exits 143", {
+  it("a --sweep stopped with SIGTERM mid-step stops every target it is sweeping side by side (the webhook's redis-server, chain and webhook, the bare server, and the store baseline's server and redis-server), then exits 143", {
     timeout: 180_000,
   }, async () => {
-    // Both are up (the bare server is started second) before the first step.
-    const r = await interrupt([...sweep, "--baselines", "http"], "target: bare http", [
+    // All are up (the bare servers are started after the webhook; the store's Redis before its
+    // server) before the first step.
+    const r = await interrupt([...sweep, "--baselines", "http,store"], "target: bare store", [
       ...STACK,
-      "sandbox/loadtest/bare.ts",
+      "sandbox/loadtest/bare.ts --kind http",
+      "sandbox/loadtest/bare.ts --kind store",
     ]);
     expect(r.code, r.output).toBe(143);
     expect(r.left, r.output).toEqual([]);
