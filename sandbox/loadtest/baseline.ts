@@ -50,10 +50,11 @@ export interface BaselineOptions {
   pinServer?: string;
 }
 
-export function parseBaselineKind(v: string): BaselineKind | undefined {
+/** A bare server's kind as `flag` (--baseline, or an item of --baselines) names it; none: undefined. */
+export function parseBaselineKind(v: string, flag = "--baseline"): BaselineKind | undefined {
   if (v === "none" || v === "") return undefined;
   if (v === "http" || v === "hono" || v === "store") return v;
-  throw new Error(`--baseline: "${v}" is not one of http, hono, store, none`);
+  throw new Error(`${flag}: "${v}" is not one of http, hono, store, none`);
 }
 
 export async function runBaselinePhase(o: BaselineOptions): Promise<BaselineResult> {

@@ -31,14 +31,14 @@ import {
   startRedisCluster,
 } from "../../tooling/processes.ts";
 import { type Stack, startStack } from "../operator/stack.ts";
-import { type BaselineResult, parseBaselineKind, runBaselinePhase } from "./baseline.ts";
+import { type BaselineKind, type BaselineResult, parseBaselineKind, runBaselinePhase } from "./baseline.ts";
 import { checkLedger, swapCallRecorder, waitForQuietJournal } from "./ledger-check.ts";
 import { buildMix, DEFAULT_MIX } from "./mix.ts";
 import { OUTCOME_NAMES, runOpenLoop } from "./open-loop.ts";
 import { type Check, type LoadReport, renderHtml, textSummary } from "./report.ts";
 import { series, summarize } from "./stats.ts";
 import { runSwapPhase, SWAP_TAKER_FUNDING } from "./swaps.ts";
-import { type BareKind, runSweep, type Target, writeSweep } from "./sweep.ts";
+import { runSweep, type Target, writeSweep } from "./sweep.ts";
 
 const { values: args } = parseArgs(process.argv.slice(2), {
   command: "npm run loadtest",
@@ -184,11 +184,15 @@ async function sweepMain(): Promise<void> {
   // The store baseline runs on one Redis node: by default it is left out on a cluster, and refused
   // there when asked for.
   const cluster = args["redis-cluster"] === true;
-  if (args.baselines === undefined) args.baselines = cluster ? "http,hono" : "http,hono,store";
-  const baselines = list("baselines").map((b): BareKind => {
-    if (b === "http" || b === "hono" || b === "store") return b;
-    throw new Error(`--baselines: "${b}" is not one of http, hono, store`);
-  });
+  const asked =
+    args.baselines === undefined
+      ? cluster
+        ? ["http", "hono"]
+        : ["http", "hono", "store"]
+      : list("baselines");
+  const baselines = asked
+    .map((b) => parseBaselineKind(b, "--baselines"))
+    .filter((b): b is BaselineKind => b !== undefined);
   if (baselines.includes("store") && cluster)
     throw new Error("--baselines store runs on a single Redis node: leave it out with --redis-cluster");
   // Interrupted, the targets being swept (their servers, and for the webhook its Redis and chain) go

@@ -145,85 +145,100 @@ export function cpuOfGroups(groups: Record<string, number[]>): Record<string, { 
   return out;
 }
 
-async function startWebhookTarget(o: SweepOptions, workers: number, dir: string): Promise<Target> {
-  const cluster = o.redisCluster ? await startRedisCluster(3) : undefined;
+/**
+ * A target built on a resource that `release` frees (a Redis of its own): freed if the build fails,
+ * and after the target's own close.
+ */
+async function onTopOf(release: () => Promise<void>, build: () => Promise<Target>): Promise<Target> {
+  let t: Target;
   try {
-    const stack = await startStack({
-      dir,
-      takers: [],
-      webhookLogLevel: "warn",
-      // No fill ledger: an embedded one is single-process (WORKERS > 1 refuses it), and quotes write none.
-      webhookEnv: { WORKERS: String(workers), LEDGER: "off" },
-      webhookInstances: o.instances,
-      webhookBuilt: !o.fromSource,
-      ...(cluster ? { redisClusterNodes: cluster.nodes } : {}),
-      say: (l) => o.say(`    ${l}`),
-    });
-    const webhookPids = stack.children.filter((c) => c.name.startsWith("webhook")).map((c) => c.proc.pid);
-    const redisPids = cluster ? cluster.pids : stack.pids.redis ? [stack.pids.redis] : [];
-    return {
-      name: `webhook ×${workers}${o.instances > 1 ? ` ×${o.instances} instances` : ""}${cluster ? " (cluster)" : ""}`,
-      workers,
-      urls: stack.webhookUrls.map((u) => new URL(`${u.replace(/\/+$/, "")}/quote`)),
-      groups: {
-        webhook: webhookPids.filter((p): p is number => p !== undefined),
-        redis: redisPids,
-        chain: stack.pids.chain ? [stack.pids.chain] : [],
-      },
-      isBaseline: false,
-      close: async () => {
-        await stack.close();
-        await cluster?.stop();
-      },
-    };
+    t = await build();
   } catch (e) {
-    await cluster?.stop();
+    await release();
     throw e;
   }
+  return {
+    ...t,
+    close: async () => {
+      await t.close();
+      await release();
+    },
+  };
+}
+
+async function startWebhookTarget(o: SweepOptions, workers: number, dir: string): Promise<Target> {
+  const cluster = o.redisCluster ? await startRedisCluster(3) : undefined;
+  return onTopOf(
+    async () => cluster?.stop(),
+    async () => {
+      const stack = await startStack({
+        dir,
+        takers: [],
+        webhookLogLevel: "warn",
+        // No fill ledger: an embedded one is single-process (WORKERS > 1 refuses it), and quotes write none.
+        webhookEnv: { WORKERS: String(workers), LEDGER: "off" },
+        webhookInstances: o.instances,
+        webhookBuilt: !o.fromSource,
+        ...(cluster ? { redisClusterNodes: cluster.nodes } : {}),
+        say: (l) => o.say(`    ${l}`),
+      });
+      const webhookPids = stack.children.filter((c) => c.name.startsWith("webhook")).map((c) => c.proc.pid);
+      const redisPids = cluster ? cluster.pids : stack.pids.redis ? [stack.pids.redis] : [];
+      return {
+        name: `webhook ×${workers}${o.instances > 1 ? ` ×${o.instances} instances` : ""}${cluster ? " (cluster)" : ""}`,
+        workers,
+        urls: stack.webhookUrls.map((u) => new URL(`${u.replace(/\/+$/, "")}/quote`)),
+        groups: {
+          webhook: webhookPids.filter((p): p is number => p !== undefined),
+          redis: redisPids,
+          chain: stack.pids.chain ? [stack.pids.chain] : [],
+        },
+        isBaseline: false,
+        close: () => stack.close(),
+      };
+    },
+  );
 }
 
 export async function startBareTarget(kind: BareKind, workers: number, dir: string): Promise<Target> {
   // `store` writes to a Redis of its own (or REDIS_URL's, as the webhook's stack does), so that its
   // Redis' CPU is measured apart from the webhook's and neither holds the other's keys.
   const redis = kind === "store" ? await startRedis() : undefined;
-  try {
-    const port = await freePort();
-    const child: Child = spawnTs(
-      `bare-${kind}`,
-      "sandbox/loadtest/bare.ts",
-      {},
-      join(dir, `bare-${kind}-${workers}.log`),
-      [
-        "--kind",
-        kind,
-        "--port",
-        String(port),
-        "--workers",
-        String(workers),
-        ...(redis ? ["--redis", redis.url] : []),
-      ],
-    );
-    await waitForHttp(`http://127.0.0.1:${port}/health`, child);
-    // Workers start after the primary; give them a moment to listen so the first step is not lopsided.
-    await new Promise((r) => setTimeout(r, workers > 1 ? 2_000 : 200));
-    return {
-      name: `${BARE_NAMES[kind]} ×${workers}`,
-      workers,
-      urls: [new URL(`http://127.0.0.1:${port}/quote`)],
-      groups: {
-        server: child.proc.pid ? [child.proc.pid] : [],
-        ...(redis ? { redis: redis.pid ? [redis.pid] : [] } : {}),
-      },
-      isBaseline: true,
-      close: async () => {
-        await child.stop();
-        await redis?.stop();
-      },
-    };
-  } catch (e) {
-    await redis?.stop();
-    throw e;
-  }
+  return onTopOf(
+    async () => redis?.stop(),
+    async () => {
+      const port = await freePort();
+      const child: Child = spawnTs(
+        `bare-${kind}`,
+        "sandbox/loadtest/bare.ts",
+        {},
+        join(dir, `bare-${kind}-${workers}.log`),
+        [
+          "--kind",
+          kind,
+          "--port",
+          String(port),
+          "--workers",
+          String(workers),
+          ...(redis ? ["--redis", redis.url] : []),
+        ],
+      );
+      await waitForHttp(`http://127.0.0.1:${port}/health`, child);
+      // Workers start after the primary; give them a moment to listen so the first step is not lopsided.
+      await new Promise((r) => setTimeout(r, workers > 1 ? 2_000 : 200));
+      return {
+        name: `${BARE_NAMES[kind]} ×${workers}`,
+        workers,
+        urls: [new URL(`http://127.0.0.1:${port}/quote`)],
+        groups: {
+          server: child.proc.pid ? [child.proc.pid] : [],
+          ...(redis ? { redis: redis.pid ? [redis.pid] : [] } : {}),
+        },
+        isBaseline: true,
+        close: () => child.stop(),
+      };
+    },
+  );
 }
 
 function runStep(
