@@ -10,7 +10,7 @@
  */
 import type { Logger } from "../observability/logger.ts";
 import type { Metrics } from "../observability/metrics.ts";
-import { type Bounded, bounded, errorText } from "../swap/bounded.ts";
+import { type Bounded, errorText, NO_TIME_LEFT, timedOut } from "../swap/bounded.ts";
 
 export type CircuitState = "closed" | "open" | "half-open";
 
@@ -56,13 +56,17 @@ export class Circuit {
    * timer can fire before an answer already in the socket is read; counting those would turn
    * overload into an outage); it counts once the call itself fails (the Redis client's command
    * timeout ends a call to a server that stopped answering) or succeeds.
+   *
+   * Every quote's store write runs through here, so it is one promise, one timer and one pair of
+   * reactions on the call (which count the outcome, then settle the caller's promise), the same steps
+   * as `bounded` (src/swap/bounded.ts) without an async wrapper and a second pair of reactions around it.
    */
-  async run<T>(work: () => Promise<T>, timeoutMs: number): Promise<Bounded<T>> {
+  run<T>(work: () => Promise<T>, timeoutMs: number): Promise<Bounded<T>> {
     if (this.current === "open") {
-      if (this.now() - this.openedAtMs < this.openMs || this.probing) return this.refusal();
+      if (this.now() - this.openedAtMs < this.openMs || this.probing) return Promise.resolve(this.refusal());
       this.moveTo("half-open");
     } else if (this.current === "half-open" && this.probing) {
-      return this.refusal();
+      return Promise.resolve(this.refusal());
     }
     const probe = this.current === "half-open";
     if (probe) this.probing = true;
@@ -72,11 +76,29 @@ export class Circuit {
     } catch (err) {
       call = Promise.reject(err);
     }
-    call.then(
-      () => this.record(true, "", probe),
-      (err: unknown) => this.record(false, errorText(err), probe),
-    );
-    return bounded(() => call, timeoutMs);
+    return new Promise<Bounded<T>>((resolve) => {
+      let settled = false;
+      let timer: NodeJS.Timeout | undefined;
+      const settle = (outcome: Bounded<T>) => {
+        if (settled) return;
+        settled = true;
+        if (timer) clearTimeout(timer);
+        resolve(outcome);
+      };
+      if (timeoutMs <= 0) settle(NO_TIME_LEFT);
+      else timer = setTimeout(() => settle(timedOut(timeoutMs)), timeoutMs);
+      call.then(
+        (value) => {
+          this.record(true, "", probe);
+          if (!settled) settle({ ok: true, value });
+        },
+        (err: unknown) => {
+          const error = errorText(err);
+          this.record(false, error, probe);
+          if (!settled) settle({ ok: false, timedOut: false, error });
+        },
+      );
+    });
   }
 
   private refusal<T>(): Bounded<T> {

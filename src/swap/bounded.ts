@@ -7,6 +7,20 @@
 /** The outcome of a bounded call: the value, the port's own failure, or our deadline passing first. */
 export type Bounded<T> = { ok: true; value: T } | { ok: false; timedOut: boolean; error: string };
 
+/** The outcome of a call given no time at all (its work is not waited for). */
+export const NO_TIME_LEFT: Bounded<never> = Object.freeze({
+  ok: false,
+  timedOut: true,
+  error: "no time left in the swap budget",
+});
+
+/** The outcome of a call that did not settle within `ms`. */
+export const timedOut = (ms: number): Bounded<never> => ({
+  ok: false,
+  timedOut: true,
+  error: `no answer within ${ms} ms`,
+});
+
 /**
  * Runs `work` and resolves with its value, its error (as text), or a timeout after `ms`, whichever
  * comes first. The timer is cleared either way; a late settle of `work` is ignored (and its rejection
@@ -17,8 +31,7 @@ export type Bounded<T> = { ok: true; value: T } | { ok: false; timedOut: boolean
  * path's allocations.
  */
 export function bounded<T>(work: () => Promise<T>, ms: number): Promise<Bounded<T>> {
-  if (ms <= 0)
-    return Promise.resolve({ ok: false, timedOut: true, error: "no time left in the swap budget" });
+  if (ms <= 0) return Promise.resolve(NO_TIME_LEFT);
   return new Promise<Bounded<T>>((resolve) => {
     let settled = false;
     const settle = (outcome: Bounded<T>) => {
@@ -27,10 +40,7 @@ export function bounded<T>(work: () => Promise<T>, ms: number): Promise<Bounded<
       clearTimeout(timer);
       resolve(outcome);
     };
-    const timer = setTimeout(
-      () => settle({ ok: false, timedOut: true, error: `no answer within ${ms} ms` }),
-      ms,
-    );
+    const timer = setTimeout(() => settle(timedOut(ms)), ms);
     let running: Promise<T>;
     try {
       running = work();
