@@ -152,3 +152,5 @@ if (cluster.isPrimary && workers > 1) {
   server.keepAliveTimeout = OPERATOR_KEEP_ALIVE_MS;
   server.listen(port, "127.0.0.1");
 }
+// Exit on SIGTERM rather than die of it, so that exit hooks run (a --cpu-prof profile is written then).
+if (!(cluster.isPrimary && workers > 1)) process.on("SIGTERM", () => process.exit(0));

@@ -222,6 +222,8 @@ export async function startBareTarget(kind: BareKind, workers: number, dir: stri
           String(workers),
           ...(redis ? ["--redis", redis.url] : []),
         ],
+        // BARE_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"), as WEBHOOK_NODE_ARGS for the webhook.
+        process.env.BARE_NODE_ARGS?.split(" ").filter(Boolean) ?? [],
       );
       await waitForHttp(`http://127.0.0.1:${port}/health`, child);
       // Workers start after the primary; give them a moment to listen so the first step is not lopsided.

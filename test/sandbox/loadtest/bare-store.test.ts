@@ -5,7 +5,7 @@
  * as the webhook's (its claim check included), in a real bare server process on a real socket.
  */
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -66,5 +66,27 @@ describe("sweep baseline: bare node:http + store", () => {
     } finally {
       await t.close();
     }
+  });
+
+  it("runs the bare server's node with BARE_NODE_ARGS and exits on SIGTERM, so that a --cpu-prof profile of the floor is written", async () => {
+    const profiles = join(dir, "profiles");
+    const before = process.env.BARE_NODE_ARGS;
+    process.env.BARE_NODE_ARGS = `--cpu-prof --cpu-prof-dir=${profiles}`;
+    let t: Awaited<ReturnType<typeof startBareTarget>>;
+    try {
+      t = await startBareTarget("http", 1, dir);
+    } finally {
+      if (before === undefined) delete process.env.BARE_NODE_ARGS;
+      else process.env.BARE_NODE_ARGS = before;
+    }
+    const res = await fetch(t.urls[0] as URL, {
+      method: "POST",
+      body: JSON.stringify(request(randomUUID())),
+    });
+    expect(res.status).toBe(200);
+    await t.close();
+    // Node writes the profiles (the server's thread and tsx's loader thread) on its way out: a server
+    // killed by the signal leaves none.
+    expect(readdirSync(profiles).filter((f) => f.endsWith(".cpuprofile")).length).toBeGreaterThan(0);
   });
 });
