@@ -7,7 +7,8 @@
  * says how it is combined (`aggregator`: a shared state's view is the same in every worker, so "max"
  * or "min", never a sum that would count it once per worker).
  *
- * What every quote observes (its duration, its budget left, its answer's count) is kept by
+ * What every quote observes (its duration, its budget left, its answer's count, a decline's reason,
+ * which past capacity is most quotes' answer) is kept by
  * src/observability/hot-metrics.ts, which shows a scrape exactly what prom-client's would, for a
  * fraction of the CPU per observation.
  */
@@ -48,7 +49,7 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  readonly noQuotes = new Counter({
+  readonly noQuotes = new HotCounter({
     name: "rfq_no_quote_total",
     help: "Quotes declined (404), by reason",
     labelNames: ["reason"] as const,
