@@ -2,12 +2,16 @@
  * X-API-KEY check for the operator's calls. Constant-time comparison of SHA-256 digests, so neither the
  * key's content nor its length leaks through timing.
  */
-import { createHash, timingSafeEqual } from "node:crypto";
+import { hash, timingSafeEqual } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
 import { AppError, ErrorCode } from "../errors/index.ts";
 import { type AppEnv, header as headerOf } from "./env.ts";
 
-const digest = (s: string) => createHash("sha256").update(s, "utf8").digest();
+/**
+ * `crypto.hash` is the one-shot form of `createHash(...).update(...).digest()`: the same SHA-256
+ * without a Hash object per call, about a microsecond less on every quote the operator sends.
+ */
+const digest = (s: string) => hash("sha256", s, "buffer");
 
 /**
  * The check itself, for any caller: the error for a missing or wrong key, undefined when it matches
