@@ -31,6 +31,10 @@ interface ExportedValue {
   exemplar?: null;
 }
 
+/** A label value as a series key: 200 and "200" are one series, as prom-client joins them into text. */
+const keyOf = (v: string | number | undefined): string | undefined =>
+  typeof v === "string" || v === undefined ? v : String(v);
+
 /**
  * Series by label values: one Map per label name, in the metric's label order; the last one holds the
  * series. A label left out is keyed as undefined, as prom-client leaves it out of the series' labels.
@@ -52,11 +56,11 @@ class SeriesIndex<L extends string, S> {
     const last = names.length - 1;
     if (last < 0) return (this.root.get(undefined) as S | undefined) ?? this.add(labels);
     for (let i = 0; i < last; i++) {
-      const next = level.get(labels?.[names[i] as L]) as Map<unknown, unknown> | undefined;
+      const next = level.get(keyOf(labels?.[names[i] as L])) as Map<unknown, unknown> | undefined;
       if (next === undefined) return this.add(labels);
       level = next;
     }
-    return (level.get(labels?.[names[last] as L]) as S | undefined) ?? this.add(labels);
+    return (level.get(keyOf(labels?.[names[last] as L])) as S | undefined) ?? this.add(labels);
   }
 
   /** A series seen for the first time: the labels are checked (as prom-client checks every call). */
@@ -73,7 +77,7 @@ class SeriesIndex<L extends string, S> {
     let level = this.root;
     const names = this.labelNames;
     for (let i = 0; i < names.length - 1; i++) {
-      const key = labels?.[names[i] as L];
+      const key = keyOf(labels?.[names[i] as L]);
       let next = level.get(key) as Map<unknown, unknown> | undefined;
       if (next === undefined) {
         next = new Map();
@@ -81,7 +85,7 @@ class SeriesIndex<L extends string, S> {
       }
       level = next;
     }
-    level.set(names.length ? labels?.[names[names.length - 1] as L] : undefined, series);
+    level.set(names.length ? keyOf(labels?.[names[names.length - 1] as L]) : undefined, series);
     this.all.push(series);
     return series;
   }
