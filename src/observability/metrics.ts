@@ -7,10 +7,9 @@
  * says how it is combined (`aggregator`: a shared state's view is the same in every worker, so "max"
  * or "min", never a sum that would count it once per worker).
  *
- * What every quote observes (its duration, its budget left, its answer's count, a decline's reason,
- * which past capacity is most quotes' answer) is kept by
- * src/observability/hot-metrics.ts, which shows a scrape exactly what prom-client's would, for a
- * fraction of the CPU per observation.
+ * What every quote observes is kept by src/observability/hot-metrics.ts, which shows a scrape exactly
+ * what prom-client's would for a fraction of the CPU per observation: its duration, its budget left,
+ * its answer's count, and a decline's reason (past capacity, most quotes' answer).
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { Config } from "../../config/load.ts";
