@@ -10,7 +10,7 @@
  */
 import type { Logger } from "../observability/logger.ts";
 import type { Metrics } from "../observability/metrics.ts";
-import { type Bounded, errorText, NO_TIME_LEFT, timedOut } from "../swap/bounded.ts";
+import { type Bounded, boundedCall } from "../swap/bounded.ts";
 
 export type CircuitState = "closed" | "open" | "half-open";
 
@@ -57,9 +57,8 @@ export class Circuit {
    * overload into an outage); it counts once the call itself fails (the Redis client's command
    * timeout ends a call to a server that stopped answering) or succeeds.
    *
-   * Every quote's store write runs through here, so it is one promise, one timer and one pair of
-   * reactions on the call (which count the outcome, then settle the caller's promise), the same steps
-   * as `bounded` (src/swap/bounded.ts) without an async wrapper and a second pair of reactions around it.
+   * Every quote's store write runs through here: `boundedCall` counts the call's outcome in the same
+   * reaction that settles the caller, with no async wrapper and no second pair of reactions around it.
    */
   run<T>(work: () => Promise<T>, timeoutMs: number): Promise<Bounded<T>> {
     if (this.current === "open") {
@@ -76,29 +75,7 @@ export class Circuit {
     } catch (err) {
       call = Promise.reject(err);
     }
-    return new Promise<Bounded<T>>((resolve) => {
-      let settled = false;
-      let timer: NodeJS.Timeout | undefined;
-      const settle = (outcome: Bounded<T>) => {
-        if (settled) return;
-        settled = true;
-        if (timer) clearTimeout(timer);
-        resolve(outcome);
-      };
-      if (timeoutMs <= 0) settle(NO_TIME_LEFT);
-      else timer = setTimeout(() => settle(timedOut(timeoutMs)), timeoutMs);
-      call.then(
-        (value) => {
-          this.record(true, "", probe);
-          if (!settled) settle({ ok: true, value });
-        },
-        (err: unknown) => {
-          const error = errorText(err);
-          this.record(false, error, probe);
-          if (!settled) settle({ ok: false, timedOut: false, error });
-        },
-      );
-    });
+    return boundedCall(call, timeoutMs, (error) => this.record(error === undefined, error ?? "", probe));
   }
 
   private refusal<T>(): Bounded<T> {

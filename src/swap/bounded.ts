@@ -8,14 +8,14 @@
 export type Bounded<T> = { ok: true; value: T } | { ok: false; timedOut: boolean; error: string };
 
 /** The outcome of a call given no time at all (its work is not waited for). */
-export const NO_TIME_LEFT: Bounded<never> = Object.freeze({
+const NO_TIME_LEFT: Bounded<never> = Object.freeze({
   ok: false,
   timedOut: true,
   error: "no time left in the swap budget",
 });
 
 /** The outcome of a call that did not settle within `ms`. */
-export const timedOut = (ms: number): Bounded<never> => ({
+const timedOut = (ms: number): Bounded<never> => ({
   ok: false,
   timedOut: true,
   error: `no answer within ${ms} ms`,
@@ -23,34 +23,56 @@ export const timedOut = (ms: number): Bounded<never> => ({
 
 /**
  * Runs `work` and resolves with its value, its error (as text), or a timeout after `ms`, whichever
- * comes first. The timer is cleared either way; a late settle of `work` is ignored (and its rejection
- * swallowed so it never surfaces as an unhandled rejection).
- *
- * One promise and one timer per call, no `Promise.race`: every quote runs its store write through this
- * (src/redis/circuit.ts), and the race's extra promises and reactions were about 5% of the quote
- * path's allocations.
+ * comes first (`boundedCall` on the call it starts; with no time left, `work` is not started).
  */
 export function bounded<T>(work: () => Promise<T>, ms: number): Promise<Bounded<T>> {
   if (ms <= 0) return Promise.resolve(NO_TIME_LEFT);
+  let running: Promise<T>;
+  try {
+    running = work();
+  } catch (err) {
+    return Promise.resolve({ ok: false, timedOut: false, error: errorText(err) });
+  }
+  return boundedCall(running, ms);
+}
+
+/**
+ * A call already running, bounded by `ms`: resolves with its value, its error (as text), or a timeout,
+ * whichever comes first (with `ms` <= 0, at once with no time left). The timer is cleared either way;
+ * a late settle is ignored (and its rejection swallowed so it never surfaces as an unhandled
+ * rejection). `outcome`, when given, is told the call's own result whenever it arrives, late or not,
+ * before the caller's promise settles (the store's circuit counts it: src/redis/circuit.ts).
+ *
+ * One promise, one timer and one pair of reactions per call, no `Promise.race`: every quote runs its
+ * store write through this, and the race's extra promises and reactions were about 5% of the quote
+ * path's allocations.
+ */
+export function boundedCall<T>(
+  running: Promise<T>,
+  ms: number,
+  outcome?: (error: string | undefined) => void,
+): Promise<Bounded<T>> {
   return new Promise<Bounded<T>>((resolve) => {
     let settled = false;
-    const settle = (outcome: Bounded<T>) => {
+    let timer: NodeJS.Timeout | undefined;
+    const settle = (result: Bounded<T>) => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
-      resolve(outcome);
+      if (timer) clearTimeout(timer);
+      resolve(result);
     };
-    const timer = setTimeout(() => settle(timedOut(ms)), ms);
-    let running: Promise<T>;
-    try {
-      running = work();
-    } catch (err) {
-      settle({ ok: false, timedOut: false, error: errorText(err) });
-      return;
-    }
+    if (ms <= 0) settle(NO_TIME_LEFT);
+    else timer = setTimeout(() => settle(timedOut(ms)), ms);
     running.then(
-      (value) => settle({ ok: true, value }),
-      (err: unknown) => settle({ ok: false, timedOut: false, error: errorText(err) }),
+      (value) => {
+        outcome?.(undefined);
+        settle({ ok: true, value });
+      },
+      (err: unknown) => {
+        const error = errorText(err);
+        outcome?.(error);
+        settle({ ok: false, timedOut: false, error });
+      },
     );
   });
 }
