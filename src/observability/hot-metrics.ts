@@ -104,38 +104,45 @@ interface HistogramSeries {
   count: number;
 }
 
-export interface HotHistogramOptions<L extends string> {
+export interface HotMetricOptions<L extends string> {
   name: string;
   help: string;
   labelNames?: readonly L[];
-  buckets: number[];
   registers: Registry[];
 }
 
-export class HotHistogram<L extends string = never> {
+/** What both keep alike: name, help, the series by label values, and the registration for scrapes. */
+abstract class HotMetric<L extends string, S> {
   readonly name: string;
   readonly help: string;
-  readonly type = "histogram" as const;
   readonly aggregator = "sum" as const;
-  private readonly bounds: number[];
-  private readonly labelCount: number;
-  private readonly series: SeriesIndex<L, HistogramSeries>;
+  protected readonly series: SeriesIndex<L, S>;
+  /** Without labels there is one series, which prom-client shows at zero from the start. */
+  protected readonly unlabelled: boolean;
+
+  constructor(opts: HotMetricOptions<L>, create: (labels: Record<string, string | number>) => S) {
+    this.name = opts.name;
+    this.help = opts.help;
+    this.unlabelled = !opts.labelNames?.length;
+    this.series = new SeriesIndex(opts.name, opts.labelNames ?? [], create);
+    if (this.unlabelled) this.series.get(undefined);
+    for (const r of opts.registers) r.registerMetric(this as never);
+  }
+}
+
+export interface HotHistogramOptions<L extends string> extends HotMetricOptions<L> {
+  /** Upper bounds, ascending (as prom-client takes them). */
+  buckets: number[];
+}
+
+export class HotHistogram<L extends string = never> extends HotMetric<L, HistogramSeries> {
+  readonly type = "histogram" as const;
+  private readonly bounds: readonly number[];
 
   constructor(opts: HotHistogramOptions<L>) {
-    this.name = opts.name;
-    this.labelCount = opts.labelNames?.length ?? 0;
-    this.help = opts.help;
-    this.bounds = [...opts.buckets].sort((a, b) => a - b);
-    const slots = this.bounds.length + 1;
-    this.series = new SeriesIndex(opts.name, opts.labelNames ?? [], (labels) => ({
-      labels,
-      counts: new Float64Array(slots),
-      sum: 0,
-      count: 0,
-    }));
-    // Without labels prom-client shows the series at zero from the start (but not after a reset).
-    if (this.labelCount === 0) this.series.get(undefined);
-    for (const r of opts.registers) r.registerMetric(this as never);
+    const slots = opts.buckets.length + 1;
+    super(opts, (labels) => ({ labels, counts: new Float64Array(slots), sum: 0, count: 0 }));
+    this.bounds = [...opts.buckets];
   }
 
   /** prom-client's forms: `observe(value)` or `observe(labels, value)`. */
@@ -204,28 +211,11 @@ interface CounterSeries {
   labels: Record<string, string | number>;
 }
 
-export interface HotCounterOptions<L extends string> {
-  name: string;
-  help: string;
-  labelNames?: readonly L[];
-  registers: Registry[];
-}
-
-export class HotCounter<L extends string = never> {
-  readonly name: string;
-  readonly help: string;
+export class HotCounter<L extends string = never> extends HotMetric<L, CounterSeries> {
   readonly type = "counter" as const;
-  readonly aggregator = "sum" as const;
-  private readonly labelCount: number;
-  private readonly series: SeriesIndex<L, CounterSeries>;
 
-  constructor(opts: HotCounterOptions<L>) {
-    this.name = opts.name;
-    this.help = opts.help;
-    this.labelCount = opts.labelNames?.length ?? 0;
-    this.series = new SeriesIndex(opts.name, opts.labelNames ?? [], (labels) => ({ value: 0, labels }));
-    this.reset();
-    for (const r of opts.registers) r.registerMetric(this as never);
+  constructor(opts: HotMetricOptions<L>) {
+    super(opts, (labels) => ({ value: 0, labels }));
   }
 
   /** prom-client's forms: `inc()`, `inc(n)`, `inc(labels)`, `inc(labels, n)`. */
@@ -240,7 +230,7 @@ export class HotCounter<L extends string = never> {
   /** Forgets every series; one without labels is kept at zero, as prom-client's Counter keeps it. */
   reset(): void {
     this.series.clear();
-    if (this.labelCount === 0) this.series.get(undefined);
+    if (this.unlabelled) this.series.get(undefined);
   }
 
   async get(): Promise<Exported> {
