@@ -36,6 +36,7 @@ import { checkLedger, swapCallRecorder, waitForQuietJournal } from "./ledger-che
 import { buildMix, DEFAULT_MIX } from "./mix.ts";
 import { OUTCOME_NAMES, runOpenLoop } from "./open-loop.ts";
 import { type Check, type LoadReport, renderHtml, textSummary } from "./report.ts";
+import { collectServerTraces, SERVER_TRACE_PRELOAD, summarizeServerTraces } from "./server-trace.ts";
 import { series, summarize } from "./stats.ts";
 import { runSwapPhase, SWAP_TAKER_FUNDING } from "./swaps.ts";
 import { runSweep, type Target, writeSweep } from "./sweep.ts";
@@ -133,6 +134,11 @@ const { values: args } = parseArgs(process.argv.slice(2), {
       default: "none",
       description:
         "after the quote phase, the same phase against a bare server on the same workers (beside, not in, the checks)",
+    },
+    "trace-server": {
+      type: "boolean",
+      description:
+        "the webhook with a tracer (server-trace.mjs): the report splits the tail into the generator's side, the webhook's work, its store writes and its event loop",
     },
     "kill-webhook-at": {
       type: "string",
@@ -247,6 +253,9 @@ async function main(): Promise<void> {
   const checkLedgerToo = killAt !== undefined || args["check-ledger"] === true;
   const baselineKind = parseBaselineKind(String(args.baseline));
   if (args.pin && args.webhook) throw new Error("--pin: needs the stack this command starts (not --webhook)");
+  const traceServer = args["trace-server"] === true;
+  if (traceServer && args.webhook)
+    throw new Error("--trace-server: needs the stack this command starts (not --webhook)");
   const workers = Number(list("workers")[0] ?? 1);
   const pin = args.pin ? pinSplit(workers) : undefined;
   const recorder = swapCallRecorder();
@@ -254,6 +263,7 @@ async function main(): Promise<void> {
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
   const outDir = join(args.out as string, `loadtest-${stamp}`);
   mkdirSync(outDir, { recursive: true });
+  const traceDir = join(outDir, "stack", "server-trace");
 
   const cleanups: (() => Promise<void>)[] = [];
   const cleanup = async () => {
@@ -276,6 +286,12 @@ async function main(): Promise<void> {
     if (!webhookUrl) {
       // WEBHOOK_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the webhook under load.
       const nodeArgs = process.env.WEBHOOK_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
+      if (traceServer) nodeArgs.push("--import", SERVER_TRACE_PRELOAD);
+      const webhookEnv: Record<string, string> = {
+        // More than one worker needs the ledger outside the process (the embedded one is single-process).
+        ...(workers > 1 ? { WORKERS: String(workers), LEDGER: "off" } : {}),
+        ...(traceServer ? { SERVER_TRACE_DIR: traceDir } : {}),
+      };
       const takers = Math.max(1, Math.min(swaps, num("swap-concurrency") * 2));
       if (args["redis-cluster"]) {
         process.stdout.write("  starting a throwaway 3-master Redis Cluster\n");
@@ -286,8 +302,7 @@ async function main(): Promise<void> {
       }
       stack = await startStack({
         ...(clusterNodes ? { redisClusterNodes: clusterNodes } : {}),
-        // More than one worker needs the ledger outside the process (the embedded one is single-process).
-        ...(workers > 1 ? { webhookEnv: { WORKERS: String(workers), LEDGER: "off" } } : {}),
+        webhookEnv,
         webhookInstances: Math.max(1, num("instances")),
         dir: join(outDir, "stack"),
         takers: Array.from({ length: swaps > 0 ? takers : 0 }, (_, i) => ({
@@ -361,6 +376,19 @@ async function main(): Promise<void> {
 
     const gen = process.cpuUsage(genBefore);
     const machineAfter = machineCpuSeconds();
+    // Every webhook process's own record of the phase (workers included), asked for right after it.
+    const serverTrace = traceServer
+      ? summarizeServerTraces(
+          await collectServerTraces(
+            Object.entries(pids)
+              .filter(([k, pid]) => k.startsWith("webhook") && pid !== undefined)
+              .map(([, pid]) => pid as number),
+            traceDir,
+          ),
+          q.measuredFromEpochMs,
+          q.measuredFromEpochMs + durationS * 1000,
+        )
+      : undefined;
     const cpu: Record<string, string> = {
       generator: `${((gen.user + gen.system) / 1e6).toFixed(2)} s (${((gen.user + gen.system) / total).toFixed(0)} µs/request)`,
     };
@@ -561,6 +589,7 @@ async function main(): Promise<void> {
         errorSamples: q.errorSamples,
         series: series(q.scheduledMs, q.latencyMs, durationS > 20 ? 1000 : 250),
         cpu,
+        ...(serverTrace ? { serverTrace } : {}),
       },
       ...(swapResult
         ? {

@@ -60,6 +60,8 @@ export interface OpenLoopResult {
   errorSamples: string[];
   sent: number;
   wallMs: number;
+  /** Epoch ms of the first measured request's scheduled send (the end of the warm-up). */
+  measuredFromEpochMs: number;
 }
 
 /** Runs warm-up plus measurement; `mix` must hold at least (warmup + duration) x rate requests. */
@@ -82,6 +84,7 @@ export async function runOpenLoop(mix: MixRequest[], o: OpenLoopOptions): Promis
     errorSamples: [],
     sent: 0,
     wallMs: 0,
+    measuredFromEpochMs: 0,
   };
   const intervalMs = 1000 / o.rate;
   // Request bytes: everything but x-request-start and the body is the same for every request.
@@ -98,6 +101,7 @@ export async function runOpenLoop(mix: MixRequest[], o: OpenLoopOptions): Promis
 
   const t0 = performance.now();
   const epoch0 = Date.now();
+  res.measuredFromEpochMs = epoch0 + warm * intervalMs;
   let done = 0;
   let finish!: () => void;
   const allDone = new Promise<void>((r) => {

@@ -4,6 +4,7 @@
  */
 import { type BaselineResult, baselineText } from "./baseline.ts";
 import type { LedgerCheck } from "./ledger-check.ts";
+import { type ServerTraceSummary, serverTraceText } from "./server-trace.ts";
 import type { LatencySummary, SeriesPoint } from "./stats.ts";
 
 export interface Check {
@@ -29,6 +30,8 @@ export interface LoadReport {
     series: SeriesPoint[];
     /** CPU used during the phase (warm-up included) by each process, with the cost per request. */
     cpu: Record<string, string>;
+    /** The tail split on the webhook's side (`--trace-server`, server-trace.ts). */
+    serverTrace?: ServerTraceSummary;
   };
   swaps?: {
     requested: number;
@@ -74,6 +77,7 @@ export function textSummary(r: LoadReport): string {
     `  errors: ${q.errors}`,
     ...q.errorSamples.slice(0, 5).map((s) => `    e.g. ${s}`),
   ];
+  if (q.serverTrace) lines.push("", ...serverTraceText(q.serverTrace));
   if (r.baseline) lines.push("", ...baselineText(r.baseline, l));
   if (r.swaps) {
     const s = r.swaps;
