@@ -17,6 +17,12 @@
 
 import { pinProcesses } from "../../tooling/processes.ts";
 import type { MixRequest } from "./mix.ts";
+import {
+  readServerTraces,
+  type ServerTraceSummary,
+  serverTraceText,
+  summarizeServerTraces,
+} from "./server-trace.ts";
 import type { LatencySummary } from "./stats.ts";
 import { type BareKind, measureStep, type StepResult, startBareTarget } from "./sweep.ts";
 
@@ -31,6 +37,8 @@ export interface BaselineResult {
   /** The webhook's tail checks, and whether the bare server met them. */
   targets: TailTargets;
   meetsTail: boolean;
+  /** The bare server's own split of the tail (`--trace-server`), as the webhook's. */
+  serverTrace?: ServerTraceSummary;
 }
 
 export interface BaselineOptions {
@@ -48,6 +56,8 @@ export interface BaselineOptions {
   targets: TailTargets;
   /** `--pin`: the CPUs the bare server gets (taskset's syntax), as the webhook had them. */
   pinServer?: string;
+  /** `--trace-server`: the bare server runs with the tracer, which writes its record here at exit. */
+  traceDir?: string;
 }
 
 /** A bare server's kind as `flag` (--baseline, or an item of --baselines) names it; none: undefined. */
@@ -58,10 +68,11 @@ export function parseBaselineKind(v: string, flag = "--baseline"): BaselineKind 
 }
 
 export async function runBaselinePhase(o: BaselineOptions): Promise<BaselineResult> {
-  const t = await startBareTarget(o.kind, o.workers, o.dir);
+  const t = await startBareTarget(o.kind, o.workers, o.dir, o.traceDir);
+  let step: StepResult;
   try {
     if (o.pinServer) pinProcesses(t.groups.server ?? [], o.pinServer);
-    const step = await measureStep(
+    step = await measureStep(
       t,
       o.mix,
       {
@@ -73,10 +84,21 @@ export async function runBaselinePhase(o: BaselineOptions): Promise<BaselineResu
       },
       "sweep",
     );
-    return { step, targets: o.targets, meetsTail: meetsTail(step, o.targets) };
   } finally {
     await t.close();
   }
+  // The tracer wrote each process's record as it exited.
+  const from = step.measuredFromEpochMs;
+  const serverTrace =
+    o.traceDir && from !== undefined
+      ? summarizeServerTraces(readServerTraces(o.traceDir), from, from + o.durationS * 1000)
+      : undefined;
+  return {
+    step,
+    targets: o.targets,
+    meetsTail: meetsTail(step, o.targets),
+    ...(serverTrace ? { serverTrace } : {}),
+  };
 }
 
 /** The tail checks' bounds, applied alike to the webhook and to the baseline. */
@@ -104,5 +126,6 @@ export function baselineText(b: BaselineResult, webhook: LatencySummary): string
     b.meetsTail
       ? `  the bare server meets p99 < ${t.p99Ms} ms and p99.9 < ${t.p999Ms} ms on this machine at this rate`
       : `  the bare server itself misses p99 < ${t.p99Ms} ms or p99.9 < ${t.p999Ms} ms on this machine at this rate: the tail checks measure the machine here, not the webhook`,
+    ...(b.serverTrace ? serverTraceText(b.serverTrace, "the bare server's side").map((l) => `  ${l}`) : []),
   ];
 }

@@ -466,6 +466,7 @@ async function main(): Promise<void> {
         dir: outDir,
         targets: { p99Ms: p99Target, p999Ms: p999Target },
         ...(pin ? { pinServer: pin.server } : {}),
+        ...(traceServer ? { traceDir: join(outDir, "baseline-trace") } : {}),
       });
     }
 

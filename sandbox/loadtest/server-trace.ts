@@ -141,13 +141,13 @@ export function summarizeServerTraces(
 }
 
 /** The report's lines for the split. */
-export function serverTraceText(s: ServerTraceSummary): string[] {
+export function serverTraceText(s: ServerTraceSummary, title = "server side"): string[] {
   const f = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : "n/a");
   const pct = (x: number) => (Number.isFinite(x) ? `${(x * 100).toFixed(0)}%` : "n/a");
   const tail = (l: LatencySummary) => `p50 ${f(l.p50)}  p99 ${f(l.p99)}  p99.9 ${f(l.p999)}  max ${f(l.max)}`;
   const b = s.loopBusy;
   return [
-    `server side (--trace-server; ${s.processes} process(es), ${s.requests} requests; the CPU figures above include the tracer's cost):`,
+    `${title} (--trace-server; ${s.processes} process(es), ${s.requests} requests; the CPU figures above include the tracer's cost):`,
     `  scheduled send -> request event ms: ${tail(s.arrivalLagMs)}  (the generator's lag, the network, the server's queue)`,
     `  request event -> answer written ms: ${tail(s.handlingMs)}  (the server's work and its wait for the store)`,
     s.storeCallMs.count

@@ -37,6 +37,7 @@ import {
 import { startStack } from "../operator/stack.ts";
 import { buildMix, DEFAULT_MIX, type MixRequest } from "./mix.ts";
 import { Outcome, runOpenLoop } from "./open-loop.ts";
+import { SERVER_TRACE_PRELOAD } from "./server-trace.ts";
 import { summarize } from "./stats.ts";
 
 export interface SweepOptions {
@@ -96,6 +97,8 @@ export interface StepResult {
   /** Processes per group (e.g. webhook: primary + 2 workers = 3). */
   processes: Record<string, number>;
   sendLagP99: number;
+  /** Epoch ms of the first measured request's scheduled send (the step's window starts there). */
+  measuredFromEpochMs?: number;
   machineBusyShare?: number;
   /** The share of the machine's cores the hypervisor gave to other guests during the step (steal). */
   stealShare?: number;
@@ -200,7 +203,16 @@ async function startWebhookTarget(o: SweepOptions, workers: number, dir: string)
   );
 }
 
-export async function startBareTarget(kind: BareKind, workers: number, dir: string): Promise<Target> {
+/**
+ * A bare server as a target. `traceDir`: with the load test's tracer (server-trace.mjs), which writes
+ * each process's record there when it exits.
+ */
+export async function startBareTarget(
+  kind: BareKind,
+  workers: number,
+  dir: string,
+  traceDir?: string,
+): Promise<Target> {
   // `store` writes to a Redis of its own (or REDIS_URL's, as the webhook's stack does), so that its
   // Redis' CPU is measured apart from the webhook's and neither holds the other's keys.
   const redis = kind === "store" ? await startRedis() : undefined;
@@ -211,7 +223,7 @@ export async function startBareTarget(kind: BareKind, workers: number, dir: stri
       const child: Child = spawnTs(
         `bare-${kind}`,
         "sandbox/loadtest/bare.ts",
-        {},
+        traceDir ? { SERVER_TRACE_DIR: traceDir } : {},
         join(dir, `bare-${kind}-${workers}.log`),
         [
           "--kind",
@@ -223,7 +235,10 @@ export async function startBareTarget(kind: BareKind, workers: number, dir: stri
           ...(redis ? ["--redis", redis.url] : []),
         ],
         // BARE_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"), as WEBHOOK_NODE_ARGS for the webhook.
-        process.env.BARE_NODE_ARGS?.split(" ").filter(Boolean) ?? [],
+        [
+          ...(process.env.BARE_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
+          ...(traceDir ? ["--import", SERVER_TRACE_PRELOAD] : []),
+        ],
       );
       await waitForHttp(`http://127.0.0.1:${port}/health`, child);
       // Workers start after the primary; give them a moment to listen so the first step is not lopsided.
@@ -363,6 +378,7 @@ export async function measureStep(
     cpuCoreShare: share,
     processes,
     sendLagP99: summarize(q.sendLagMs).p99,
+    measuredFromEpochMs: q.measuredFromEpochMs,
     ...(m0 !== undefined && m1 !== undefined
       ? {
           machineBusyShare: (m1.busy - m0.busy) / coreSeconds,

@@ -9,6 +9,7 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { readServerTraces, summarizeServerTraces } from "../../../sandbox/loadtest/server-trace.ts";
 import { startBareTarget } from "../../../sandbox/loadtest/sweep.ts";
 import { fileRedis } from "../../support/redis.ts";
 
@@ -88,5 +89,24 @@ describe("sweep baseline: bare node:http + store", () => {
     // Node writes the profiles (the server's thread and tsx's loader thread) on its way out: a server
     // killed by the signal leaves none.
     expect(readdirSync(profiles).filter((f) => f.endsWith(".cpuprofile")).length).toBeGreaterThan(0);
+  });
+
+  it("runs the bare store server with the load test's tracer when given a trace folder: its record, written at exit, holds every request and every store write", async () => {
+    const traceDir = join(dir, "trace");
+    const t = await startBareTarget("store", 1, dir, traceDir);
+    const from = Date.now();
+    for (let i = 0; i < 5; i++) {
+      const quoteId = randomUUID();
+      keys.push(`rfq:bare:{${quoteId}}:q`);
+      const res = await fetch(t.urls[0] as URL, {
+        method: "POST",
+        headers: { "x-request-start": String(Date.now()) },
+        body: JSON.stringify(request(quoteId)),
+      });
+      expect(res.status).toBe(200);
+    }
+    await t.close();
+    const s = summarizeServerTraces(readServerTraces(traceDir), from, Date.now() + 1);
+    expect([s.processes, s.requests, s.storeCallMs.count]).toEqual([1, 5, 5]);
   });
 });
