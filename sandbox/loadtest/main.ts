@@ -138,7 +138,7 @@ const { values: args } = parseArgs(process.argv.slice(2), {
     "trace-server": {
       type: "boolean",
       description:
-        "the webhook with a tracer (server-trace.mjs): the report splits the tail into the generator's side, the webhook's work, its store writes and its event loop",
+        "every server under test with a tracer (server-trace.mjs): the report (each step of --sweep) splits the tail into the generator's side, the server's work, its store writes and its event loop",
     },
     "kill-webhook-at": {
       type: "string",
@@ -226,6 +226,7 @@ async function sweepMain(): Promise<void> {
     fromSource: args["from-source"] === true,
     baselines,
     pin: args.pin === true,
+    traceServer: args["trace-server"] === true,
     maxSockets: num("max-sockets"),
     say: (l) => process.stdout.write(`${l}\n`),
     track: (targets) => {

@@ -11,9 +11,11 @@
  *     is free, so under load this is Redis' round trip plus the loop's wait, not Redis alone;
  *   - the event loop's utilisation (`performance.eventLoopUtilization`) per 50 ms window.
  *
- * Nothing is recorded unless SERVER_TRACE_DIR is set. On SIGUSR2, and at exit, the process writes
- * `<SERVER_TRACE_DIR>/<pid>.json` (atomically: a temporary file, then a rename); the load test sends
- * the signal after its measured phase and reads the files (sandbox/loadtest/server-trace.ts).
+ * Nothing is recorded unless SERVER_TRACE_DIR is set. On SIGUSR2, and at exit, the process writes what
+ * it recorded since its last record to `<SERVER_TRACE_DIR>/<pid>-<n>.json` (n = 1, 2, ...; atomically:
+ * a temporary file, then a rename) and starts afresh, so that a sweep's steps each get their own; the
+ * load test sends the signal after a measured phase or step and reads the files
+ * (sandbox/loadtest/server-trace.ts).
  *
  * It costs the server a listener and a closure per request (about 1-2 µs): the load test's CPU
  * figures are taken with it on, and its report says so.
@@ -45,6 +47,9 @@ class Rows {
     d[i + 1] = b;
     if (this.width > 2) d[i + 2] = c;
     this.length += this.width;
+  }
+  clear() {
+    this.length = 0;
   }
   toArray() {
     return Array.from(this.data.subarray(0, this.length), (x) => Math.round(x * 1000) / 1000);
@@ -98,8 +103,9 @@ function install(dir) {
     last = now;
   }, 50).unref();
 
+  let records = 0;
   const dump = () => {
-    const file = join(dir, `${process.pid}.json`);
+    const file = join(dir, `${process.pid}-${++records}.json`);
     const body = JSON.stringify({
       pid: process.pid,
       requests: requests.toArray(),
@@ -108,6 +114,9 @@ function install(dir) {
     });
     writeFileSync(`${file}.tmp`, body);
     renameSync(`${file}.tmp`, file);
+    requests.clear();
+    storeCalls.clear();
+    loop.clear();
   };
   process.on("SIGUSR2", dump);
   process.on("exit", dump);

@@ -5,15 +5,15 @@
  * generator: it holds the generator's own lag, the server's queue, the server's work and its wait for
  * Redis, in one figure. With this flag the webhook runs with a preload (server-trace.mjs) that records
  * each request's arrival and handling, each store write's round trip and the event loop's utilisation;
- * after the measured phase the load test asks every webhook process for its record (SIGUSR2) and the
- * report splits the tail:
+ * after the measured phase (each step of a sweep) the load test asks every server process for its
+ * record (SIGUSR2) and the report splits the tail:
  *
  *   scheduled send -> request event   the generator's lag, the network and the server's queue
  *   request event -> answer written    the server's work, including its wait for the store
  *   store write sent -> reply handled  Redis' round trip plus the event loop's wait to read the reply
  *   event loop busy per 50 ms window   whether the server was saturated, and how often
  */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type LatencySummary, percentile, summarize } from "./stats.ts";
@@ -49,33 +49,32 @@ export interface ServerTraceSummary {
 /** A 50 ms window at or above this utilisation counts as saturated. */
 export const SATURATED = 0.9;
 
-/** Every process's record in `dir`. */
-export function readServerTraces(dir: string): RawServerTrace[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((f) => f.endsWith(".json"))
-    .map((f) => JSON.parse(readFileSync(join(dir, f), "utf8")) as RawServerTrace);
+/** Every record in `dir` (a process's records each cover the time since its previous one). */
+export function readServerTraces(dir: string, files = recordFiles(dir)): RawServerTrace[] {
+  return files.map((f) => JSON.parse(readFileSync(join(dir, f), "utf8")) as RawServerTrace);
+}
+
+function recordFiles(dir: string): string[] {
+  return existsSync(dir) ? readdirSync(dir).filter((f) => /^\d+-\d+\.json$/.test(f)) : [];
 }
 
 /**
- * Asks each process for its record (SIGUSR2) and waits until every one has written it. Throws, naming
- * the processes, when one has not within `timeoutMs` (a process started without the preload dies of
- * the signal instead: SIGUSR2's default action).
+ * Asks each process for its record since the last one (SIGUSR2) and waits until every one has written
+ * it. Throws, naming the processes, when one has not within `timeoutMs` (a process started without the
+ * preload dies of the signal instead: SIGUSR2's default action).
  */
 export async function collectServerTraces(
   pids: readonly number[],
   dir: string,
   timeoutMs = 10_000,
 ): Promise<RawServerTrace[]> {
-  const asked = Date.now();
+  const before = new Set(recordFiles(dir));
   for (const pid of pids) process.kill(pid, "SIGUSR2");
-  const written = (pid: number) => {
-    const file = join(dir, `${pid}.json`);
-    return existsSync(file) && statSync(file).mtimeMs >= asked - 1_000;
-  };
+  const fresh = () => recordFiles(dir).filter((f) => !before.has(f));
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const missing = pids.filter((p) => !written(p));
+    const written = new Set(fresh().map((f) => Number(f.slice(0, f.indexOf("-")))));
+    const missing = pids.filter((p) => !written.has(p));
     if (missing.length === 0) break;
     if (Date.now() > until) {
       throw new Error(
@@ -84,8 +83,7 @@ export async function collectServerTraces(
     }
     await new Promise((r) => setTimeout(r, 50));
   }
-  const wanted = new Set(pids);
-  return readServerTraces(dir).filter((t) => wanted.has(t.pid));
+  return readServerTraces(dir, fresh());
 }
 
 /**

@@ -37,7 +37,12 @@ import {
 import { startStack } from "../operator/stack.ts";
 import { buildMix, DEFAULT_MIX, type MixRequest } from "./mix.ts";
 import { Outcome, runOpenLoop } from "./open-loop.ts";
-import { SERVER_TRACE_PRELOAD } from "./server-trace.ts";
+import {
+  collectServerTraces,
+  SERVER_TRACE_PRELOAD,
+  type ServerTraceSummary,
+  summarizeServerTraces,
+} from "./server-trace.ts";
 import { summarize } from "./stats.ts";
 
 export interface SweepOptions {
@@ -62,6 +67,8 @@ export interface SweepOptions {
   baselines: BareKind[];
   /** Each target's server on CPUs of its own, the generator, Redis and the chain on the rest (pinSplit). */
   pin?: boolean;
+  /** Every server with the tracer (server-trace.mjs): each step reports the tail split on its side. */
+  traceServer?: boolean;
   maxSockets: number;
   say: (line: string) => void;
   /**
@@ -102,6 +109,8 @@ export interface StepResult {
   machineBusyShare?: number;
   /** The share of the machine's cores the hypervisor gave to other guests during the step (steal). */
   stealShare?: number;
+  /** The tail split on the server's side (`--trace-server`, server-trace.ts). */
+  serverTrace?: ServerTraceSummary;
 }
 
 /**
@@ -123,6 +132,8 @@ export interface Target {
   apiKey?: string;
   /** Process groups whose CPU is measured: name -> root pids (descendants included). */
   groups: Record<string, number[]>;
+  /** Run with the tracer: its record folder, and the server's root pids (descendants included). */
+  traced?: { dir: string; roots: number[] };
   isBaseline: boolean;
   close(): Promise<void>;
 }
@@ -171,6 +182,7 @@ async function onTopOf(release: () => Promise<void>, build: () => Promise<Target
 
 async function startWebhookTarget(o: SweepOptions, workers: number, dir: string): Promise<Target> {
   const cluster = o.redisCluster ? await startRedisCluster(3) : undefined;
+  const traceDir = o.traceServer ? join(dir, "server-trace") : undefined;
   return onTopOf(
     async () => cluster?.stop(),
     async () => {
@@ -179,23 +191,32 @@ async function startWebhookTarget(o: SweepOptions, workers: number, dir: string)
         takers: [],
         webhookLogLevel: "warn",
         // No fill ledger: an embedded one is single-process (WORKERS > 1 refuses it), and quotes write none.
-        webhookEnv: { WORKERS: String(workers), LEDGER: "off" },
+        webhookEnv: {
+          WORKERS: String(workers),
+          LEDGER: "off",
+          ...(traceDir ? { SERVER_TRACE_DIR: traceDir } : {}),
+        },
+        ...(traceDir ? { webhookNodeArgs: ["--import", SERVER_TRACE_PRELOAD] } : {}),
         webhookInstances: o.instances,
         webhookBuilt: !o.fromSource,
         ...(cluster ? { redisClusterNodes: cluster.nodes } : {}),
         say: (l) => o.say(`    ${l}`),
       });
-      const webhookPids = stack.children.filter((c) => c.name.startsWith("webhook")).map((c) => c.proc.pid);
+      const webhookPids = stack.children
+        .filter((c) => c.name.startsWith("webhook"))
+        .map((c) => c.proc.pid)
+        .filter((p): p is number => p !== undefined);
       const redisPids = cluster ? cluster.pids : stack.pids.redis ? [stack.pids.redis] : [];
       return {
         name: `webhook ×${workers}${o.instances > 1 ? ` ×${o.instances} instances` : ""}${cluster ? " (cluster)" : ""}`,
         workers,
         urls: stack.webhookUrls.map((u) => new URL(`${u.replace(/\/+$/, "")}/quote`)),
         groups: {
-          webhook: webhookPids.filter((p): p is number => p !== undefined),
+          webhook: webhookPids,
           redis: redisPids,
           chain: stack.pids.chain ? [stack.pids.chain] : [],
         },
+        ...(traceDir ? { traced: { dir: traceDir, roots: webhookPids } } : {}),
         isBaseline: false,
         close: () => stack.close(),
       };
@@ -251,6 +272,7 @@ export async function startBareTarget(
           server: child.proc.pid ? [child.proc.pid] : [],
           ...(redis ? { redis: redis.pid ? [redis.pid] : [] } : {}),
         },
+        ...(traceDir && child.proc.pid ? { traced: { dir: traceDir, roots: [child.proc.pid] } } : {}),
         isBaseline: true,
         close: () => child.stop(),
       };
@@ -379,6 +401,18 @@ export async function measureStep(
     processes,
     sendLagP99: summarize(q.sendLagMs).p99,
     measuredFromEpochMs: q.measuredFromEpochMs,
+    ...(t.traced
+      ? {
+          serverTrace: summarizeServerTraces(
+            await collectServerTraces(
+              t.traced.roots.flatMap((root) => [root, ...descendantPids(root)]),
+              t.traced.dir,
+            ),
+            q.measuredFromEpochMs,
+            q.measuredFromEpochMs + load.stepS * 1000,
+          ),
+        }
+      : {}),
     ...(m0 !== undefined && m1 !== undefined
       ? {
           machineBusyShare: (m1.busy - m0.busy) / coreSeconds,
@@ -437,7 +471,13 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
         { name: `webhook ×${w}`, start: () => startWebhookTarget(o, w, join(o.outDir, `stack-w${w}`)) },
         ...o.baselines.map((b) => ({
           name: `bare ${b} ×${w}`,
-          start: () => startBareTarget(b, w, o.outDir),
+          start: () =>
+            startBareTarget(
+              b,
+              w,
+              o.outDir,
+              o.traceServer ? join(o.outDir, `bare-${b}-${w}-trace`) : undefined,
+            ),
         })),
       ],
     });
@@ -553,6 +593,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
       redis: o.redisCluster ? "3-master cluster" : "single node",
       baselines: o.baselines.join(","),
       pin: o.pin ? "each server on CPUs of its own, the generator, Redis and the chain on the rest" : "off",
+      traceServer: o.traceServer === true,
       maxSockets: o.maxSockets,
       holds: `p99 < ${P99_LIMIT_MS} ms, >= 99.9% answered within ${o.budgetMs} ms, 0 errors, <= 0.1% of priceable quotes unpriced`,
     },
@@ -568,7 +609,11 @@ export function line(r: StepResult): string {
   const cpu = Object.entries(r.cpuUsPerRequest)
     .map(([k, v]) => `${k} ${v.toFixed(0)} µs (${(r.cpuCoreShare[k] ?? 0).toFixed(2)} cores)`)
     .join(", ");
-  return `${r.rate}/s ${r.holds ? "holds" : "MISSES"}: p50 ${ms(r.p50)} p99 ${ms(r.p99)} p99.9 ${ms(r.p999)} ms, within ${pct(r.withinBudget)}, priced in budget ${pct(r.pricedWithinBudget)}, shed/late 404 ${pct(r.unexpectedNoQuote)}, errors ${r.errors}; cpu/request ${cpu}; send lag p99 ${ms(r.sendLagP99)} ms${r.stealShare ? `; steal ${pct(r.stealShare)}` : ""}`;
+  const st = r.serverTrace;
+  const traced = st
+    ? `; server side p99: request to answer ${ms(st.handlingMs.p99)} ms, store writes ${ms(st.storeCallMs.p99)} ms, event loop busy ${(st.loopBusy.p99 * 100).toFixed(0)}% (${pct(st.loopBusy.saturatedShare)} of 50 ms windows >= 90%)`
+    : "";
+  return `${r.rate}/s ${r.holds ? "holds" : "MISSES"}: p50 ${ms(r.p50)} p99 ${ms(r.p99)} p99.9 ${ms(r.p999)} ms, within ${pct(r.withinBudget)}, priced in budget ${pct(r.pricedWithinBudget)}, shed/late 404 ${pct(r.unexpectedNoQuote)}, errors ${r.errors}; cpu/request ${cpu}; send lag p99 ${ms(r.sendLagP99)} ms${r.stealShare ? `; steal ${pct(r.stealShare)}` : ""}${traced}`;
 }
 
 export function sweepText(rep: SweepReport): string {

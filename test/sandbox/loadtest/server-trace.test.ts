@@ -60,7 +60,7 @@ const post = (port: number, scheduled: number) =>
   });
 
 describe("load test: --trace-server", () => {
-  it("records every request's lag from its scheduled send, its handling and every store write, on SIGUSR2, and the summary keeps only the measured window", async () => {
+  it("records every request's lag from its scheduled send, its handling and every store write, on SIGUSR2 since the last record, and the summary keeps only the measured window", async () => {
     const traceDir = join(dir, "trace");
     const { child, port } = await startServer({ SERVER_TRACE_DIR: traceDir, HOLD_MS: "20" });
     try {
@@ -92,6 +92,11 @@ describe("load test: --trace-server", () => {
       expect(s.storeCallMs.count).toBe(12);
       expect(s.storeCallMs.max).toBeLessThan(s.handlingMs.p50);
       expect(s.loopBusy.windows).toBeGreaterThan(0);
+
+      // The next record holds only what came after this one (a sweep's steps each get their own).
+      for (let i = 0; i < 2; i++) expect((await post(port, Date.now())).status).toBe(200);
+      const next = await collectServerTraces([child.pid as number], traceDir);
+      expect(next.map((t) => t.requests.length)).toEqual([2 * 3]);
     } finally {
       child.kill("SIGTERM");
       await once(child, "exit");
