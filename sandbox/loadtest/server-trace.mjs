@@ -17,8 +17,9 @@
  * load test sends the signal after a measured phase or step and reads the files
  * (sandbox/loadtest/server-trace.ts).
  *
- * It costs the server a listener and a closure per request (about 1-2 µs): the load test's CPU
- * figures are taken with it on, and its report says so.
+ * It costs the server a listener and two closures per request and a timer every 50 ms: the load
+ * test's CPU figures are taken with it on, and its report says so. A command ioredis sends again (from
+ * its offline queue after a reconnection) counts once per send.
  *
  * Plain JavaScript (an ES module): the webhook runs from dist/ under plain `node`, without tsx.
  */
