@@ -17,12 +17,7 @@
 
 import { pinProcesses } from "../../tooling/processes.ts";
 import type { MixRequest } from "./mix.ts";
-import {
-  readServerTraces,
-  type ServerTraceSummary,
-  serverTraceText,
-  summarizeServerTraces,
-} from "./server-trace.ts";
+import { serverTraceText } from "./server-trace.ts";
 import type { LatencySummary } from "./stats.ts";
 import { type BareKind, measureStep, type StepResult, startBareTarget } from "./sweep.ts";
 
@@ -37,8 +32,6 @@ export interface BaselineResult {
   /** The webhook's tail checks, and whether the bare server met them. */
   targets: TailTargets;
   meetsTail: boolean;
-  /** The bare server's own split of the tail (`--trace-server`), as the webhook's. */
-  serverTrace?: ServerTraceSummary;
 }
 
 export interface BaselineOptions {
@@ -56,7 +49,7 @@ export interface BaselineOptions {
   targets: TailTargets;
   /** `--pin`: the CPUs the bare server gets (taskset's syntax), as the webhook had them. */
   pinServer?: string;
-  /** `--trace-server`: the bare server runs with the tracer, which writes its record here at exit. */
+  /** `--trace-server`: the bare server runs with the tracer, its records here (the step's split). */
   traceDir?: string;
 }
 
@@ -69,10 +62,9 @@ export function parseBaselineKind(v: string, flag = "--baseline"): BaselineKind 
 
 export async function runBaselinePhase(o: BaselineOptions): Promise<BaselineResult> {
   const t = await startBareTarget(o.kind, o.workers, o.dir, o.traceDir);
-  let step: StepResult;
   try {
     if (o.pinServer) pinProcesses(t.groups.server ?? [], o.pinServer);
-    step = await measureStep(
+    const step = await measureStep(
       t,
       o.mix,
       {
@@ -84,21 +76,10 @@ export async function runBaselinePhase(o: BaselineOptions): Promise<BaselineResu
       },
       "sweep",
     );
+    return { step, targets: o.targets, meetsTail: meetsTail(step, o.targets) };
   } finally {
     await t.close();
   }
-  // The tracer wrote each process's record as it exited.
-  const from = step.measuredFromEpochMs;
-  const serverTrace =
-    o.traceDir && from !== undefined
-      ? summarizeServerTraces(readServerTraces(o.traceDir), from, from + o.durationS * 1000)
-      : undefined;
-  return {
-    step,
-    targets: o.targets,
-    meetsTail: meetsTail(step, o.targets),
-    ...(serverTrace ? { serverTrace } : {}),
-  };
 }
 
 /** The tail checks' bounds, applied alike to the webhook and to the baseline. */
@@ -126,6 +107,6 @@ export function baselineText(b: BaselineResult, webhook: LatencySummary): string
     b.meetsTail
       ? `  the bare server meets p99 < ${t.p99Ms} ms and p99.9 < ${t.p999Ms} ms on this machine at this rate`
       : `  the bare server itself misses p99 < ${t.p99Ms} ms or p99.9 < ${t.p999Ms} ms on this machine at this rate: the tail checks measure the machine here, not the webhook`,
-    ...(b.serverTrace ? serverTraceText(b.serverTrace, "the bare server's side").map((l) => `  ${l}`) : []),
+    ...(s.serverTrace ? serverTraceText(s.serverTrace, "the bare server's side").map((l) => `  ${l}`) : []),
   ];
 }

@@ -36,7 +36,7 @@ import { checkLedger, swapCallRecorder, waitForQuietJournal } from "./ledger-che
 import { buildMix, DEFAULT_MIX } from "./mix.ts";
 import { OUTCOME_NAMES, runOpenLoop } from "./open-loop.ts";
 import { type Check, type LoadReport, renderHtml, textSummary } from "./report.ts";
-import { collectServerTraces, SERVER_TRACE_PRELOAD, summarizeServerTraces } from "./server-trace.ts";
+import { SERVER_TRACE_PRELOAD, traceWindow } from "./server-trace.ts";
 import { series, summarize } from "./stats.ts";
 import { runSwapPhase, SWAP_TAKER_FUNDING } from "./swaps.ts";
 import { runSweep, type Target, writeSweep } from "./sweep.ts";
@@ -379,15 +379,13 @@ async function main(): Promise<void> {
     const machineAfter = machineCpuSeconds();
     // Every webhook process's own record of the phase (workers included), asked for right after it.
     const serverTrace = traceServer
-      ? summarizeServerTraces(
-          await collectServerTraces(
-            Object.entries(pids)
-              .filter(([k, pid]) => k.startsWith("webhook") && pid !== undefined)
-              .map(([, pid]) => pid as number),
-            traceDir,
-          ),
+      ? await traceWindow(
+          Object.entries(pids)
+            .filter(([k, pid]) => k.startsWith("webhook") && pid !== undefined)
+            .map(([, pid]) => pid as number),
+          traceDir,
           q.measuredFromEpochMs,
-          q.measuredFromEpochMs + durationS * 1000,
+          durationS,
         )
       : undefined;
     const cpu: Record<string, string> = {

@@ -86,6 +86,16 @@ export async function collectServerTraces(
   return readServerTraces(dir, fresh());
 }
 
+/** Each process's record of a measured window just ended (`seconds` long from `fromMs`), summarized. */
+export async function traceWindow(
+  pids: readonly number[],
+  dir: string,
+  fromMs: number,
+  seconds: number,
+): Promise<ServerTraceSummary> {
+  return summarizeServerTraces(await collectServerTraces(pids, dir), fromMs, fromMs + seconds * 1000);
+}
+
 /**
  * The records over the measured window: requests whose scheduled send (x-request-start; the arrival
  * when it is absent) is in [fromMs, toMs), store writes sent and loop windows ended in it.

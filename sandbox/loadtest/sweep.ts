@@ -37,12 +37,7 @@ import {
 import { startStack } from "../operator/stack.ts";
 import { buildMix, DEFAULT_MIX, type MixRequest } from "./mix.ts";
 import { Outcome, runOpenLoop } from "./open-loop.ts";
-import {
-  collectServerTraces,
-  SERVER_TRACE_PRELOAD,
-  type ServerTraceSummary,
-  summarizeServerTraces,
-} from "./server-trace.ts";
+import { SERVER_TRACE_PRELOAD, type ServerTraceSummary, traceWindow } from "./server-trace.ts";
 import { summarize } from "./stats.ts";
 
 export interface SweepOptions {
@@ -403,13 +398,11 @@ export async function measureStep(
     measuredFromEpochMs: q.measuredFromEpochMs,
     ...(t.traced
       ? {
-          serverTrace: summarizeServerTraces(
-            await collectServerTraces(
-              t.traced.roots.flatMap((root) => [root, ...descendantPids(root)]),
-              t.traced.dir,
-            ),
+          serverTrace: await traceWindow(
+            t.traced.roots.flatMap((root) => [root, ...descendantPids(root)]),
+            t.traced.dir,
             q.measuredFromEpochMs,
-            q.measuredFromEpochMs + load.stepS * 1000,
+            load.stepS,
           ),
         }
       : {}),
