@@ -3,10 +3,11 @@
  *
  * The load test's latency runs from each request's scheduled send to its answer read by the
  * generator: it holds the generator's own lag, the server's queue, the server's work and its wait for
- * Redis, in one figure. With this flag the webhook runs with a preload (server-trace.mjs) that records
- * each request's arrival and handling, each store write's round trip and the event loop's utilisation;
- * after the measured phase (each step of a sweep) the load test asks every server process for its
- * record (SIGUSR2) and the report splits the tail:
+ * Redis, in one figure. With this flag the webhook (and the bare server of `--baseline`, or every
+ * target of `--sweep`) runs with a preload (server-trace.mjs) that records each request's arrival and
+ * handling, each store write's round trip and the event loop's utilisation; after the measured phase
+ * (each step of a sweep) the load test asks every server process for its record (SIGUSR2) and the
+ * report splits the tail:
  *
  *   scheduled send -> request event   the generator's lag, the network and the server's queue
  *   request event -> answer written    the server's work, including its wait for the store
