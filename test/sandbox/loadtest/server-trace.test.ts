@@ -83,14 +83,16 @@ describe("load test: --trace-server", () => {
       expect(s.processes).toBe(1);
       expect(s.requests).toBe(12);
       expect(s.arrivalLagMs.count).toBe(12);
-      // Scheduled 30 ms before the send (x-request-start is whole ms: half a ms either way).
-      expect(s.arrivalLagMs.p50).toBeGreaterThanOrEqual(29.5);
+      // Scheduled 30 ms before the send (x-request-start is whole ms, and two processes read the clock).
+      expect(s.arrivalLagMs.p50).toBeGreaterThanOrEqual(29);
       expect(s.arrivalLagMs.max).toBeLessThan(60_000);
       // The server held each answer 20 ms after its store write.
       expect(s.handlingMs.count).toBe(12);
       expect(s.handlingMs.p50).toBeGreaterThanOrEqual(19);
+      // Each request's handling holds its own store write and then the 20 ms hold; the write alone is
+      // recorded apart (a slow write under load makes both longer, never one without the other).
       expect(s.storeCallMs.count).toBe(12);
-      expect(s.storeCallMs.max).toBeLessThan(s.handlingMs.p50);
+      expect(s.handlingMs.p50).toBeGreaterThanOrEqual(s.storeCallMs.p50 + 19);
       expect(s.loopBusy.windows).toBeGreaterThan(0);
 
       // The next record holds only what came after this one (a sweep's steps each get their own).
