@@ -36,7 +36,7 @@ import { checkLedger, swapCallRecorder, waitForQuietJournal } from "./ledger-che
 import { buildMix, DEFAULT_MIX } from "./mix.ts";
 import { OUTCOME_NAMES, runOpenLoop } from "./open-loop.ts";
 import { type Check, type LoadReport, renderHtml, textSummary } from "./report.ts";
-import { SERVER_TRACE_PRELOAD, traceWindow } from "./server-trace.ts";
+import { traceSettings, traceWindow } from "./server-trace.ts";
 import { series, summarize } from "./stats.ts";
 import { runSwapPhase, SWAP_TAKER_FUNDING } from "./swaps.ts";
 import { runSweep, type Target, writeSweep } from "./sweep.ts";
@@ -286,12 +286,15 @@ async function main(): Promise<void> {
     let urls: URL[] = [];
     if (!webhookUrl) {
       // WEBHOOK_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the webhook under load.
-      const nodeArgs = process.env.WEBHOOK_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
-      if (traceServer) nodeArgs.push("--import", SERVER_TRACE_PRELOAD);
+      const trace = traceSettings(traceServer ? traceDir : undefined);
+      const nodeArgs = [
+        ...(process.env.WEBHOOK_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
+        ...trace.nodeArgs,
+      ];
       const webhookEnv: Record<string, string> = {
         // More than one worker needs the ledger outside the process (the embedded one is single-process).
         ...(workers > 1 ? { WORKERS: String(workers), LEDGER: "off" } : {}),
-        ...(traceServer ? { SERVER_TRACE_DIR: traceDir } : {}),
+        ...trace.env,
       };
       const takers = Math.max(1, Math.min(swaps, num("swap-concurrency") * 2));
       if (args["redis-cluster"]) {

@@ -22,6 +22,16 @@ import { type LatencySummary, percentile, summarize } from "./stats.ts";
 /** The preload to pass as `node --import <path>` (with SERVER_TRACE_DIR in the environment). */
 export const SERVER_TRACE_PRELOAD = fileURLToPath(new URL("./server-trace.mjs", import.meta.url));
 
+/**
+ * What a server process needs to run with the tracer writing its records to `dir`: its environment
+ * and its node flags (both empty without a folder, for a server run untraced).
+ */
+export function traceSettings(dir: string | undefined): { env: Record<string, string>; nodeArgs: string[] } {
+  return dir
+    ? { env: { SERVER_TRACE_DIR: dir }, nodeArgs: ["--import", SERVER_TRACE_PRELOAD] }
+    : { env: {}, nodeArgs: [] };
+}
+
 /** One process's record, as server-trace.mjs writes it (flat rows; null stands for NaN). */
 export interface RawServerTrace {
   pid: number;

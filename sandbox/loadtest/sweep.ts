@@ -37,7 +37,7 @@ import {
 import { startStack } from "../operator/stack.ts";
 import { buildMix, DEFAULT_MIX, type MixRequest } from "./mix.ts";
 import { Outcome, runOpenLoop } from "./open-loop.ts";
-import { SERVER_TRACE_PRELOAD, type ServerTraceSummary, traceWindow } from "./server-trace.ts";
+import { type ServerTraceSummary, traceSettings, traceWindow } from "./server-trace.ts";
 import { summarize } from "./stats.ts";
 
 export interface SweepOptions {
@@ -178,6 +178,7 @@ async function onTopOf(release: () => Promise<void>, build: () => Promise<Target
 async function startWebhookTarget(o: SweepOptions, workers: number, dir: string): Promise<Target> {
   const cluster = o.redisCluster ? await startRedisCluster(3) : undefined;
   const traceDir = o.traceServer ? join(dir, "server-trace") : undefined;
+  const trace = traceSettings(traceDir);
   return onTopOf(
     async () => cluster?.stop(),
     async () => {
@@ -186,12 +187,8 @@ async function startWebhookTarget(o: SweepOptions, workers: number, dir: string)
         takers: [],
         webhookLogLevel: "warn",
         // No fill ledger: an embedded one is single-process (WORKERS > 1 refuses it), and quotes write none.
-        webhookEnv: {
-          WORKERS: String(workers),
-          LEDGER: "off",
-          ...(traceDir ? { SERVER_TRACE_DIR: traceDir } : {}),
-        },
-        ...(traceDir ? { webhookNodeArgs: ["--import", SERVER_TRACE_PRELOAD] } : {}),
+        webhookEnv: { WORKERS: String(workers), LEDGER: "off", ...trace.env },
+        webhookNodeArgs: trace.nodeArgs,
         webhookInstances: o.instances,
         webhookBuilt: !o.fromSource,
         ...(cluster ? { redisClusterNodes: cluster.nodes } : {}),
@@ -232,6 +229,7 @@ export async function startBareTarget(
   // `store` writes to a Redis of its own (or REDIS_URL's, as the webhook's stack does), so that its
   // Redis' CPU is measured apart from the webhook's and neither holds the other's keys.
   const redis = kind === "store" ? await startRedis() : undefined;
+  const trace = traceSettings(traceDir);
   return onTopOf(
     async () => redis?.stop(),
     async () => {
@@ -239,7 +237,7 @@ export async function startBareTarget(
       const child: Child = spawnTs(
         `bare-${kind}`,
         "sandbox/loadtest/bare.ts",
-        traceDir ? { SERVER_TRACE_DIR: traceDir } : {},
+        trace.env,
         join(dir, `bare-${kind}-${workers}.log`),
         [
           "--kind",
@@ -251,10 +249,7 @@ export async function startBareTarget(
           ...(redis ? ["--redis", redis.url] : []),
         ],
         // BARE_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"), as WEBHOOK_NODE_ARGS for the webhook.
-        [
-          ...(process.env.BARE_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
-          ...(traceDir ? ["--import", SERVER_TRACE_PRELOAD] : []),
-        ],
+        [...(process.env.BARE_NODE_ARGS?.split(" ").filter(Boolean) ?? []), ...trace.nodeArgs],
       );
       await waitForHttp(`http://127.0.0.1:${port}/health`, child);
       // Workers start after the primary; give them a moment to listen so the first step is not lopsided.
