@@ -99,8 +99,6 @@ export interface StepResult {
   /** Processes per group (e.g. webhook: primary + 2 workers = 3). */
   processes: Record<string, number>;
   sendLagP99: number;
-  /** Epoch ms of the first measured request's scheduled send (the step's window starts there). */
-  measuredFromEpochMs?: number;
   machineBusyShare?: number;
   /** The share of the machine's cores the hypervisor gave to other guests during the step (steal). */
   stealShare?: number;
@@ -390,7 +388,6 @@ export async function measureStep(
     cpuCoreShare: share,
     processes,
     sendLagP99: summarize(q.sendLagMs).p99,
-    measuredFromEpochMs: q.measuredFromEpochMs,
     ...(t.traced
       ? {
           serverTrace: await traceWindow(
