@@ -18,8 +18,10 @@
  *   taskset -c 1 npm run bench:quote-ab -- --base main --api-key k   # pinned; with a key, as the operator sends
  *
  * `--base` is built in a temporary git worktree with this tree's node_modules; the working tree's
- * build is `dist/` (rebuilt first when stale). Both answer the same requests; their status counts are
- * printed and must agree for the figures to mean anything.
+ * build is `dist/` (rebuilt first when stale). Each chunk takes the next requests of the one mix, so
+ * both builds answer the same kinds of request in the same shares; their status counts are printed,
+ * and a gap between them larger than the mix's own spread (a few per thousand) means the builds
+ * answer differently and the figures compare different work.
  */
 import { spawnSync } from "node:child_process";
 import { EventEmitter } from "node:events";
@@ -74,10 +76,8 @@ async function compose(name: string, root: string, redisUrl: string, apiKey?: st
     REDIS_URL: redisUrl,
     ...(apiKey ? { API_KEY: apiKey } : {}),
   };
-  const config = load.buildConfig(
-    load.parseEnv(env),
-    load.parseFileConfig(JSON.parse(readFileSync(load.DEFAULT_CONFIG_PATH, "utf8"))),
-  );
+  // As `npm start` loads it: that build's own default config file, under this environment.
+  const config = load.loadConfig(env);
   const service = await composeService(config, {
     log: createLogger("warn"),
     metrics: new Metrics({ defaultMetrics: false }),
