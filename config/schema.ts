@@ -532,6 +532,22 @@ const boolFlag = z
   .default("")
   .transform((v) => v === "1" || v === "true");
 
+/**
+ * What is wrong with a `unix:` REDIS_URL, or undefined: it names an absolute socket path and no host,
+ * and its only option is the database (`?db=N`).
+ */
+export function unixSocketProblem(url: string): string | undefined {
+  const u = new URL(url);
+  const shape = "unix:///path/to/redis.sock[?db=N]";
+  if (u.host !== "") return `a unix socket URL names no host (${shape})`;
+  if (!u.pathname.startsWith("/") || u.pathname === "/") return `no socket path (${shape})`;
+  for (const [key, value] of u.searchParams) {
+    if (key !== "db") return `unknown option ${key} (${shape})`;
+    if (!/^\d+$/.test(value)) return `db must be a database number, not ${JSON.stringify(value)}`;
+  }
+  return undefined;
+}
+
 const optionalNonEmpty = z
   .string()
   .optional()
@@ -542,7 +558,20 @@ export const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
   HOST: z.string().min(1).default("0.0.0.0"),
   CONFIG: optionalNonEmpty,
-  REDIS_URL: optionalNonEmpty.pipe(z.url({ protocol: /^rediss?$/ }).optional()),
+  /**
+   * A single node: `redis://` or `rediss://` (TLS), or `unix:///path/to/redis.sock[?db=N]` for a Redis on
+   * the same host (no TCP stack: about a third less CPU per command on both sides; README, "Redis
+   * topologies").
+   */
+  REDIS_URL: optionalNonEmpty.pipe(
+    z
+      .url({ protocol: /^(rediss?|unix)$/ })
+      .superRefine((url, ctx) => {
+        const problem = url.startsWith("unix:") ? unixSocketProblem(url) : undefined;
+        if (problem) ctx.addIssue({ code: "custom", message: problem });
+      })
+      .optional(),
+  ),
   /**
    * Redis topology (src/redis/client.ts builds the one client from these; set at most one of
    * REDIS_URL, REDIS_CLUSTER_NODES, REDIS_SENTINELS). Cluster: comma-separated seed nodes
@@ -552,7 +581,10 @@ export const envSchema = z.object({
   REDIS_CLUSTER_NODES: optionalNonEmpty,
   REDIS_SENTINELS: optionalNonEmpty,
   REDIS_SENTINEL_MASTER: optionalNonEmpty,
-  /** Credentials for cluster and Sentinel data nodes (a single node takes them in REDIS_URL). */
+  /**
+   * Credentials for cluster and Sentinel data nodes, and for a single node on a unix socket (a single
+   * node over TCP takes them in REDIS_URL).
+   */
   REDIS_USERNAME: optionalNonEmpty,
   REDIS_PASSWORD: optionalNonEmpty,
   REDIS_SENTINEL_PASSWORD: optionalNonEmpty,

@@ -144,14 +144,21 @@ export async function waitForHttp(url: string, child: Child | undefined, timeout
   }
 }
 
-/** A Redis for this run: REDIS_URL when given, else a throwaway redis-server (no persistence). */
-export async function startRedis(): Promise<{
+/**
+ * A Redis for this run: REDIS_URL when given, else a throwaway redis-server (no persistence). With
+ * `socket`, always a throwaway server (only a server started here offers a socket), listening on a
+ * unix socket in its folder as well: `url` names that (`unix:///tmp/rfq-redis-.../redis.sock`);
+ * `tcpUrl` is its loopback port either way.
+ */
+export async function startRedis(opts: { socket?: boolean } = {}): Promise<{
   url: string;
+  tcpUrl?: string;
   stop(): Promise<void>;
   owned: boolean;
   pid?: number;
 }> {
-  if (process.env.REDIS_URL) return { url: process.env.REDIS_URL, owned: false, stop: async () => {} };
+  if (process.env.REDIS_URL && !opts.socket)
+    return { url: process.env.REDIS_URL, owned: false, stop: async () => {} };
   const probe = spawnSync("redis-server", ["--version"], { encoding: "utf8" });
   if (probe.error || probe.status !== 0) {
     throw new Error(
@@ -162,9 +169,13 @@ export async function startRedis(): Promise<{
   }
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), "rfq-redis-"));
+  const socketPath = join(dir, "redis.sock");
   const proc = spawn(
     "redis-server",
-    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir],
+    [
+      ...["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir],
+      ...(opts.socket ? ["--unixsocket", socketPath, "--unixsocketperm", "700"] : []),
+    ],
     { stdio: "ignore" },
   );
   const until = Date.now() + 10_000;
@@ -177,8 +188,10 @@ export async function startRedis(): Promise<{
     }
     await new Promise((r) => setTimeout(r, 50));
   }
+  const tcpUrl = `redis://127.0.0.1:${port}`;
   return {
-    url: `redis://127.0.0.1:${port}`,
+    url: opts.socket ? `unix://${socketPath}` : tcpUrl,
+    tcpUrl,
     owned: true,
     ...(proc.pid !== undefined ? { pid: proc.pid } : {}),
     stop: async () => {

@@ -51,6 +51,8 @@ export interface BaselineOptions {
   pinServer?: string;
   /** `--trace-server`: the bare server runs with the tracer, its records here (the step's split). */
   traceDir?: string;
+  /** `--redis-socket`: the store baseline's Redis on a unix socket, as the webhook's. */
+  redisSocket?: boolean;
 }
 
 /** A bare server's kind as `flag` (--baseline, or an item of --baselines) names it; none: undefined. */
@@ -61,7 +63,10 @@ export function parseBaselineKind(v: string, flag = "--baseline"): BaselineKind 
 }
 
 export async function runBaselinePhase(o: BaselineOptions): Promise<BaselineResult> {
-  const t = await startBareTarget(o.kind, o.workers, o.dir, o.traceDir);
+  const t = await startBareTarget(o.kind, o.workers, o.dir, {
+    ...(o.traceDir ? { traceDir: o.traceDir } : {}),
+    ...(o.redisSocket ? { redisSocket: true } : {}),
+  });
   try {
     if (o.pinServer) pinProcesses(t.groups.server ?? [], o.pinServer);
     const step = await measureStep(

@@ -20,11 +20,11 @@ import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { PublicKey, VersionedTransaction } from "@solana/web3.js";
-import { Redis } from "ioredis";
 import { redisKeys } from "../../config/load.ts";
 import type { FileConfig } from "../../config/schema.ts";
 import { decodeFillTransaction } from "../../src/fill/decode.ts";
 import { openLedger } from "../../src/ledger/open.ts";
+import { redisFromUrl } from "../../src/redis/client.ts";
 import { journalKeys } from "../../src/swap/journal/redis.ts";
 import { REPO_ROOT } from "../../tooling/processes.ts";
 import type { ExecuteDeps } from "../operator/execute.ts";
@@ -106,7 +106,7 @@ export async function waitForQuietJournal(
   timeoutMs: number,
   prefixOverride?: string,
 ): Promise<QuietJournal> {
-  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  const redis = redisFromUrl(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
   await redis.connect();
   const keys = journalKeys(redisKeys(file, prefixOverride).swap);
   const started = Date.now();

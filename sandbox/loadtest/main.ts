@@ -12,6 +12,7 @@
  *   npm run loadtest -- --rate 2000 --duration 60 --swaps 200
  *   npm run loadtest -- --webhook http://127.0.0.1:8080 --swaps 0      (an already running webhook)
  *   npm run loadtest -- --workers 2 --instances 2 --redis-cluster       (2 instances x 2 workers, on a cluster)
+ *   npm run loadtest -- --rate 5000 --redis-socket --baseline store     (Redis on a unix socket, as beside the webhook on one host)
  *   npm run loadtest -- --sweep --workers 1,2                            (rate sweep with baselines: sweep.ts)
  *   npm run loadtest -- --rate 5000 --baseline http     (the quote phase again on bare node:http: baseline.ts)
  *   npm run loadtest -- --rate 5000 --pin               (the webhook on a CPU of its own, the generator on the rest)
@@ -91,6 +92,11 @@ const { values: args } = parseArgs(process.argv.slice(2), {
       description: "webhook processes sharing Redis and the chain; requests spread round-robin",
     },
     "redis-cluster": { type: "boolean", description: "run on a throwaway 3-master Redis Cluster" },
+    "redis-socket": {
+      type: "boolean",
+      description:
+        "the throwaway Redis (the webhook's, and the store baseline's) on a unix socket instead of loopback TCP",
+    },
     "from-source": {
       type: "boolean",
       description: "run the webhook from source under tsx (default: the build, as `npm start` runs it)",
@@ -165,6 +171,21 @@ const list = (name: keyof typeof args) =>
     .filter(Boolean);
 
 /**
+ * `--redis-socket`: for the throwaway redis-server this command starts, and only for it (REDIS_URL
+ * names a Redis of its own, `unix:///path/redis.sock` for a socket; a cluster is reached over TCP).
+ */
+function redisSocketAsked(): boolean {
+  if (args["redis-socket"] !== true) return false;
+  if (args["redis-cluster"]) throw new Error("--redis-socket: a single Redis node only, not --redis-cluster");
+  if (args.webhook) throw new Error("--redis-socket: needs the stack this command starts (not --webhook)");
+  if (process.env.REDIS_URL)
+    throw new Error(
+      "--redis-socket: applies to the throwaway redis-server, and REDIS_URL is set (for a socket of your own: REDIS_URL=unix:///path/redis.sock)",
+    );
+  return true;
+}
+
+/**
  * Interrupted (Ctrl-C, or SIGTERM from a timeout, CI or an orchestrator), `stop` takes down what this
  * run started instead of leaving it running on orphaned, then the process exits 130 or 143.
  */
@@ -223,6 +244,7 @@ async function sweepMain(): Promise<void> {
     workers,
     instances: Math.max(1, num("instances")),
     redisCluster: args["redis-cluster"] === true,
+    ...(redisSocketAsked() ? { redisSocket: true } : {}),
     fromSource: args["from-source"] === true,
     baselines,
     pin: args.pin === true,
@@ -254,6 +276,7 @@ async function main(): Promise<void> {
   const checkLedgerToo = killAt !== undefined || args["check-ledger"] === true;
   const baselineKind = parseBaselineKind(String(args.baseline));
   if (args.pin && args.webhook) throw new Error("--pin: needs the stack this command starts (not --webhook)");
+  const redisSocket = redisSocketAsked();
   const traceServer = args["trace-server"] === true;
   if (traceServer && args.webhook)
     throw new Error("--trace-server: needs the stack this command starts (not --webhook)");
@@ -306,6 +329,7 @@ async function main(): Promise<void> {
       }
       stack = await startStack({
         ...(clusterNodes ? { redisClusterNodes: clusterNodes } : {}),
+        ...(redisSocket ? { redisSocket: true } : {}),
         webhookEnv,
         webhookInstances: Math.max(1, num("instances")),
         dir: join(outDir, "stack"),
@@ -355,7 +379,7 @@ async function main(): Promise<void> {
       }
       store = clusterNodes
         ? "redis (throwaway 3-master cluster)"
-        : `redis (${process.env.REDIS_URL ? "REDIS_URL" : "throwaway redis-server"})`;
+        : `redis (${process.env.REDIS_URL ? "REDIS_URL" : `throwaway redis-server${redisSocket ? ", unix socket" : ""}`})`;
     }
 
     const total = Math.round((warmupS + durationS) * rate);
@@ -469,6 +493,7 @@ async function main(): Promise<void> {
         targets: { p99Ms: p99Target, p999Ms: p999Target },
         ...(pin ? { pinServer: pin.server } : {}),
         ...(traceServer ? { traceDir: join(outDir, "baseline-trace") } : {}),
+        ...(redisSocket ? { redisSocket: true } : {}),
       });
     }
 

@@ -57,6 +57,8 @@ export interface SweepOptions {
   /** Webhook processes (each with its workers) the generator spreads over. */
   instances: number;
   redisCluster: boolean;
+  /** The webhook and the store baseline talk to their throwaway Redis over a unix socket (`--redis-socket`). */
+  redisSocket?: boolean;
   /** The webhook from source under tsx instead of the build `npm start` runs. */
   fromSource?: boolean;
   baselines: BareKind[];
@@ -190,6 +192,7 @@ async function startWebhookTarget(o: SweepOptions, workers: number, dir: string)
         webhookInstances: o.instances,
         webhookBuilt: !o.fromSource,
         ...(cluster ? { redisClusterNodes: cluster.nodes } : {}),
+        ...(o.redisSocket ? { redisSocket: true } : {}),
         say: (l) => o.say(`    ${l}`),
       });
       const webhookPids = stack.children
@@ -216,17 +219,18 @@ async function startWebhookTarget(o: SweepOptions, workers: number, dir: string)
 
 /**
  * A bare server as a target. `traceDir`: with the load test's tracer (server-trace.mjs), which writes
- * each process's record there when it exits.
+ * each process's record there when it exits. `redisSocket`: the store's Redis on a unix socket.
  */
 export async function startBareTarget(
   kind: BareKind,
   workers: number,
   dir: string,
-  traceDir?: string,
+  opts: { traceDir?: string; redisSocket?: boolean } = {},
 ): Promise<Target> {
+  const { traceDir } = opts;
   // `store` writes to a Redis of its own (or REDIS_URL's, as the webhook's stack does), so that its
   // Redis' CPU is measured apart from the webhook's and neither holds the other's keys.
-  const redis = kind === "store" ? await startRedis() : undefined;
+  const redis = kind === "store" ? await startRedis({ socket: opts.redisSocket === true }) : undefined;
   const trace = traceSettings(traceDir);
   return onTopOf(
     async () => redis?.stop(),
@@ -457,12 +461,10 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
         ...o.baselines.map((b) => ({
           name: `bare ${b} ×${w}`,
           start: () =>
-            startBareTarget(
-              b,
-              w,
-              o.outDir,
-              o.traceServer ? join(o.outDir, `bare-${b}-${w}-trace`) : undefined,
-            ),
+            startBareTarget(b, w, o.outDir, {
+              ...(o.traceServer ? { traceDir: join(o.outDir, `bare-${b}-${w}-trace`) } : {}),
+              ...(o.redisSocket ? { redisSocket: true } : {}),
+            }),
         })),
       ],
     });
@@ -575,7 +577,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
       budgetMs: o.budgetMs,
       workers: o.workers.join(","),
       instances: o.instances,
-      redis: o.redisCluster ? "3-master cluster" : "single node",
+      redis: o.redisCluster ? "3-master cluster" : o.redisSocket ? "single node, unix socket" : "single node",
       baselines: o.baselines.join(","),
       pin: o.pin ? "each server on CPUs of its own, the generator, Redis and the chain on the rest" : "off",
       traceServer: o.traceServer === true,

@@ -69,6 +69,11 @@ export interface StackOptions {
    * node (REDIS_URL or a throwaway redis-server).
    */
   redisClusterNodes?: string;
+  /**
+   * The throwaway redis-server (none is started for REDIS_URL or a cluster) on a unix socket: the
+   * webhook gets `REDIS_URL=unix:///.../redis.sock`, as a maker running Redis beside it on one host would.
+   */
+  redisSocket?: boolean;
   /** Called as soon as each child process is spawned (tests watch a process from its first instant). */
   onSpawn?: (child: Child) => void;
   /** Run the signer service as its own process and the webhook without key material (SIGNER_URL). */
@@ -211,7 +216,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     const clusterNodes = opts.redisClusterNodes ?? process.env.REDIS_CLUSTER_NODES;
     const redis = clusterNodes
       ? { url: `cluster ${clusterNodes}`, owned: false, stop: async () => {} }
-      : await startRedis();
+      : await startRedis({ socket: opts.redisSocket === true });
     closers.push(redis.stop);
     const redisEnv: Record<string, string> = clusterNodes
       ? { REDIS_URL: "", REDIS_CLUSTER_NODES: clusterNodes }

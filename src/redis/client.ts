@@ -2,7 +2,8 @@
  * The one place a Redis client for the service is made (`createRedisClient`; subscribers are split
  * off it in pricing/subscriber.ts), for whichever topology the environment names (`redisTarget`):
  *
- * - a single node: `REDIS_URL` (`redis://` or `rediss://` for TLS);
+ * - a single node: `REDIS_URL` (`redis://` or `rediss://` for TLS, or `unix:///path/redis.sock` for a
+ *   Redis on the same host);
  * - Redis Cluster: `REDIS_CLUSTER_NODES`, seed nodes; an ioredis `Cluster` follows MOVED/ASK and
  *   routes every command to the master of its key's slot;
  * - Sentinel: `REDIS_SENTINELS` + `REDIS_SENTINEL_MASTER`; the client asks the sentinels for the
@@ -92,6 +93,23 @@ export function redisAddress(url: string): string {
   }
 }
 
+/**
+ * The socket path and database of a `unix:///path/to/redis.sock[?db=N]` URL (config/schema.ts has
+ * checked its shape), or undefined for a TCP URL. ioredis 5 reads no `unix:` scheme of its own.
+ */
+export function unixSocketOptions(url: string): { path: string; db?: number } | undefined {
+  if (!url.startsWith("unix:")) return undefined;
+  const u = new URL(url);
+  const db = u.searchParams.get("db");
+  return { path: decodeURIComponent(u.pathname), ...(db !== null ? { db: Number(db) } : {}) };
+}
+
+/** A plain ioredis client for one node's URL, `unix:` included (tools that need no fail-fast client). */
+export function redisFromUrl(url: string, options: RedisOptions = {}): Redis {
+  const socket = unixSocketOptions(url);
+  return socket ? new Redis({ ...options, ...socket }) : new Redis(url, options);
+}
+
 /** `host:port` or a `redis://` / `rediss://` URL; `rediss://` asks for TLS. */
 function parseNode(entry: string, setting: string): HostPort & { tls: boolean } {
   const text = entry.trim();
@@ -137,6 +155,19 @@ export function redisTarget(env: EnvConfig): RedisTarget | undefined {
     ...(env.REDIS_USERNAME ? { username: env.REDIS_USERNAME } : {}),
     ...(env.REDIS_PASSWORD ? { password: env.REDIS_PASSWORD } : {}),
   };
+  if (env.REDIS_URL?.startsWith("unix:")) {
+    if (env.REDIS_TLS) {
+      throw new StartupError("REDIS_TLS", "1", "TLS does not apply to a unix socket (REDIS_URL=unix://...)");
+    }
+    // No credentials in a unix URL: a single node on a socket takes them from REDIS_USERNAME/PASSWORD.
+    return {
+      kind: "single",
+      url: env.REDIS_URL,
+      setting: "REDIS_URL",
+      address: redisAddress(env.REDIS_URL),
+      ...auth,
+    };
+  }
   if (env.REDIS_URL) {
     const tls = env.REDIS_URL.startsWith("rediss:") || env.REDIS_TLS;
     return {
@@ -229,7 +260,7 @@ export function createRedisClient(target: RedisTarget | string, opts: RedisClien
   let redis: RedisClient;
   switch (t.kind) {
     case "single":
-      redis = new Redis(t.url, { ...base, ...auth });
+      redis = redisFromUrl(t.url, { ...base, ...auth });
       break;
     case "cluster": {
       const { enableAutoPipelining, enableOfflineQueue, retryStrategy, lazyConnect, ...perNode } = base;

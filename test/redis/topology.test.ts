@@ -8,8 +8,10 @@ import { join } from "node:path";
 import { Cluster } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig, parseEnv } from "../../config/load.ts";
-import { createRedisClient, redisTarget, waitReady } from "../../src/redis/client.ts";
+import { RedisQuoteStore } from "../../src/quote-store/redis.ts";
+import { createRedisClient, redisTarget, unixSocketOptions, waitReady } from "../../src/redis/client.ts";
 import { freePort, stopChild } from "../../tooling/processes.ts";
+import { sampleQuote } from "../quote-store/contract.ts";
 import { clusterNodes } from "../support/redis.ts";
 import { fileTempDir } from "../support/tmp.ts";
 
@@ -72,6 +74,47 @@ describe("Redis topology settings", () => {
     expect(() =>
       redisTarget(parseEnv({ REDIS_URL: "rediss://h:6380", REDIS_TLS_CA_FILE: "/nonexistent/ca.pem" })),
     ).toThrow(/REDIS_TLS_CA_FILE: \/nonexistent\/ca.pem: cannot read/);
+  });
+
+  it("reads a unix socket URL: its path and database, credentials from REDIS_USERNAME/PASSWORD, no TLS", () => {
+    const target = redisTarget(
+      parseEnv({
+        REDIS_URL: "unix:///run/redis/redis.sock?db=3",
+        REDIS_USERNAME: "rfq",
+        REDIS_PASSWORD: "pw",
+      }),
+    );
+    expect(target).toEqual({
+      kind: "single",
+      url: "unix:///run/redis/redis.sock?db=3",
+      setting: "REDIS_URL",
+      address: "unix:///run/redis/redis.sock",
+      username: "rfq",
+      password: "pw",
+    });
+    expect(unixSocketOptions("unix:///run/redis/redis.sock?db=3")).toEqual({
+      path: "/run/redis/redis.sock",
+      db: 3,
+    });
+    expect(unixSocketOptions("unix:///tmp/a%20b.sock")).toEqual({ path: "/tmp/a b.sock" });
+    expect(unixSocketOptions("redis://h:6379")).toBeUndefined();
+    expect(() => redisTarget(parseEnv({ REDIS_URL: "unix:///run/redis.sock", REDIS_TLS: "1" }))).toThrow(
+      /REDIS_TLS: 1: TLS does not apply to a unix socket/,
+    );
+  });
+
+  it("refuses a unix socket URL with a host, an option other than db, or a db that is not a number, naming REDIS_URL", () => {
+    expect(() => parseEnv({ REDIS_URL: "unix://redis-host/run/redis.sock" })).toThrow(
+      /REDIS_URL: a unix socket URL names no host/,
+    );
+    expect(() => parseEnv({ REDIS_URL: "unix:///run/redis.sock?password=pw" })).toThrow(
+      /REDIS_URL: unknown option password/,
+    );
+    expect(() => parseEnv({ REDIS_URL: "unix:///run/redis.sock?db=two" })).toThrow(
+      /REDIS_URL: db must be a database number, not "two"/,
+    );
+    expect(() => parseEnv({ REDIS_URL: "unix://" })).toThrow(/REDIS_URL/);
+    expect(() => parseEnv({ REDIS_URL: "http://h:6379" })).toThrow(/REDIS_URL/);
   });
 
   it("refuses two topologies at once, and a Sentinel group without its master's name", () => {
@@ -215,5 +258,58 @@ describe.skipIf(!openssl)("TLS (rediss://) against a real redis-server", () => {
 
   it("accepts it with REDIS_TLS_REJECT_UNAUTHORIZED=0 (testing only)", async () => {
     expect(await connect({ REDIS_TLS_REJECT_UNAUTHORIZED: "0" })).toBe("PONG");
+  });
+});
+
+describe("a single node on a unix socket (REDIS_URL=unix://...) against a real redis-server", () => {
+  const dir = fileTempDir("redis-unix");
+  const socket = join(dir, "redis.sock");
+  let server: ChildProcess;
+
+  beforeAll(async () => {
+    // No TCP listener at all: whatever answers came over the socket.
+    server = spawn(
+      "redis-server",
+      [
+        ...["--port", "0", "--unixsocket", socket, "--unixsocketperm", "700"],
+        ...["--save", "", "--appendonly", "no", "--dir", dir],
+      ],
+      { stdio: "ignore" },
+    );
+  });
+  afterAll(() => stopChild(server));
+
+  it("stores, reads and claims a quote over the socket, in the database the URL names", async () => {
+    const target = redisTarget(parseEnv({ REDIS_URL: `unix://${socket}?db=2` }));
+    if (!target) throw new Error("no target");
+    const client = createRedisClient(target);
+    try {
+      await waitReady(client, target.setting, target.address, 5_000);
+      const info = String(await client.call("CLIENT", "INFO"));
+      expect(info).toContain(`laddr=${socket}`);
+      expect(info).toMatch(/ db=2 /);
+      const store = new RedisQuoteStore(client, "rfq:unix:");
+      const quote = sampleQuote("q-unix-1", "r-unix-1", Date.now());
+      expect(await store.put(quote)).toBe(true);
+      expect(await store.get("q-unix-1")).toEqual(quote);
+      expect(await store.claim("q-unix-1", "ab".repeat(32), Date.now())).toEqual({ kind: "claimed" });
+      expect(await client.select(0).then(() => client.exists("rfq:unix:{q-unix-1}:q"))).toBe(0);
+    } finally {
+      client.disconnect();
+    }
+  });
+
+  it("names REDIS_URL and the socket when nothing listens there", async () => {
+    const missing = `unix://${join(dir, "absent.sock")}`;
+    const target = redisTarget(parseEnv({ REDIS_URL: missing }));
+    if (!target) throw new Error("no target");
+    const client = createRedisClient(target);
+    try {
+      await expect(waitReady(client, target.setting, target.address, 500)).rejects.toThrow(
+        /REDIS_URL: unix:\/\/.*absent\.sock: not reachable within 500 ms: ENOENT/,
+      );
+    } finally {
+      client.disconnect();
+    }
   });
 });

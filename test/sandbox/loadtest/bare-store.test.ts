@@ -93,7 +93,7 @@ describe("sweep baseline: bare node:http + store", () => {
 
   it("runs the bare store server with the load test's tracer when given a trace folder: its record, written at exit, holds every request and every store write", async () => {
     const traceDir = join(dir, "trace");
-    const t = await startBareTarget("store", 1, dir, traceDir);
+    const t = await startBareTarget("store", 1, dir, { traceDir });
     const from = Date.now();
     for (let i = 0; i < 5; i++) {
       const quoteId = randomUUID();
