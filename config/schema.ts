@@ -278,6 +278,13 @@ export const limitsSchema = strictObject({
    * README, Redis memory.
    */
   quoteRetainAfterExpiryMs: z.number().int().min(0).max(3_600_000).default(30_000),
+  /**
+   * How the Redis quote store writes each quote (src/quote-store/codec.ts; it reads both): "compact"
+   * (the request once, about 570 bytes of JSON) or "full" (the StoredQuote as it is, about 1,050).
+   * Versions before the compact form read only "full": set "full" while any of them (webhook or
+   * signer) still shares the Redis, then "compact". README, Redis memory.
+   */
+  quoteStoreFormat: z.enum(["compact", "full"]).default("compact"),
   /** Bound on the in-memory quote store. */
   memoryStoreMaxQuotes: z.number().int().min(100).default(200_000),
   /**

@@ -2,7 +2,7 @@
 /**
  * Mutation test of the money path: `npm run test:mutation` (with a throwaway Redis). Fill decoding
  * and validation, the swap executor's claim/reserve/sign steps and expiry, the taker's funds check,
- * the quote pricing maths (pricing/book.ts and the shared amount maths in amounts/), and the
+ * the quote store's record format (what a fill is checked against, read back), the quote pricing maths (pricing/book.ts and the shared amount maths in amounts/), and the
  * inventory ledger behind reservations. HTML report:
  * results/mutation/money/index.html. Long (tens of minutes on 2 cores); CI runs the fill rules
  * only (stryker.fill.config.mjs). Scores per folder are recorded in README.md.
@@ -23,6 +23,7 @@ export default {
     "src/swap/executor.ts",
     "src/swap/expiry.ts",
     "src/swap/taker-funds.ts",
+    "src/quote-store/codec.ts",
     "pricing/book.ts",
     "amounts/decimal.ts",
     "amounts/u64.ts",

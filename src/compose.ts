@@ -235,7 +235,11 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
   }
 
   const store: QuoteStore = redis
-    ? new RedisQuoteStore(redis, keys.quotes, now, config.file.limits.quoteRetainAfterExpiryMs)
+    ? new RedisQuoteStore(redis, keys.quotes, {
+        now,
+        retainAfterExpiryMs: config.file.limits.quoteRetainAfterExpiryMs,
+        format: config.file.limits.quoteStoreFormat,
+      })
     : new MemoryQuoteStore(
         config.file.limits.memoryStoreMaxQuotes,
         now,

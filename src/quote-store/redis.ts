@@ -3,7 +3,7 @@
  *
  * Keys carry the quoteId (or the message hash) as a hash tag so that everything one operation touches
  * lives in one slot and the same commands run unchanged on Redis Cluster:
- *   <prefix>{<quoteId>}:q        the StoredQuote as JSON, expiring with the quote + the retention
+ *   <prefix>{<quoteId>}:q        the StoredQuote as JSON (compact by default: codec.ts), expiring with the quote + the retention
  *                                (`limits.quoteRetainAfterExpiryMs`); once claimed, with the claim
  *   <prefix>{<quoteId>}:claim    the claim record (SET NX: the exactly-once step)
  *   <prefix>{<quoteId>}:outcome  the answer the claimed swap gave
@@ -21,6 +21,7 @@
 import type { SwapResponse } from "../contract/swap.ts";
 import type { RedisClient } from "../redis/client.ts";
 import { clientSockets, WriteCoalescer } from "../redis/coalesce.ts";
+import { decodeStoredQuote, encodeStoredQuote, type QuoteStoreFormat } from "./codec.ts";
 import {
   CLAIM_RETAIN_MS,
   type ClaimRecord,
@@ -67,13 +68,28 @@ interface Scripted {
   rfqReleaseClaim(claimKey: string, outcomeKey: string, messageHash: string): Promise<number>;
 }
 
+export interface RedisQuoteStoreOptions {
+  /** The clock the retention counts from (default Date.now). */
+  now?: () => number;
+  /** `limits.quoteRetainAfterExpiryMs` (default DEFAULT_QUOTE_RETAIN_AFTER_EXPIRY_MS). */
+  retainAfterExpiryMs?: number;
+  /** `limits.quoteStoreFormat`: how quotes are written (codec.ts; read in either). Default compact. */
+  format?: QuoteStoreFormat;
+}
+
 export class RedisQuoteStore implements QuoteStore {
+  private readonly now: () => number;
+  private readonly retainAfterExpiryMs: number;
+  private readonly format: QuoteStoreFormat;
+
   constructor(
     private readonly redis: RedisClient,
     private readonly prefix = "rfq:",
-    private readonly now: () => number = Date.now,
-    private readonly retainAfterExpiryMs = DEFAULT_QUOTE_RETAIN_AFTER_EXPIRY_MS,
+    opts: RedisQuoteStoreOptions = {},
   ) {
+    this.now = opts.now ?? Date.now;
+    this.retainAfterExpiryMs = opts.retainAfterExpiryMs ?? DEFAULT_QUOTE_RETAIN_AFTER_EXPIRY_MS;
+    this.format = opts.format ?? "compact";
     // defineCommand sends EVALSHA and falls back to EVAL once per connection: the script stays cached.
     if (!("rfqPutQuote" in redis))
       redis.defineCommand("rfqPutQuote", { numberOfKeys: 2, lua: PUT_UNLESS_CLAIMED });
@@ -103,7 +119,7 @@ export class RedisQuoteStore implements QuoteStore {
     const stored = await (this.redis as unknown as Scripted).rfqPutQuote(
       this.quoteKey(quote.quoteId),
       this.claimKey(quote.quoteId),
-      JSON.stringify(quote),
+      encodeStoredQuote(quote, this.format),
       ttl,
     );
     return stored === 1;
@@ -111,7 +127,7 @@ export class RedisQuoteStore implements QuoteStore {
 
   async get(quoteId: string): Promise<StoredQuote | undefined> {
     const raw = await this.redis.get(this.quoteKey(quoteId));
-    return raw ? (JSON.parse(raw) as StoredQuote) : undefined;
+    return raw ? decodeStoredQuote(raw) : undefined;
   }
 
   async claim(quoteId: string, messageHash: string, nowMs: number): Promise<ClaimResult> {

@@ -28,7 +28,7 @@ for (const topology of topologies()) {
     });
 
     it("keeps one key per quote, expiring at the quote's expiry plus the configured retention", async () => {
-      const store = new RedisQuoteStore(redis, prefix, Date.now, 2_000);
+      const store = new RedisQuoteStore(redis, prefix, { retainAfterExpiryMs: 2_000 });
       const q = sampleQuote("ttl-q", "ttl-r", Date.now(), 1_000);
       await store.put(q);
       const ttl = await redis.pttl(`${prefix}{ttl-q}:q`);
@@ -38,7 +38,7 @@ for (const topology of topologies()) {
     });
 
     it("keeps a claimed quote as long as its claim, so a retried /swap still reads it", async () => {
-      const store = new RedisQuoteStore(redis, prefix, Date.now, 0);
+      const store = new RedisQuoteStore(redis, prefix, { retainAfterExpiryMs: 0 });
       await store.put(sampleQuote("kept-q", "kept-r", Date.now(), 1_000));
       expect((await store.claim("kept-q", "h", Date.now())).kind).toBe("claimed");
       const [quoteTtl, claimTtl] = await Promise.all([
@@ -47,6 +47,32 @@ for (const topology of topologies()) {
       ]);
       expect(quoteTtl).toBeGreaterThan(1_000);
       expect(Math.abs(quoteTtl - claimTtl)).toBeLessThan(1_000);
+    });
+
+    it("writes the compact form by default and the full form with format full, and each store reads what the other wrote (a rolling upgrade)", async () => {
+      const compact = new RedisQuoteStore(redis, prefix);
+      const full = new RedisQuoteStore(redis, prefix, { format: "full" });
+      const a = sampleQuote("fmt-a", "fmt-ra", Date.now());
+      const b = sampleQuote("fmt-b", "fmt-rb", Date.now());
+      await compact.put(a);
+      await full.put(b);
+      const [rawA, rawB] = await Promise.all([
+        redis.get(`${prefix}{fmt-a}:q`),
+        redis.get(`${prefix}{fmt-b}:q`),
+      ]);
+      expect(JSON.parse(rawA as string)).toMatchObject({ v: 2 });
+      expect(rawB).toBe(JSON.stringify(b));
+      const viaJson = (q: unknown) => JSON.parse(JSON.stringify(q));
+      for (const store of [compact, full]) {
+        expect(await store.get("fmt-a")).toEqual(viaJson(a));
+        expect(await store.get("fmt-b")).toEqual(viaJson(b));
+      }
+      // Redis' own count of the key's bytes (value, key, overhead): the compact one well under the full.
+      const [memA, memB] = await Promise.all([
+        redis.call("MEMORY", "USAGE", `${prefix}{fmt-a}:q`),
+        redis.call("MEMORY", "USAGE", `${prefix}{fmt-b}:q`),
+      ]);
+      expect(Number(memA)).toBeLessThan(0.75 * Number(memB));
     });
 
     it("grants one claim across two independent connections racing", async () => {
