@@ -19,6 +19,7 @@
  *
  *   npm run bench -- --rate 2000 --duration 15 --throughput-seconds 8
  *   npm run bench:quote -- --price-source redis
+ *   CONFIG=my-config.json npm run bench:quote      (the webhook on that configuration file)
  */
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -160,7 +161,10 @@ function startPublisher(url: string, file: FileConfig): { stop(): Promise<void>;
 async function main(): Promise<void> {
   const redis = await startRedis();
   const logDir = join(REPO_ROOT, "results", "bench");
-  const shipped = parseFileConfig(JSON.parse(readFileSync(DEFAULT_CONFIG_PATH, "utf8")));
+  // CONFIG, when set, as the load test reads it (e.g. a copy with "quoteStoreFormat": "full").
+  const shipped = parseFileConfig(
+    JSON.parse(readFileSync(process.env.CONFIG ?? DEFAULT_CONFIG_PATH, "utf8")),
+  );
   const file = priceSource === "redis" ? redisPricedConfig(shipped) : shipped;
   const configPath = join(mkdtempSync(join(os.tmpdir(), "rfq-bench-config-")), "config.json");
   writeFileSync(configPath, JSON.stringify(file));
