@@ -567,8 +567,7 @@ export const envSchema = z.object({
   CONFIG: optionalNonEmpty,
   /**
    * A single node: `redis://` or `rediss://` (TLS), or `unix:///path/to/redis.sock[?db=N]` for a Redis on
-   * the same host (no TCP stack: about a third less CPU per command on both sides; README, "Redis
-   * topologies").
+   * the same host (no TCP stack: less CPU per command on both sides; README, "Redis topologies").
    */
   REDIS_URL: optionalNonEmpty.pipe(
     z

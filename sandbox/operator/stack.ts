@@ -70,7 +70,7 @@ export interface StackOptions {
    */
   redisClusterNodes?: string;
   /**
-   * The throwaway redis-server (none is started for REDIS_URL or a cluster) on a unix socket: the
+   * A throwaway redis-server on a unix socket, even when REDIS_URL is set (not with a cluster): the
    * webhook gets `REDIS_URL=unix:///.../redis.sock`, as a maker running Redis beside it on one host would.
    */
   redisSocket?: boolean;

@@ -12,15 +12,16 @@
  *
  * The compact form is written only for a quote it gives back exactly: the answer echoes the request's
  * ids, mints, quote type, taker and receiver, says protocol "v1", and neither the answer nor the
- * quote carries a field this file does not know. Anything else (a future field, a answer that
- * differs from its request) is written in full, so no field a fill is checked against can be lost
+ * quote carries a field this file does not know, and every field reading copies is present. Anything
+ * else (a future field, an answer that differs from its request) is written in full, so no field a fill is checked against can be lost
  * by the encoding. test/quote-store/codec.test.ts holds it to that.
  *
  * Rolling out: a version before this one reads only the full form (it would find no answer in a
  * compact record, and refuse or fail the swap). While such an instance, or a signer service, still
  * shares the Redis, run the new ones with `limits.quoteStoreFormat: "full"`; once none is left,
- * "compact" (the default). A quote lives `quoteTtlMs` + `quoteRetainAfterExpiryMs` (85 s by
- * default), so going back is safe that long after the last compact write stops.
+ * "compact" (the default). Going back to an older version: an unclaimed quote lives `quoteTtlMs` +
+ * `quoteRetainAfterExpiryMs` (85 s by default) after its last write, a claimed one CLAIM_RETAIN_MS
+ * (a retried /swap reads it), so switch to "full" that long before.
  */
 import type { QuoteRequest, QuoteResponse } from "../contract/quote.ts";
 import type { StoredQuote } from "./interface.ts";
