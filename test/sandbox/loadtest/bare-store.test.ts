@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { readServerTraces, summarizeServerTraces } from "../../../sandbox/loadtest/server-trace.ts";
 import { startBareTarget } from "../../../sandbox/loadtest/sweep.ts";
+import { decodeStoredQuote } from "../../../src/quote-store/codec.ts";
 import { fileRedis } from "../../support/redis.ts";
 
 const { redis } = fileRedis();
@@ -53,8 +54,14 @@ describe("sweep baseline: bare node:http + store", () => {
       const res = await post(body);
       expect(res.status).toBe(200);
       expect(await res.json()).toMatchObject({ quoteId, requestId: body.requestId, amountIn: body.amount });
-      const stored = JSON.parse((await redis.get(`rfq:bare:{${quoteId}}:q`)) ?? "null");
-      expect(stored).toMatchObject({ quoteId, request: body, response: { quoteId, amountIn: body.amount } });
+      // Written as the webhook writes it (the store's default, compact), and read back by the codec.
+      const raw = (await redis.get(`rfq:bare:{${quoteId}}:q`)) ?? "null";
+      expect(JSON.parse(raw)).toMatchObject({ v: 2 });
+      expect(decodeStoredQuote(raw)).toMatchObject({
+        quoteId,
+        request: body,
+        response: { quoteId, amountIn: body.amount },
+      });
       expect(await redis.pttl(`rfq:bare:{${quoteId}}:q`)).toBeGreaterThan(55_000);
 
       // The put script's claim check: a claimed quoteId is not stored again, and not answered 200.
