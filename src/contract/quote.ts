@@ -102,6 +102,35 @@ export const quoteResponseSchema = z.object({
 export type QuoteResponse = z.output<typeof quoteResponseSchema>;
 
 /**
+ * Our 200 answer to `req`: the request echoed (ids, mints, quote type, and the taker and receiver when
+ * given) with what we add: both amounts, the maker, the compute-unit price. The quote path answers
+ * with it (src/quote/service.ts), and the quote store's compact record is read back through it
+ * (src/quote-store/codec.ts), so the two cannot drift apart.
+ */
+export function quoteAnswer(
+  req: QuoteRequest,
+  amountIn: string,
+  amountOut: string,
+  maker: string,
+  prioritizationFeeToUse: number | undefined,
+): QuoteResponse {
+  return {
+    requestId: req.requestId,
+    quoteId: req.quoteId,
+    tokenIn: req.tokenIn,
+    tokenOut: req.tokenOut,
+    quoteType: req.quoteType,
+    protocol: "v1",
+    amountIn,
+    amountOut,
+    maker,
+    ...(prioritizationFeeToUse !== undefined ? { prioritizationFeeToUse } : {}),
+    ...(req.taker ? { taker: req.taker } : {}),
+    ...(req.receiver ? { receiver: req.receiver } : {}),
+  };
+}
+
+/**
  * The quote path's parse without zod: the very output `quoteRequestSchema` gives (same fields, same
  * keys present, same normalisation) for a request it accepts, or undefined for anything else, which
  * then goes through the schema for its error naming the field. zod's object parse was a tenth of the

@@ -7,8 +7,8 @@
  *   the same ids, mints and taker: about 1,050 bytes for a quote with a taker.
  * - **compact** (`"v":2`): the request once, and of the answer only what the request does not already
  *   say (both amounts, the maker, the compute-unit price), plus the quote's own fields: about 570
- *   bytes. Reading it rebuilds the answer from the request exactly as the quote path builds it
- *   (src/quote/service.ts).
+ *   bytes. Reading it rebuilds the answer and the quote from the request with the functions the
+ *   quote path builds them with (`quoteAnswer`, `storedQuoteOf`).
  *
  * The compact form is written only for a quote it gives back exactly: the answer echoes the request's
  * ids, mints, quote type, taker and receiver, says protocol "v1", and neither the answer nor the
@@ -23,8 +23,8 @@
  * `quoteRetainAfterExpiryMs` (85 s by default) after its last write, a claimed one CLAIM_RETAIN_MS
  * (a retried /swap reads it), so switch to "full" that long before.
  */
-import type { QuoteRequest, QuoteResponse } from "../contract/quote.ts";
-import type { StoredQuote } from "./interface.ts";
+import { type QuoteRequest, quoteAnswer } from "../contract/quote.ts";
+import { type StoredQuote, storedQuoteOf } from "./interface.ts";
 
 export type QuoteStoreFormat = "compact" | "full";
 
@@ -138,29 +138,7 @@ export function decodeStoredQuote(raw: string): StoredQuote {
   }
   const c = o as CompactQuote;
   const req = c.request;
-  const response: QuoteResponse = {
-    requestId: req.requestId,
-    quoteId: req.quoteId,
-    tokenIn: req.tokenIn,
-    tokenOut: req.tokenOut,
-    quoteType: req.quoteType,
-    protocol: "v1",
-    amountIn: c.amountIn,
-    amountOut: c.amountOut,
-    maker: c.maker,
-    ...(c.prioritizationFeeToUse !== undefined ? { prioritizationFeeToUse: c.prioritizationFeeToUse } : {}),
-    ...(req.taker ? { taker: req.taker } : {}),
-    ...(req.receiver ? { receiver: req.receiver } : {}),
-  };
-  return {
-    quoteId: req.quoteId,
-    requestId: req.requestId,
-    request: req,
-    response,
-    feeBps: req.feeBps,
-    ...(req.taker ? { taker: req.taker } : {}),
-    permissioned: c.permissioned,
-    createdAtMs: c.createdAtMs,
-    expiresAtMs: c.expiresAtMs,
-  };
+  // Rebuilt by the very functions the quote path built it with.
+  const response = quoteAnswer(req, c.amountIn, c.amountOut, c.maker, c.prioritizationFeeToUse);
+  return storedQuoteOf(req, response, c.permissioned, c.createdAtMs, c.expiresAtMs);
 }

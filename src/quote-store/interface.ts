@@ -23,6 +23,30 @@ export interface StoredQuote {
   expiresAtMs: number;
 }
 
+/**
+ * The StoredQuote of `request` answered with `response`: its ids, fee and taker are the request's.
+ * The quote path stores it (src/quote/service.ts) and the compact record is read back through it.
+ */
+export function storedQuoteOf(
+  request: QuoteRequest,
+  response: QuoteResponse,
+  permissioned: boolean,
+  createdAtMs: number,
+  expiresAtMs: number,
+): StoredQuote {
+  return {
+    quoteId: request.quoteId,
+    requestId: request.requestId,
+    request,
+    response,
+    feeBps: request.feeBps,
+    ...(request.taker ? { taker: request.taker } : {}),
+    permissioned,
+    createdAtMs,
+    expiresAtMs,
+  };
+}
+
 /** What a swap left on its quote: the message it signed over and, once decided, the answer it gave. */
 export interface ClaimRecord {
   /** sha256 (hex) of the fill transaction's message bytes. */

@@ -6,9 +6,9 @@ import type { Config } from "../../config/load.ts";
 import type { Inventory, InventoryDecline } from "../../inventory/interface.ts";
 import type { IssuanceBook } from "../../inventory/issuance/interface.ts";
 import type { NoQuoteReason, QuotingBook } from "../../pricing/book.ts";
-import type { QuoteRequest, QuoteResponse } from "../contract/quote.ts";
+import { type QuoteRequest, quoteAnswer } from "../contract/quote.ts";
 import type { IssuancePolicies, IssuanceRefusalCode } from "../issuance/policy.ts";
-import type { StoredQuote } from "../quote-store/interface.ts";
+import { type StoredQuote, storedQuoteOf } from "../quote-store/interface.ts";
 import type { TakerStanding } from "../toxicity/interface.ts";
 
 export type DeclineReason =
@@ -161,34 +161,23 @@ export class QuoteService {
     }
     // The maker pays the priority fee as fee payer: take the operator's suggestion, within our cap.
     const cuPrice = Math.min(req.suggestedPrioritizationFees ?? this.defaultCuPrice, this.maxCuPrice);
-    const response: QuoteResponse = {
-      requestId: req.requestId,
-      quoteId: req.quoteId,
-      tokenIn: req.tokenIn,
-      tokenOut: req.tokenOut,
-      quoteType: req.quoteType,
-      protocol: "v1",
-      amountIn: priced.amountIn.toString(),
-      amountOut: priced.amountOut.toString(),
-      maker: this.deps.maker,
-      prioritizationFeeToUse: cuPrice,
-      ...(req.taker ? { taker: req.taker } : {}),
-      ...(req.receiver ? { receiver: req.receiver } : {}),
-    };
+    const response = quoteAnswer(
+      req,
+      priced.amountIn.toString(),
+      priced.amountOut.toString(),
+      this.deps.maker,
+      cuPrice,
+    );
     return {
       ok: true,
       ...(widenBps > 0 ? { widened: { bps: widenBps, reason: "taker_flagged" as const } } : {}),
-      stored: {
-        quoteId: req.quoteId,
-        requestId: req.requestId,
-        request: req,
+      stored: storedQuoteOf(
+        req,
         response,
-        feeBps: req.feeBps,
-        ...(req.taker ? { taker: req.taker } : {}),
-        permissioned: tokenIn.permissioned || tokenOut.permissioned,
-        createdAtMs: nowMs,
-        expiresAtMs: nowMs + this.ttlMs,
-      },
+        tokenIn.permissioned || tokenOut.permissioned,
+        nowMs,
+        nowMs + this.ttlMs,
+      ),
     };
   }
 }
