@@ -73,29 +73,23 @@ function onlyFields(o: object, known: Set<string>): boolean {
   return true;
 }
 
+/** The request's fields the answer echoes: each a string, copied back into the answer on reading. */
+const ECHOED = ["requestId", "quoteId", "tokenIn", "tokenOut", "quoteType"] as const;
+
 /** True when the compact form gives `q` back exactly: everything it leaves out, the request says. */
 export function compactable(q: StoredQuote): boolean {
   const { request: req, response: res } = q;
+  for (const k of ECHOED) if (typeof req[k] !== "string" || res[k] !== req[k]) return false;
   return (
-    res.requestId === req.requestId &&
-    res.quoteId === req.quoteId &&
-    res.tokenIn === req.tokenIn &&
-    res.tokenOut === req.tokenOut &&
-    res.quoteType === req.quoteType &&
     res.protocol === "v1" &&
     res.taker === (req.taker || undefined) &&
     res.receiver === (req.receiver || undefined) &&
     q.quoteId === req.quoteId &&
     q.requestId === req.requestId &&
+    typeof req.feeBps === "number" &&
     q.feeBps === req.feeBps &&
     q.taker === (req.taker || undefined) &&
-    // What reading copies unconditionally is present, so that it gives no key back empty.
-    typeof req.requestId === "string" &&
-    typeof req.quoteId === "string" &&
-    typeof req.tokenIn === "string" &&
-    typeof req.tokenOut === "string" &&
-    typeof req.quoteType === "string" &&
-    typeof req.feeBps === "number" &&
+    // What the compact record keeps as it is: present, so that reading gives no key back empty.
     typeof res.amountIn === "string" &&
     typeof res.amountOut === "string" &&
     typeof res.maker === "string" &&
