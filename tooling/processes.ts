@@ -147,12 +147,10 @@ export async function waitForHttp(url: string, child: Child | undefined, timeout
 /**
  * A Redis for this run: REDIS_URL when given, else a throwaway redis-server (no persistence). With
  * `socket`, always a throwaway server (only a server started here offers a socket), listening on a
- * unix socket in its folder as well: `url` names that (`unix:///tmp/rfq-redis-.../redis.sock`);
- * `tcpUrl` is its loopback port either way.
+ * unix socket in its folder as well: `url` names that (`unix:///tmp/rfq-redis-.../redis.sock`).
  */
 export async function startRedis(opts: { socket?: boolean } = {}): Promise<{
   url: string;
-  tcpUrl?: string;
   stop(): Promise<void>;
   owned: boolean;
   pid?: number;
@@ -188,10 +186,8 @@ export async function startRedis(opts: { socket?: boolean } = {}): Promise<{
     }
     await new Promise((r) => setTimeout(r, 50));
   }
-  const tcpUrl = `redis://127.0.0.1:${port}`;
   return {
-    url: opts.socket ? `unix://${socketPath}` : tcpUrl,
-    tcpUrl,
+    url: opts.socket ? `unix://${socketPath}` : `redis://127.0.0.1:${port}`,
     owned: true,
     ...(proc.pid !== undefined ? { pid: proc.pid } : {}),
     stop: async () => {

@@ -4,13 +4,13 @@
  * test's own started with a certificate signed by a throwaway CA (openssl).
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { Cluster } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig, parseEnv } from "../../config/load.ts";
 import { RedisQuoteStore } from "../../src/quote-store/redis.ts";
 import { createRedisClient, redisTarget, unixSocketOptions, waitReady } from "../../src/redis/client.ts";
-import { freePort, stopChild } from "../../tooling/processes.ts";
+import { freePort, startRedis, stopChild } from "../../tooling/processes.ts";
 import { sampleQuote } from "../quote-store/contract.ts";
 import { clusterNodes } from "../support/redis.ts";
 import { fileTempDir } from "../support/tmp.ts";
@@ -262,22 +262,16 @@ describe.skipIf(!openssl)("TLS (rediss://) against a real redis-server", () => {
 });
 
 describe("a single node on a unix socket (REDIS_URL=unix://...) against a real redis-server", () => {
-  const dir = fileTempDir("redis-unix");
-  const socket = join(dir, "redis.sock");
-  let server: ChildProcess;
+  // The tooling's throwaway server with its socket (as `npm run loadtest -- --redis-socket` starts it);
+  // CLIENT INFO below shows the connection is the socket's, not its loopback port's.
+  let server: Awaited<ReturnType<typeof startRedis>>;
+  let socket: string;
 
   beforeAll(async () => {
-    // No TCP listener at all: whatever answers came over the socket.
-    server = spawn(
-      "redis-server",
-      [
-        ...["--port", "0", "--unixsocket", socket, "--unixsocketperm", "700"],
-        ...["--save", "", "--appendonly", "no", "--dir", dir],
-      ],
-      { stdio: "ignore" },
-    );
+    server = await startRedis({ socket: true });
+    socket = server.url.slice("unix://".length);
   });
-  afterAll(() => stopChild(server));
+  afterAll(() => server?.stop());
 
   it("stores, reads and claims a quote over the socket, in the database the URL names", async () => {
     const target = redisTarget(parseEnv({ REDIS_URL: `unix://${socket}?db=2` }));
@@ -300,7 +294,7 @@ describe("a single node on a unix socket (REDIS_URL=unix://...) against a real r
   });
 
   it("names REDIS_URL and the socket when nothing listens there", async () => {
-    const missing = `unix://${join(dir, "absent.sock")}`;
+    const missing = `unix://${join(dirname(socket), "absent.sock")}`;
     const target = redisTarget(parseEnv({ REDIS_URL: missing }));
     if (!target) throw new Error("no target");
     const client = createRedisClient(target);
