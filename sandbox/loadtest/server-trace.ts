@@ -17,10 +17,29 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { descendantPids } from "../../tooling/processes.ts";
 import { type LatencySummary, percentile, summarize } from "./stats.ts";
 
 /** The preload to pass as `node --import <path>` (with SERVER_TRACE_DIR in the environment). */
 export const SERVER_TRACE_PRELOAD = fileURLToPath(new URL("./server-trace.mjs", import.meta.url));
+
+/**
+ * The processes under `roots` (each root and its descendants) that run the tracer: those whose command
+ * line has the preload, as a root started with `traceSettings` and its node:cluster workers (which
+ * inherit its node flags) have. A server under tsx has a child that does not: esbuild's service
+ * (`esbuild --service`), started by tsx's loader. Asked for a record, it never writes one, and the
+ * sweep's bare servers (run under tsx) failed their first traced step waiting for it.
+ */
+export function tracedProcesses(roots: readonly number[]): number[] {
+  const traced = (pid: number) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").includes(SERVER_TRACE_PRELOAD);
+    } catch {
+      return false; // gone meanwhile
+    }
+  };
+  return roots.flatMap((root) => [root, ...descendantPids(root)]).filter(traced);
+}
 
 /**
  * What a server process needs to run with the tracer writing its records to `dir`: its environment

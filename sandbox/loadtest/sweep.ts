@@ -37,7 +37,7 @@ import {
 import { startStack } from "../operator/stack.ts";
 import { buildMix, DEFAULT_MIX, type MixRequest } from "./mix.ts";
 import { Outcome, runOpenLoop } from "./open-loop.ts";
-import { type ServerTraceSummary, traceSettings, traceWindow } from "./server-trace.ts";
+import { type ServerTraceSummary, tracedProcesses, traceSettings, traceWindow } from "./server-trace.ts";
 import { summarize } from "./stats.ts";
 
 export interface SweepOptions {
@@ -395,7 +395,7 @@ export async function measureStep(
     ...(t.traced
       ? {
           serverTrace: await traceWindow(
-            t.traced.roots.flatMap((root) => [root, ...descendantPids(root)]),
+            tracedProcesses(t.traced.roots),
             t.traced.dir,
             q.measuredFromEpochMs,
             load.stepS,
