@@ -444,6 +444,25 @@ export function heldRatio(a: SweepSummary, b: SweepSummary): string {
   return r;
 }
 
+/** The settings a sweep's report records: what was swept, on which Redis, pinned or not, and what holds. */
+export function sweepSettings(o: SweepOptions): SweepReport["settings"] {
+  return {
+    rates: o.rates.join(","),
+    stepS: o.stepS,
+    stepRetries: o.retries,
+    warmupS: o.warmupS,
+    budgetMs: o.budgetMs,
+    workers: o.workers.join(","),
+    instances: o.instances,
+    redis: o.redisCluster ? "3-master cluster" : o.redisSocket ? "single node, unix socket" : "single node",
+    baselines: o.baselines.join(","),
+    pin: o.pin ? "each server on CPUs of its own, the generator, Redis and the chain on the rest" : "off",
+    traceServer: o.traceServer === true,
+    maxSockets: o.maxSockets,
+    holds: `p99 < ${P99_LIMIT_MS} ms, >= 99.9% answered within ${o.budgetMs} ms, 0 errors, <= 0.1% of priceable quotes unpriced`,
+  };
+}
+
 export async function runSweep(o: SweepOptions): Promise<SweepReport> {
   mkdirSync(o.outDir, { recursive: true });
   const steps: StepResult[] = [];
@@ -569,21 +588,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
         .map((x) => x.toFixed(2))
         .join("/"),
     },
-    settings: {
-      rates: o.rates.join(","),
-      stepS: o.stepS,
-      stepRetries: o.retries,
-      warmupS: o.warmupS,
-      budgetMs: o.budgetMs,
-      workers: o.workers.join(","),
-      instances: o.instances,
-      redis: o.redisCluster ? "3-master cluster" : o.redisSocket ? "single node, unix socket" : "single node",
-      baselines: o.baselines.join(","),
-      pin: o.pin ? "each server on CPUs of its own, the generator, Redis and the chain on the rest" : "off",
-      traceServer: o.traceServer === true,
-      maxSockets: o.maxSockets,
-      holds: `p99 < ${P99_LIMIT_MS} ms, >= 99.9% answered within ${o.budgetMs} ms, 0 errors, <= 0.1% of priceable quotes unpriced`,
-    },
+    settings: sweepSettings(o),
     steps,
     summary,
   };

@@ -49,11 +49,15 @@ function spawnCaptured(
 
 /**
  * The load test with its own stack (a throwaway redis-server, not REDIS_URL or a cluster from the
- * test's environment). `ownGroup`: in a process group of its own (the group's id is its pid), so that
- * what it started can be found by that group in /proc even once orphaned.
+ * test's environment, unless `env` sets them). `ownGroup`: in a process group of its own (the group's
+ * id is its pid), so that what it started can be found by that group in /proc even once orphaned.
  */
-export function startLoadtest(args: string[], opts: { ownGroup?: boolean } = {}): CapturedProcess {
-  return spawnCaptured("sandbox/loadtest/main.ts", args, { REDIS_URL: "", REDIS_CLUSTER_NODES: "" }, opts);
+export function startLoadtest(
+  args: string[],
+  opts: { ownGroup?: boolean; env?: Record<string, string> } = {},
+): CapturedProcess {
+  const env = { REDIS_URL: "", REDIS_CLUSTER_NODES: "", ...opts.env };
+  return spawnCaptured("sandbox/loadtest/main.ts", args, env, opts);
 }
 
 /** Starts it; ADMIN_PORT 0 (any free port) unless given, so parallel tests never collide on 8081. */
