@@ -13,6 +13,8 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
+  realpathSync,
   rmSync,
 } from "node:fs";
 import { createServer } from "node:net";
@@ -351,6 +353,22 @@ export function descendantPids(pid: number): number[] {
   };
   visit(pid);
   return out;
+}
+
+/**
+ * The descendants of a process that run this node binary: a webhook's node:cluster workers, without
+ * the helpers a server under tsx also has as children (esbuild's service, started when tsx's cache is
+ * cold), which are not workers.
+ */
+export function nodeDescendantPids(pid: number): number[] {
+  const node = realpathSync(process.execPath);
+  return descendantPids(pid).filter((p) => {
+    try {
+      return readlinkSync(`/proc/${p}/exe`) === node;
+    } catch {
+      return false; // gone meanwhile
+    }
+  });
 }
 
 /** How `pinSplit` shares the CPUs out. */

@@ -24,8 +24,8 @@ import { DEFAULT_CONFIG_PATH, parseFileConfig } from "../../config/load.ts";
 import { parseArgs } from "../../src/cli/args.ts";
 import {
   cpuSecondsOf,
-  descendantPids,
   machineCpuSeconds,
+  nodeDescendantPids,
   pinProcesses,
   pinSplit,
   REPO_ROOT,
@@ -360,7 +360,7 @@ async function main(): Promise<void> {
       pids = { ...stack.pids };
       for (const [k, pid] of Object.entries(stack.pids)) {
         if (!k.startsWith("webhook") || pid === undefined) continue;
-        descendantPids(pid).forEach((c, i) => {
+        nodeDescendantPids(pid).forEach((c, i) => {
           pids[`${k} worker ${i + 1}`] = c;
         });
       }

@@ -4,7 +4,7 @@
  * webhook (composed as `npm start` does, served on a socket).
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import net from "node:net";
@@ -22,7 +22,13 @@ import { buildMix, DEFAULT_MIX } from "../../../sandbox/loadtest/mix.ts";
 import { Outcome, runOpenLoop } from "../../../sandbox/loadtest/open-loop.ts";
 import { RawHttpPool } from "../../../sandbox/loadtest/raw-http.ts";
 import { percentile, series, summarize } from "../../../sandbox/loadtest/stats.ts";
-import { descendantPids, pinProcesses, pinSplit } from "../../../tooling/processes.ts";
+import {
+  descendantPids,
+  nodeDescendantPids,
+  pinProcesses,
+  pinSplit,
+  REPO_ROOT,
+} from "../../../tooling/processes.ts";
 import { defaultFileConfig } from "../../support/config.ts";
 import { createHarness, type Harness, listen } from "../../support/harness.ts";
 
@@ -271,6 +277,51 @@ describe("load test CPU pinning (--pin)", () => {
     } finally {
       sh.kill("SIGKILL");
       for (const k of descendantPids(sh.pid as number)) process.kill(k, "SIGKILL");
+    }
+  });
+});
+
+describe("load test process tree", () => {
+  it("counts a server's node children as its workers, not tsx's esbuild service (a cold cache starts one beside them)", {
+    timeout: 30_000,
+  }, async () => {
+    // A server under tsx with its cache off (as a fresh clone's first run): esbuild's service is its
+    // child, beside the node child it starts itself (as node:cluster starts a worker).
+    const dir = mkdtempSync(join(tmpdir(), "rfq-tree-"));
+    const script = join(dir, "server.ts");
+    writeFileSync(
+      script,
+      'import { spawn } from "node:child_process";\n' +
+        'const worker: { pid?: number } = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });\n' +
+        'process.stdout.write("worker " + worker.pid + "\\n");\n' +
+        "setInterval(() => {}, 1000);\n",
+    );
+    const server = spawn(process.execPath, ["--import", "tsx", script], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, TSX_DISABLE_CACHE: "1" },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    try {
+      const workerPid = await new Promise<number>((resolve, reject) => {
+        let out = "";
+        server.stdout?.on("data", (d: Buffer) => {
+          out += d.toString();
+          const m = /worker (\d+)\n/.exec(out);
+          if (m) resolve(Number(m[1]));
+        });
+        server.once("exit", (code) => reject(new Error(`server exited ${code}`)));
+      });
+      const pid = server.pid as number;
+      const cmdline = (p: number) => readFileSync(`/proc/${p}/cmdline`, "utf8").replaceAll("\0", " ");
+      // The case this pins: the tree holds a helper that is not node.
+      expect(descendantPids(pid).map(cmdline)).toEqual(
+        expect.arrayContaining([expect.stringContaining("esbuild"), expect.stringContaining("setInterval")]),
+      );
+      expect(nodeDescendantPids(pid)).toEqual([workerPid]);
+    } finally {
+      for (const k of descendantPids(server.pid as number)) process.kill(k, "SIGKILL");
+      server.kill("SIGKILL");
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
