@@ -37,7 +37,7 @@ import { checkLedger, swapCallRecorder, waitForQuietJournal } from "./ledger-che
 import { buildMix, DEFAULT_MIX } from "./mix.ts";
 import { OUTCOME_NAMES, runOpenLoop } from "./open-loop.ts";
 import { type Check, type LoadReport, renderHtml, textSummary } from "./report.ts";
-import { tracedProcesses, traceSettings, traceWindow } from "./server-trace.ts";
+import { traceSettings, traceWindow } from "./server-trace.ts";
 import { series, summarize } from "./stats.ts";
 import { runSwapPhase, SWAP_TAKER_FUNDING } from "./swaps.ts";
 import { runSweep, type Target, writeSweep } from "./sweep.ts";
@@ -407,11 +407,9 @@ async function main(): Promise<void> {
     // Every webhook process's own record of the phase (workers included), asked for right after it.
     const serverTrace = traceServer
       ? await traceWindow(
-          tracedProcesses(
-            Object.entries(stack?.pids ?? {})
-              .filter(([k, pid]) => k.startsWith("webhook") && pid !== undefined)
-              .map(([, pid]) => pid as number),
-          ),
+          Object.entries(pids)
+            .filter(([k, pid]) => k.startsWith("webhook") && pid !== undefined)
+            .map(([, pid]) => pid as number),
           traceDir,
           q.measuredFromEpochMs,
           durationS,

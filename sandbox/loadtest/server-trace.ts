@@ -17,28 +17,20 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { descendantPids } from "../../tooling/processes.ts";
+import { nodeDescendantPids } from "../../tooling/processes.ts";
 import { type LatencySummary, percentile, summarize } from "./stats.ts";
 
 /** The preload to pass as `node --import <path>` (with SERVER_TRACE_DIR in the environment). */
 export const SERVER_TRACE_PRELOAD = fileURLToPath(new URL("./server-trace.mjs", import.meta.url));
 
 /**
- * The processes under `roots` (each root and its descendants) that run the tracer: those whose command
- * line has the preload, as a root started with `traceSettings` and its node:cluster workers (which
- * inherit its node flags) have. A server under tsx has a child that does not: esbuild's service
- * (`esbuild --service`), started by tsx's loader. Asked for a record, it never writes one, and the
- * sweep's bare servers (run under tsx) failed their first traced step waiting for it.
+ * The processes a traced step asks for a record: each root and its node descendants (its node:cluster
+ * workers, which inherit its node flags and so the preload). Not every descendant: a server under tsx
+ * with a cold cache also has esbuild's service as a child, which never writes a record, and the
+ * sweep's bare servers failed their first traced step waiting for it.
  */
 export function tracedProcesses(roots: readonly number[]): number[] {
-  const traced = (pid: number) => {
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").includes(SERVER_TRACE_PRELOAD);
-    } catch {
-      return false; // gone meanwhile
-    }
-  };
-  return roots.flatMap((root) => [root, ...descendantPids(root)]).filter(traced);
+  return roots.flatMap((root) => [root, ...nodeDescendantPids(root)]);
 }
 
 /**
