@@ -608,6 +608,7 @@ async function main(): Promise<void> {
       },
       quotes: {
         measured,
+        measuredFrom: new Date(q.measuredFromEpochMs).toISOString(),
         achievedRatePerS: measured / (durationS || 1),
         outcomes,
         errors,
@@ -615,7 +616,7 @@ async function main(): Promise<void> {
         withinBudget: { count: within, share: within / measured },
         sendLagMs: summarize(q.sendLagMs),
         errorSamples: q.errorSamples,
-        series: series(q.scheduledMs, q.latencyMs, durationS > 20 ? 1000 : 250),
+        series: series(q.scheduledMs, q.latencyMs, durationS > 20 ? 1000 : 250, q.sendLagMs),
         cpu,
         ...(serverTrace ? { serverTrace } : {}),
       },

@@ -5,7 +5,7 @@
 import { type BaselineResult, baselineText } from "./baseline.ts";
 import type { LedgerCheck } from "./ledger-check.ts";
 import { type ServerTraceSummary, serverTraceText } from "./server-trace.ts";
-import type { LatencySummary, SeriesPoint } from "./stats.ts";
+import { type LatencySummary, type SeriesPoint, slowestBuckets } from "./stats.ts";
 
 export interface Check {
   name: string;
@@ -20,6 +20,11 @@ export interface LoadReport {
   settings: Record<string, string | number | boolean>;
   quotes: {
     measured: number;
+    /**
+     * When the first measured request was due (the end of the warm-up): the series' t = 0, to line the
+     * report up with the webhook's logs and profiles.
+     */
+    measuredFrom: string;
     achievedRatePerS: number;
     outcomes: Record<string, number>;
     errors: number;
@@ -52,6 +57,22 @@ export interface LoadReport {
 
 const f = (x: number, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : "n/a");
 
+/**
+ * The three slowest buckets of the series, each with the generator's own worst send lag in it: the
+ * tail's stalls, and whether the generator or the server's side held them up.
+ */
+function slowestText(points: SeriesPoint[]): string[] {
+  const worst = slowestBuckets(points, 3);
+  if (worst.length === 0) return [];
+  return [
+    "  slowest buckets (by max latency; held up by the generator when its own send lag is half the max or more):",
+    ...worst.map(
+      (p) =>
+        `    t=${p.t}s: p99 ${f(p.p99)}  max ${f(p.max)}  generator send lag max ${p.sendLagMax === undefined ? "n/a" : f(p.sendLagMax)}  -> ${p.heldUpBy}`,
+    ),
+  ];
+}
+
 export function textSummary(r: LoadReport): string {
   const q = r.quotes;
   const l = q.latencyMs;
@@ -64,10 +85,11 @@ export function textSummary(r: LoadReport): string {
       .map(([k, v]) => `${k}=${v}`)
       .join(", ")}`,
     "",
-    `quotes: ${q.measured} measured at ${f(q.achievedRatePerS, 1)}/s`,
+    `quotes: ${q.measured} measured at ${f(q.achievedRatePerS, 1)}/s from ${q.measuredFrom}`,
     `  latency ms (from scheduled send): p50 ${f(l.p50)}  p90 ${f(l.p90)}  p99 ${f(l.p99)}  p99.9 ${f(l.p999)}  max ${f(l.max)}  mean ${f(l.mean)}`,
     `  within budget (from x-request-start): ${q.withinBudget.count}/${q.measured} = ${f(q.withinBudget.share * 100, 3)}%`,
     `  generator send lag ms: p50 ${f(q.sendLagMs.p50)}  p99 ${f(q.sendLagMs.p99)}  max ${f(q.sendLagMs.max)}`,
+    ...slowestText(q.series),
     `  cpu during the phase: ${Object.entries(q.cpu)
       .map(([k, v]) => `${k} ${v}`)
       .join("; ")}`,
@@ -116,8 +138,11 @@ export function latencySvg(points: SeriesPoint[], budgetMs: number): string {
       m.t + (1 - (Math.log10(c) - Math.log10(yMin)) / (Math.log10(yMax) - Math.log10(yMin))) * (H - m.t - m.b)
     );
   };
-  const line = (key: "p50" | "p99" | "max", color: string, width: number) =>
-    `<polyline fill="none" stroke="${color}" stroke-width="${width}" points="${points.map((p) => `${x(p.t).toFixed(1)},${y(p[key]).toFixed(1)}`).join(" ")}"/>`;
+  const line = (key: "p50" | "p99" | "max" | "sendLagMax", color: string, width: number, dash = "") => {
+    const pts = points.filter((p) => p[key] !== undefined);
+    if (pts.length === 0) return "";
+    return `<polyline fill="none" stroke="${color}" stroke-width="${width}"${dash ? ` stroke-dasharray="${dash}"` : ""} points="${pts.map((p) => `${x(p.t).toFixed(1)},${y(p[key] as number).toFixed(1)}`).join(" ")}"/>`;
+  };
   const ticks: string[] = [];
   for (let v = yMin; v <= yMax * 1.0001; v *= 10) {
     ticks.push(
@@ -138,7 +163,8 @@ ${hline(budgetMs, "#c00", `${budgetMs} ms budget`)}
 ${line("max", "#e55", 1)}
 ${line("p99", "#f90", 2)}
 ${line("p50", "#27c", 2)}
-<text x="${m.l}" y="${H - 6}" font-size="12">time since start (by scheduled send) — ms, log scale: <tspan fill="#27c">p50</tspan> · <tspan fill="#f90">p99</tspan> · <tspan fill="#e55">max</tspan> per bucket</text>
+${line("sendLagMax", "#777", 1, "2 3")}
+<text x="${m.l}" y="${H - 6}" font-size="12">time since start (by scheduled send) — ms, log scale: <tspan fill="#27c">p50</tspan> · <tspan fill="#f90">p99</tspan> · <tspan fill="#e55">max</tspan> · <tspan fill="#777">generator's send lag, max</tspan> per bucket</text>
 <text x="14" y="${m.t + 10}" font-size="11" transform="rotate(-90 14 ${m.t + 10})" text-anchor="end">latency (ms)</text>
 </svg>`;
 }

@@ -21,7 +21,7 @@ import {
 import { buildMix, DEFAULT_MIX } from "../../../sandbox/loadtest/mix.ts";
 import { Outcome, runOpenLoop } from "../../../sandbox/loadtest/open-loop.ts";
 import { RawHttpPool } from "../../../sandbox/loadtest/raw-http.ts";
-import { percentile, series, summarize } from "../../../sandbox/loadtest/stats.ts";
+import { percentile, series, slowestBuckets, summarize } from "../../../sandbox/loadtest/stats.ts";
 import {
   descendantPids,
   nodeDescendantPids,
@@ -50,6 +50,28 @@ describe("load test statistics", () => {
       [0, 2, 2],
       [1, 2, 4],
     ]);
+  });
+
+  it("gives each bucket the generator's worst send lag, and names who held up the slowest buckets", () => {
+    // Bucket 0: a 30 ms answer sent 25 ms late (the generator's stall); bucket 1: 40 ms with a
+    // 1 ms send lag (the server's); bucket 2: quiet.
+    const sched = Float64Array.from([0, 500, 1000, 1500, 2000]);
+    const lat = Float64Array.from([30, 2, 3, 40, 1]);
+    const lag = Float64Array.from([25, 0.5, 0.2, 1, 0.1]);
+    const pts = series(sched, lat, 1000, lag);
+    expect(pts.map((p) => [p.t, p.max, p.sendLagMax])).toEqual([
+      [0, 30, 25],
+      [1, 40, 1],
+      [2, 1, 0.1],
+    ]);
+    expect(slowestBuckets(pts, 2).map((p) => [p.t, p.heldUpBy])).toEqual([
+      [1, "server"],
+      [0, "generator"],
+    ]);
+    // Without send lags the series has no such field and no side is named.
+    const bare = series(sched, lat, 1000);
+    expect(bare[0]).not.toHaveProperty("sendLagMax");
+    expect(slowestBuckets(bare, 1)[0]?.heldUpBy).toBe("unknown");
   });
 });
 
