@@ -73,6 +73,13 @@ export const quoteRequestSchema = z
     }
   });
 
+/**
+ * The request's string values that are new on nearly every quote and short enough for V8's
+ * `JSON.parse` to internalize (an amount below 10^10): the quote path parses them uninternalized
+ * (src/http/json-uninterned.ts). The ids are UUIDs, too long to be internalized.
+ */
+export const QUOTE_REQUEST_UNINTERNED = ["amount"] as const;
+
 type ParsedQuoteRequest = z.output<typeof quoteRequestSchema>;
 type OptionalKeys = "taker" | "suggestedPrioritizationFees" | "isWsol" | "receiver";
 /** The parsed request; absent and null optional fields both come out as absent. */

@@ -4,6 +4,7 @@ import type { Context } from "hono";
 import type { z } from "zod";
 import { AppError, ErrorCode, formatZodError } from "../errors/index.ts";
 import type { AppEnv } from "./env.ts";
+import { parseJsonUninterned } from "./json-uninterned.ts";
 
 /** The 413 for a body over `maxBytes`, whichever path finds it. */
 export const bodyTooLarge = (maxBytes: number) =>
@@ -60,13 +61,19 @@ export function readIncoming(req: IncomingMessage, maxBytes = Number.POSITIVE_IN
  */
 export type FastParse = (raw: unknown) => object | undefined;
 
+/**
+ * `uninterned`: top-level keys whose short string values must not be internalized by `JSON.parse`
+ * (a hot path's unique values, such as a quote's amount: src/http/json-uninterned.ts).
+ */
 export async function parseJsonBody<S extends z.ZodType>(
   c: Context<AppEnv>,
   schema: S,
   fast?: FastParse,
+  uninterned?: readonly string[],
 ): Promise<z.output<S>> {
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  if (incoming && !incoming.readableEnded) return parseJsonText(await readIncoming(incoming), schema, fast);
+  if (incoming && !incoming.readableEnded)
+    return parseJsonText(await readIncoming(incoming), schema, fast, uninterned);
   let raw: unknown;
   try {
     raw = await c.req.json();
@@ -77,10 +84,15 @@ export async function parseJsonBody<S extends z.ZodType>(
 }
 
 /** A body's text, parsed as JSON and validated: the same errors as `parseJsonBody`. */
-export function parseJsonText<S extends z.ZodType>(text: string, schema: S, fast?: FastParse): z.output<S> {
+export function parseJsonText<S extends z.ZodType>(
+  text: string,
+  schema: S,
+  fast?: FastParse,
+  uninterned?: readonly string[],
+): z.output<S> {
   let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    raw = uninterned ? parseJsonUninterned(text, uninterned) : JSON.parse(text);
   } catch {
     throw new AppError(ErrorCode.MALFORMED_JSON, "body: must be a JSON object");
   }

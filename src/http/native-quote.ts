@@ -23,7 +23,7 @@
  * content type and counters.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { quoteRequestFast, quoteRequestSchema } from "../contract/quote.ts";
+import { QUOTE_REQUEST_UNINTERNED, quoteRequestFast, quoteRequestSchema } from "../contract/quote.ts";
 import { errorAnswer } from "../errors/index.ts";
 import type { Logger } from "../observability/logger.ts";
 import type { Metrics } from "../observability/metrics.ts";
@@ -81,7 +81,12 @@ export function nativeQuoteRoute(opts: NativeQuoteOptions): NodeListener {
     const call: QuoteCall = {
       header: (name) => nodeHeader(req, name),
       body: async () =>
-        parseJsonText(await readIncoming(req, maxBodyBytes), quoteRequestSchema, quoteRequestFast),
+        parseJsonText(
+          await readIncoming(req, maxBodyBytes),
+          quoteRequestSchema,
+          quoteRequestFast,
+          QUOTE_REQUEST_UNINTERNED,
+        ),
       log,
     };
     handle(call).then(

@@ -18,6 +18,7 @@
  */
 import type { Hono } from "hono";
 import {
+  QUOTE_REQUEST_UNINTERNED,
   type QuoteRequest,
   type QuoteResponse,
   quoteRequestFast,
@@ -245,7 +246,7 @@ export function registerQuoteRoute(
   app.post("/quote", async (c) => {
     const call: QuoteCall = {
       header: (name) => header(c, name),
-      body: () => parseJsonBody(c, quoteRequestSchema, quoteRequestFast),
+      body: () => parseJsonBody(c, quoteRequestSchema, quoteRequestFast, QUOTE_REQUEST_UNINTERNED),
       log: c.get("log"),
     };
     try {
