@@ -27,7 +27,10 @@
 /** Longer than the longest value V8 internalizes: the marked value never is. */
 const MARK = "~~~~~~~~~~~";
 
-/** `JSON.parse(text)`, with the string values of `keys` (top-level) not internalized. */
+/**
+ * `JSON.parse(text)`, with the string values of `keys` (top-level) not internalized. `keys` are
+ * plain property names (never `__proto__`, whose assignment would not replace the value).
+ */
 export function parseJsonUninterned(text: string, keys: readonly string[]): unknown {
   if (text.includes("\\")) return JSON.parse(text);
   let marked = text;
