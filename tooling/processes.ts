@@ -341,6 +341,28 @@ export function cpuSecondsOf(pid: number | undefined): number | undefined {
   }
 }
 
+/**
+ * A process's resident memory now and at its peak (VmRSS and VmHWM in /proc/<pid>/status, bytes);
+ * undefined where unavailable.
+ */
+export function residentMemoryOf(
+  pid: number | undefined,
+): { rssBytes: number; peakBytes: number } | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const kb = (field: string) => {
+      const m = new RegExp(`^${field}:\\s+(\\d+) kB$`, "m").exec(status);
+      return m ? Number(m[1]) * 1024 : undefined;
+    };
+    const rssBytes = kb("VmRSS");
+    const peakBytes = kb("VmHWM");
+    return rssBytes === undefined || peakBytes === undefined ? undefined : { rssBytes, peakBytes };
+  } catch {
+    return undefined;
+  }
+}
+
 /** Every descendant of a process (children, their children, ...), from /proc; empty where unavailable. */
 export function descendantPids(pid: number): number[] {
   const out: number[] = [];

@@ -29,6 +29,7 @@ import {
   pinProcesses,
   pinSplit,
   REPO_ROOT,
+  residentMemoryOf,
   startRedisCluster,
 } from "../../tooling/processes.ts";
 import { type Stack, startStack } from "../operator/stack.ts";
@@ -426,6 +427,13 @@ async function main(): Promise<void> {
           `${(after - before).toFixed(2)} s (${(((after - before) * 1e6) / total).toFixed(0)} µs/request)`;
       }
     }
+    // Each process's resident memory as the phase ends, and its peak so far: what a rate costs in RAM.
+    const mib = (b: number) => `${(b / 2 ** 20).toFixed(0)} MiB`;
+    const memory: Record<string, string> = {};
+    for (const [k, pid] of [["generator", process.pid] as const, ...Object.entries(pids)]) {
+      const m = residentMemoryOf(pid);
+      if (m) memory[k] = `${mib(m.rssBytes)} (peak ${mib(m.peakBytes)})`;
+    }
     // Whatever else ran on the machine meanwhile (other builds, tests): the context for the figures.
     if (machineBefore !== undefined && machineAfter !== undefined) {
       let ours = (gen.user + gen.system) / 1e6;
@@ -618,6 +626,7 @@ async function main(): Promise<void> {
         errorSamples: q.errorSamples,
         series: series(q.scheduledMs, q.latencyMs, durationS > 20 ? 1000 : 250, q.sendLagMs),
         cpu,
+        memory,
         ...(serverTrace ? { serverTrace } : {}),
       },
       ...(swapResult

@@ -35,6 +35,8 @@ export interface LoadReport {
     series: SeriesPoint[];
     /** CPU used during the phase (warm-up included) by each process, with the cost per request. */
     cpu: Record<string, string>;
+    /** Each process's resident memory as the phase ends, with its peak so far (/proc VmRSS, VmHWM). */
+    memory: Record<string, string>;
     /** The tail split on the webhook's side (`--trace-server`, server-trace.ts). */
     serverTrace?: ServerTraceSummary;
   };
@@ -91,6 +93,9 @@ export function textSummary(r: LoadReport): string {
     `  generator send lag ms: p50 ${f(q.sendLagMs.p50)}  p99 ${f(q.sendLagMs.p99)}  max ${f(q.sendLagMs.max)}`,
     ...slowestText(q.series),
     `  cpu during the phase: ${Object.entries(q.cpu)
+      .map(([k, v]) => `${k} ${v}`)
+      .join("; ")}`,
+    `  memory at the phase's end (resident): ${Object.entries(q.memory)
       .map(([k, v]) => `${k} ${v}`)
       .join("; ")}`,
     `  outcomes: ${Object.entries(q.outcomes)

@@ -28,6 +28,7 @@ import {
   pinProcesses,
   pinSplit,
   REPO_ROOT,
+  residentMemoryOf,
 } from "../../../tooling/processes.ts";
 import { defaultFileConfig } from "../../support/config.ts";
 import { createHarness, type Harness, listen } from "../../support/harness.ts";
@@ -345,5 +346,41 @@ describe("load test process tree", () => {
       server.kill("SIGKILL");
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("reads a process's resident memory and its peak from /proc, as the report gives them", {
+    timeout: 30_000,
+  }, async () => {
+    // A child that touches 96 MiB, lets 64 MiB of it go and then waits: its peak holds what its
+    // resident set gave back.
+    const child = spawn(
+      process.execPath,
+      [
+        "--expose-gc",
+        "-e",
+        "let a = Buffer.alloc(64 * 2 ** 20, 1); const b = Buffer.alloc(32 * 2 ** 20, 1);" +
+          "a = undefined; globalThis.gc(); process.stdout.write('ready ' + b.length + '\\n'); setInterval(() => {}, 1000);",
+      ],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
+    try {
+      await new Promise<void>((resolve, reject) => {
+        child.stdout?.on("data", (d: Buffer) => d.toString().includes("ready") && resolve());
+        child.once("exit", (code) => reject(new Error(`child exited ${code}`)));
+      });
+      const m = residentMemoryOf(child.pid);
+      expect(m).toBeDefined();
+      const MiB = 2 ** 20;
+      expect(m?.rssBytes).toBeGreaterThanOrEqual(32 * MiB);
+      expect(m?.peakBytes).toBeGreaterThanOrEqual(96 * MiB);
+      expect(m?.peakBytes).toBeGreaterThanOrEqual(m?.rssBytes as number);
+    } finally {
+      child.kill("SIGKILL");
+    }
+    // This process, against Node's own figure; and nothing for a process that is not there.
+    const self = residentMemoryOf(process.pid);
+    expect(Math.abs((self?.rssBytes as number) - process.memoryUsage().rss)).toBeLessThan(32 * 2 ** 20);
+    expect(residentMemoryOf(2 ** 22 + 1)).toBeUndefined();
+    expect(residentMemoryOf(undefined)).toBeUndefined();
   });
 });
