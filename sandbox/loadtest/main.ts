@@ -419,12 +419,15 @@ async function main(): Promise<void> {
     const cpu: Record<string, string> = {
       generator: `${((gen.user + gen.system) / 1e6).toFixed(2)} s (${((gen.user + gen.system) / total).toFixed(0)} µs/request)`,
     };
+    // Each process's CPU over the phase, read once: its line here and its share of the machine below.
+    let ours = (gen.user + gen.system) / 1e6;
     for (const [k, pid] of Object.entries(pids)) {
       const after = cpuSecondsOf(pid);
       const before = cpuBefore[k];
       if (after !== undefined && before !== undefined) {
         cpu[k] =
           `${(after - before).toFixed(2)} s (${(((after - before) * 1e6) / total).toFixed(0)} µs/request)`;
+        ours += after - before;
       }
     }
     // Each process's resident memory as the phase ends, and its peak so far: what a rate costs in RAM.
@@ -436,12 +439,6 @@ async function main(): Promise<void> {
     }
     // Whatever else ran on the machine meanwhile (other builds, tests): the context for the figures.
     if (machineBefore !== undefined && machineAfter !== undefined) {
-      let ours = (gen.user + gen.system) / 1e6;
-      for (const [k, pid] of Object.entries(pids)) {
-        const after = cpuSecondsOf(pid);
-        const before = cpuBefore[k];
-        if (after !== undefined && before !== undefined) ours += after - before;
-      }
       const wallS = q.wallMs / 1000;
       // Every CPU of the machine (os.availableParallelism() is this process's affinity, 1 with --pin).
       const cores = os.cpus().length;
