@@ -33,20 +33,19 @@ const MARK = "~~~~~~~~~~~";
  */
 export function parseJsonUninterned(text: string, keys: readonly string[]): unknown {
   if (text.includes("\\")) return JSON.parse(text);
-  let marked = text;
-  // Inserted from the last position to the first, so that earlier positions stay where they were.
   const at: { key: string; valueStart: number }[] = [];
   for (const key of keys) {
     const name = `"${key}"`;
     const i = text.indexOf(name);
     if (i < 0 || text.indexOf(name, i + 1) >= 0) continue;
-    const valueStart = i + name.length;
-    if (text.charCodeAt(valueStart) !== 58 /* : */ || text.charCodeAt(valueStart + 1) !== 34 /* " */)
-      continue;
-    at.push({ key, valueStart: valueStart + 2 });
+    const afterName = i + name.length;
+    if (text.charCodeAt(afterName) !== 58 /* : */ || text.charCodeAt(afterName + 1) !== 34 /* " */) continue;
+    at.push({ key, valueStart: afterName + 2 });
   }
   if (at.length === 0) return JSON.parse(text);
+  // Inserted from the last position to the first, so that earlier positions stay where they were.
   at.sort((a, b) => b.valueStart - a.valueStart);
+  let marked = text;
   for (const { valueStart } of at) marked = marked.slice(0, valueStart) + MARK + marked.slice(valueStart);
   let parsed: unknown;
   try {
