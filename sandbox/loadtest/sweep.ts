@@ -431,11 +431,23 @@ export interface SweepSummary {
    * ratio against it is a bound, not a measurement.
    */
   heldTopStep: boolean;
+  /**
+   * The first of the rates. A target that missed it (`highestHeld` null) has its limit below it, so a
+   * ratio against it is a bound too. (Absent in reports written before it was recorded.)
+   */
+  firstRate?: number;
   overload?: StepResult;
 }
 
-/** `a / b` as the report gives it: exact, a bound when a target held the top step, or unknown. */
+/**
+ * `a / b` as the report gives it: exact, a bound when a target held the top step or missed the first,
+ * or unknown.
+ */
 export function heldRatio(a: SweepSummary, b: SweepSummary): string {
+  if (!a.highestHeld && b.highestHeld && a.firstRate)
+    return `below ${(a.firstRate / b.highestHeld).toFixed(2)}`;
+  if (a.highestHeld && !b.highestHeld && b.firstRate)
+    return `above ${(a.highestHeld / b.firstRate).toFixed(2)}`;
   if (!a.highestHeld || !b.highestHeld) return "";
   if (a.heldTopStep && b.heldTopStep) return "unknown (both held the top step)";
   const r = (a.highestHeld / b.highestHeld).toFixed(2);
@@ -541,6 +553,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
           workers: t.workers,
           highestHeld: highest,
           heldTopStep: highest !== null && highest === o.rates[o.rates.length - 1],
+          firstRate: o.rates[0] as number,
           ...(overload ? { overload } : {}),
         };
         await t.close();
@@ -635,7 +648,11 @@ export function sweepText(rep: SweepReport): string {
       const ratio = r ? ` (webhook / this: ${r})` : "";
       const held = s.heldTopStep
         ? `${s.highestHeld}/s or more (it held the top step: raise --rates to find its limit)`
-        : `${s.highestHeld ?? "none"}/s`;
+        : s.highestHeld !== null
+          ? `${s.highestHeld}/s`
+          : s.firstRate
+            ? `below ${s.firstRate}/s (it missed the first step: lower --rates to find its limit)`
+            : "none/s";
       out.push(`  workers ${w}: ${s.target}: ${held}${ratio}`);
     }
     // The floor's own ratio: what one Redis round trip per quote leaves of bare node:http here, so the

@@ -2,7 +2,9 @@
  * The sweep's verdict when a target never missed. A target that held the last rate of `--rates` has
  * its limit somewhere above it, so the highest rate it held is a floor and a ratio against it is a
  * bound. On 2026-11-24 bare node:http held every step up to 16,000/s and the report printed
- * "webhook / this: 0.50" as if measured; it now says "at most 0.50" and names the floor.
+ * "webhook / this: 0.50" as if measured; it now says "at most 0.50" and names the floor. The same
+ * holds below: a target that missed the first rate printed "none/s" and no ratio (a sweep of
+ * 2026-11-24 starting at 7,000/s), where its limit is known to be below that rate.
  */
 import { describe, expect, it } from "vitest";
 import {
@@ -138,5 +140,41 @@ describe("sweep report: the store baseline, the floor under the webhook", () => 
       /; server side p99: request to answer 7\.3 ms, store writes 6\.3 ms, event loop busy 88% \(0\.50% of 50 ms windows >= 90%\)$/,
     );
     expect(line(step("webhook ×1", 4000, true))).not.toContain("server side");
+  });
+});
+
+describe("sweep report: a target that missed the first step", () => {
+  it("says a target that missed the first step held less than it, and bounds the ratios either way", () => {
+    const first = { firstRate: 7000 };
+    const text = sweepText(
+      report(
+        [
+          { ...summary("webhook ×1", 1, null, false), ...first },
+          { ...summary("bare node:http ×1", 1, 8500, false), ...first },
+        ],
+        [7000, 7500, 8000, 8500, 9000],
+      ),
+    );
+    expect(text).toContain(
+      "workers 1: webhook ×1: below 7000/s (it missed the first step: lower --rates to find its limit)\n",
+    );
+    expect(text).toContain("workers 1: bare node:http ×1: 8500/s (webhook / this: below 0.82)");
+    expect(
+      heldRatio(
+        { ...summary("webhook ×1", 1, 8000, false), ...first },
+        { ...summary("bare", 1, null, false), ...first },
+      ),
+    ).toBe("above 1.14");
+    // Both missed the first step, or a report written before the first rate was recorded: no ratio.
+    expect(
+      heldRatio(
+        { ...summary("webhook ×1", 1, null, false), ...first },
+        { ...summary("bare", 1, null, false), ...first },
+      ),
+    ).toBe("");
+    expect(heldRatio(summary("webhook ×1", 1, null, false), summary("bare", 1, 8000, false))).toBe("");
+    expect(sweepText(report([summary("webhook ×1", 1, null, false)], rates))).toContain(
+      "workers 1: webhook ×1: none/s",
+    );
   });
 });
