@@ -1,6 +1,11 @@
 /**
  * RpcChain: the Chain port over Solana JSON-RPC (@solana/web3.js v1 Connection).
  *
+ * The reads every fill makes (signature statuses, accounts, the clock, simulations) are plain JSON-RPC
+ * calls with answers checked by rpc-read.ts, not `Connection`'s: its schema checks were the swap path's
+ * largest source of garbage. They send what `Connection` sends for the same calls. The rest (sends,
+ * blockhashes, rent, slot) goes through `Connection`.
+ *
  * Reads go to the first URL. A transaction is sent to every URL at once (skipPreflight, maxRetries 0:
  * we do the retrying, the RPC node's own queue would outlive our interest) and re-sent every
  * `resendIntervalMs` until it lands or its blockhash expires; that is what gets a transaction
@@ -16,9 +21,8 @@
  * whether the transaction reached no node ("no"), was refused ("refused"), or is unknown ("unknown").
  */
 import {
-  type AccountInfo,
   Connection,
-  PublicKey,
+  type PublicKey,
   SendTransactionError,
   SYSVAR_CLOCK_PUBKEY,
   type VersionedTransaction,
@@ -35,6 +39,15 @@ import type {
   StatusHint,
   UnsignedSimulation,
 } from "./interface.ts";
+import {
+  accountInfoOf,
+  accountsOf,
+  rpcCall,
+  type SimulationAnswer,
+  simulationOf,
+  statusErrorOf,
+  statusesOf,
+} from "./rpc-read.ts";
 
 export interface RpcChainOptions {
   /** JSON-RPC URLs; the first is read from, all are sent to. */
@@ -170,6 +183,8 @@ export class RpcChain implements Chain {
   readonly description: string;
   private readonly read: Connection;
   private readonly senders: Connection[];
+  /** The endpoint reads go to; the swap path's per-fill reads are plain calls to it (rpc-read.ts). */
+  private readonly readUrl: string;
   private readonly timeoutMs: number;
   private readonly maxInFlight: number;
   private readonly onError: ((method: string) => void) | undefined;
@@ -200,6 +215,7 @@ export class RpcChain implements Chain {
         }),
     );
     this.read = this.senders[0] as Connection;
+    this.readUrl = opts.urls[0] as string;
     const extra = opts.urls.length - 1;
     this.description = `rpc ${redactUrl(opts.urls[0] as string)}${extra > 0 ? ` (+${extra} send endpoints)` : ""}`;
     this.timer = setInterval(() => void this.tick(), opts.resendIntervalMs ?? 2_000);
@@ -246,49 +262,43 @@ export class RpcChain implements Chain {
     return r.value;
   }
 
-  async simulateSigned(tx: VersionedTransaction): Promise<SimulationResult> {
-    const r = await this.call("simulateTransaction", () =>
-      this.read.simulateTransaction(tx, {
-        sigVerify: true,
-        replaceRecentBlockhash: false,
-        commitment: "processed",
-      }),
+  /** simulateTransaction with the params `Connection.simulateTransaction` sends for a VersionedTransaction. */
+  private simulate(tx: VersionedTransaction, config: Record<string, unknown>): Promise<SimulationAnswer> {
+    const encoded = Buffer.from(tx.serialize()).toString("base64");
+    return this.call("simulateTransaction", () =>
+      this.readCall("simulateTransaction", [encoded, { ...config, encoding: "base64" }]).then(simulationOf),
     );
-    const logs = r.value.logs ?? [];
-    if (r.value.err === null) return { ok: true, unitsConsumed: BigInt(r.value.unitsConsumed ?? 0), logs };
-    const err = r.value.err;
-    return { ok: false, error: typeof err === "string" ? err : JSON.stringify(err), logs };
+  }
+
+  /** One plain JSON-RPC call to the read endpoint, bounded by the per-call timeout. */
+  private readCall(method: string, params: readonly unknown[]): Promise<unknown> {
+    return rpcCall(this.readUrl, method, params, this.timeoutMs);
+  }
+
+  async simulateSigned(tx: VersionedTransaction): Promise<SimulationResult> {
+    const r = await this.simulate(tx, {
+      sigVerify: true,
+      replaceRecentBlockhash: false,
+      commitment: "processed",
+    });
+    if (r.error === undefined) return { ok: true, unitsConsumed: r.unitsConsumed, logs: r.logs };
+    return { ok: false, error: r.error, logs: r.logs };
   }
 
   async simulateUnsigned(tx: VersionedTransaction, watch: readonly PublicKey[]): Promise<UnsignedSimulation> {
-    const r = await this.call("simulateTransaction", () =>
-      this.read.simulateTransaction(tx, {
-        sigVerify: false,
-        replaceRecentBlockhash: false,
-        commitment: "processed",
-        accounts: { encoding: "base64", addresses: watch.map((k) => k.toBase58()) },
-      }),
-    );
-    const logs = r.value.logs ?? [];
-    if (r.value.err !== null) {
-      const err = r.value.err;
-      return { ok: false, error: typeof err === "string" ? err : JSON.stringify(err), logs };
-    }
-    const accounts = r.value.accounts;
-    if (!accounts || accounts.length !== watch.length) {
+    const r = await this.simulate(tx, {
+      sigVerify: false,
+      replaceRecentBlockhash: false,
+      commitment: "processed",
+      accounts: { encoding: "base64", addresses: watch.map((k) => k.toBase58()) },
+    });
+    const logs = r.logs;
+    if (r.error !== undefined) return { ok: false, error: r.error, logs };
+    const post = r.accounts;
+    if (!post || post.length !== watch.length) {
       return { ok: false, error: "the node returned no post-state for the watched accounts", logs };
     }
-    const post = accounts.map((a) =>
-      a
-        ? {
-            owner: new PublicKey(a.owner),
-            lamports: BigInt(a.lamports),
-            data: Buffer.from(a.data[0] ?? "", "base64"),
-            executable: a.executable,
-          }
-        : null,
-    );
-    return { ok: true, unitsConsumed: BigInt(r.value.unitsConsumed ?? 0), logs, post };
+    return { ok: true, unitsConsumed: r.unitsConsumed, logs, post };
   }
 
   async getAccounts(keys: PublicKey[]): Promise<(AccountSnapshot | null)[]> {
@@ -296,13 +306,16 @@ export class RpcChain implements Chain {
     for (let i = 0; i < keys.length; i += MAX_ACCOUNTS_PER_CALL)
       chunks.push(keys.slice(i, i + MAX_ACCOUNTS_PER_CALL));
     const results = await Promise.all(
-      chunks.map((chunk) => this.call("getMultipleAccounts", () => this.read.getMultipleAccountsInfo(chunk))),
+      chunks.map((chunk) =>
+        this.call("getMultipleAccounts", () =>
+          this.readCall("getMultipleAccounts", [
+            chunk.map((k) => k.toBase58()),
+            { encoding: "base64", commitment: "confirmed" },
+          ]).then((r) => accountsOf(r, chunk.length)),
+        ),
+      ),
     );
-    return results
-      .flat()
-      .map((a: AccountInfo<Buffer> | null) =>
-        a ? { owner: a.owner, lamports: BigInt(a.lamports), data: a.data, executable: a.executable } : null,
-      );
+    return results.flat();
   }
 
   async getMinimumBalanceForRentExemption(dataLength: number): Promise<bigint> {
@@ -319,13 +332,16 @@ export class RpcChain implements Chain {
 
   async getUnixTimestamp(): Promise<bigint> {
     const clock = await this.call("getAccountInfo(clock)", () =>
-      this.read.getAccountInfo(SYSVAR_CLOCK_PUBKEY),
+      this.readCall("getAccountInfo", [
+        SYSVAR_CLOCK_PUBKEY.toBase58(),
+        { encoding: "base64", commitment: "confirmed" },
+      ]).then(accountInfoOf),
     );
     if (!clock || clock.data.length < 40)
       throw new ChainUnavailableError("getAccountInfo(clock)", "no clock sysvar");
     // Clock sysvar: slot u64, epoch_start_timestamp i64, epoch u64, leader_schedule_epoch u64,
     // unix_timestamp i64 at offset 32.
-    return clock.data.readBigInt64LE(32);
+    return Buffer.from(clock.data.buffer, clock.data.byteOffset, clock.data.byteLength).readBigInt64LE(32);
   }
 
   async send(tx: VersionedTransaction, opts: SendOptions = {}): Promise<SendResult> {
@@ -401,19 +417,24 @@ export class RpcChain implements Chain {
       this.senders.map(async (c) => {
         try {
           const r = await this.bounded(
-            c.getSignatureStatuses([signature], { searchTransactionHistory: false }),
+            rpcCall(
+              c.rpcEndpoint,
+              "getSignatureStatuses",
+              [[signature], { searchTransactionHistory: false }],
+              ms,
+            ),
             "getSignatureStatuses",
             ms,
           );
-          return r.value[0] ?? undefined;
+          return statusErrorOf(r);
         } catch {
           return undefined;
         }
       }),
     );
-    const seen = answers.find((a) => a);
-    if (!seen) return undefined;
-    return seen.err ? { state: "failed", error: JSON.stringify(seen.err) } : { state: "seen" };
+    const seen = answers.find((a) => a?.found);
+    if (!seen?.found) return undefined;
+    return seen.error !== undefined ? { state: "failed", error: seen.error } : { state: "seen" };
   }
 
   /** Sends the bytes to every endpoint at once; one answer per endpoint. */
@@ -476,17 +497,10 @@ export class RpcChain implements Chain {
   /** Landed statuses (confirmed or failed) by signature; undefined entries are not landed yet. */
   private async fetchStatuses(signatures: string[]): Promise<(SignatureStatus | undefined)[]> {
     const r = await this.bounded(
-      this.read.getSignatureStatuses(signatures, { searchTransactionHistory: false }),
+      this.readCall("getSignatureStatuses", [signatures, { searchTransactionHistory: false }]),
       "getSignatureStatuses",
     );
-    return r.value.map((s): SignatureStatus | undefined => {
-      if (!s) return undefined;
-      if (s.err) return { state: "failed", error: JSON.stringify(s.err), slot: BigInt(s.slot) };
-      if (s.confirmationStatus === "confirmed" || s.confirmationStatus === "finalized") {
-        return { state: "confirmed", slot: BigInt(s.slot) };
-      }
-      return undefined; // processed only: not yet final enough to count
-    });
+    return statusesOf(r, signatures.length);
   }
 
   /** One re-send round now (the timer runs it every `resendIntervalMs`). */
