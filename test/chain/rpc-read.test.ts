@@ -2,18 +2,15 @@
  * The swap path's RPC reads as plain JSON-RPC calls (src/chain/rpc-read.ts), in place of web3.js'
  * `Connection` and its superstruct checks:
  * - the requests are the ones `Connection` sends for the same calls (captured side by side);
- * - through the local chain's JSON-RPC server, simulations give what the local chain itself gives;
+ * - through the local chain's JSON-RPC server, simulations give what the local chain itself gives
+ *   (test/chain/rpc.test.ts);
  * - an answer without what is used, or with it in another shape, fails the call naming the method and
  *   the field (counted as a failed call), as web3.js' schema errors did, and never reads as data.
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Connection, Keypair, PublicKey, SYSVAR_CLOCK_PUBKEY } from "@solana/web3.js";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type RpcServer, startRpcServer } from "../../sandbox/chain/rpc-server.ts";
-import type { UnsignedSimulation } from "../../src/chain/interface.ts";
-import type { LocalChain } from "../../src/chain/local/index.ts";
-import { ata, fundTaker } from "../../src/chain/local/seed.ts";
+import { afterEach, describe, expect, it } from "vitest";
 import { ChainUnavailableError, RpcChain } from "../../src/chain/rpc.ts";
 import { accountsOf, RpcAnswerError, simulationOf, statusesOf } from "../../src/chain/rpc-read.ts";
 import { JUP, seededChain, signedFill, USDC } from "./helpers.ts";
@@ -42,6 +39,21 @@ async function fakeNode(
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen, server };
+}
+
+/** An RpcChain on an endpoint that answers every request with `body`, as written. */
+async function rawNode(body: string): Promise<RpcChain> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  servers.push(server);
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return new RpcChain({ urls: [url], timeoutMs: 2_000, resendIntervalMs: 3_600_000 });
 }
 
 const servers: Server[] = [];
@@ -130,68 +142,6 @@ describe("the swap path's RPC reads ask what web3.js' Connection asks", () => {
   });
 });
 
-describe("the swap path's RPC reads through the local chain's JSON-RPC server", () => {
-  let chain: LocalChain;
-  let maker: Keypair;
-  let server: RpcServer;
-  let rpc: RpcChain;
-
-  beforeAll(async () => {
-    ({ chain, maker } = seededChain());
-    server = await startRpcServer(chain, { port: 0 });
-    rpc = new RpcChain({ urls: [server.url], timeoutMs: 2_000, resendIntervalMs: 3_600_000 });
-  });
-  afterAll(async () => {
-    await rpc.close();
-    await server.close();
-  });
-
-  it("simulates a signed fill as the local chain does, and a failing one with the same error and logs", async () => {
-    const taker = Keypair.generate();
-    fundTaker(chain, taker.publicKey, {
-      sol: 100_000_000n,
-      tokens: { [JUP.toBase58()]: 10_000_000n, [USDC.toBase58()]: 0n },
-    });
-    const p = { inputMint: JUP, outputMint: USDC, inputAmount: 1_000_000n, outputAmount: 812_000n };
-    const good = await signedFill(chain, maker, taker, p);
-    const viaRpc = await rpc.simulateSigned(good);
-    expect(viaRpc).toEqual(await chain.simulateSigned(good));
-    expect(viaRpc.ok).toBe(true);
-
-    const tooMuch = await signedFill(chain, maker, taker, { ...p, inputAmount: 20_000_000n });
-    const failed = await rpc.simulateSigned(tooMuch);
-    expect(failed.ok).toBe(false);
-    expect(failed).toEqual(await chain.simulateSigned(tooMuch));
-  });
-
-  it("gives an unsigned simulation's post-state of the watched accounts as the local chain does", async () => {
-    const taker = Keypair.generate();
-    fundTaker(chain, taker.publicKey, {
-      sol: 100_000_000n,
-      tokens: { [JUP.toBase58()]: 10_000_000n, [USDC.toBase58()]: 0n },
-    });
-    const tx = await signedFill(
-      chain,
-      maker,
-      taker,
-      { inputMint: JUP, outputMint: USDC, inputAmount: 1_000_000n, outputAmount: 812_000n },
-      [],
-    );
-    const watch = [
-      ata(chain, taker.publicKey, JUP),
-      ata(chain, maker.publicKey, JUP),
-      Keypair.generate().publicKey,
-    ];
-    // The same bytes; the RPC's come as a Buffer (as web3.js gave them), the local chain's as a Uint8Array.
-    const bytes = (s: UnsignedSimulation) =>
-      s.ok ? { ...s, post: s.post.map((a) => a && { ...a, data: new Uint8Array(a.data) }) } : s;
-    const viaRpc = await rpc.simulateUnsigned(tx, watch);
-    expect(bytes(viaRpc)).toEqual(bytes(await chain.simulateUnsigned(tx, watch)));
-    expect(viaRpc.ok && viaRpc.post.length).toBe(3);
-    expect(viaRpc.ok && viaRpc.post[2]).toBeNull();
-  });
-});
-
 describe("an RPC answer without what the reads use fails the call, naming the method and the field", () => {
   it("refuses statuses of another count, a slot that is not one, and a confirmation status that is not a string", () => {
     expect(() => statusesOf(slotted([]), 1)).toThrow(
@@ -276,26 +226,13 @@ describe("an RPC answer without what the reads use fails the call, naming the me
     const big = "10000000002039281";
     expect(String(BigInt(JSON.parse(big) as number))).not.toBe(big);
     const owner = "11111111111111111111111111111111";
-    const server = createServer((req, res) => {
-      req.resume();
-      req.on("end", () => {
-        res.writeHead(200, { "content-type": "application/json" });
-        // As a node writes it, and once with the spaces a pretty-printing proxy adds.
-        res.end(
-          `{"jsonrpc":"2.0","id":1,"result":{"context":{"slot":7},"value":[` +
-            `{"data":["","base64"],"executable":false,"lamports":${big},"owner":"${owner}","rentEpoch":18446744073709551615,"space":0},` +
-            `{"data":["","base64"],"executable":false,"lamports" : ${big}0,"owner":"${owner}","rentEpoch":0,"space":0},` +
-            `{"data":["","base64"],"executable":false,"lamports":2039280,"owner":"${owner}","rentEpoch":0,"space":0}]}}`,
-        );
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    servers.push(server);
-    const rpc = new RpcChain({
-      urls: [`http://127.0.0.1:${(server.address() as AddressInfo).port}`],
-      timeoutMs: 2_000,
-      resendIntervalMs: 3_600_000,
-    });
+    // As a node writes it, and once with the spaces a pretty-printing proxy adds.
+    const rpc = await rawNode(
+      `{"jsonrpc":"2.0","id":1,"result":{"context":{"slot":7},"value":[` +
+        `{"data":["","base64"],"executable":false,"lamports":${big},"owner":"${owner}","rentEpoch":18446744073709551615,"space":0},` +
+        `{"data":["","base64"],"executable":false,"lamports" : ${big}0,"owner":"${owner}","rentEpoch":0,"space":0},` +
+        `{"data":["","base64"],"executable":false,"lamports":2039280,"owner":"${owner}","rentEpoch":0,"space":0}]}}`,
+    );
     const keys = [0, 1, 2].map(() => Keypair.generate().publicKey);
     expect((await rpc.getAccounts(keys)).map((a) => a?.lamports)).toEqual([
       10_000_000_002_039_281n,
@@ -313,26 +250,9 @@ describe("an RPC answer without what the reads use fails the call, naming the me
   });
 
   it("reports a JSON-RPC error answer with the node's code and message", async () => {
-    const server = createServer((req, res) => {
-      req.resume();
-      req.on("end", () => {
-        res.writeHead(200, { "content-type": "application/json" });
-        res.end(
-          JSON.stringify({
-            jsonrpc: "2.0",
-            id: 1,
-            error: { code: -32602, message: "Invalid param: WrongSize" },
-          }),
-        );
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    servers.push(server);
-    const rpc = new RpcChain({
-      urls: [`http://127.0.0.1:${(server.address() as AddressInfo).port}`],
-      timeoutMs: 2_000,
-      resendIntervalMs: 3_600_000,
-    });
+    const rpc = await rawNode(
+      JSON.stringify({ jsonrpc: "2.0", id: 1, error: { code: -32602, message: "Invalid param: WrongSize" } }),
+    );
     await expect(rpc.getAccounts([Keypair.generate().publicKey])).rejects.toThrow(
       "chain getMultipleAccounts failed: getMultipleAccounts: the node answered -32602: Invalid param: WrongSize",
     );

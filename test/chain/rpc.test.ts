@@ -1,12 +1,14 @@
 /**
  * RpcChain (@solana/web3.js Connection) against the local chain's JSON-RPC server over a real
- * socket: proves the server answers what web3.js expects, and RpcChain's send / status / expiry.
+ * socket: proves the server answers what web3.js expects, and RpcChain's send / status / expiry, and
+ * that its plain reads (src/chain/rpc-read.ts) simulate as the local chain itself does.
  */
 import { Keypair, PublicKey } from "@solana/web3.js";
 import bs58 from "bs58";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFaultProxy } from "../../sandbox/chain/fault-proxy.ts";
 import { type RpcServer, startRpcServer } from "../../sandbox/chain/rpc-server.ts";
+import type { UnsignedSimulation } from "../../src/chain/interface.ts";
 import type { LocalChain } from "../../src/chain/local/index.ts";
 import { ata, fundTaker, tokenBalance } from "../../src/chain/local/seed.ts";
 import { readTokenAccount } from "../../src/chain/local/spl-state.ts";
@@ -98,6 +100,43 @@ describe("RpcChain over the local JSON-RPC server", () => {
     // Sending again does not fill twice.
     expect((await rpc.send(tx)).ok).toBe(true);
     expect(tokenBalance(chain, taker.publicKey, USDC)).toBe(812_000n);
+  });
+
+  it("simulates a signed fill as the local chain does, and a failing one with the same error and logs", async () => {
+    const taker = newTaker();
+    const p = { inputMint: JUP, outputMint: USDC, inputAmount: 1_000_000n, outputAmount: 812_000n };
+    const good = await signedFill(chain, maker, taker, p);
+    const viaRpc = await rpc.simulateSigned(good);
+    expect(viaRpc).toEqual(await chain.simulateSigned(good));
+    expect(viaRpc.ok).toBe(true);
+
+    const tooMuch = await signedFill(chain, maker, taker, { ...p, inputAmount: 20_000_000n });
+    const failed = await rpc.simulateSigned(tooMuch);
+    expect(failed.ok).toBe(false);
+    expect(failed).toEqual(await chain.simulateSigned(tooMuch));
+  });
+
+  it("gives an unsigned simulation's post-state of the watched accounts as the local chain does", async () => {
+    const taker = newTaker();
+    const tx = await signedFill(
+      chain,
+      maker,
+      taker,
+      { inputMint: JUP, outputMint: USDC, inputAmount: 1_000_000n, outputAmount: 812_000n },
+      [],
+    );
+    const watch = [
+      ata(chain, taker.publicKey, JUP),
+      ata(chain, maker.publicKey, JUP),
+      Keypair.generate().publicKey,
+    ];
+    // The same bytes; the RPC's come as a Buffer (as web3.js gave them), the local chain's as a Uint8Array.
+    const bytes = (s: UnsignedSimulation) =>
+      s.ok ? { ...s, post: s.post.map((a) => a && { ...a, data: new Uint8Array(a.data) }) } : s;
+    const viaRpc = await rpc.simulateUnsigned(tx, watch);
+    expect(bytes(viaRpc)).toEqual(bytes(await chain.simulateUnsigned(tx, watch)));
+    expect(viaRpc.ok && viaRpc.post.length).toBe(3);
+    expect(viaRpc.ok && viaRpc.post[2]).toBeNull();
   });
 
   it("reports a fill the program rejects as failed", async () => {
