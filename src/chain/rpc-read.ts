@@ -81,8 +81,9 @@ export async function rpcCall(
 }
 
 /**
- * Nodes send lamports as JSON numbers, and a JSON number past 2^53 does not parse exactly (the
- * sandbox's maker holds 10,000,000,002,039,280 lamports of wrapped SOL). Every `"lamports":` followed by
+ * Nodes send lamports as JSON numbers, and past 2^53 a JSON number parses exactly only when a double
+ * happens to hold it (the sandbox's maker holds 10,000,000,002,039,280 lamports of wrapped SOL: even,
+ * so exact; one lamport more would be rounded). Every `"lamports":` followed by
  * 16 digits or more (1e15 and up; below that every integer is exact) is quoted before parsing, and
  * read back as a string of digits. The match is only ever a key: inside a JSON string a quote is
  * escaped, so `"lamports"` followed by a colon cannot occur there.
