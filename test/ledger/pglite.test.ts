@@ -2,7 +2,8 @@
  * The embedded ledger's folder: created by a child process, opened by this one (src/ledger/pglite.ts).
  *
  * Resident memory is read in child processes of their own (a vitest worker holds other tests' memory),
- * each running the source under tsx and printing its VmRSS once the ledger is open.
+ * each running the source under tsx and printing its resident memory (the load test's
+ * `residentMemoryOf`) once the ledger is open.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -25,14 +26,13 @@ afterEach(() => {
 /** Runs `open` (an expression giving a promise of something with `query`) in a child; its VmRSS in MiB. */
 function residentAfter(open: string, dir: string): number {
   const script = `
-    import { readFileSync } from "node:fs";
     import { PGlite } from "@electric-sql/pglite";
     import { PgliteSqlClient } from ${JSON.stringify(join(REPO_ROOT, "src/ledger/pglite.ts"))};
+    import { residentMemoryOf } from ${JSON.stringify(join(REPO_ROOT, "tooling/processes.ts"))};
     const dir = process.argv[1];
     const db = await ${open};
     await db.query("select 1");
-    const kb = Number(readFileSync("/proc/self/status", "utf8").match(/VmRSS:\\s+(\\d+) kB/)[1]);
-    console.log("rss " + Math.round(kb / 1024));
+    console.log("rss " + Math.round(residentMemoryOf(process.pid).rssBytes / 2 ** 20));
     await db.close();
   `;
   const r = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script, dir], {
