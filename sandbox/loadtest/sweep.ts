@@ -621,6 +621,16 @@ export function line(r: StepResult): string {
   return `${r.rate}/s ${r.holds ? "holds" : "MISSES"}: p50 ${ms(r.p50)} p99 ${ms(r.p99)} p99.9 ${ms(r.p999)} ms, within ${pct(r.withinBudget)}, priced in budget ${pct(r.pricedWithinBudget)}, shed/late 404 ${pct(r.unexpectedNoQuote)}, errors ${r.errors}; cpu/request ${cpu}; send lag p99 ${ms(r.sendLagP99)} ms${r.stealShare ? `; steal ${pct(r.stealShare)}` : ""}${traced}`;
 }
 
+/** The highest rate a target held, as the report says it: a floor when it never missed, a ceiling when it never held. */
+function heldText(s: SweepSummary): string {
+  if (s.heldTopStep)
+    return `${s.highestHeld}/s or more (it held the top step: raise --rates to find its limit)`;
+  if (s.highestHeld !== null) return `${s.highestHeld}/s`;
+  if (s.firstRate)
+    return `below ${s.firstRate}/s (it missed the first step: lower --rates to find its limit)`;
+  return "none/s";
+}
+
 export function sweepText(rep: SweepReport): string {
   const out = [
     `rate sweep — ${rep.startedAt}`,
@@ -646,14 +656,7 @@ export function sweepText(rep: SweepReport): string {
     for (const s of list) {
       const r = hook && s !== hook ? heldRatio(hook, s) : "";
       const ratio = r ? ` (webhook / this: ${r})` : "";
-      const held = s.heldTopStep
-        ? `${s.highestHeld}/s or more (it held the top step: raise --rates to find its limit)`
-        : s.highestHeld !== null
-          ? `${s.highestHeld}/s`
-          : s.firstRate
-            ? `below ${s.firstRate}/s (it missed the first step: lower --rates to find its limit)`
-            : "none/s";
-      out.push(`  workers ${w}: ${s.target}: ${held}${ratio}`);
+      out.push(`  workers ${w}: ${s.target}: ${heldText(s)}${ratio}`);
     }
     // The floor's own ratio: what one Redis round trip per quote leaves of bare node:http here, so the
     // most any webhook that stores each quote before answering could reach on this machine.
