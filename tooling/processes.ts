@@ -342,6 +342,30 @@ export function cpuSecondsOf(pid: number | undefined): number | undefined {
 }
 
 /**
+ * CPU seconds a process has used so far, to the nanosecond: the sum over its threads of the time the
+ * scheduler ran them (`/proc/<pid>/task/<tid>/schedstat`, user and kernel alike), where /proc's
+ * utime and stime count whole 10 ms ticks. Threads that have exited are no longer counted. Falls
+ * back to `cpuSecondsOf` where schedstat is unavailable.
+ */
+export function preciseCpuSecondsOf(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  if (!existsSync(`/proc/${pid}/schedstat`)) return cpuSecondsOf(pid);
+  let ns = 0;
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
+      } catch {
+        // A thread that exited since the listing.
+      }
+    }
+  } catch {
+    return undefined;
+  }
+  return ns / 1e9;
+}
+
+/**
  * A process's resident memory now and at its peak (VmRSS and VmHWM in /proc/<pid>/status, bytes);
  * undefined where unavailable.
  */

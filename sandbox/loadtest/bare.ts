@@ -8,6 +8,9 @@
  *   --kind store  node:http as `http`, and before answering, the webhook's own quote store `put`
  *                 (src/quote-store/redis.ts: the same client factory, script, key layout and write
  *                 coalescing) of the request and its answer, in the Redis at --redis
+ *   --kind floor  node:http answering every POST with one fixed 404 as soon as its headers are read,
+ *                 the body never read: the least a request refused inside Node can cost, whatever
+ *                 the code that refuses it (bench/shed.ts measures the webhook's shedding against it)
  *
  * `store` is the floor for any webhook that keeps every quote in Redis before answering it, as this
  * one must (a /swap may reach another instance): no auth, no validation, no pricing, no metrics, only
@@ -34,9 +37,9 @@ const { values: args } = parseArgs(process.argv.slice(2), {
   flags: {
     kind: {
       type: "string",
-      value: "http|hono|store",
+      value: "http|hono|store|floor",
       default: "http",
-      description: "node:http, a bare Hono app, or node:http with the quote store's put",
+      description: "node:http, a bare Hono app, node:http with the quote store's put, or a fixed 404",
     },
     redis: { type: "string", value: "URL", description: "--kind store: the Redis to store quotes in" },
     port: { type: "string", value: "N", default: "8099", description: "port (127.0.0.1)" },
@@ -78,10 +81,14 @@ const answer = (r: Req) => ({
   prioritizationFeeToUse: 10000,
 });
 
+/** --kind floor: one answer, built once (a 404 with the shape of the webhook's shed answer). */
+const FLOOR_BODY = Buffer.from('{"message":"no quote: overloaded (the quote waited too long in our queue)"}');
+const FLOOR_HEADERS = { "content-type": "application/json", "content-length": FLOOR_BODY.length };
+
 const port = Number(args.port);
 const workers = Math.max(1, Number(args.workers));
-if (args.kind !== "http" && args.kind !== "hono" && args.kind !== "store")
-  throw new Error(`--kind: "${args.kind}" is not one of http, hono, store`);
+if (!["http", "hono", "store", "floor"].includes(args.kind as string))
+  throw new Error(`--kind: "${args.kind}" is not one of http, hono, store, floor`);
 if (args.kind === "store" && !args.redis) throw new Error("--kind store needs --redis URL");
 
 if (cluster.isPrimary && workers > 1) {
@@ -112,6 +119,12 @@ if (cluster.isPrimary && workers > 1) {
     if (req.method === "GET") {
       res.writeHead(200, { "content-type": "application/json" });
       res.end('{"status":"ok"}');
+      return;
+    }
+    if (args.kind === "floor") {
+      // Node dumps the unread body itself once the answer is sent, as it does for the webhook's shed.
+      res.writeHead(404, FLOOR_HEADERS);
+      res.end(FLOOR_BODY);
       return;
     }
     const chunks: Buffer[] = [];

@@ -48,6 +48,13 @@ export interface OpenLoopOptions {
   requestTimeoutMs: number;
   /** Connection cap; a request due while all are busy waits (and the wait counts). */
   maxSockets: number;
+  /**
+   * `x-request-start` is sent this many ms before the scheduled instant (default 0): every quote
+   * arrives as one that already waited that long, so a webhook sheds it (bench/shed.ts).
+   */
+  startSkewMs?: number;
+  /** Called once, just before the first measured request (the end of the warm-up) is sent. */
+  onMeasureStart?: () => void;
 }
 
 export interface OpenLoopResult {
@@ -91,6 +98,7 @@ export async function runOpenLoop(mix: MixRequest[], o: OpenLoopOptions): Promis
     measuredFromEpochMs: 0,
   };
   const intervalMs = 1000 / o.rate;
+  const skewMs = o.startSkewMs ?? 0;
   // Request bytes: everything but x-request-start and the body is the same for every request.
   const heads = targets.map((u) =>
     Buffer.from(
@@ -116,6 +124,7 @@ export async function runOpenLoop(mix: MixRequest[], o: OpenLoopOptions): Promis
     const req = mix[i] as MixRequest;
     const schedRel = i * intervalMs;
     const m = i - warm; // index in the results, negative during warm-up
+    if (m === 0) o.onMeasureStart?.();
     const sentAt = performance.now();
     if (m >= 0) {
       res.scheduledMs[m] = schedRel;
@@ -135,7 +144,10 @@ export async function runOpenLoop(mix: MixRequest[], o: OpenLoopOptions): Promis
     const to = i % targets.length;
     const bytes = Buffer.concat([
       heads[to] as Buffer,
-      Buffer.from(`${Math.round(epoch0 + schedRel)}\r\ncontent-length: ${req.body.length}\r\n\r\n`, "latin1"),
+      Buffer.from(
+        `${Math.round(epoch0 + schedRel - skewMs)}\r\ncontent-length: ${req.body.length}\r\n\r\n`,
+        "latin1",
+      ),
       req.body,
     ]);
     void (pools[to] as RawHttpPool).request(bytes, o.requestTimeoutMs).then((r) => {

@@ -1,0 +1,280 @@
+/**
+ * `npm run bench:shed`: what a shed quote costs beside a priced one and beside Node's own floor, the
+ * figure that decides how much a saturated core still prices (README, _Past capacity_).
+ *
+ * Four servers take the same open-loop load in turn, each round in a new order, the server pinned to
+ * one CPU and this generator and Redis to the other (as `--pin` in the sweep):
+ *
+ *   floor   node:http answering a fixed 404 as soon as the headers are read, body unread
+ *           (sandbox/loadtest/bare.ts --kind floor): the least any refusal inside Node can cost;
+ *   http    bare node:http reading and parsing the body (the sweep's baseline);
+ *   shed    the webhook as `npm start` builds it (Redis quote store, API key), every request's
+ *           `x-request-start` 200 ms old, so every quote is shed as OVERLOADED before its body is read;
+ *   priced  the same webhook with fresh requests: every quote priced, stored in Redis, answered 200.
+ *
+ * Each figure is the server process's CPU (user + system, /proc) over the requests of one measured
+ * window. The machines here drift by 25% or more within minutes, so every ratio is taken within a
+ * round (seconds apart) and the median of the rounds is reported. The rate is a fixed one below
+ * saturation (default 2,000/s): near saturation a request costs less (more of them per wake-up),
+ * for all four alike.
+ *
+ * A round fails the run if a server answered anything but what it is there to measure (the shed
+ * webhook a 200, the priced one a 404): the figures would then compare different work.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { DEFAULT_CONFIG_PATH, parseFileConfig } from "../config/load.ts";
+import { buildMix, DEFAULT_MIX } from "../sandbox/loadtest/mix.ts";
+import { runOpenLoop } from "../sandbox/loadtest/open-loop.ts";
+import {
+  SHED_TARGET_NAMES,
+  SHED_TARGETS,
+  type ShedRound,
+  type ShedTarget,
+  shedSummaryText,
+  summarizeShedRounds,
+} from "../sandbox/loadtest/shed-model.ts";
+import { parseArgs } from "../src/cli/args.ts";
+import {
+  type Child,
+  descendantPids,
+  freePort,
+  pinProcesses,
+  pinSplit,
+  preciseCpuSecondsOf,
+  REPO_ROOT,
+  spawnBuiltWebhook,
+  spawnTs,
+  startRedis,
+  waitForHttp,
+} from "../tooling/processes.ts";
+
+const { values: args } = parseArgs(process.argv.slice(2), {
+  command: "npm run bench:shed",
+  summary:
+    "CPU per request of a shed quote, a priced one, bare node:http and Node's own floor (a fixed 404),\n" +
+    "measured in turn at one rate, and what they allow at 1.2x capacity (README, Past capacity).",
+  flags: {
+    rate: { type: "string", value: "N", default: "2000", description: "requests per second" },
+    seconds: {
+      type: "string",
+      value: "S",
+      default: "1.5",
+      description: "measured seconds per server per round (after 0.5 s unmeasured)",
+    },
+    rounds: { type: "string", value: "N", default: "24", description: "rounds (each server once per round)" },
+    pin: {
+      type: "string",
+      value: "yes|no",
+      default: "yes",
+      description: "servers on one CPU, generator and Redis on the others",
+    },
+  },
+});
+
+const rate = Number(args.rate);
+const seconds = Number(args.seconds);
+const roundCount = Number(args.rounds);
+for (const [flag, v] of [
+  ["--rate", rate],
+  ["--seconds", seconds],
+  ["--rounds", roundCount],
+] as const)
+  if (!(Number.isFinite(v) && v > 0)) throw new Error(`${flag}: expected a positive number, got ${v}`);
+
+/** `x-request-start` this far back: past the shed share (0.6 of 250 ms), short of the deadline. */
+const SHED_SKEW_MS = 200;
+const BUDGET_MS = 250;
+const WARMUP_S = 0.5;
+/** Seconds the servers are watched at rest, before the rounds and again after them. */
+const IDLE_S = 5;
+const API_KEY = "bench-shed-api-key-0123456789abcdef";
+
+const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+const outDir = join(REPO_ROOT, "results", `shed-${stamp}`);
+mkdirSync(outDir, { recursive: true });
+const file = parseFileConfig(JSON.parse(readFileSync(DEFAULT_CONFIG_PATH, "utf8")), DEFAULT_CONFIG_PATH);
+const split = args.pin === "yes" ? pinSplit(1) : undefined;
+
+const children: Child[] = [];
+const redis = await startRedis();
+const stopAll = async () => {
+  await Promise.all(children.map((c) => c.stop()));
+  await redis.stop();
+};
+process.on("SIGINT", () => void stopAll().then(() => process.exit(130)));
+
+interface Server {
+  port: number;
+  pid: number;
+  /** The webhook's operations port (its /metrics). */
+  adminPort?: number;
+}
+
+/**
+ * The webhook's count of quotes shed before their body was read, from its /metrics: OVERLOADED, and
+ * DEADLINE for one that also arrived within the minimum budget of its deadline (the same early path).
+ */
+async function shedCount(adminPort: number): Promise<Record<string, number>> {
+  const text = await (await fetch(`http://127.0.0.1:${adminPort}/metrics`)).text();
+  const out: Record<string, number> = {};
+  for (const reason of ["OVERLOADED", "DEADLINE"]) {
+    const m = new RegExp(`^rfq_no_quote_total\\{[^}]*reason="${reason}"[^}]*\\} (\\d+)`, "m").exec(text);
+    out[reason] = m ? Number(m[1]) : 0;
+  }
+  return out;
+}
+
+async function bare(kind: "floor" | "http"): Promise<Server> {
+  const port = await freePort();
+  const child = spawnTs(`bare-${kind}`, "sandbox/loadtest/bare.ts", {}, join(outDir, `bare-${kind}.log`), [
+    "--kind",
+    kind,
+    "--port",
+    String(port),
+  ]);
+  children.push(child);
+  await waitForHttp(`http://127.0.0.1:${port}/health`, child);
+  return { port, pid: child.proc.pid as number };
+}
+
+async function webhook(): Promise<Server> {
+  const port = await freePort();
+  const adminPort = await freePort();
+  const child = spawnBuiltWebhook(
+    "webhook",
+    {
+      PORT: String(port),
+      ADMIN_PORT: String(adminPort),
+      REDIS_URL: redis.url,
+      API_KEY,
+      LEDGER: "off",
+      WORKERS: "1",
+    },
+    join(outDir, "webhook.log"),
+  );
+  children.push(child);
+  await waitForHttp(`http://127.0.0.1:${port}/health`, child);
+  return { port, pid: child.proc.pid as number, adminPort };
+}
+
+try {
+  const [floor, http, hook] = await Promise.all([bare("floor"), bare("http"), webhook()]);
+  const servers: Record<ShedTarget, Server> = { floor, http, shed: hook, priced: hook };
+  if (split) {
+    for (const s of [floor, http, hook]) pinProcesses([s.pid, ...descendantPids(s.pid)], split.server);
+    pinProcesses([process.pid, ...(redis.pid ? [redis.pid] : [])], split.rest);
+  }
+  const expected: Record<ShedTarget, number> = { floor: 404, http: 200, shed: 404, priced: 200 };
+  // Every request must be priced: no unknown mints or oversized amounts in this mix.
+  const mixOf = (n: number, seed: string) =>
+    buildMix(file, n, { ...DEFAULT_MIX, unknownMintShare: 0, oversizeShare: 0, seed });
+  /** One window: `WARMUP_S` unmeasured, then `seconds` measured, on the same connections. */
+  const load = (t: ShedTarget, seed: string, onMeasureStart: () => void) =>
+    runOpenLoop(mixOf(Math.ceil((WARMUP_S + seconds) * rate), seed), {
+      url: new URL(`http://127.0.0.1:${servers[t].port}/quote`),
+      rate,
+      durationS: seconds,
+      warmupS: WARMUP_S,
+      budgetMs: BUDGET_MS,
+      apiKey: API_KEY,
+      requestTimeoutMs: 2_000,
+      maxSockets: 64,
+      startSkewMs: t === "shed" ? SHED_SKEW_MS : 0,
+      onMeasureStart,
+    });
+
+  process.stdout.write(
+    `bench:shed: ${rate}/s, ${seconds} s per server, ${roundCount} rounds${split ? `, servers on CPU ${split.server}` : ", unpinned"}\n`,
+  );
+  // What each server spends at rest (timers, the paper chain's clock, metrics), per second: taken
+  // out of every window below, so that the figures are per request. Measured for all three at once
+  // (they idle side by side), before the rounds and after them.
+  const idlePerS: Record<string, number> = {};
+  const measureIdle = async () => {
+    const procs = [floor, http, hook].map((s) => [s.pid, ...descendantPids(s.pid)]);
+    const cpus = () => procs.map((pids) => pids.reduce((a, p) => a + (preciseCpuSecondsOf(p) ?? 0), 0));
+    const t0 = performance.now();
+    const c0 = cpus();
+    await new Promise((r) => setTimeout(r, IDLE_S * 1000));
+    const c1 = cpus();
+    const s = (performance.now() - t0) / 1000;
+    for (const [k, srv] of [floor, http, hook].entries())
+      idlePerS[srv.pid] = (idlePerS[srv.pid] ?? 0) + ((c1[k] as number) - (c0[k] as number)) / s / 2;
+  };
+  // First use of each path (JIT, the Redis client's script load, the pricing caches) is slow enough
+  // to queue a few hundred ms of quotes on a slow machine: every target runs once, unmeasured.
+  for (const t of SHED_TARGETS) await load(t, `shed:${stamp}:first:${t}`, () => {});
+  await measureIdle();
+  const rawRounds: { t: ShedTarget; pid: number; used: number; s: number; n: number }[][] = [];
+  for (let i = 0; i < roundCount; i++) {
+    const order = SHED_TARGETS.map((_, k) => SHED_TARGETS[(k + i) % SHED_TARGETS.length] as ShedTarget);
+    const windows: (typeof rawRounds)[number] = [];
+    for (const t of order) {
+      const pids = [servers[t].pid, ...descendantPids(servers[t].pid)];
+      const cpu = () => pids.reduce((a, p) => a + (preciseCpuSecondsOf(p) ?? 0), 0);
+      const shedBefore = t === "shed" ? await shedCount(hook.adminPort as number) : {};
+      let before = Number.NaN;
+      let t0 = Number.NaN;
+      const res = await load(t, `shed:${stamp}:${i}:${t}`, () => {
+        before = cpu();
+        t0 = performance.now();
+      });
+      const used = cpu() - before;
+      windows.push({
+        t,
+        pid: servers[t].pid,
+        used,
+        s: (performance.now() - t0) / 1000,
+        n: res.status.length,
+      });
+      if (t === "shed") {
+        // Every request of the window (warm-up too) shed before its body was read, not declined
+        // later for another reason.
+        const after = await shedCount(hook.adminPort as number);
+        const by = Object.fromEntries(Object.entries(after).map(([k, v]) => [k, v - (shedBefore[k] ?? 0)]));
+        const shed = Object.values(by).reduce((a, b) => a + b, 0);
+        if (shed !== res.sent)
+          throw new Error(
+            `round ${i + 1}: ${shed} of ${res.sent} quotes were shed before their body was read (${JSON.stringify(by)})`,
+          );
+      }
+      const n = res.status.length;
+      const right = res.status.filter((s) => s === expected[t]).length;
+      if (right < n) {
+        const counts: Record<string, number> = {};
+        for (const s of res.status) counts[s] = (counts[s] ?? 0) + 1;
+        throw new Error(
+          `round ${i + 1}, ${SHED_TARGET_NAMES[t]}: ${n - right} of ${n} answers were not ${expected[t]} ` +
+            `(statuses ${JSON.stringify(counts)}; samples: ${res.errorSamples.slice(0, 3).join(" | ")})`,
+        );
+      }
+    }
+    rawRounds.push(windows);
+  }
+  await measureIdle();
+  const idleLine = [floor, http, hook]
+    .map((srv, k) => `${["floor", "http", "webhook"][k]} ${((idlePerS[srv.pid] ?? 0) * 100).toFixed(2)}%`)
+    .join(", ");
+  process.stdout.write(`  at rest (share of a core, taken out of each window): ${idleLine}\n`);
+  const rounds: ShedRound[] = rawRounds.map((windows) => {
+    const round = {} as ShedRound;
+    for (const w of windows) round[w.t] = ((w.used - (idlePerS[w.pid] ?? 0) * w.s) / w.n) * 1e6;
+    return round;
+  });
+  for (const [i, round] of rounds.entries())
+    process.stdout.write(
+      `  round ${i + 1}: ${SHED_TARGETS.map((t) => `${t} ${round[t].toFixed(1)} µs`).join(", ")}\n`,
+    );
+  const summary = summarizeShedRounds(rounds);
+  const text = shedSummaryText(summary, rate);
+  process.stdout.write(`${text.join("\n")}\n`);
+  writeFileSync(
+    join(outDir, "shed.json"),
+    `${JSON.stringify({ settings: { rate, seconds, rounds: roundCount, pinned: split ?? null }, idleCoreShare: { floor: idlePerS[floor.pid], http: idlePerS[http.pid], webhook: idlePerS[hook.pid] }, rawRounds, rounds, summary }, null, 2)}\n`,
+  );
+  writeFileSync(join(outDir, "shed.txt"), `${text.join("\n")}\n`);
+  process.stdout.write(`report: ${outDir}/shed.{json,txt}\n`);
+} finally {
+  await stopAll();
+}
