@@ -12,8 +12,8 @@
  *           `x-request-start` 200 ms old, so every quote is shed as OVERLOADED before its body is read;
  *   priced  the same webhook with fresh requests: every quote priced, stored in Redis, answered 200.
  *
- * Each figure is the server process's CPU (user + system, /proc) over the requests of one measured
- * window. The machines here drift by 25% or more within minutes, so every ratio is taken within a
+ * Each figure is the server process's CPU (its threads' scheduler time, user and kernel alike, to
+ * the nanosecond: `treeCpuSeconds`) over the requests of one measured window, less its CPU at rest. The machines here drift by 25% or more within minutes, so every ratio is taken within a
  * round (seconds apart) and the median of the rounds is reported. The rate is a fixed one below
  * saturation (default 2,000/s): near saturation a request costs less (more of them per wake-up),
  * for all four alike.
@@ -36,18 +36,19 @@ import {
   shedSummaryText,
   summarizeShedRounds,
 } from "../sandbox/loadtest/shed-model.ts";
+import { startBareTarget, type Target } from "../sandbox/loadtest/sweep.ts";
 import { parseArgs } from "../src/cli/args.ts";
+import { metricSum } from "../tooling/metrics.ts";
 import {
   type Child,
   descendantPids,
   freePort,
   pinProcesses,
   pinSplit,
-  preciseCpuSecondsOf,
   REPO_ROOT,
   spawnBuiltWebhook,
-  spawnTs,
   startRedis,
+  treeCpuSeconds,
   waitForHttp,
 } from "../tooling/processes.ts";
 
@@ -99,15 +100,16 @@ const file = parseFileConfig(JSON.parse(readFileSync(DEFAULT_CONFIG_PATH, "utf8"
 const split = args.pin === "yes" ? pinSplit(1) : undefined;
 
 const children: Child[] = [];
+const bares: Target[] = [];
 const redis = await startRedis();
 const stopAll = async () => {
-  await Promise.all(children.map((c) => c.stop()));
+  await Promise.all([...children.map((c) => c.stop()), ...bares.map((b) => b.close())]);
   await redis.stop();
 };
 process.on("SIGINT", () => void stopAll().then(() => process.exit(130)));
 
 interface Server {
-  port: number;
+  url: URL;
   pid: number;
   /** The webhook's operations port (its /metrics). */
   adminPort?: number;
@@ -119,25 +121,15 @@ interface Server {
  */
 async function shedCount(adminPort: number): Promise<Record<string, number>> {
   const text = await (await fetch(`http://127.0.0.1:${adminPort}/metrics`)).text();
-  const out: Record<string, number> = {};
-  for (const reason of ["OVERLOADED", "DEADLINE"]) {
-    const m = new RegExp(`^rfq_no_quote_total\\{[^}]*reason="${reason}"[^}]*\\} (\\d+)`, "m").exec(text);
-    out[reason] = m ? Number(m[1]) : 0;
-  }
-  return out;
+  const count = (reason: string) => metricSum(text, "rfq_no_quote_total", { reason });
+  return { OVERLOADED: count("OVERLOADED"), DEADLINE: count("DEADLINE") };
 }
 
+/** The sweep's bare server of this kind (sandbox/loadtest/bare.ts), one process. */
 async function bare(kind: "floor" | "http"): Promise<Server> {
-  const port = await freePort();
-  const child = spawnTs(`bare-${kind}`, "sandbox/loadtest/bare.ts", {}, join(outDir, `bare-${kind}.log`), [
-    "--kind",
-    kind,
-    "--port",
-    String(port),
-  ]);
-  children.push(child);
-  await waitForHttp(`http://127.0.0.1:${port}/health`, child);
-  return { port, pid: child.proc.pid as number };
+  const t = await startBareTarget(kind, 1, outDir);
+  bares.push(t);
+  return { url: t.urls[0] as URL, pid: t.groups.server?.[0] as number };
 }
 
 async function webhook(): Promise<Server> {
@@ -157,7 +149,7 @@ async function webhook(): Promise<Server> {
   );
   children.push(child);
   await waitForHttp(`http://127.0.0.1:${port}/health`, child);
-  return { port, pid: child.proc.pid as number, adminPort };
+  return { url: new URL(`http://127.0.0.1:${port}/quote`), pid: child.proc.pid as number, adminPort };
 }
 
 try {
@@ -174,7 +166,7 @@ try {
   /** One window: `WARMUP_S` unmeasured, then `seconds` measured, on the same connections. */
   const load = (t: ShedTarget, seed: string, onMeasureStart: () => void) =>
     runOpenLoop(mixOf(Math.ceil((WARMUP_S + seconds) * rate), seed), {
-      url: new URL(`http://127.0.0.1:${servers[t].port}/quote`),
+      url: servers[t].url,
       rate,
       durationS: seconds,
       warmupS: WARMUP_S,
@@ -194,8 +186,7 @@ try {
   // (they idle side by side), before the rounds and after them.
   const idlePerS: Record<string, number> = {};
   const measureIdle = async () => {
-    const procs = [floor, http, hook].map((s) => [s.pid, ...descendantPids(s.pid)]);
-    const cpus = () => procs.map((pids) => pids.reduce((a, p) => a + (preciseCpuSecondsOf(p) ?? 0), 0));
+    const cpus = () => [floor, http, hook].map((srv) => treeCpuSeconds(srv.pid));
     const t0 = performance.now();
     const c0 = cpus();
     await new Promise((r) => setTimeout(r, IDLE_S * 1000));
@@ -214,8 +205,7 @@ try {
     const order = SHED_TARGETS.map((_, k) => SHED_TARGETS[(k + i) % SHED_TARGETS.length] as ShedTarget);
     const windows: (typeof rawRounds)[number] = [];
     for (const t of order) {
-      const pids = [servers[t].pid, ...descendantPids(servers[t].pid)];
-      const cpu = () => pids.reduce((a, p) => a + (preciseCpuSecondsOf(p) ?? 0), 0);
+      const cpu = () => treeCpuSeconds(servers[t].pid);
       const shedBefore = t === "shed" ? await shedCount(hook.adminPort as number) : {};
       let before = Number.NaN;
       let t0 = Number.NaN;

@@ -365,6 +365,11 @@ export function preciseCpuSecondsOf(pid: number | undefined): number | undefined
   return ns / 1e9;
 }
 
+/** `preciseCpuSecondsOf` summed over a process and all its descendants (a server and its workers). */
+export function treeCpuSeconds(root: number): number {
+  return [root, ...descendantPids(root)].reduce((a, p) => a + (preciseCpuSecondsOf(p) ?? 0), 0);
+}
+
 /**
  * A process's resident memory now and at its peak (VmRSS and VmHWM in /proc/<pid>/status, bytes);
  * undefined where unavailable.

@@ -21,7 +21,7 @@ import { serverTraceText } from "./server-trace.ts";
 import type { LatencySummary } from "./stats.ts";
 import { type BareKind, measureStep, type StepResult, startBareTarget } from "./sweep.ts";
 
-export type BaselineKind = BareKind;
+export type BaselineKind = Exclude<BareKind, "floor">;
 
 export interface BaselineResult {
   /**

@@ -61,7 +61,7 @@ export interface SweepOptions {
   redisSocket?: boolean;
   /** The webhook from source under tsx instead of the build `npm start` runs. */
   fromSource?: boolean;
-  baselines: BareKind[];
+  baselines: Exclude<BareKind, "floor">[];
   /** Each target's server on CPUs of its own, the generator, Redis and the chain on the rest (pinSplit). */
   pin?: boolean;
   /** Every server with the tracer (server-trace.mjs): each step reports the tail split on its side. */
@@ -110,14 +110,17 @@ export interface StepResult {
 
 /**
  * The bare servers (bare.ts): node:http, a bare Hono app, and node:http with the quote store's put
- * (the floor for any webhook that stores each quote in Redis before answering).
+ * (the floor for any webhook that stores each quote in Redis before answering); and `floor`, a fixed
+ * 404 with the body unread, which `npm run bench:shed` measures shedding against (never a sweep
+ * baseline: it prices nothing, and --baselines does not accept it).
  */
-export type BareKind = "http" | "hono" | "store";
+export type BareKind = "http" | "hono" | "store" | "floor";
 
 export const BARE_NAMES: Record<BareKind, string> = {
   http: "bare node:http",
   hono: "bare Hono",
   store: "bare node:http + store",
+  floor: "bare node:http, fixed 404",
 };
 
 export interface Target {

@@ -20,6 +20,7 @@ import { LocalChain } from "../../src/chain/local/index.ts";
 import { fundTaker, seedFromConfig } from "../../src/chain/local/seed.ts";
 import type { QuoteResponse } from "../../src/contract/quote.ts";
 import type { StoredQuote } from "../../src/quote-store/interface.ts";
+import { metricSum } from "../../tooling/metrics.ts";
 import { freePort } from "../../tooling/processes.ts";
 import { MINT, testConfig } from "../support/config.ts";
 import { startWebhook, type WebhookProcess } from "../support/process.ts";
@@ -217,12 +218,5 @@ export async function metric(
   name: string,
   labels: Record<string, string> = {},
 ): Promise<number> {
-  const text = await (await fetch(`${s.opsUrl}/metrics`)).text();
-  let sum = 0;
-  for (const line of text.split("\n")) {
-    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
-    if (!Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`))) continue;
-    sum += Number(line.slice(line.lastIndexOf(" ") + 1));
-  }
-  return sum;
+  return metricSum(await (await fetch(`${s.opsUrl}/metrics`)).text(), name, labels);
 }

@@ -14,13 +14,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { DEFAULT_CONFIG_PATH, parseFileConfig } from "../../../config/load.ts";
 import { buildMix, DEFAULT_MIX } from "../../../sandbox/loadtest/mix.ts";
 import { runOpenLoop } from "../../../sandbox/loadtest/open-loop.ts";
-import {
-  cpuSecondsOf,
-  freePort,
-  preciseCpuSecondsOf,
-  spawnTs,
-  waitForHttp,
-} from "../../../tooling/processes.ts";
+import { startBareTarget } from "../../../sandbox/loadtest/sweep.ts";
+import { cpuSecondsOf, preciseCpuSecondsOf } from "../../../tooling/processes.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "shed-bench-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -28,20 +23,14 @@ const file = parseFileConfig(JSON.parse(readFileSync(DEFAULT_CONFIG_PATH, "utf8"
 
 describe("bench:shed's instruments", () => {
   it("the floor server answers every quote with the shed's 404 without reading it, on one kept-alive connection", async () => {
-    const port = await freePort();
-    const child = spawnTs("bare-floor", "sandbox/loadtest/bare.ts", {}, join(dir, "floor.log"), [
-      "--kind",
-      "floor",
-      "--port",
-      String(port),
-    ]);
+    const t = await startBareTarget("floor", 1, dir);
+    const url = t.urls[0] as URL;
     try {
-      await waitForHttp(`http://127.0.0.1:${port}/health`, child);
       const mix = buildMix(file, 60, { ...DEFAULT_MIX, seed: "floor" });
       // One connection: each answer must leave the connection ready for the next request, which
       // Node ensures by dumping the unread body.
       const r = await runOpenLoop(mix, {
-        url: new URL(`http://127.0.0.1:${port}/quote`),
+        url,
         rate: 200,
         durationS: 0.3,
         warmupS: 0,
@@ -51,13 +40,13 @@ describe("bench:shed's instruments", () => {
       });
       expect(r.status.length).toBe(60);
       expect([...r.status].every((s) => s === 404)).toBe(true);
-      const one = await fetch(`http://127.0.0.1:${port}/quote`, { method: "POST", body: "{}" });
+      const one = await fetch(url, { method: "POST", body: "{}" });
       expect(one.status).toBe(404);
       expect(await one.json()).toEqual({
         message: "no quote: overloaded (the quote waited too long in our queue)",
       });
     } finally {
-      await child.stop();
+      await t.close();
     }
   });
 
