@@ -184,21 +184,20 @@ try {
   // What each server spends at rest (timers, the paper chain's clock, metrics), per second: taken
   // out of every window below, so that the figures are per request. Measured for all three at once
   // (they idle side by side), before the rounds and after them.
-  const idlePerS: Record<string, number> = {};
-  const measureIdle = async () => {
-    const cpus = () => [floor, http, hook].map((srv) => treeCpuSeconds(srv.pid));
+  const processes = { floor, http, webhook: hook };
+  /** Each process's CPU at rest, as a share of a core, in `processes`' order. */
+  const idleShares = async (): Promise<number[]> => {
+    const cpus = () => Object.values(processes).map((srv) => treeCpuSeconds(srv.pid));
     const t0 = performance.now();
     const c0 = cpus();
     await new Promise((r) => setTimeout(r, IDLE_S * 1000));
-    const c1 = cpus();
     const s = (performance.now() - t0) / 1000;
-    for (const [k, srv] of [floor, http, hook].entries())
-      idlePerS[srv.pid] = (idlePerS[srv.pid] ?? 0) + ((c1[k] as number) - (c0[k] as number)) / s / 2;
+    return cpus().map((c, k) => (c - (c0[k] as number)) / s);
   };
   // First use of each path (JIT, the Redis client's script load, the pricing caches) is slow enough
   // to queue a few hundred ms of quotes on a slow machine: every target runs once, unmeasured.
   for (const t of SHED_TARGETS) await load(t, `shed:${stamp}:first:${t}`, () => {});
-  await measureIdle();
+  const idleBefore = await idleShares();
   const skipped: string[] = [];
   const rawRounds: { t: ShedTarget; pid: number; used: number; s: number; n: number }[][] = [];
   for (let i = 0; i < roundCount; i++) {
@@ -256,14 +255,22 @@ try {
     throw new Error(
       `${skipped.length} of ${roundCount} rounds left out: the webhook cannot price ${rate}/s on this machine now; lower --rate`,
     );
-  await measureIdle();
-  const idleLine = [floor, http, hook]
-    .map((srv, k) => `${["floor", "http", "webhook"][k]} ${((idlePerS[srv.pid] ?? 0) * 100).toFixed(2)}%`)
+  const idleAfter = await idleShares();
+  /** Share of a core at rest by process: the mean of before and after the rounds. */
+  const idle = Object.fromEntries(
+    Object.keys(processes).map((name, k) => [
+      name,
+      ((idleBefore[k] as number) + (idleAfter[k] as number)) / 2,
+    ]),
+  );
+  const idleOfPid = new Map(Object.entries(processes).map(([name, srv]) => [srv.pid, idle[name] as number]));
+  const idleLine = Object.entries(idle)
+    .map(([name, share]) => `${name} ${(share * 100).toFixed(2)}%`)
     .join(", ");
   process.stdout.write(`  at rest (share of a core, taken out of each window): ${idleLine}\n`);
   const rounds: ShedRound[] = rawRounds.map((windows) => {
     const round = {} as ShedRound;
-    for (const w of windows) round[w.t] = ((w.used - (idlePerS[w.pid] ?? 0) * w.s) / w.n) * 1e6;
+    for (const w of windows) round[w.t] = ((w.used - (idleOfPid.get(w.pid) ?? 0) * w.s) / w.n) * 1e6;
     return round;
   });
   for (const [i, round] of rounds.entries())
@@ -275,7 +282,7 @@ try {
   process.stdout.write(`${text.join("\n")}\n`);
   writeFileSync(
     join(outDir, "shed.json"),
-    `${JSON.stringify({ settings: { rate, seconds, rounds: roundCount, pinned: split ?? null }, skipped, idleCoreShare: { floor: idlePerS[floor.pid], http: idlePerS[http.pid], webhook: idlePerS[hook.pid] }, rawRounds, rounds, summary }, null, 2)}\n`,
+    `${JSON.stringify({ settings: { rate, seconds, rounds: roundCount, pinned: split ?? null }, skipped, idleCoreShare: idle, rawRounds, rounds, summary }, null, 2)}\n`,
   );
   writeFileSync(join(outDir, "shed.txt"), `${text.join("\n")}\n`);
   process.stdout.write(`report: ${outDir}/shed.{json,txt}\n`);
