@@ -15,7 +15,9 @@ import {
   readFileSync,
   readlinkSync,
   realpathSync,
+  rmdirSync,
   rmSync,
+  writeFileSync,
 } from "node:fs";
 import { createServer } from "node:net";
 import { cpus, tmpdir } from "node:os";
@@ -473,6 +475,58 @@ export function pinProcesses(pids: number[], cpuList: string): void {
         throw new Error(`--pin: taskset on pid ${pid} failed: ${r.error?.message ?? r.stderr.trim()}`);
     }
   }
+}
+
+/**
+ * The load test's `--server-cpu`: a slower core, emulated. The processes (and every thread and
+ * descendant, and any started later) go into a CPU cgroup of their own capped at `share` of one CPU
+ * (CFS bandwidth: cgroup v1's cpu.cfs_quota_us, v2's cpu.max), as `quotaUs` of CPU per period of
+ * `quotaUs / share`. On a machine whose two
+ * cores are both needed (the server on one, the generator, Redis and a proxy on the other), it makes
+ * the server the bottleneck at a rate the other core can still send, so that what a server does past
+ * its capacity can be measured at all. The kernel's least quota is 1 ms, which keeps the throttling
+ * pauses short: at 0.4 of a CPU, 1 ms of work then at most 1.5 ms paused.
+ * Needs a writable cgroup filesystem (root); returns the cgroup's removal.
+ */
+export function limitCpu(pids: number[], share: number, name: string, quotaUs = 1_000): () => void {
+  if (!(share > 0 && share <= 1)) throw new Error(`--server-cpu: a share of one CPU in (0, 1], not ${share}`);
+  const periodUs = Math.round(quotaUs / share);
+  const v1 = "/sys/fs/cgroup/cpu";
+  const v2 = "/sys/fs/cgroup/cgroup.controllers";
+  let dir: string;
+  try {
+    if (existsSync(join(v1, "cpu.cfs_quota_us"))) {
+      dir = join(v1, name);
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, "cpu.cfs_period_us"), String(periodUs));
+      writeFileSync(join(dir, "cpu.cfs_quota_us"), String(quotaUs));
+    } else if (existsSync(v2) && readFileSync(v2, "utf8").split(/\s+/).includes("cpu")) {
+      dir = join("/sys/fs/cgroup", name);
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, "cpu.max"), `${quotaUs} ${periodUs}`);
+    } else {
+      throw new Error("no cgroup CPU controller found (/sys/fs/cgroup/cpu or cgroup v2 with cpu)");
+    }
+    for (const root of pids)
+      for (const pid of [root, ...descendantPids(root)]) {
+        try {
+          writeFileSync(join(dir, "cgroup.procs"), String(pid));
+        } catch (e) {
+          if (existsSync(`/proc/${pid}`)) throw e;
+        }
+      }
+  } catch (e) {
+    throw new Error(`--server-cpu: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  return () => {
+    // The processes are gone (or moved back) before the cgroup can be removed.
+    const root = dir.startsWith(v1) ? v1 : "/sys/fs/cgroup";
+    try {
+      for (const pid of readFileSync(join(dir, "cgroup.procs"), "utf8").split("\n").filter(Boolean))
+        writeFileSync(join(root, "cgroup.procs"), pid);
+      rmdirSync(dir);
+    } catch {}
+  };
 }
 
 /** USER_HZ: 100 on every mainstream Linux build. */

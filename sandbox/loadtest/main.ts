@@ -14,6 +14,7 @@
  *   npm run loadtest -- --workers 2 --instances 2 --redis-cluster       (2 instances x 2 workers, on a cluster)
  *   npm run loadtest -- --rate 5000 --redis-socket --baseline store     (Redis on a unix socket, as beside the webhook on one host)
  *   npm run loadtest -- --sweep --workers 1,2                            (rate sweep with baselines: sweep.ts)
+ *   npm run loadtest -- --sweep --pin --proxy default                    (the webhook also behind HAProxy)
  *   npm run loadtest -- --rate 5000 --baseline http     (the quote phase again on bare node:http: baseline.ts)
  *   npm run loadtest -- --rate 5000 --pin               (the webhook on a CPU of its own, the generator on the rest)
  */
@@ -22,6 +23,7 @@ import os from "node:os";
 import { join } from "node:path";
 import { DEFAULT_CONFIG_PATH, parseFileConfig } from "../../config/load.ts";
 import { parseArgs } from "../../src/cli/args.ts";
+import { PROXY_DEFAULTS, type ProxyLimits } from "../../tooling/haproxy.ts";
 import {
   cpuSecondsOf,
   machineCpuSeconds,
@@ -130,6 +132,17 @@ const { values: args } = parseArgs(process.argv.slice(2), {
       description:
         '--sweep: bare servers swept beside the webhook (http, hono, store: node:http + the quote store\'s put; none: ""; default http,hono,store, or http,hono with --redis-cluster)',
     },
+    proxy: {
+      type: "string",
+      value: "MAXCONN+QUEUE+MS",
+      description: `--sweep: also sweep the webhook behind HAProxy (deploy/haproxy/haproxy.cfg; needs haproxy on the PATH) with these limits ("default": ${PROXY_DEFAULTS.maxconn}+${PROXY_DEFAULTS.queue}+${PROXY_DEFAULTS.queueMs})`,
+    },
+    "server-cpu": {
+      type: "string",
+      value: "SHARE",
+      description:
+        "--sweep: cap each server at this share of one CPU (cgroup CPU bandwidth; root): a slower core, so that on two cores the server saturates before the generator's core does",
+    },
     pin: {
       type: "boolean",
       description:
@@ -200,6 +213,15 @@ function onInterrupt(stop: () => Promise<void>): void {
   process.on("SIGTERM", exit(143));
 }
 
+/** `--proxy`: "default", or the three limits as MAXCONN+QUEUE+MS (e.g. 32+256+25). */
+function parseProxyLimits(v: string): ProxyLimits {
+  if (v === "default" || v === "") return PROXY_DEFAULTS;
+  const m = /^(\d+)\+(\d+)\+(\d+)$/.exec(v);
+  if (!m || Number(m[1]) < 1 || Number(m[3]) < 1)
+    throw new Error(`--proxy: "default" or MAXCONN+QUEUE+MS (e.g. 32+256+25), not "${v}"`);
+  return { maxconn: Number(m[1]), queue: Number(m[2]), queueMs: Number(m[3]) };
+}
+
 async function sweepMain(): Promise<void> {
   const configPath = process.env.CONFIG ?? DEFAULT_CONFIG_PATH;
   const file = parseFileConfig(JSON.parse(readFileSync(configPath, "utf8")), configPath);
@@ -248,6 +270,8 @@ async function sweepMain(): Promise<void> {
     ...(redisSocketAsked() ? { redisSocket: true } : {}),
     fromSource: args["from-source"] === true,
     baselines,
+    ...(args.proxy !== undefined ? { proxy: parseProxyLimits(String(args.proxy)) } : {}),
+    ...(args["server-cpu"] !== undefined ? { serverCpu: Number(args["server-cpu"]) } : {}),
     pin: args.pin === true,
     traceServer: args["trace-server"] === true,
     maxSockets: num("max-sockets"),

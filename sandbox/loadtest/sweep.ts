@@ -20,11 +20,13 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import type { FileConfig } from "../../config/schema.ts";
+import { type ProxyHandle, type ProxyLimits, startHaproxy } from "../../tooling/haproxy.ts";
 import {
   type Child,
   cpuSecondsOf,
   descendantPids,
   freePort,
+  limitCpu,
   machineCpuSeconds,
   type PinSplit,
   pinProcesses,
@@ -62,6 +64,16 @@ export interface SweepOptions {
   /** The webhook from source under tsx instead of the build `npm start` runs. */
   fromSource?: boolean;
   baselines: Exclude<BareKind, "floor">[];
+  /**
+   * Also sweep the webhook behind HAProxy (deploy/haproxy/haproxy.cfg with these limits): a target of
+   * its own, beside the webhook alone. HAProxy's CPU is the `proxy` group, pinned with the generator.
+   */
+  proxy?: ProxyLimits;
+  /**
+   * Each target's server capped at this share of one CPU (limitCpu: a slower core, emulated), so that
+   * on two cores the server saturates before the other core (generator, Redis, proxy) does.
+   */
+  serverCpu?: number;
   /** Each target's server on CPUs of its own, the generator, Redis and the chain on the rest (pinSplit). */
   pin?: boolean;
   /** Every server with the tracer (server-trace.mjs): each step reports the tail split on its side. */
@@ -178,7 +190,13 @@ async function onTopOf(release: () => Promise<void>, build: () => Promise<Target
   };
 }
 
-async function startWebhookTarget(o: SweepOptions, workers: number, dir: string): Promise<Target> {
+async function startWebhookTarget(
+  o: SweepOptions,
+  workers: number,
+  dir: string,
+  proxy?: ProxyLimits,
+): Promise<Target> {
+  if (proxy && o.instances > 1) throw new Error("--proxy: one webhook instance (its workers share the port)");
   const cluster = o.redisCluster ? await startRedisCluster(3) : undefined;
   const traceDir = o.traceServer ? join(dir, "server-trace") : undefined;
   const trace = traceSettings(traceDir);
@@ -203,18 +221,34 @@ async function startWebhookTarget(o: SweepOptions, workers: number, dir: string)
         .map((c) => c.proc.pid)
         .filter((p): p is number => p !== undefined);
       const redisPids = cluster ? cluster.pids : stack.pids.redis ? [stack.pids.redis] : [];
+      let urls = stack.webhookUrls.map((u) => new URL(`${u.replace(/\/+$/, "")}/quote`));
+      let front: ProxyHandle | undefined;
+      if (proxy) {
+        const direct = urls[0] as URL;
+        try {
+          front = await startHaproxy(direct.host, join(dir, "haproxy.log"), proxy);
+        } catch (e) {
+          await stack.close();
+          throw e;
+        }
+        urls = [new URL(`${front.url}${direct.pathname}`)];
+      }
       return {
-        name: `webhook ×${workers}${o.instances > 1 ? ` ×${o.instances} instances` : ""}${cluster ? " (cluster)" : ""}`,
+        name: `webhook ×${workers}${o.instances > 1 ? ` ×${o.instances} instances` : ""}${cluster ? " (cluster)" : ""}${proxy ? ` behind HAProxy (${proxy.maxconn}+${proxy.queue}+${proxy.queueMs} ms)` : ""}`,
         workers,
-        urls: stack.webhookUrls.map((u) => new URL(`${u.replace(/\/+$/, "")}/quote`)),
+        urls,
         groups: {
           webhook: webhookPids,
           redis: redisPids,
           chain: stack.pids.chain ? [stack.pids.chain] : [],
+          ...(front?.pid ? { proxy: [front.pid] } : {}),
         },
         ...(traceDir ? { traced: { dir: traceDir, roots: webhookPids } } : {}),
         isBaseline: false,
-        close: () => stack.close(),
+        close: async () => {
+          await front?.stop();
+          await stack.close();
+        },
       };
     },
   );
@@ -471,6 +505,16 @@ export function sweepSettings(o: SweepOptions): SweepReport["settings"] {
     instances: o.instances,
     redis: o.redisCluster ? "3-master cluster" : o.redisSocket ? "single node, unix socket" : "single node",
     baselines: o.baselines.join(","),
+    ...(o.proxy
+      ? {
+          proxy: `HAProxy (deploy/haproxy/haproxy.cfg), maxconn ${o.proxy.maxconn}, queue ${o.proxy.queue}, queue wait ${o.proxy.queueMs} ms`,
+        }
+      : {}),
+    ...(o.serverCpu !== undefined
+      ? {
+          serverCpu: `each server capped at ${o.serverCpu} of one CPU (cgroup CPU bandwidth, 1 ms quota per period)`,
+        }
+      : {}),
     pin: o.pin ? "each server on CPUs of its own, the generator, Redis and the chain on the rest" : "off",
     traceServer: o.traceServer === true,
     maxSockets: o.maxSockets,
@@ -492,6 +536,14 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
       ...(split ? { split } : {}),
       starts: [
         { name: `webhook ×${w}`, start: () => startWebhookTarget(o, w, join(o.outDir, `stack-w${w}`)) },
+        ...(o.proxy
+          ? [
+              {
+                name: `webhook ×${w} behind HAProxy`,
+                start: () => startWebhookTarget(o, w, join(o.outDir, `stack-w${w}-proxy`), o.proxy),
+              },
+            ]
+          : []),
         ...o.baselines.map((b) => ({
           name: `bare ${b} ×${w}`,
           start: () =>
@@ -504,6 +556,8 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
     });
   }
   let seq = 0;
+  /** The cgroups `serverCpu` made, removed once their targets are closed. */
+  const cgroups: (() => void)[] = [];
   /** Targets started and not yet closed, for a signal handler (`track`). */
   const open = new Set<Promise<Target>>();
   /** Each target's summary at its place in the start order. */
@@ -530,6 +584,13 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
         o.track?.([...open]);
         const t = await starting;
         sweeps.push({ t, starting, slot: slots.push(undefined) - 1, highest: null, done: false });
+        if (o.serverCpu !== undefined) {
+          const servers = [...(t.groups.webhook ?? []), ...(t.groups.server ?? [])];
+          cgroups.push(limitCpu(servers, o.serverCpu, `rfq-sweep-${process.pid}-${slots.length}`));
+          o.say(
+            `  capped: server at ${o.serverCpu} of one CPU (cgroup CPU bandwidth, 1 ms quota per period)`,
+          );
+        }
         if (split) {
           const { webhook, server, ...rest } = t.groups;
           pinProcesses([...(webhook ?? []), ...(server ?? [])], split.server);
@@ -588,6 +649,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
         open.delete(sw.starting);
       }
       o.track?.([...open]);
+      for (const remove of cgroups.splice(0)) remove();
     }
   }
   // The report lists the targets in the order they were started, whichever finished first.

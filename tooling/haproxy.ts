@@ -1,0 +1,103 @@
+/**
+ * HAProxy in front of a webhook, run from the file a maker deploys (deploy/haproxy/haproxy.cfg): its
+ * settings come in through the environment, as they do in docker-compose's `proxy` profile, so the
+ * tests and the load test's `--proxy` target run exactly the shipped configuration.
+ *
+ * HAProxy is Debian's `haproxy` package (2.6 here). `haproxyVersion()` says whether it is on the PATH.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { closeSync, mkdirSync, openSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { type Child, freePort, REPO_ROOT, stopChild, waitForHttp } from "./processes.ts";
+
+export const HAPROXY_CONFIG = join(REPO_ROOT, "deploy/haproxy/haproxy.cfg");
+
+/** The limits the shipped file reads (its header says why these defaults). */
+export interface ProxyLimits {
+  /** PROXY_WEBHOOK_MAXCONN: quotes in the webhook at once. */
+  maxconn: number;
+  /** PROXY_QUOTE_QUEUE: quotes waiting in HAProxy for a slot; one more is refused at once. */
+  queue: number;
+  /** PROXY_QUOTE_QUEUE_MS: how long a quote may wait in HAProxy for a slot before its 404. */
+  queueMs: number;
+}
+
+/** docker-compose.yml's defaults; keep the two in step (test/deploy/haproxy.test.ts checks them). */
+export const PROXY_DEFAULTS: ProxyLimits = { maxconn: 32, queue: 256, queueMs: 25 };
+
+/** `haproxy -v`'s first line, or undefined when HAProxy is not on the PATH. */
+export function haproxyVersion(): string | undefined {
+  const r = spawnSync("haproxy", ["-v"], { encoding: "utf8" });
+  if (r.error || r.status !== 0) return undefined;
+  return r.stdout.split("\n")[0]?.trim();
+}
+
+/** The environment the shipped file reads. */
+export function proxyEnv(
+  bind: string,
+  webhookAddr: string,
+  statsBind: string,
+  limits: ProxyLimits,
+): Record<string, string> {
+  return {
+    PROXY_BIND: bind,
+    WEBHOOK_ADDR: webhookAddr,
+    PROXY_STATS_BIND: statsBind,
+    PROXY_WEBHOOK_MAXCONN: String(limits.maxconn),
+    PROXY_QUOTE_QUEUE: String(limits.queue),
+    PROXY_QUOTE_QUEUE_MS: String(limits.queueMs),
+  };
+}
+
+export interface ProxyHandle {
+  /** http://127.0.0.1:<port>: the operator's side (append the webhook's paths). */
+  url: string;
+  /** HAProxy's Prometheus exporter. */
+  metricsUrl: string;
+  pid: number | undefined;
+  child: Child;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts HAProxy on free loopback ports in front of `webhookAddr` (host:port), with the shipped file,
+ * logging to `logPath`; resolves once its exporter answers.
+ */
+export async function startHaproxy(
+  webhookAddr: string,
+  logPath: string,
+  limits: ProxyLimits = PROXY_DEFAULTS,
+): Promise<ProxyHandle> {
+  const version = haproxyVersion();
+  if (!version)
+    throw new Error("haproxy was not found on the PATH (Debian/Ubuntu: `sudo apt-get install -y haproxy`)");
+  const port = await freePort();
+  const statsPort = await freePort();
+  mkdirSync(dirname(logPath), { recursive: true });
+  const fd = openSync(logPath, "a");
+  // -db: stay in the foreground, so that the child is HAProxy itself (its CPU is measured by pid).
+  const proc = spawn("haproxy", ["-db", "-f", HAPROXY_CONFIG], {
+    cwd: REPO_ROOT,
+    env: {
+      ...process.env,
+      ...proxyEnv(`127.0.0.1:${port}`, webhookAddr, `127.0.0.1:${statsPort}`, limits),
+    },
+    stdio: ["ignore", fd, fd],
+  });
+  closeSync(fd);
+  const child: Child = { name: "haproxy", proc, logPath, stop: (g?: number) => stopChild(proc, g) };
+  const metricsUrl = `http://127.0.0.1:${statsPort}/metrics`;
+  try {
+    await waitForHttp(metricsUrl, child, 10_000);
+  } catch (e) {
+    await child.stop();
+    throw e;
+  }
+  return {
+    url: `http://127.0.0.1:${port}`,
+    metricsUrl,
+    pid: proc.pid,
+    child,
+    stop: () => child.stop(),
+  };
+}
