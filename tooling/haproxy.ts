@@ -23,7 +23,7 @@ export interface ProxyLimits {
 }
 
 /** docker-compose.yml's defaults; keep the two in step (test/deploy/haproxy.test.ts checks them). */
-export const PROXY_DEFAULTS: ProxyLimits = { maxconn: 32, queue: 256, queueMs: 25 };
+export const PROXY_DEFAULTS: ProxyLimits = { maxconn: 32, queue: 256, queueMs: 50 };
 
 /** `haproxy -v`'s first line, or undefined when HAProxy is not on the PATH. */
 export function haproxyVersion(): string | undefined {

@@ -734,10 +734,12 @@ export function sweepText(rep: SweepReport): string {
       );
     const scale = hook && one && hook !== one ? heldRatio(hook, one) : "";
     if (scale) out.push(`  workers ${w}: webhook ×${w} / webhook ×1: ${scale}`);
-    if (hook?.overload)
-      out.push(
-        `  workers ${w}: at 1.2x (${hook.overload.rate}/s) ${pct(hook.overload.pricedWithinBudget)} of priceable quotes priced within budget, ${pct(hook.overload.unexpectedNoQuote)} shed or late 404s, p99 ${ms(hook.overload.p99)} ms`,
-      );
+    // Every webhook target's step past capacity (alone, and behind a proxy with --proxy).
+    for (const s of list)
+      if (s.overload)
+        out.push(
+          `  workers ${w}: ${s.target} at 1.2x (${s.overload.rate}/s): ${pct(s.overload.pricedWithinBudget)} of priceable quotes priced within budget, ${pct(s.overload.unexpectedNoQuote)} shed or late 404s, p99 ${ms(s.overload.p99)} ms`,
+        );
   }
   return out.join("\n");
 }
