@@ -151,6 +151,9 @@ describe.skipIf(!available && !required)(
         expect(refused.headers.get("content-type")).toBe("application/json");
         expect(await refused.json()).toEqual(OVERLOADED);
         expect(hook.quotesSeen).toBe(1);
+        // Counted where the README says: requests to the backend `shed`.
+        const metrics = await (await fetch(proxy.metricsUrl)).text();
+        expect(metrics).toMatch(/^haproxy_backend_http_requests_total\{proxy="shed"\} 1$/m);
         hook.release();
         expect((await first).status).toBe(200);
         // The queued quote reaches the webhook once the slot frees (held, then released).
