@@ -32,7 +32,7 @@ import {
   startHaproxy,
 } from "../../tooling/haproxy.ts";
 import { REPO_ROOT } from "../../tooling/processes.ts";
-import { MINT } from "../support/config.ts";
+import { landSmallSwap } from "../support/land.ts";
 import { fileTempDir } from "../support/tmp.ts";
 
 const available = haproxyVersion() !== undefined;
@@ -51,6 +51,9 @@ function overloadedFile(): { status: number; headers: Record<string, string>; bo
   }
   return { status: Number(statusLine.split(" ")[1]), headers, body };
 }
+
+const post = (url: string, body = "{}") =>
+  fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body });
 
 /** A webhook stand-in: quotes are held until `release()`; everything else is answered at once. */
 class HoldingWebhook {
@@ -87,6 +90,14 @@ class HoldingWebhook {
     }
   }
 
+  /** Counts afresh and sends one quote through `url`, resolved once the stand-in holds it. */
+  async holdOne(url: string): Promise<{ first: Promise<Response> }> {
+    this.quotesSeen = 0;
+    const first = post(url);
+    await this.waitForQuotes(1);
+    return { first };
+  }
+
   async waitForQuotes(n: number): Promise<void> {
     const until = Date.now() + 5_000;
     while (this.quotesSeen < n) {
@@ -95,9 +106,6 @@ class HoldingWebhook {
     }
   }
 }
-
-const post = (url: string, body = "{}") =>
-  fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body });
 
 describe.skipIf(!available && !required)(
   "HAProxy in front of the webhook (REQUIRE_HAPROXY=1 makes a missing haproxy fail)",
@@ -141,8 +149,7 @@ describe.skipIf(!available && !required)(
       });
 
       it("refuses the quote past the slot and the queue at once with the webhook's own 404, never forwarding it", async () => {
-        const first = post(quoteUrl);
-        await hook.waitForQuotes(1);
+        const { first } = await hook.holdOne(quoteUrl);
         const queued = post(quoteUrl);
         // The queued quote is in HAProxy's queue before the next one arrives.
         await new Promise((r) => setTimeout(r, 30));
@@ -163,9 +170,7 @@ describe.skipIf(!available && !required)(
       });
 
       it("answers a quote that waited out the queue timeout (100 ms) with the same 404, not HAProxy's 503", async () => {
-        hook.quotesSeen = 0;
-        const first = post(quoteUrl);
-        await hook.waitForQuotes(1);
+        const { first } = await hook.holdOne(quoteUrl);
         const t0 = performance.now();
         const waited = await post(quoteUrl);
         const ms = performance.now() - t0;
@@ -178,9 +183,7 @@ describe.skipIf(!available && !required)(
       });
 
       it("forwards a /swap while the quote slot and queue are full: a swap is never queued behind quotes or refused", async () => {
-        hook.quotesSeen = 0;
-        const first = post(quoteUrl);
-        await hook.waitForQuotes(1);
+        const { first } = await hook.holdOne(quoteUrl);
         const queued = post(quoteUrl);
         const swap = await post(`${proxy.url}/jupiter/rfq/swap`);
         expect(swap.status).toBe(200);
@@ -227,16 +230,7 @@ describe.skipIf(!available && !required)(
 
       it("lands a swap end to end through it: the operator's token lists, quote and swap reach the webhook with their API key", async () => {
         expect(operator.firstSync.get("maker")?.kind).not.toBe("failed");
-        const client = new TakerClient(operator.url, stack.chainUrl);
-        const taker = stack.takers[0]!.keypair;
-        const order = await client.order(
-          { inputMint: MINT.USDC, outputMint: MINT.SOL, amount: 10_000_000n },
-          taker.publicKey,
-        );
-        expect(order.ok && order.body.maker).toBe(stack.maker);
-        if (!order.ok) return;
-        const result = await client.execute(order.body, taker);
-        expect(result.ok && result.body.status).toBe("Success");
+        expect(await landSmallSwap(new TakerClient(operator.url, stack.chainUrl), stack)).toBeDefined();
         const metrics = await (await fetch(proxy.metricsUrl)).text();
         expect(metrics).toMatch(/haproxy_backend_http_responses_total\{proxy="quotes",code="2xx"\} [1-9]/);
         expect(metrics).toMatch(/haproxy_backend_http_responses_total\{proxy="webhook",code="2xx"\} [1-9]/);

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Stack, startStack } from "../../sandbox/operator/stack.ts";
 import { TakerClient } from "../../sandbox/operator/taker.ts";
 import { type RedisClient, redisFromUrl } from "../../src/redis/client.ts";
-import { MINT } from "../support/config.ts";
+import { landSmallSwap } from "../support/land.ts";
 import { fileTempDir } from "../support/tmp.ts";
 
 describe("the webhook on a Redis over a unix socket", () => {
@@ -34,16 +34,7 @@ describe("the webhook on a Redis over a unix socket", () => {
 
   it("quotes and lands a swap end to end, its quote and claim stored through the socket", async () => {
     expect(stack.redis).toMatch(/^unix:\/\/\/.+\/redis\.sock$/);
-    const taker = stack.takers[0]!.keypair;
-    const order = await client.order(
-      { inputMint: MINT.USDC, outputMint: MINT.SOL, amount: 10_000_000n },
-      taker.publicKey,
-    );
-    expect(order.ok && order.body.maker).toBe(stack.maker);
-    if (!order.ok) return;
-    const result = await client.execute(order.body, taker);
-    expect(result.ok && result.body.status).toBe("Success");
-    const q = order.body.quoteId;
+    const q = await landSmallSwap(client, stack);
     expect(await redis.exists(`rfq:quote:{${q}}:q`, `rfq:quote:{${q}}:claim`)).toBe(2);
   });
 
