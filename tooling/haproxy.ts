@@ -5,10 +5,9 @@
  *
  * HAProxy is Debian's `haproxy` package (2.6 here). `haproxyVersion()` says whether it is on the PATH.
  */
-import { spawn, spawnSync } from "node:child_process";
-import { closeSync, mkdirSync, openSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { type Child, freePort, REPO_ROOT, stopChild, waitForHttp } from "./processes.ts";
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { type Child, freePort, REPO_ROOT, spawnLogged, waitForHttp } from "./processes.ts";
 
 export const HAPROXY_CONFIG = join(REPO_ROOT, "deploy/haproxy/haproxy.cfg");
 
@@ -54,9 +53,8 @@ export interface ProxyHandle {
   url: string;
   /** HAProxy's Prometheus exporter. */
   metricsUrl: string;
-  pid: number | undefined;
+  /** HAProxy itself (`-db`: in the foreground, so that its CPU is measured by this pid). */
   child: Child;
-  stop(): Promise<void>;
 }
 
 /**
@@ -68,24 +66,12 @@ export async function startHaproxy(
   logPath: string,
   limits: ProxyLimits = PROXY_DEFAULTS,
 ): Promise<ProxyHandle> {
-  const version = haproxyVersion();
-  if (!version)
+  if (!haproxyVersion())
     throw new Error("haproxy was not found on the PATH (Debian/Ubuntu: `sudo apt-get install -y haproxy`)");
   const port = await freePort();
   const statsPort = await freePort();
-  mkdirSync(dirname(logPath), { recursive: true });
-  const fd = openSync(logPath, "a");
-  // -db: stay in the foreground, so that the child is HAProxy itself (its CPU is measured by pid).
-  const proc = spawn("haproxy", ["-db", "-f", HAPROXY_CONFIG], {
-    cwd: REPO_ROOT,
-    env: {
-      ...process.env,
-      ...proxyEnv(`127.0.0.1:${port}`, webhookAddr, `127.0.0.1:${statsPort}`, limits),
-    },
-    stdio: ["ignore", fd, fd],
-  });
-  closeSync(fd);
-  const child: Child = { name: "haproxy", proc, logPath, stop: (g?: number) => stopChild(proc, g) };
+  const env = proxyEnv(`127.0.0.1:${port}`, webhookAddr, `127.0.0.1:${statsPort}`, limits);
+  const child = spawnLogged("haproxy", "haproxy", ["-db", "-f", HAPROXY_CONFIG], env, logPath);
   const metricsUrl = `http://127.0.0.1:${statsPort}/metrics`;
   try {
     await waitForHttp(metricsUrl, child, 10_000);
@@ -93,11 +79,5 @@ export async function startHaproxy(
     await child.stop();
     throw e;
   }
-  return {
-    url: `http://127.0.0.1:${port}`,
-    metricsUrl,
-    pid: proc.pid,
-    child,
-    stop: () => child.stop(),
-  };
+  return { url: `http://127.0.0.1:${port}`, metricsUrl, child };
 }

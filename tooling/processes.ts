@@ -114,11 +114,25 @@ export function spawnBuiltWebhook(
 }
 
 function spawnNode(name: string, argv: string[], env: Record<string, string>, logPath: string): Child {
+  return spawnLogged(name, process.execPath, argv, env, logPath);
+}
+
+/**
+ * Runs `command` from the repository root with this environment plus `env`, its stdout and stderr
+ * appended to `logPath`.
+ */
+export function spawnLogged(
+  name: string,
+  command: string,
+  argv: string[],
+  env: Record<string, string>,
+  logPath: string,
+): Child {
   mkdirSync(dirname(logPath), { recursive: true });
   // The child writes straight to the file: piping through this process would bill its log volume
   // to whoever spawned it (the load generator).
   const fd = openSync(logPath, "a");
-  const proc = spawn(process.execPath, argv, {
+  const proc = spawn(command, argv, {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
     stdio: ["ignore", fd, fd],
@@ -491,21 +505,19 @@ export function pinProcesses(pids: number[], cpuList: string): void {
 export function limitCpu(pids: number[], share: number, name: string, quotaUs = 1_000): () => void {
   if (!(share > 0 && share <= 1)) throw new Error(`--server-cpu: a share of one CPU in (0, 1], not ${share}`);
   const periodUs = Math.round(quotaUs / share);
-  const v1 = "/sys/fs/cgroup/cpu";
-  const v2 = "/sys/fs/cgroup/cgroup.controllers";
-  let dir: string;
+  const cg = cpuCgroup();
+  if (!cg)
+    throw new Error(
+      "--server-cpu: no cgroup CPU controller found (/sys/fs/cgroup/cpu or cgroup v2 with cpu)",
+    );
+  const dir = join(cg.root, name);
   try {
-    if (existsSync(join(v1, "cpu.cfs_quota_us"))) {
-      dir = join(v1, name);
-      mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true });
+    if (cg.version === 1) {
       writeFileSync(join(dir, "cpu.cfs_period_us"), String(periodUs));
       writeFileSync(join(dir, "cpu.cfs_quota_us"), String(quotaUs));
-    } else if (existsSync(v2) && readFileSync(v2, "utf8").split(/\s+/).includes("cpu")) {
-      dir = join("/sys/fs/cgroup", name);
-      mkdirSync(dir, { recursive: true });
-      writeFileSync(join(dir, "cpu.max"), `${quotaUs} ${periodUs}`);
     } else {
-      throw new Error("no cgroup CPU controller found (/sys/fs/cgroup/cpu or cgroup v2 with cpu)");
+      writeFileSync(join(dir, "cpu.max"), `${quotaUs} ${periodUs}`);
     }
     for (const root of pids)
       for (const pid of [root, ...descendantPids(root)]) {
@@ -520,13 +532,24 @@ export function limitCpu(pids: number[], share: number, name: string, quotaUs = 
   }
   return () => {
     // The processes are gone (or moved back) before the cgroup can be removed.
-    const root = dir.startsWith(v1) ? v1 : "/sys/fs/cgroup";
     try {
       for (const pid of readFileSync(join(dir, "cgroup.procs"), "utf8").split("\n").filter(Boolean))
-        writeFileSync(join(root, "cgroup.procs"), pid);
+        writeFileSync(join(cg.root, "cgroup.procs"), pid);
       rmdirSync(dir);
     } catch {}
   };
+}
+
+/**
+ * Where CPU cgroups are made on this machine: cgroup v1's `cpu` hierarchy, or the v2 root when it
+ * has the cpu controller; undefined when neither.
+ */
+export function cpuCgroup(): { root: string; version: 1 | 2 } | undefined {
+  if (existsSync("/sys/fs/cgroup/cpu/cpu.cfs_quota_us")) return { root: "/sys/fs/cgroup/cpu", version: 1 };
+  const controllers = "/sys/fs/cgroup/cgroup.controllers";
+  if (existsSync(controllers) && readFileSync(controllers, "utf8").split(/\s+/).includes("cpu"))
+    return { root: "/sys/fs/cgroup", version: 2 };
+  return undefined;
 }
 
 /** USER_HZ: 100 on every mainstream Linux build. */

@@ -20,7 +20,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import type { FileConfig } from "../../config/schema.ts";
-import { type ProxyHandle, type ProxyLimits, startHaproxy } from "../../tooling/haproxy.ts";
+import { type ProxyLimits, startHaproxy } from "../../tooling/haproxy.ts";
 import {
   type Child,
   cpuSecondsOf,
@@ -149,6 +149,8 @@ export interface Target {
 }
 
 const P99_LIMIT_MS = 50;
+/** How `serverCpu` caps a server (limitCpu), as the report and the progress lines say it. */
+const CPU_CAP = "cgroup CPU bandwidth, 1 ms quota per period";
 
 export function cpuOfGroups(groups: Record<string, number[]>): Record<string, { s: number; n: number }> {
   const out: Record<string, { s: number; n: number }> = {};
@@ -190,13 +192,7 @@ async function onTopOf(release: () => Promise<void>, build: () => Promise<Target
   };
 }
 
-async function startWebhookTarget(
-  o: SweepOptions,
-  workers: number,
-  dir: string,
-  proxy?: ProxyLimits,
-): Promise<Target> {
-  if (proxy && o.instances > 1) throw new Error("--proxy: one webhook instance (its workers share the port)");
+async function startWebhookTarget(o: SweepOptions, workers: number, dir: string): Promise<Target> {
   const cluster = o.redisCluster ? await startRedisCluster(3) : undefined;
   const traceDir = o.traceServer ? join(dir, "server-trace") : undefined;
   const trace = traceSettings(traceDir);
@@ -221,37 +217,44 @@ async function startWebhookTarget(
         .map((c) => c.proc.pid)
         .filter((p): p is number => p !== undefined);
       const redisPids = cluster ? cluster.pids : stack.pids.redis ? [stack.pids.redis] : [];
-      let urls = stack.webhookUrls.map((u) => new URL(`${u.replace(/\/+$/, "")}/quote`));
-      let front: ProxyHandle | undefined;
-      if (proxy) {
-        const direct = urls[0] as URL;
-        try {
-          front = await startHaproxy(direct.host, join(dir, "haproxy.log"), proxy);
-        } catch (e) {
-          await stack.close();
-          throw e;
-        }
-        urls = [new URL(`${front.url}${direct.pathname}`)];
-      }
       return {
-        name: `webhook ×${workers}${o.instances > 1 ? ` ×${o.instances} instances` : ""}${cluster ? " (cluster)" : ""}${proxy ? ` behind HAProxy (${proxy.maxconn}+${proxy.queue}+${proxy.queueMs} ms)` : ""}`,
+        name: `webhook ×${workers}${o.instances > 1 ? ` ×${o.instances} instances` : ""}${cluster ? " (cluster)" : ""}`,
         workers,
-        urls,
+        urls: stack.webhookUrls.map((u) => new URL(`${u.replace(/\/+$/, "")}/quote`)),
         groups: {
           webhook: webhookPids,
           redis: redisPids,
           chain: stack.pids.chain ? [stack.pids.chain] : [],
-          ...(front?.pid ? { proxy: [front.pid] } : {}),
         },
         ...(traceDir ? { traced: { dir: traceDir, roots: webhookPids } } : {}),
         isBaseline: false,
-        close: async () => {
-          await front?.stop();
-          await stack.close();
-        },
+        close: () => stack.close(),
       };
     },
   );
+}
+
+/** The webhook target with HAProxy (the shipped file, these limits) in front: the load goes to HAProxy. */
+async function startProxiedWebhookTarget(
+  o: SweepOptions,
+  workers: number,
+  dir: string,
+  limits: ProxyLimits,
+): Promise<Target> {
+  if (o.instances > 1) throw new Error("--proxy: one webhook instance (its workers share the port)");
+  const hook = await startWebhookTarget(o, workers, dir);
+  return onTopOf(hook.close, async () => {
+    const direct = hook.urls[0] as URL;
+    const front = await startHaproxy(direct.host, join(dir, "haproxy.log"), limits);
+    const pid = front.child.proc.pid;
+    return {
+      ...hook,
+      name: `${hook.name} behind HAProxy (${limits.maxconn}+${limits.queue}+${limits.queueMs} ms)`,
+      urls: [new URL(`${front.url}${direct.pathname}`)],
+      groups: { ...hook.groups, ...(pid ? { proxy: [pid] } : {}) },
+      close: () => front.child.stop(),
+    };
+  });
 }
 
 /**
@@ -512,7 +515,7 @@ export function sweepSettings(o: SweepOptions): SweepReport["settings"] {
       : {}),
     ...(o.serverCpu !== undefined
       ? {
-          serverCpu: `each server capped at ${o.serverCpu} of one CPU (cgroup CPU bandwidth, 1 ms quota per period)`,
+          serverCpu: `each server capped at ${o.serverCpu} of one CPU (${CPU_CAP})`,
         }
       : {}),
     pin: o.pin ? "each server on CPUs of its own, the generator, Redis and the chain on the rest" : "off",
@@ -529,6 +532,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
   const loadBefore = os.loadavg();
   // Per worker count: the webhook and the baselines, started together and swept side by side.
   const groups: { split?: PinSplit; starts: { name: string; start: () => Promise<Target> }[] }[] = [];
+  const { proxy } = o;
   for (const w of o.workers) {
     // Computed before anything runs: a worker count the machine cannot pin is refused up front.
     const split = o.pin ? pinSplit(w) : undefined;
@@ -536,11 +540,11 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
       ...(split ? { split } : {}),
       starts: [
         { name: `webhook ×${w}`, start: () => startWebhookTarget(o, w, join(o.outDir, `stack-w${w}`)) },
-        ...(o.proxy
+        ...(proxy
           ? [
               {
                 name: `webhook ×${w} behind HAProxy`,
-                start: () => startWebhookTarget(o, w, join(o.outDir, `stack-w${w}-proxy`), o.proxy),
+                start: () => startProxiedWebhookTarget(o, w, join(o.outDir, `stack-w${w}-proxy`), proxy),
               },
             ]
           : []),
@@ -584,16 +588,15 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
         o.track?.([...open]);
         const t = await starting;
         sweeps.push({ t, starting, slot: slots.push(undefined) - 1, highest: null, done: false });
+        // The server under test (the webhook and its workers, or a bare server); the rest is support.
+        const { webhook, server, ...rest } = t.groups;
+        const servers = [...(webhook ?? []), ...(server ?? [])];
         if (o.serverCpu !== undefined) {
-          const servers = [...(t.groups.webhook ?? []), ...(t.groups.server ?? [])];
           cgroups.push(limitCpu(servers, o.serverCpu, `rfq-sweep-${process.pid}-${slots.length}`));
-          o.say(
-            `  capped: server at ${o.serverCpu} of one CPU (cgroup CPU bandwidth, 1 ms quota per period)`,
-          );
+          o.say(`  capped: server at ${o.serverCpu} of one CPU (${CPU_CAP})`);
         }
         if (split) {
-          const { webhook, server, ...rest } = t.groups;
-          pinProcesses([...(webhook ?? []), ...(server ?? [])], split.server);
+          pinProcesses(servers, split.server);
           pinProcesses(Object.values(rest).flat(), split.rest);
           o.say(`  pinned: server on CPU ${split.server}, generator, Redis and chain on CPU ${split.rest}`);
         }

@@ -144,7 +144,7 @@ describe.skipIf(!available && !required)(
       });
       afterAll(async () => {
         hook?.release();
-        await proxy?.stop();
+        await proxy?.child.stop();
         await new Promise((r) => hook?.server.close(r));
       });
 
@@ -224,7 +224,7 @@ describe.skipIf(!available && !required)(
       }, 180_000);
       afterAll(async () => {
         await operator?.close();
-        await proxy?.stop();
+        await proxy?.child.stop();
         await stack?.close();
       });
 
