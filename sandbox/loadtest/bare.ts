@@ -27,6 +27,7 @@ import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 import { parseArgs } from "../../src/cli/args.ts";
 import { OPERATOR_KEEP_ALIVE_MS } from "../../src/http/listener.ts";
+import { OVERLOADED_MESSAGE } from "../../src/http/shed.ts";
 import type { StoredQuote } from "../../src/quote-store/interface.ts";
 import { RedisQuoteStore } from "../../src/quote-store/redis.ts";
 import { createRedisClient } from "../../src/redis/client.ts";
@@ -82,7 +83,7 @@ const answer = (r: Req) => ({
 });
 
 /** --kind floor: one answer, built once (a 404 with the shape of the webhook's shed answer). */
-const FLOOR_BODY = Buffer.from('{"message":"no quote: overloaded (the quote waited too long in our queue)"}');
+const FLOOR_BODY = Buffer.from(JSON.stringify({ message: OVERLOADED_MESSAGE }));
 const FLOOR_HEADERS = { "content-type": "application/json", "content-length": FLOOR_BODY.length };
 
 const port = Number(args.port);

@@ -25,6 +25,13 @@
 
 export type ShedReason = "DEADLINE" | "OVERLOADED";
 
+/**
+ * The 404's message for a quote shed as OVERLOADED. Whatever refuses a quote in the webhook's place
+ * answers with it too: HAProxy's deploy/haproxy/overloaded.http (its test compares the two byte for
+ * byte) and the load test's floor server (sandbox/loadtest/bare.ts).
+ */
+export const OVERLOADED_MESSAGE = "no quote: overloaded (the quote waited too long in our queue)";
+
 export interface ShedInput {
   nowMs: number;
   /** ms epoch at which the operator stops listening (src/http/deadline.ts). */

@@ -27,7 +27,7 @@ import {
 import { parseJsonBody } from "../http/body.ts";
 import { quoteDeadline } from "../http/deadline.ts";
 import { type AppEnv, header } from "../http/env.ts";
-import { StandingQueue, shedDecision } from "../http/shed.ts";
+import { OVERLOADED_MESSAGE, StandingQueue, shedDecision } from "../http/shed.ts";
 import type { Logger } from "../observability/logger.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import type { QuoteService } from "../quote/service.ts";
@@ -125,7 +125,7 @@ export function quoteHandler(deps: QuoteRouteDeps): (call: QuoteCall) => Promise
       }
       if (shed === "OVERLOADED") {
         outcome = "shed";
-        return decline("OVERLOADED", "no quote: overloaded (the quote waited too long in our queue)");
+        return decline("OVERLOADED", OVERLOADED_MESSAGE);
       }
       let req: QuoteRequest;
       try {

@@ -23,6 +23,7 @@ import { operatorChainOverRpc } from "../../sandbox/operator/rpc-chain.ts";
 import { type OperatorServer, startOperator } from "../../sandbox/operator/server.ts";
 import { type Stack, startStack } from "../../sandbox/operator/stack.ts";
 import { TakerClient } from "../../sandbox/operator/taker.ts";
+import { OVERLOADED_MESSAGE } from "../../src/http/shed.ts";
 import {
   HAPROXY_CONFIG,
   haproxyVersion,
@@ -37,7 +38,7 @@ import { fileTempDir } from "../support/tmp.ts";
 
 const available = haproxyVersion() !== undefined;
 const required = process.env.REQUIRE_HAPROXY === "1";
-const OVERLOADED = { message: "no quote: overloaded (the quote waited too long in our queue)" };
+const OVERLOADED = { message: OVERLOADED_MESSAGE };
 
 /** The raw answer the file sends for a refused quote: status line, headers, body. */
 function overloadedFile(): { status: number; headers: Record<string, string>; body: string } {

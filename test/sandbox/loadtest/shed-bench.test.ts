@@ -15,6 +15,7 @@ import { DEFAULT_CONFIG_PATH, parseFileConfig } from "../../../config/load.ts";
 import { buildMix, DEFAULT_MIX } from "../../../sandbox/loadtest/mix.ts";
 import { runOpenLoop } from "../../../sandbox/loadtest/open-loop.ts";
 import { startBareTarget } from "../../../sandbox/loadtest/sweep.ts";
+import { OVERLOADED_MESSAGE } from "../../../src/http/shed.ts";
 import { cpuSecondsOf, preciseCpuSecondsOf } from "../../../tooling/processes.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "shed-bench-"));
@@ -43,7 +44,7 @@ describe("bench:shed's instruments", () => {
       const one = await fetch(url, { method: "POST", body: "{}" });
       expect(one.status).toBe(404);
       expect(await one.json()).toEqual({
-        message: "no quote: overloaded (the quote waited too long in our queue)",
+        message: OVERLOADED_MESSAGE,
       });
     } finally {
       await t.close();
