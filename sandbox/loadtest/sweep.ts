@@ -1,11 +1,12 @@
 /**
  * `npm run loadtest -- --sweep`: an open-loop rate sweep. For each target (the webhook with each
- * worker count asked for, and the same sweep against a bare node:http server, a bare Hono app and a
+ * worker count asked for, with `--proxy` also behind HAProxy (deploy/haproxy/haproxy.cfg), and the
+ * same sweep against a bare node:http server, a bare Hono app and a
  * bare node:http server that also stores each quote through the webhook's quote store, all answering
  * the same request shape on the same number of workers), the rate steps up (`--rates`: 1k, 2k, 3k,
  * 5k, then every 1k/s to 10k, 12k, 14k, 16k, 20k, 24k/s by default) until a step misses the criteria
- * (a missed step is run again `--step-retries` times first); the webhook then gets one more step at
- * 1.2x the highest rate it held, to show how it degrades past capacity. The targets of one worker
+ * (a missed step is run again `--step-retries` times first); each webhook target then gets one more
+ * step at 1.2x the highest rate it held, to show how it degrades past capacity. The targets of one worker
  * count run side by side and take each rate step in turn (webhook, then the bare servers), so that a
  * machine whose speed drifts over the minutes a sweep takes drifts under all of them alike; each is
  * closed as soon as it has missed. Every step records the tail, the outcomes, and the CPU of every
