@@ -462,15 +462,18 @@ export interface PinSplit {
  * Redis, the chain) on the rest, as the operator's requests come from another machine. On a shared
  * two-core machine the generator otherwise competes with the server for its core, and its stalls land
  * in every latency it measures: at 5,000 quotes/s a bare node:http server measured p99 34 ms unpinned
- * and 6 ms pinned in runs minutes apart. `workers` CPUs go to the server (the last ones), at least one
- * stays for the rest.
+ * and 6 ms pinned in runs minutes apart. The server gets the last CPUs, one per worker, or, when each
+ * worker is capped at `serverCpu` of one CPU (`--server-cpu`), as many as the caps add up to
+ * (two workers at 0.4: one CPU); at least one stays for the rest.
  */
-export function pinSplit(workers: number, cores = cpus().length): PinSplit {
-  if (cores <= workers)
+export function pinSplit(workers: number, cores = cpus().length, serverCpu?: number): PinSplit {
+  const need = serverCpu === undefined ? workers : Math.ceil(workers * serverCpu - 1e-9);
+  const capped = serverCpu === undefined ? "" : ` capped at ${serverCpu} of one CPU each`;
+  if (cores <= need)
     throw new Error(
-      `--pin: ${workers} worker(s) need ${workers + 1} CPUs (one left for the generator); this machine has ${cores}`,
+      `--pin: ${workers} worker(s)${capped} need ${need + 1} CPUs (one left for the generator); this machine has ${cores}`,
     );
-  const first = cores - workers;
+  const first = cores - need;
   return {
     server: first === cores - 1 ? String(first) : `${first}-${cores - 1}`,
     rest: first === 1 ? "0" : `0-${first - 1}`,
@@ -492,17 +495,22 @@ export function pinProcesses(pids: number[], cpuList: string): void {
 }
 
 /**
- * The load test's `--server-cpu`: a slower core, emulated. The processes (and every thread and
- * descendant, and any started later) go into a CPU cgroup of their own capped at `share` of one CPU
- * (CFS bandwidth: cgroup v1's cpu.cfs_quota_us, v2's cpu.max), as `quotaUs` of CPU per period of
- * `quotaUs / share`. On a machine whose two
+ * The load test's `--server-cpu`: a slower core, emulated. The processes (every thread of each, and
+ * with `descendants` every descendant; children started later inherit it) go into a CPU cgroup of
+ * their own capped at `share` of one CPU (CFS bandwidth: cgroup v1's cpu.cfs_quota_us, v2's cpu.max),
+ * as `quotaUs` of CPU per period of `quotaUs / share`. On a machine whose two
  * cores are both needed (the server on one, the generator, Redis and a proxy on the other), it makes
  * the server the bottleneck at a rate the other core can still send, so that what a server does past
  * its capacity can be measured at all. The kernel's least quota is 1 ms, which keeps the throttling
  * pauses short: at 0.4 of a CPU, 1 ms of work then at most 1.5 ms paused.
  * Needs a writable cgroup filesystem (root); returns the cgroup's removal.
  */
-export function limitCpu(pids: number[], share: number, name: string, quotaUs = 1_000): () => void {
+export function limitCpu(
+  pids: number[],
+  share: number,
+  name: string,
+  { quotaUs = 1_000, descendants = true }: { quotaUs?: number; descendants?: boolean } = {},
+): () => void {
   if (!(share > 0 && share <= 1)) throw new Error(`--server-cpu: a share of one CPU in (0, 1], not ${share}`);
   const periodUs = Math.round(quotaUs / share);
   const cg = cpuCgroup();
@@ -520,7 +528,7 @@ export function limitCpu(pids: number[], share: number, name: string, quotaUs = 
       writeFileSync(join(dir, "cpu.max"), `${quotaUs} ${periodUs}`);
     }
     for (const root of pids)
-      for (const pid of [root, ...descendantPids(root)]) {
+      for (const pid of descendants ? [root, ...descendantPids(root)] : [root]) {
         try {
           writeFileSync(join(dir, "cgroup.procs"), String(pid));
         } catch (e) {
@@ -538,6 +546,46 @@ export function limitCpu(pids: number[], share: number, name: string, quotaUs = 
       rmdirSync(dir);
     } catch {}
   };
+}
+
+/**
+ * `--server-cpu` for a server with workers: each worker a slower core of its own. Every root (a
+ * server's primary) is split by `cpuSharesOf` and each part capped at `share` of one CPU in a cgroup
+ * `name-<root>-<part>`, so that a server with two workers gets two such cores, as on a machine with
+ * the cores, and not two workers on one capped core. Returns the removal of them all.
+ */
+export function limitCpuPerWorker(roots: number[], share: number, name: string): () => void {
+  const removals: (() => void)[] = [];
+  const removeAll = () => {
+    for (const r of removals.splice(0)) r();
+  };
+  try {
+    for (const root of roots) {
+      const parts = cpuSharesOf(root);
+      // A server without workers goes in with its descendants (tsx's esbuild, say); with workers, the
+      // primary's descendants are the workers, each put in its own part.
+      const alone = parts.length === 1 && parts[0]?.length === 1;
+      parts.forEach((part, k) => {
+        removals.push(limitCpu(part, share, `${name}-${root}-${k}`, { descendants: alone }));
+      });
+    }
+  } catch (e) {
+    removeAll();
+    throw e;
+  }
+  return removeAll;
+}
+
+/**
+ * How `limitCpuPerWorker` splits a server over its capped cores: one part per node:cluster worker,
+ * the primary in the first worker's part (it only accepts connections and hands them on, and on a
+ * real machine it shares the workers' cores; given a core of its own it would be a free one). A
+ * server without workers is one part.
+ */
+export function cpuSharesOf(root: number): number[][] {
+  const workers = nodeDescendantPids(root);
+  if (workers.length === 0) return [[root]];
+  return workers.map((w, k) => (k === 0 ? [root, w] : [w]));
 }
 
 /**

@@ -141,7 +141,7 @@ const { values: args } = parseArgs(process.argv.slice(2), {
       type: "string",
       value: "SHARE",
       description:
-        "--sweep: cap each server at this share of one CPU (cgroup CPU bandwidth; root): a slower core, so that on two cores the server saturates before the generator's core does",
+        "--sweep: cap each server worker at this share of one CPU (cgroup CPU bandwidth; root): a slower core each, so that on two cores the server saturates before the generator's core does; with --pin the server gets as many CPUs as its caps add up to",
     },
     pin: {
       type: "boolean",

@@ -27,7 +27,7 @@ import {
   cpuSecondsOf,
   descendantPids,
   freePort,
-  limitCpu,
+  limitCpuPerWorker,
   machineCpuSeconds,
   type PinSplit,
   pinProcesses,
@@ -71,8 +71,10 @@ export interface SweepOptions {
    */
   proxy?: ProxyLimits;
   /**
-   * Each target's server capped at this share of one CPU (limitCpu: a slower core, emulated), so that
-   * on two cores the server saturates before the other core (generator, Redis, proxy) does.
+   * Each of a target's server processes (each worker; the primary with the first) capped at this
+   * share of one CPU (limitCpuPerWorker: a slower core each, emulated), so that on two cores the
+   * server saturates before the other core (generator, Redis, proxy) does, and two workers get two
+   * such cores.
    */
   serverCpu?: number;
   /** Each target's server on CPUs of its own, the generator, Redis and the chain on the rest (pinSplit). */
@@ -516,7 +518,7 @@ export function sweepSettings(o: SweepOptions): SweepReport["settings"] {
       : {}),
     ...(o.serverCpu !== undefined
       ? {
-          serverCpu: `each server capped at ${o.serverCpu} of one CPU (${CPU_CAP})`,
+          serverCpu: `each server worker capped at ${o.serverCpu} of one CPU, the primary with the first (${CPU_CAP})`,
         }
       : {}),
     pin: o.pin ? "each server on CPUs of its own, the generator, Redis and the chain on the rest" : "off",
@@ -536,7 +538,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
   const { proxy } = o;
   for (const w of o.workers) {
     // Computed before anything runs: a worker count the machine cannot pin is refused up front.
-    const split = o.pin ? pinSplit(w) : undefined;
+    const split = o.pin ? pinSplit(w, undefined, o.serverCpu) : undefined;
     groups.push({
       ...(split ? { split } : {}),
       starts: [
@@ -593,8 +595,8 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
         const { webhook, server, ...rest } = t.groups;
         const servers = [...(webhook ?? []), ...(server ?? [])];
         if (o.serverCpu !== undefined) {
-          cgroups.push(limitCpu(servers, o.serverCpu, `rfq-sweep-${process.pid}-${slots.length}`));
-          o.say(`  capped: server at ${o.serverCpu} of one CPU (${CPU_CAP})`);
+          cgroups.push(limitCpuPerWorker(servers, o.serverCpu, `rfq-sweep-${process.pid}-${slots.length}`));
+          o.say(`  capped: each server process at ${o.serverCpu} of one CPU (${CPU_CAP})`);
         }
         if (split) {
           pinProcesses(servers, split.server);

@@ -278,11 +278,17 @@ describe("load test baseline (--baseline)", () => {
 });
 
 describe("load test CPU pinning (--pin)", () => {
-  it("gives the server the last CPUs, one per worker, and leaves the rest to the generator", () => {
+  it("gives the server the last CPUs, one per worker (or as many as capped workers add up to), and leaves the rest to the generator", () => {
     expect(pinSplit(1, 2)).toEqual({ server: "1", rest: "0" });
     expect(pinSplit(1, 8)).toEqual({ server: "7", rest: "0-6" });
     expect(pinSplit(2, 4)).toEqual({ server: "2-3", rest: "0-1" });
     expect(() => pinSplit(2, 2)).toThrow(/--pin: 2 worker\(s\) need 3 CPUs .* this machine has 2/);
+    // Capped workers (--server-cpu) need as many CPUs as their caps add up to.
+    expect(pinSplit(2, 2, 0.4)).toEqual({ server: "1", rest: "0" });
+    expect(pinSplit(1, 4, 0.4)).toEqual({ server: "3", rest: "0-2" });
+    expect(() => pinSplit(2, 2, 0.6)).toThrow(
+      /--pin: 2 worker\(s\) capped at 0.6 of one CPU each need 3 CPUs/,
+    );
   });
 
   it("pins every thread of a real process and of its children", async () => {
