@@ -564,6 +564,14 @@ const optionalNonEmpty = z
 export const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
   HOST: z.string().min(1).default("0.0.0.0"),
+  /**
+   * PORT's accept queue (listen(2)'s backlog; Linux caps it at net.core.somaxconn, and the webhook
+   * warns when it does). Past capacity the operator opens a connection per quote it has in flight, in
+   * bursts; a full queue drops their SYNs, and each such quote then waits for TCP's retransmit (1 s,
+   * then 3 s): a timeout instead of the fast 404 the shedding gives once the request is read.
+   * Node's own default is 511.
+   */
+  LISTEN_BACKLOG: z.coerce.number().int().min(1).max(65_535).default(4_096),
   CONFIG: optionalNonEmpty,
   /**
    * A single node: `redis://` or `rediss://` (TLS), or `unix:///path/to/redis.sock[?db=N]` for a Redis on

@@ -14,7 +14,7 @@ import { parseArgs } from "./cli/args.ts";
 import { runMain } from "./cli/run.ts";
 import { composeService, type Service } from "./compose.ts";
 import { PRIMARY_OPS_URL_ENV, runPrimary, WORKER_SLOT_ENV, workerCount, workerIpc } from "./http/cluster.ts";
-import { OPERATOR_KEEP_ALIVE_MS, requestListener } from "./http/listener.ts";
+import { backlogWarning, OPERATOR_KEEP_ALIVE_MS, requestListener } from "./http/listener.ts";
 import { GracefulShutdown } from "./http/shutdown.ts";
 import { createLogger } from "./observability/logger.ts";
 import { Metrics } from "./observability/metrics.ts";
@@ -82,13 +82,17 @@ function listen(
   port: number,
   hostname: string,
   what: string,
+  backlog?: number,
 ): Promise<[Server, AddressInfo]> {
   return new Promise((resolve, reject) => {
     const server = createServer(requestListener(app));
     server.once("error", (e: NodeJS.ErrnoException) =>
       reject(new Error(`cannot listen on ${hostname}:${port} (${what}): ${e.code ?? e.message}`)),
     );
-    server.listen(port, hostname, () => resolve([server, server.address() as AddressInfo]));
+    // With workers, the primary listens with the first worker's options, backlog included.
+    server.listen({ port, host: hostname, ...(backlog ? { backlog } : {}) }, () =>
+      resolve([server, server.address() as AddressInfo]),
+    );
   });
 }
 
@@ -137,6 +141,8 @@ async function main(): Promise<number> {
     log.info({ why: workers.singleBecause }, "one process (WORKERS unset)");
   }
   if (slot <= 1) for (const w of config.warnings) log.warn(w);
+  const backlogCut = slot <= 1 ? backlogWarning(config.env.LISTEN_BACKLOG) : undefined;
+  if (backlogCut) log.warn(backlogCut);
   for (const h of config.hazards.filter((x) => x.allowed))
     log.warn({ allowance: h.allowance }, `allowed unsafe setting: ${h.problem}`);
   if (config.mode === "acceptance")
@@ -145,7 +151,7 @@ async function main(): Promise<number> {
   let servers: [Server, AddressInfo][];
   try {
     servers = [
-      await listen(service.app, config.env.PORT, config.env.HOST, "PORT"),
+      await listen(service.app, config.env.PORT, config.env.HOST, "PORT", config.env.LISTEN_BACKLOG),
       // A worker's operations app listens on a loopback port of its own (`exclusive`: not shared
       // through the primary); the primary's ADMIN_PORT passes requests to it.
       slot

@@ -18,13 +18,17 @@
  * trip costs on this machine (a write that wakes Redis, a reply that wakes the server, Redis' own
  * CPU); beside the webhook it says what the webhook's own work costs on top of it.
  *
+ * Each listens with the webhook's accept queue (LISTEN_BACKLOG, the same default), so that past
+ * capacity both lose (or keep) the same connections.
+ *
  *   tsx sandbox/loadtest/bare.ts --kind http --port 8099 --workers 2
  *   tsx sandbox/loadtest/bare.ts --kind store --redis redis://127.0.0.1:6390 --port 8099
  */
 import cluster from "node:cluster";
 import { createServer, type Server, type ServerResponse } from "node:http";
-import { serve } from "@hono/node-server";
+import { createAdaptorServer } from "@hono/node-server";
 import { Hono } from "hono";
+import { envSchema } from "../../config/schema.ts";
 import { parseArgs } from "../../src/cli/args.ts";
 import { OPERATOR_KEEP_ALIVE_MS } from "../../src/http/listener.ts";
 import { OVERLOADED_MESSAGE } from "../../src/http/shed.ts";
@@ -87,6 +91,11 @@ const FLOOR_BODY = Buffer.from(JSON.stringify({ message: OVERLOADED_MESSAGE }));
 const FLOOR_HEADERS = { "content-type": "application/json", "content-length": FLOOR_BODY.length };
 
 const port = Number(args.port);
+const listenOn = {
+  port,
+  host: "127.0.0.1",
+  backlog: envSchema.shape.LISTEN_BACKLOG.parse(process.env.LISTEN_BACKLOG),
+};
 const workers = Math.max(1, Number(args.workers));
 if (!["http", "hono", "store", "floor"].includes(args.kind as string))
   throw new Error(`--kind: "${args.kind}" is not one of http, hono, store, floor`);
@@ -102,10 +111,11 @@ if (cluster.isPrimary && workers > 1) {
   const app = new Hono();
   app.get("/health", (c) => c.json({ status: "ok" }));
   app.post("*", async (c) => c.json(answer((await c.req.json()) as Req)));
-  const server = serve({ fetch: app.fetch, port, hostname: "127.0.0.1" }) as Server;
+  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
   // The webhook's own keep-alive: with Node's default 5 s, a connection the generator left idle
   // between two steps was closed as it was reused, and the step failed on that, not on capacity.
   server.keepAliveTimeout = OPERATOR_KEEP_ALIVE_MS;
+  server.listen(listenOn);
 } else {
   /** --kind store: the webhook's quote store, one client per process (each worker its own, as the webhook). */
   const store =
@@ -164,7 +174,7 @@ if (cluster.isPrimary && workers > 1) {
     });
   });
   server.keepAliveTimeout = OPERATOR_KEEP_ALIVE_MS;
-  server.listen(port, "127.0.0.1");
+  server.listen(listenOn);
 }
 // Exit on SIGTERM rather than die of it, so that exit hooks run (a --cpu-prof profile is written then).
 if (!(cluster.isPrimary && workers > 1)) process.on("SIGTERM", () => process.exit(0));

@@ -4,6 +4,7 @@
  * Servers are built from this (main.ts, the test harness), never from `app.fetch` alone, so that the
  * operator's port serves POST /quote the fast way; `app.request()` still runs everything through Hono.
  */
+import { readFileSync } from "node:fs";
 import { getRequestListener } from "@hono/node-server";
 import type { Hono } from "hono";
 import type { NodeListener } from "./native-quote.ts";
@@ -23,6 +24,25 @@ type AnyHono = Hono<any, any, any>;
  * baselines use it too, so that they are measured on the same connections.
  */
 export const OPERATOR_KEEP_ALIVE_MS = 65_000;
+
+/**
+ * Linux silently caps a listen backlog at net.core.somaxconn (per network namespace: a container has
+ * its own). The warning to log when LISTEN_BACKLOG is cut that way, naming the setting that would fix
+ * it; undefined when it is not, or where there is no such file.
+ */
+export function backlogWarning(
+  backlog: number,
+  readSomaxconn: () => string = () => readFileSync("/proc/sys/net/core/somaxconn", "utf8"),
+): string | undefined {
+  let somaxconn: number;
+  try {
+    somaxconn = Number(readSomaxconn().trim());
+  } catch {
+    return undefined;
+  }
+  if (!Number.isInteger(somaxconn) || somaxconn >= backlog) return undefined;
+  return `LISTEN_BACKLOG ${backlog} is cut to ${somaxconn} by net.core.somaxconn: past capacity, connections beyond it are dropped and wait for TCP's retransmit (raise it with sysctl, or docker's --sysctl net.core.somaxconn=${backlog})`;
+}
 
 const nativeRoutes = new WeakMap<AnyHono, NativeRoute[]>();
 

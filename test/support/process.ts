@@ -3,7 +3,7 @@
  * as under an init in a container), for tests about start-up and shutdown; and `npm run loadtest` as
  * its own process (`node --import tsx sandbox/loadtest/main.ts`). Output is captured.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -85,4 +85,10 @@ export function logLines(text: string): Record<string, unknown>[] {
     .split("\n")
     .filter((l) => l.startsWith("{"))
     .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+/** A listening socket's backlog as the kernel holds it (`ss`'s Send-Q for a listener; iproute2). */
+export function kernelBacklog(port: number): number {
+  const line = execFileSync("ss", ["-ltnH", `sport = :${port}`], { encoding: "utf8" }).trim();
+  return Number(line.split(/\s+/)[2]);
 }
