@@ -65,12 +65,17 @@ export async function startHaproxy(
   webhookAddr: string,
   logPath: string,
   limits: ProxyLimits = PROXY_DEFAULTS,
+  /** PROXY_DNS: the DNS server (host:port) for a name in `webhookAddr`; unset, /etc/resolv.conf's. */
+  dns?: string,
 ): Promise<ProxyHandle> {
   if (!haproxyVersion())
     throw new Error("haproxy was not found on the PATH (Debian/Ubuntu: `sudo apt-get install -y haproxy`)");
   const port = await freePort();
   const statsPort = await freePort();
-  const env = proxyEnv(`127.0.0.1:${port}`, webhookAddr, `127.0.0.1:${statsPort}`, limits);
+  const env = {
+    ...proxyEnv(`127.0.0.1:${port}`, webhookAddr, `127.0.0.1:${statsPort}`, limits),
+    ...(dns ? { PROXY_DNS: dns } : {}),
+  };
   const child = spawnLogged("haproxy", "haproxy", ["-db", "-f", HAPROXY_CONFIG], env, logPath);
   const metricsUrl = `http://127.0.0.1:${statsPort}/metrics`;
   try {

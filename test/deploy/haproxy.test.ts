@@ -6,6 +6,8 @@
  *   fill on cue): the quote past maxconn + queue is refused at once with the webhook's own 404 and
  *   never forwarded; one that waits out the queue timeout gets the same 404, never HAProxy's 503; a
  *   /swap passes while every quote slot is taken;
+ * - in front of a webhook found by name (a DNS stand-in for compose's): when the name moves to a new
+ *   address, as compose recreating the webhook's container moves it, requests follow within seconds;
  * - in front of the real webhook (the sandbox stack, and an operator simulator registered with the
  *   proxy's address): a swap lands end to end through it, and its refusal is byte for byte the
  *   webhook's own OVERLOADED answer.
@@ -33,6 +35,7 @@ import {
   startHaproxy,
 } from "../../tooling/haproxy.ts";
 import { REPO_ROOT } from "../../tooling/processes.ts";
+import { startDnsStandIn } from "../support/dns.ts";
 import { landSmallSwap } from "../support/land.ts";
 import { fileTempDir } from "../support/tmp.ts";
 
@@ -199,6 +202,62 @@ describe.skipIf(!available && !required)(
           clearInterval(releasing);
         }
       });
+    });
+
+    it("follows a webhook found by name to its new address within seconds (compose recreating its container), for quotes and the rest", {
+      timeout: 60_000,
+    }, async () => {
+      const dns = await startDnsStandIn();
+      const name = "webhook.compose.test";
+      const answering = (who: string) =>
+        createServer((req, res) => {
+          req.resume();
+          res.writeHead(200, { "content-type": "application/json" });
+          res.end(JSON.stringify({ who }));
+        });
+      const first = answering("first");
+      const second = answering("second");
+      let proxy: ProxyHandle | undefined;
+      try {
+        await new Promise<void>((r) => first.listen(0, "127.0.0.1", r));
+        const port = (first.address() as AddressInfo).port;
+        // The same port at another address, as a recreated container keeps its port and not its IP.
+        await new Promise<void>((r) => second.listen(port, "127.0.0.2", r));
+        dns.set(name, "127.0.0.1");
+        proxy = await startHaproxy(`${name}:${port}`, join(dir, "by-name.log"), PROXY_DEFAULTS, dns.addr);
+        const url = proxy.url;
+        const who = async () => {
+          const [health, quote] = await Promise.all([
+            fetch(`${url}/health`).then((r) => (r.ok ? r.json() : { who: r.status })),
+            post(`${url}/jupiter/rfq/quote`).then((r) => (r.ok ? r.json() : { who: r.status })),
+          ]);
+          return [(health as { who: unknown }).who, (quote as { who: unknown }).who];
+        };
+        const until = async (want: string, ms: number) => {
+          const end = Date.now() + ms;
+          let seen: unknown[] = [];
+          while (Date.now() < end) {
+            seen = await who().catch((e: Error) => [e.message]);
+            if (seen.every((w) => w === want)) return performance.now();
+            await new Promise((r) => setTimeout(r, 100));
+          }
+          throw new Error(`not every request reached "${want}" within ${ms} ms (last: ${seen.join(", ")})`);
+        };
+        await until("first", 10_000);
+        // The container is recreated: the old address stops answering, the name moves.
+        const moved = performance.now();
+        dns.set(name, "127.0.0.2");
+        await new Promise((r) => first.close(r));
+        const followed = await until("second", 10_000);
+        // The file asks again every second (timeout resolve): within seconds, not at the next restart.
+        expect(followed - moved).toBeLessThan(6_000);
+        expect(dns.answered(name)).toBeGreaterThanOrEqual(2);
+      } finally {
+        await proxy?.child.stop();
+        first.close();
+        await new Promise((r) => second.close(r));
+        await dns.close();
+      }
     });
 
     describe("before the real webhook", () => {
