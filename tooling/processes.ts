@@ -495,22 +495,17 @@ export function pinProcesses(pids: number[], cpuList: string): void {
 }
 
 /**
- * The load test's `--server-cpu`: a slower core, emulated. The processes (every thread of each, and
- * with `descendants` every descendant; children started later inherit it) go into a CPU cgroup of
- * their own capped at `share` of one CPU (CFS bandwidth: cgroup v1's cpu.cfs_quota_us, v2's cpu.max),
- * as `quotaUs` of CPU per period of `quotaUs / share`. On a machine whose two
+ * The load test's `--server-cpu`: a slower core, emulated. The processes (every thread of each;
+ * children started later inherit it) go into a CPU cgroup of their own capped at `share` of one CPU
+ * (CFS bandwidth: cgroup v1's cpu.cfs_quota_us, v2's cpu.max), as `quotaUs` of CPU per period of
+ * `quotaUs / share`. On a machine whose two
  * cores are both needed (the server on one, the generator, Redis and a proxy on the other), it makes
  * the server the bottleneck at a rate the other core can still send, so that what a server does past
  * its capacity can be measured at all. The kernel's least quota is 1 ms, which keeps the throttling
  * pauses short: at 0.4 of a CPU, 1 ms of work then at most 1.5 ms paused.
  * Needs a writable cgroup filesystem (root); returns the cgroup's removal.
  */
-export function limitCpu(
-  pids: number[],
-  share: number,
-  name: string,
-  { quotaUs = 1_000, descendants = true }: { quotaUs?: number; descendants?: boolean } = {},
-): () => void {
+export function limitCpu(pids: number[], share: number, name: string, quotaUs = 1_000): () => void {
   if (!(share > 0 && share <= 1)) throw new Error(`--server-cpu: a share of one CPU in (0, 1], not ${share}`);
   const periodUs = Math.round(quotaUs / share);
   const cg = cpuCgroup();
@@ -527,14 +522,13 @@ export function limitCpu(
     } else {
       writeFileSync(join(dir, "cpu.max"), `${quotaUs} ${periodUs}`);
     }
-    for (const root of pids)
-      for (const pid of descendants ? [root, ...descendantPids(root)] : [root]) {
-        try {
-          writeFileSync(join(dir, "cgroup.procs"), String(pid));
-        } catch (e) {
-          if (existsSync(`/proc/${pid}`)) throw e;
-        }
+    for (const pid of pids) {
+      try {
+        writeFileSync(join(dir, "cgroup.procs"), String(pid));
+      } catch (e) {
+        if (existsSync(`/proc/${pid}`)) throw e;
       }
+    }
   } catch (e) {
     throw new Error(`--server-cpu: ${e instanceof Error ? e.message : String(e)}`);
   }
@@ -560,15 +554,10 @@ export function limitCpuPerWorker(roots: number[], share: number, name: string):
     for (const r of removals.splice(0)) r();
   };
   try {
-    for (const root of roots) {
-      const parts = cpuSharesOf(root);
-      // A server without workers goes in with its descendants (tsx's esbuild, say); with workers, the
-      // primary's descendants are the workers, each put in its own part.
-      const alone = parts.length === 1 && parts[0]?.length === 1;
-      parts.forEach((part, k) => {
-        removals.push(limitCpu(part, share, `${name}-${root}-${k}`, { descendants: alone }));
+    for (const root of roots)
+      cpuSharesOf(root).forEach((part, k) => {
+        removals.push(limitCpu(part, share, `${name}-${root}-${k}`));
       });
-    }
   } catch (e) {
     removeAll();
     throw e;
@@ -580,11 +569,11 @@ export function limitCpuPerWorker(roots: number[], share: number, name: string):
  * How `limitCpuPerWorker` splits a server over its capped cores: one part per node:cluster worker,
  * the primary in the first worker's part (it only accepts connections and hands them on, and on a
  * real machine it shares the workers' cores; given a core of its own it would be a free one). A
- * server without workers is one part.
+ * server without workers is one part, with its descendants (tsx's esbuild, say).
  */
 export function cpuSharesOf(root: number): number[][] {
   const workers = nodeDescendantPids(root);
-  if (workers.length === 0) return [[root]];
+  if (workers.length === 0) return [[root, ...descendantPids(root)]];
   return workers.map((w, k) => (k === 0 ? [root, w] : [w]));
 }
 

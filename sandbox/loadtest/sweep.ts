@@ -152,7 +152,7 @@ export interface Target {
 }
 
 const P99_LIMIT_MS = 50;
-/** How `serverCpu` caps a server (limitCpu), as the report and the progress lines say it. */
+/** How `serverCpu` caps a server (limitCpuPerWorker), as the report and the progress lines say it. */
 const CPU_CAP = "cgroup CPU bandwidth, 1 ms quota per period";
 
 export function cpuOfGroups(groups: Record<string, number[]>): Record<string, { s: number; n: number }> {
