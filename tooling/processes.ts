@@ -533,12 +533,21 @@ export function limitCpu(pids: number[], share: number, name: string, quotaUs = 
     throw new Error(`--server-cpu: ${e instanceof Error ? e.message : String(e)}`);
   }
   return () => {
-    // The processes are gone (or moved back) before the cgroup can be removed.
-    try {
-      for (const pid of readFileSync(join(dir, "cgroup.procs"), "utf8").split("\n").filter(Boolean))
-        writeFileSync(join(cg.root, "cgroup.procs"), pid);
-      rmdirSync(dir);
-    } catch {}
+    // The processes are gone (or moved back) before the cgroup can be removed. A server just closed
+    // may still be exiting (a node:cluster primary exits before its workers): the kernel refuses the
+    // removal (EBUSY) until they are gone, so it is tried again for up to 2 s.
+    const pause = new Int32Array(new SharedArrayBuffer(4));
+    for (let attempt = 0; attempt < 100; attempt++) {
+      try {
+        for (const pid of readFileSync(join(dir, "cgroup.procs"), "utf8").split("\n").filter(Boolean))
+          writeFileSync(join(cg.root, "cgroup.procs"), pid);
+        rmdirSync(dir);
+        return;
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === "ENOENT") return;
+        Atomics.wait(pause, 0, 0, 20);
+      }
+    }
   };
 }
 
