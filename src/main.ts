@@ -14,7 +14,7 @@ import { parseArgs } from "./cli/args.ts";
 import { runMain } from "./cli/run.ts";
 import { composeService, type Service } from "./compose.ts";
 import { PRIMARY_OPS_URL_ENV, runPrimary, WORKER_SLOT_ENV, workerCount, workerIpc } from "./http/cluster.ts";
-import { backlogWarning, OPERATOR_KEEP_ALIVE_MS, requestListener } from "./http/listener.ts";
+import { backlogWarning, OPERATOR_KEEP_ALIVE_MS, requestListener, somaxconn } from "./http/listener.ts";
 import { GracefulShutdown } from "./http/shutdown.ts";
 import { createLogger } from "./observability/logger.ts";
 import { Metrics } from "./observability/metrics.ts";
@@ -141,7 +141,7 @@ async function main(): Promise<number> {
     log.info({ why: workers.singleBecause }, "one process (WORKERS unset)");
   }
   if (slot <= 1) for (const w of config.warnings) log.warn(w);
-  const backlogCut = slot <= 1 ? backlogWarning(config.env.LISTEN_BACKLOG) : undefined;
+  const backlogCut = slot <= 1 ? backlogWarning(config.env.LISTEN_BACKLOG, somaxconn()) : undefined;
   if (backlogCut) log.warn(backlogCut);
   for (const h of config.hazards.filter((x) => x.allowed))
     log.warn({ allowance: h.allowance }, `allowed unsafe setting: ${h.problem}`);

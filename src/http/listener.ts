@@ -26,22 +26,26 @@ type AnyHono = Hono<any, any, any>;
 export const OPERATOR_KEEP_ALIVE_MS = 65_000;
 
 /**
- * Linux silently caps a listen backlog at net.core.somaxconn (per network namespace: a container has
- * its own). The warning to log when LISTEN_BACKLOG is cut that way, naming the setting that would fix
- * it; undefined when it is not, or where there is no such file.
+ * net.core.somaxconn: Linux's cap on a listen backlog, per network namespace (a container has its
+ * own); undefined where there is no such file (not Linux).
  */
-export function backlogWarning(
-  backlog: number,
-  readSomaxconn: () => string = () => readFileSync("/proc/sys/net/core/somaxconn", "utf8"),
-): string | undefined {
-  let somaxconn: number;
+export function somaxconn(): number | undefined {
   try {
-    somaxconn = Number(readSomaxconn().trim());
+    const n = Number(readFileSync("/proc/sys/net/core/somaxconn", "utf8").trim());
+    return Number.isInteger(n) ? n : undefined;
   } catch {
     return undefined;
   }
-  if (!Number.isInteger(somaxconn) || somaxconn >= backlog) return undefined;
-  return `LISTEN_BACKLOG ${backlog} is cut to ${somaxconn} by net.core.somaxconn: past capacity, connections beyond it are dropped and wait for TCP's retransmit (raise it with sysctl, or docker's --sysctl net.core.somaxconn=${backlog})`;
+}
+
+/**
+ * Linux silently cuts a listen backlog to `cap` (somaxconn()). The warning to log when LISTEN_BACKLOG
+ * is cut that way, naming the setting that would fix it; undefined when it is not, or the cap is
+ * unknown.
+ */
+export function backlogWarning(backlog: number, cap: number | undefined): string | undefined {
+  if (cap === undefined || cap >= backlog) return undefined;
+  return `LISTEN_BACKLOG ${backlog} is cut to ${cap} by net.core.somaxconn: past capacity, connections beyond it are dropped and wait for TCP's retransmit (raise it with sysctl, or docker's --sysctl net.core.somaxconn=${backlog})`;
 }
 
 const nativeRoutes = new WeakMap<AnyHono, NativeRoute[]>();

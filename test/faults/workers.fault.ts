@@ -6,8 +6,8 @@
  * workers' counters (every quote answered is counted once), and SIGTERM then drains both: exit 0.
  * The shared listener, which the primary holds, has the workers' LISTEN_BACKLOG.
  */
-import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
+import { somaxconn } from "../../src/http/listener.ts";
 import { kernelBacklog, logLines } from "../support/process.ts";
 import { figures, QUOTE_RATE, quoteLoad, report } from "./load.ts";
 import { type FaultStack, faultStack, metric } from "./stack.ts";
@@ -41,8 +41,7 @@ describe("fault: a worker dies under load (WORKERS=2)", () => {
     const pids = (listening?.pids ?? []) as number[];
     expect(pids).toHaveLength(2);
     // The primary holds the shared listener, with the workers' LISTEN_BACKLOG (default 4096).
-    const somaxconn = Number(readFileSync("/proc/sys/net/core/somaxconn", "utf8").trim());
-    expect(kernelBacklog(Number(new URL(s.url).port))).toBe(Math.min(4096, somaxconn));
+    expect(kernelBacklog(Number(new URL(s.url).port))).toBe(Math.min(4096, somaxconn() ?? 4096));
 
     // Warm-up answers, counted by the primary's aggregated /metrics exactly once each.
     const before = figures(await quoteLoad(s.url, { rate: QUOTE_RATE / 2, durationMs: 1_000 }));
