@@ -54,7 +54,7 @@ export async function startDnsStandIn(): Promise<DnsStandIn> {
       return;
     }
     const ip = names.get(name);
-    const known = names.has(name) && ip !== undefined;
+    const known = ip !== undefined;
     const answer = known && qtype === TYPE_A;
     const header = Buffer.alloc(12);
     header.writeUInt16BE(msg.readUInt16BE(0), 0); // the query's id
