@@ -6,7 +6,7 @@
  * swap path that was the largest single source of garbage. V8's sampling heap profiler over 300 fills
  * of the load test (objects collected by young collections counted too) put 208 MB of 673 MB sampled
  * in superstruct: `simulateTransaction` 78 MB, `getMultipleAccounts` 65 MB, `getSignatureStatuses`
- * 63 MB, `getAccountInfo` 43 MB (README, _Garbage on the swap path_). The quotes answered meanwhile
+ * 63 MB, `getAccountInfo` 43 MB (docs/performance.md, _Garbage on the swap path_). The quotes answered meanwhile
  * wait behind the young collections that garbage causes.
  *
  * The requests are the ones `Connection` sends for the same calls (method, params, commitment and
