@@ -154,10 +154,27 @@ export async function cpuPerRequest(
   return (used.user + used.system) / opts.chunk;
 }
 
-/** A sorted copy's value at quantile `q` (nearest rank below). */
-export function quantile(values: readonly number[], q: number): number {
-  const s = [...values].sort((x, y) => x - y);
-  return s[Math.floor(q * (s.length - 1))] as number;
+/**
+ * Each variant's CPU per request (µs), chunk by chunk: `warmups` rounds unrecorded (and their answers
+ * not counted), then `rounds` rounds, every variant once per round, the order reversed every other
+ * round so that no variant always runs right after a collection another caused. `out[v][i]` is
+ * variant v's figure in round i: the same round's figures are seconds apart, and their ratios or
+ * differences cancel the machine's drift.
+ */
+export async function takeTurns(
+  variants: readonly Build[],
+  opts: { rounds: number; warmups: number },
+  measure: (t: Build) => Promise<number>,
+): Promise<number[][]> {
+  for (let i = 0; i < opts.warmups; i++) for (const t of variants) await measure(t);
+  for (const t of variants) t.statuses.clear();
+  const out = variants.map((): number[] => []);
+  const order = variants.map((_, v) => v);
+  for (let i = 0; i < opts.rounds; i++) {
+    for (const v of i % 2 === 0 ? order : [...order].reverse())
+      (out[v] as number[]).push(await measure(variants[v] as Build));
+  }
+  return out;
 }
 
 /** "200: n, 404: m" for a build's answers. */

@@ -27,16 +27,17 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { percentile } from "../sandbox/loadtest/stats.ts";
 import { parseArgs } from "../src/cli/args.ts";
 import { runMain } from "../src/cli/run.ts";
-import { REPO_ROOT, startRedis } from "../tooling/processes.ts";
+import { ensureBuilt, REPO_ROOT, startRedis } from "../tooling/processes.ts";
 import {
   type Build,
   composeBuild,
   cpuPerRequest,
-  quantile,
   requestBodies,
   statusCounts,
+  takeTurns,
 } from "./listener-harness.ts";
 
 const { values: args } = parseArgs(process.argv.slice(2), {
@@ -65,7 +66,7 @@ async function main(): Promise<number> {
   const concurrency = Number(args.concurrency);
   const apiKey = args["api-key"];
 
-  run("node", ["scripts/build.mjs", "--if-stale"], REPO_ROOT);
+  ensureBuilt();
   const worktree = mkdtempSync(join(tmpdir(), "quote-ab-"));
   const redis = await startRedis();
   const builds: Build[] = [];
@@ -83,33 +84,16 @@ async function main(): Promise<number> {
     /** CPU per request (µs) over one chunk of requests through `t`'s listener. */
     const runChunk = (t: Build) => cpuPerRequest(t, next, { chunk, concurrency, apiKey });
 
-    for (let i = 0; i < 4; i++) {
-      await runChunk(a);
-      await runChunk(b);
-    }
-    a.statuses.clear();
-    b.statuses.clear();
-    const ua: number[] = [];
-    const ub: number[] = [];
-    for (let i = 0; i < rounds; i++) {
-      // Alternate which goes first, so that neither always runs right after a collection the other caused.
-      if (i % 2 === 0) {
-        ua.push(await runChunk(a));
-        ub.push(await runChunk(b));
-      } else {
-        ub.push(await runChunk(b));
-        ua.push(await runChunk(a));
-      }
-    }
+    const [ua, ub] = (await takeTurns([a, b], { rounds, warmups: 4 }, runChunk)) as [number[], number[]];
     const mean = (x: number[]) => x.reduce((s, v) => s + v, 0) / x.length;
-    const ratios = ua.map((v, i) => (ub[i] as number) / v);
-    const at = (q: number) => quantile(ratios, q).toFixed(3);
+    const ratios = Float64Array.from(ua, (v, i) => (ub[i] as number) / v).sort();
+    const at = (p: number) => percentile(ratios, p).toFixed(3);
     console.log(
       [
         `quote listener, CPU per request (user + system), ${rounds} chunks of ${chunk} each, ${concurrency} in flight${apiKey ? ", with an API key" : ""}:`,
         `  A ${a.name}: ${mean(ua).toFixed(2)} µs   (answers ${statusCounts(a)})`,
         `  B ${b.name}: ${mean(ub).toFixed(2)} µs   (answers ${statusCounts(b)})`,
-        `  B / A: ${(mean(ub) / mean(ua)).toFixed(3)} over the run; paired by chunk: median ${at(0.5)}, quartiles ${at(0.25)}-${at(0.75)}`,
+        `  B / A: ${(mean(ub) / mean(ua)).toFixed(3)} over the run; paired by chunk: median ${at(50)}, quartiles ${at(25)}-${at(75)}`,
       ].join("\n"),
     );
   } finally {

@@ -23,18 +23,18 @@
  *   npm run bench:quote-parts
  *   taskset -c 1 npm run bench:quote-parts -- --concurrency 1,16 --api-key k0123456789abcdef
  */
-import { spawnSync } from "node:child_process";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { percentile } from "../sandbox/loadtest/stats.ts";
 import { parseArgs } from "../src/cli/args.ts";
 import { runMain } from "../src/cli/run.ts";
-import { REPO_ROOT, startRedis } from "../tooling/processes.ts";
+import { ensureBuilt, REPO_ROOT, startRedis } from "../tooling/processes.ts";
 import {
   type Build,
   composeBuild,
   cpuPerRequest,
-  quantile,
   requestBodies,
   statusCounts,
+  takeTurns,
 } from "./listener-harness.ts";
 
 const { values: args } = parseArgs(process.argv.slice(2), {
@@ -78,8 +78,7 @@ async function main(): Promise<number> {
   const apiKey = args["api-key"];
 
   // The build measured is dist/, as `npm start` runs it: rebuilt first when stale.
-  const built = spawnSync("node", ["scripts/build.mjs", "--if-stale"], { cwd: REPO_ROOT, stdio: "inherit" });
-  if (built.status !== 0) throw new Error(`the build failed (exit ${built.status})`);
+  ensureBuilt();
   const redis = await startRedis();
   const variants: Build[] = [];
   try {
@@ -96,24 +95,17 @@ async function main(): Promise<number> {
     console.log("  in flight   redis      memory     parse      redis − memory   memory − parse");
     for (const concurrency of levels) {
       const run = (t: Build) => cpuPerRequest(t, next, { chunk, concurrency, apiKey });
-      for (const t of variants) await run(t);
-      for (const t of variants) t.statuses.clear();
-      const cpu = new Map<string, number[]>(variants.map((t) => [t.name, []]));
-      for (let i = 0; i < rounds; i++) {
-        // Alternate the order, so that no variant always runs right after a collection another caused.
-        for (const t of i % 2 === 0 ? variants : [...variants].reverse())
-          (cpu.get(t.name) as number[]).push(await run(t));
-      }
-      const of = (name: string) => cpu.get(name) as number[];
-      const diff = (x: string, y: string) =>
-        quantile(
-          of(x).map((v, i) => v - (of(y)[i] as number)),
-          0.5,
-        );
-      const med = (name: string) => `${quantile(of(name), 0.5).toFixed(1)} µs`.padEnd(11);
+      const [redisCpu, memoryCpu, parseCpu] = (await takeTurns(variants, { rounds, warmups: 1 }, run)) as [
+        number[],
+        number[],
+        number[],
+      ];
+      const median = (x: ArrayLike<number>) => percentile(Float64Array.from(x).sort(), 50);
+      const diff = (x: number[], y: number[]) => median(x.map((v, i) => v - (y[i] as number))).toFixed(1);
+      const med = (x: number[]) => `${median(x).toFixed(1)} µs`.padEnd(11);
       console.log(
-        `  ${String(concurrency).padEnd(12)}${med("redis")}${med("memory")}${med("parse")}` +
-          `${`${diff("redis", "memory").toFixed(1)} µs`.padEnd(17)}${diff("memory", "parse").toFixed(1)} µs`,
+        `  ${String(concurrency).padEnd(12)}${med(redisCpu)}${med(memoryCpu)}${med(parseCpu)}` +
+          `${`${diff(redisCpu, memoryCpu)} µs`.padEnd(17)}${diff(memoryCpu, parseCpu)} µs`,
       );
     }
     const [r, m] = variants as [Build, Build];

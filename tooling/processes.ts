@@ -82,8 +82,22 @@ export function spawnTs(
  */
 export const WEBHOOK_NODE_FLAGS = ["--max-semi-space-size=32", "--initial-old-space-size=128"];
 
-/** Whether this process has run the build check (once per run; see spawnBuiltWebhook). */
+/** Whether this process has run the build check (once per run; see ensureBuilt). */
 let builtThisRun = false;
+
+/**
+ * `dist/` as `npm start` runs it: `scripts/build.mjs --if-stale`, once per process (every webhook
+ * instance, worker restart and kill-and-start, and every benchmark variant, runs the same build).
+ */
+export function ensureBuilt(): void {
+  if (builtThisRun) return;
+  const built = spawnSync(process.execPath, [join(REPO_ROOT, "scripts/build.mjs"), "--if-stale"], {
+    cwd: REPO_ROOT,
+    encoding: "utf8",
+  });
+  if (built.status !== 0) throw new Error(`npm run build failed: ${built.stderr || built.stdout}`);
+  builtThisRun = true;
+}
 
 /**
  * Runs the webhook as `npm start` does: the TypeScript build (`dist/`, built first when stale), no
@@ -96,15 +110,7 @@ export function spawnBuiltWebhook(
   logPath: string,
   nodeArgs: string[] = [],
 ): Child {
-  if (!builtThisRun) {
-    // Once per process: every instance, worker restart and kill-and-start runs the same build.
-    const built = spawnSync(process.execPath, [join(REPO_ROOT, "scripts/build.mjs"), "--if-stale"], {
-      cwd: REPO_ROOT,
-      encoding: "utf8",
-    });
-    if (built.status !== 0) throw new Error(`npm run build failed: ${built.stderr || built.stdout}`);
-    builtThisRun = true;
-  }
+  ensureBuilt();
   return spawnNode(
     name,
     [...WEBHOOK_NODE_FLAGS, ...nodeArgs, join(REPO_ROOT, "dist/src/main.js")],
