@@ -1,8 +1,10 @@
 /**
  * One write to Redis per turn of the event loop for the quote path, instead of one per quote.
  *
- * Every POST /quote stores its quote (one EVALSHA). ioredis writes each command to its socket as it is
- * sent: one `write` syscall per quote, each waking Redis, which answers each in a packet of its own.
+ * Used on Redis Cluster, where every POST /quote stores its quote with one EVALSHA of its own (a
+ * single node or a Sentinel-found master takes the turn's quotes in one EVALSHA instead:
+ * src/quote-store/redis.ts `put`). ioredis writes each command to its socket as it is sent: one
+ * `write` syscall per quote, each waking Redis, which answers each in a packet of its own.
  * On loopback TCP that write was the largest single cost in a steady-state profile of the quote path
  * (about an eighth of its CPU). `hold()` corks the client's sockets before a command is sent, and the
  * next `setImmediate`, which runs after this turn's I/O callbacks (so after every request read in the

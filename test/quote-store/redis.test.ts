@@ -1,6 +1,7 @@
 import type { Writable } from "node:stream";
+import { Cluster } from "ioredis";
 import { describe, expect, it } from "vitest";
-import { RedisQuoteStore } from "../../src/quote-store/redis.ts";
+import { MAX_PUTS_PER_COMMAND, RedisQuoteStore } from "../../src/quote-store/redis.ts";
 import { clientSockets } from "../../src/redis/coalesce.ts";
 import { fileRedisOn, mastersOf, topologies } from "../support/redis.ts";
 import { quoteStoreContract, sampleQuote } from "./contract.ts";
@@ -119,6 +120,7 @@ for (const topology of topologies()) {
         });
       }
       const turns = store.coalescer.stats.turns;
+      const batches = { ...store.batchStats };
       let stored: boolean[];
       try {
         stored = await Promise.all(quotes.map((q) => store.put(q)));
@@ -128,9 +130,63 @@ for (const topology of topologies()) {
       expect(stored).toEqual(quotes.map(() => true));
       expect([...writes.values()].length).toBeGreaterThan(0);
       for (const n of writes.values()) expect(n).toBe(1);
-      expect(store.coalescer.stats.turns - turns).toBe(1);
+      if (redis instanceof Cluster) {
+        // The quotes' keys span slots: one script per quote, corked together.
+        expect(store.coalescer.stats.turns - turns).toBe(1);
+        expect(store.batchStats).toEqual(batches);
+      } else {
+        // One script carries the turn's twelve puts.
+        expect(store.batchStats.commands - batches.commands).toBe(1);
+        expect(store.batchStats.puts - batches.puts).toBe(12);
+      }
       const read = await Promise.all(quotes.map((q) => store.get(q.quoteId)));
       expect(read.map((q) => q?.quoteId)).toEqual(quotes.map((q) => q.quoteId));
+    });
+
+    // On a cluster every put is its own script (the test above).
+    if (!(redis instanceof Cluster))
+      it("sends at most MAX_PUTS_PER_COMMAND puts in one command, the rest in the next (single node)", async () => {
+        const store = new RedisQuoteStore(redis, prefix);
+        const now = Date.now();
+        const n = MAX_PUTS_PER_COMMAND + 2;
+        const before = { ...store.batchStats };
+        const stored = await Promise.all(
+          Array.from({ length: n }, (_, i) => store.put(sampleQuote(`cap-q${i}`, `cap-r${i}`, now))),
+        );
+        expect(stored).toEqual(Array(n).fill(true));
+        expect(store.batchStats.commands - before.commands).toBe(2);
+        expect(store.batchStats.puts - before.puts).toBe(n);
+        expect((await store.get(`cap-q${n - 1}`))?.requestId).toBe(`cap-r${n - 1}`);
+      });
+
+    it("answers each put of one turn on its own: a claimed quoteId among them is refused, the rest stored", async () => {
+      const store = new RedisQuoteStore(redis, prefix);
+      const now = Date.now();
+      await store.put(sampleQuote("turn-claimed", "turn-r0", now));
+      expect((await store.claim("turn-claimed", "h", now)).kind).toBe("claimed");
+      const ids = ["turn-a", "turn-claimed", "turn-b"];
+      const stored = await Promise.all(ids.map((id, i) => store.put(sampleQuote(id, `turn-r${i + 1}`, now))));
+      expect(stored).toEqual([true, false, true]);
+      // The claimed quote kept the request it was claimed with.
+      expect((await store.get("turn-claimed"))?.requestId).toBe("turn-r0");
+      expect((await store.get("turn-b"))?.requestId).toBe("turn-r3");
+    });
+
+    it("fails only the put Redis refuses when several share a turn, and stores the others", async () => {
+      const store = new RedisQuoteStore(redis, prefix);
+      const now = Date.now();
+      // A fractional expiry makes a fractional PX, which Redis refuses ("not an integer").
+      const bad = { ...sampleQuote("refused-b", "refused-rb", now), expiresAtMs: now + 55_000.5 };
+      const results = await Promise.allSettled([
+        store.put(sampleQuote("refused-a", "refused-ra", now)),
+        store.put(bad),
+        store.put(sampleQuote("refused-c", "refused-rc", now)),
+      ]);
+      expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+      expect(String((results[1] as PromiseRejectedResult).reason)).toMatch(/not an integer/);
+      expect(await store.get("refused-a")).toBeDefined();
+      expect(await store.get("refused-b")).toBeUndefined();
+      expect(await store.get("refused-c")).toBeDefined();
     });
   });
 }
