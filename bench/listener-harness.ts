@@ -161,10 +161,10 @@ export async function cpuPerRequest(
  * variant v's figure in round i: the same round's figures are seconds apart, and their ratios or
  * differences cancel the machine's drift.
  */
-export async function takeTurns(
-  variants: readonly Build[],
+export async function takeTurns<T extends { statuses: Map<number, number> }>(
+  variants: readonly T[],
   opts: { rounds: number; warmups: number },
-  measure: (t: Build) => Promise<number>,
+  measure: (t: T) => Promise<number>,
 ): Promise<number[][]> {
   for (let i = 0; i < opts.warmups; i++) for (const t of variants) await measure(t);
   for (const t of variants) t.statuses.clear();
@@ -172,13 +172,13 @@ export async function takeTurns(
   const order = variants.map((_, v) => v);
   for (let i = 0; i < opts.rounds; i++) {
     for (const v of i % 2 === 0 ? order : [...order].reverse())
-      (out[v] as number[]).push(await measure(variants[v] as Build));
+      (out[v] as number[]).push(await measure(variants[v] as T));
   }
   return out;
 }
 
 /** "200: n, 404: m" for a build's answers. */
-export function statusCounts(t: Build): string {
+export function statusCounts(t: { statuses: Map<number, number> }): string {
   return [...t.statuses]
     .sort(([x], [y]) => x - y)
     .map(([s, n]) => `${s}: ${n}`)

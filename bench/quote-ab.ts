@@ -17,6 +17,16 @@
  *   npm run bench:quote-ab -- --base HEAD~3            # that commit against the working tree
  *   taskset -c 1 npm run bench:quote-ab -- --base main --api-key k   # pinned; with a key, as the operator sends
  *
+ * `--http RATE` measures the whole request instead: each build runs as its own process, as `npm start`
+ * runs it (bench/process-harness.ts), both on the same CPU with this generator and Redis on the other,
+ * and they take turns at RATE requests per second, open-loop, in windows of `--seconds`. The figures
+ * then include Node's HTTP parser and socket writes, and Redis' own CPU per request is reported
+ * beside them. Noisier per window than the in-process chunks (a window is a few seconds of a shared
+ * machine), so run it with the default 40 rounds, and an identical pair (`--base HEAD` on a clean
+ * tree) beside the change.
+ *
+ *   npm run bench:quote-ab -- --base HEAD~1 --http 4000 --api-key k   # whole requests, 4,000/s
+ *
  * `--base` is built in a temporary git worktree with this tree's node_modules; the working tree's
  * build is `dist/` (rebuilt first when stale). Each chunk takes the next requests of the one mix, so
  * both builds answer the same kinds of request in the same shares; their status counts are printed,
@@ -30,7 +40,7 @@ import { join } from "node:path";
 import { percentile } from "../sandbox/loadtest/stats.ts";
 import { parseArgs } from "../src/cli/args.ts";
 import { runMain } from "../src/cli/run.ts";
-import { ensureBuilt, REPO_ROOT, startRedis } from "../tooling/processes.ts";
+import { ensureBuilt, pinProcesses, pinSplit, REPO_ROOT, startRedis } from "../tooling/processes.ts";
 import {
   type Build,
   composeBuild,
@@ -39,6 +49,7 @@ import {
   statusCounts,
   takeTurns,
 } from "./listener-harness.ts";
+import { openLoopWindow, type ProcessBuild, startBuild } from "./process-harness.ts";
 
 const { values: args } = parseArgs(process.argv.slice(2), {
   command: "npm run bench:quote-ab",
@@ -51,6 +62,18 @@ const { values: args } = parseArgs(process.argv.slice(2), {
     chunk: { type: "string", value: "N", default: "4000", description: "requests per chunk" },
     concurrency: { type: "string", value: "N", default: "16", description: "requests in flight" },
     "api-key": { type: "string", value: "KEY", description: "API_KEY for both, sent as X-API-KEY" },
+    http: {
+      type: "string",
+      value: "RATE",
+      description:
+        "whole requests instead: each build as its own process, pinned, taking turns at RATE requests/s (--chunk and --concurrency unused)",
+    },
+    seconds: {
+      type: "string",
+      value: "S",
+      default: "1.5",
+      description: "--http: measured seconds per window (after 0.5 s unmeasured)",
+    },
   },
 });
 
@@ -76,6 +99,15 @@ async function main(): Promise<number> {
       symlinkSync(join(REPO_ROOT, "node_modules"), join(worktree, "node_modules"));
     run("node", ["scripts/build.mjs"], worktree);
 
+    if (args.http !== undefined) {
+      await wholeRequests(worktree, redis, {
+        rounds,
+        apiKey,
+        rate: Number(args.http),
+        seconds: Number(args.seconds),
+      });
+      return 0;
+    }
     const a = await composeBuild(`base (${args.base})`, worktree, redis.url, apiKey);
     builds.push(a);
     const b = await composeBuild("working tree", REPO_ROOT, redis.url, apiKey);
@@ -103,6 +135,63 @@ async function main(): Promise<number> {
     await redis.stop();
   }
   return 0;
+}
+
+/** `--http RATE`: both builds as processes, on one CPU, taking turns at RATE (process-harness.ts). */
+async function wholeRequests(
+  worktree: string,
+  redis: { url: string; pid?: number | undefined },
+  o: { rounds: number; rate: number; seconds: number; apiKey: string | undefined },
+): Promise<void> {
+  for (const [flag, v] of [
+    ["--http", o.rate],
+    ["--seconds", o.seconds],
+  ] as const)
+    if (!(Number.isFinite(v) && v > 0)) throw new Error(`${flag}: expected a positive number, got ${v}`);
+  const split = pinSplit(1);
+  const logDir = mkdtempSync(join(tmpdir(), "quote-ab-logs-"));
+  const builds: ProcessBuild[] = [];
+  try {
+    for (const [name, root] of [
+      [`base (${args.base})`, worktree],
+      ["working tree", REPO_ROOT],
+    ] as const)
+      builds.push(
+        await startBuild(name, root, {
+          redisUrl: redis.url,
+          apiKey: o.apiKey,
+          logPath: join(logDir, `${builds.length ? "b" : "a"}.log`),
+          cpuList: split.server,
+        }),
+      );
+    pinProcesses([process.pid, ...(redis.pid ? [redis.pid] : [])], split.rest);
+    const [a, b] = builds as [ProcessBuild, ProcessBuild];
+    const window = openLoopWindow({
+      rate: o.rate,
+      seconds: o.seconds,
+      apiKey: o.apiKey,
+      redisPid: redis.pid,
+    });
+    const [ua, ub] = (await takeTurns([a, b], { rounds: o.rounds, warmups: 2 }, window)) as [
+      number[],
+      number[],
+    ];
+    const ratios = Float64Array.from(ua, (v, i) => (ub[i] as number) / v).sort();
+    const at = (x: Float64Array, p: number) => percentile(x, p);
+    const median = (x: number[]) => at(Float64Array.from(x).sort(), 50);
+    const redisMedian = (t: ProcessBuild) => median(t.redisUs.slice(-o.rounds)).toFixed(1);
+    console.log(
+      [
+        `whole requests, process CPU per request (user + system), ${o.rounds} windows of ${o.seconds} s at ${o.rate}/s each, pinned to CPU ${split.server}${o.apiKey ? ", with an API key" : ""}:`,
+        `  A ${a.name}: median ${median(ua).toFixed(1)} µs, Redis ${redisMedian(a)} µs   (answers ${statusCounts(a)})`,
+        `  B ${b.name}: median ${median(ub).toFixed(1)} µs, Redis ${redisMedian(b)} µs   (answers ${statusCounts(b)})`,
+        `  B / A paired by window: median ${at(ratios, 50).toFixed(3)}, quartiles ${at(ratios, 25).toFixed(3)}-${at(ratios, 75).toFixed(3)}`,
+      ].join("\n"),
+    );
+  } finally {
+    for (const t of builds) await t.stop();
+    rmSync(logDir, { recursive: true, force: true });
+  }
 }
 
 runMain(main);
