@@ -168,7 +168,13 @@ export class RedisQuoteStore implements QuoteStore {
     const ttl = Math.max(1, quote.expiresAtMs + this.retainAfterExpiryMs - this.now());
     const quoteKey = this.quoteKey(quote.quoteId);
     const claimKey = this.claimKey(quote.quoteId);
-    const json = encodeStoredQuote(quote, this.format);
+    let json: string;
+    try {
+      json = encodeStoredQuote(quote, this.format);
+    } catch (e) {
+      // A rejected promise, as from every other failure of a put, never a throw.
+      return Promise.reject(e);
+    }
     if (!this.batched) {
       this.coalescer.hold();
       return this.putOne(quoteKey, claimKey, json, ttl);

@@ -172,6 +172,19 @@ for (const topology of topologies()) {
       expect((await store.get("turn-b"))?.requestId).toBe("turn-r3");
     });
 
+    it("answers a quote it cannot encode with a rejected promise, never a throw", async () => {
+      const store = new RedisQuoteStore(redis, prefix);
+      const q = sampleQuote("enc-q", "enc-r", Date.now());
+      // A bigint where JSON needs a string: not compactable, and JSON.stringify throws on it.
+      const bad = { ...q, response: { ...q.response, amountOut: 1n } } as unknown as typeof q;
+      let put: Promise<boolean> | undefined;
+      expect(() => {
+        put = store.put(bad);
+      }).not.toThrow();
+      await expect(put).rejects.toThrow(/BigInt/);
+      expect(await store.get("enc-q")).toBeUndefined();
+    });
+
     it("fails only the put Redis refuses when several share a turn, and stores the others", async () => {
       const store = new RedisQuoteStore(redis, prefix);
       const now = Date.now();
