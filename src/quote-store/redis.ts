@@ -59,7 +59,7 @@ end
 return out
 `;
 
-/** The most puts one PUT_MANY_UNLESS_CLAIMED carries: about 0.2 ms of Redis' time at most. */
+/** The most puts one PUT_MANY_UNLESS_CLAIMED carries: Redis runs nothing else while a script runs. */
 export const MAX_PUTS_PER_COMMAND = 128;
 
 /** KEYS: claim, outcome. ARGV: message hash. 1 = released, 0 = no claim, or another message's. */
@@ -161,8 +161,8 @@ export class RedisQuoteStore implements QuoteStore {
    * is its own script, the turn's scripts corked into one write per master.
    *
    * One command instead of one per quote saves the Redis client's per-command work (the command
-   * object, its encoding, its reply): about 4-5% of the webhook's CPU per quote at 4,000-5,000/s,
-   * paired full-stack runs (docs/performance.md, 2026-11-25). Redis' own CPU per quote did not move.
+   * object, its encoding, its reply): about 4% of the webhook's CPU per quote at 4,000/s in paired
+   * whole-request runs (`bench:quote-ab --http`, docs/performance.md). Redis' own CPU did not move.
    */
   put(quote: StoredQuote): Promise<boolean> {
     const ttl = Math.max(1, quote.expiresAtMs + this.retainAfterExpiryMs - this.now());
@@ -188,7 +188,7 @@ export class RedisQuoteStore implements QuoteStore {
     batch.argv.push(json, ttl);
     const b = batch;
     const stored = new Promise<boolean>((resolve, reject) => b.waiters.push({ resolve, reject }));
-    // A full command leaves now: Redis runs a script without interleaving, so each stays short.
+    // A full command leaves now, so that no one script holds Redis for long.
     if (b.waiters.length >= MAX_PUTS_PER_COMMAND) this.flush();
     return stored;
   }
