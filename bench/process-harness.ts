@@ -10,7 +10,6 @@
  * it is in both figures.
  */
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { DEFAULT_CONFIG_PATH, parseFileConfig } from "../config/load.ts";
 import { buildMix, DEFAULT_MIX } from "../sandbox/loadtest/mix.ts";
 import { runOpenLoop } from "../sandbox/loadtest/open-loop.ts";
@@ -19,9 +18,8 @@ import {
   descendantPids,
   freePort,
   pinProcesses,
-  spawnLogged,
+  spawnWebhookBuild,
   treeCpuSeconds,
-  WEBHOOK_NODE_FLAGS,
   waitForHttp,
 } from "../tooling/processes.ts";
 
@@ -36,7 +34,7 @@ export interface ProcessBuild {
   stop: () => Promise<void>;
 }
 
-/** Starts `root`'s `dist/src/main.js` with Node's production flags, on Redis at `redisUrl`, and waits for /health. */
+/** Starts `root`'s build (tooling's `spawnWebhookBuild`) on Redis at `redisUrl`, and waits for /health. */
 export async function startBuild(
   name: string,
   root: string,
@@ -44,10 +42,9 @@ export async function startBuild(
 ): Promise<ProcessBuild> {
   const port = await freePort();
   const adminPort = await freePort();
-  const child: Child = spawnLogged(
+  const child: Child = spawnWebhookBuild(
+    root,
     name,
-    process.execPath,
-    [...WEBHOOK_NODE_FLAGS, join(root, "dist/src/main.js")],
     {
       PORT: String(port),
       ADMIN_PORT: String(adminPort),

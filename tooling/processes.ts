@@ -111,12 +111,21 @@ export function spawnBuiltWebhook(
   nodeArgs: string[] = [],
 ): Child {
   ensureBuilt();
-  return spawnNode(
-    name,
-    [...WEBHOOK_NODE_FLAGS, ...nodeArgs, join(REPO_ROOT, "dist/src/main.js")],
-    env,
-    logPath,
-  );
+  return spawnWebhookBuild(REPO_ROOT, name, env, logPath, nodeArgs);
+}
+
+/**
+ * Runs the build in `root`'s `dist/` (this repository's, or another checkout's, already built) as
+ * `npm start` does: Node's production flags, no tsx.
+ */
+export function spawnWebhookBuild(
+  root: string,
+  name: string,
+  env: Record<string, string>,
+  logPath: string,
+  nodeArgs: string[] = [],
+): Child {
+  return spawnNode(name, [...WEBHOOK_NODE_FLAGS, ...nodeArgs, join(root, "dist/src/main.js")], env, logPath);
 }
 
 function spawnNode(name: string, argv: string[], env: Record<string, string>, logPath: string): Child {
