@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { DEFAULT_CONFIG_PATH, parseFileConfig } from "../config/load.ts";
 import { buildMix } from "../sandbox/loadtest/mix.ts";
+import { percentile } from "../sandbox/loadtest/stats.ts";
 
 export type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -183,4 +184,16 @@ export function statusCounts(t: { statuses: Map<number, number> }): string {
     .sort(([x], [y]) => x - y)
     .map(([s, n]) => `${s}: ${n}`)
     .join(", ");
+}
+
+/** The median of `values` (the load test's `percentile`, at 50). */
+export function median(values: ArrayLike<number>): number {
+  return percentile(Float64Array.from(values).sort(), 50);
+}
+
+/** B / A round by round (the rounds of `takeTurns`): "median m, quartiles q1-q3". */
+export function pairedRatios(a: readonly number[], b: readonly number[]): string {
+  const ratios = Float64Array.from(a, (v, i) => (b[i] as number) / v).sort();
+  const at = (p: number) => percentile(ratios, p).toFixed(3);
+  return `median ${at(50)}, quartiles ${at(25)}-${at(75)}`;
 }

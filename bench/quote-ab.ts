@@ -37,7 +37,6 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { percentile } from "../sandbox/loadtest/stats.ts";
 import { parseArgs } from "../src/cli/args.ts";
 import { runMain } from "../src/cli/run.ts";
 import { ensureBuilt, pinProcesses, pinSplit, REPO_ROOT, startRedis } from "../tooling/processes.ts";
@@ -45,6 +44,8 @@ import {
   type Build,
   composeBuild,
   cpuPerRequest,
+  median,
+  pairedRatios,
   requestBodies,
   statusCounts,
   takeTurns,
@@ -118,14 +119,12 @@ async function main(): Promise<number> {
 
     const [ua, ub] = (await takeTurns([a, b], { rounds, warmups: 4 }, runChunk)) as [number[], number[]];
     const mean = (x: number[]) => x.reduce((s, v) => s + v, 0) / x.length;
-    const ratios = Float64Array.from(ua, (v, i) => (ub[i] as number) / v).sort();
-    const at = (p: number) => percentile(ratios, p).toFixed(3);
     console.log(
       [
         `quote listener, CPU per request (user + system), ${rounds} chunks of ${chunk} each, ${concurrency} in flight${apiKey ? ", with an API key" : ""}:`,
         `  A ${a.name}: ${mean(ua).toFixed(2)} µs   (answers ${statusCounts(a)})`,
         `  B ${b.name}: ${mean(ub).toFixed(2)} µs   (answers ${statusCounts(b)})`,
-        `  B / A: ${(mean(ub) / mean(ua)).toFixed(3)} over the run; paired by chunk: median ${at(50)}, quartiles ${at(25)}-${at(75)}`,
+        `  B / A: ${(mean(ub) / mean(ua)).toFixed(3)} over the run; paired by chunk: ${pairedRatios(ua, ub)}`,
       ].join("\n"),
     );
   } finally {
@@ -176,16 +175,14 @@ async function wholeRequests(
       number[],
       number[],
     ];
-    const ratios = Float64Array.from(ua, (v, i) => (ub[i] as number) / v).sort();
-    const at = (x: Float64Array, p: number) => percentile(x, p);
-    const median = (x: number[]) => at(Float64Array.from(x).sort(), 50);
+    // Redis is read in every window, the warm-ups too: the last `rounds` are the measured ones.
     const redisMedian = (t: ProcessBuild) => median(t.redisUs.slice(-o.rounds)).toFixed(1);
     console.log(
       [
         `whole requests, process CPU per request (user + system), ${o.rounds} windows of ${o.seconds} s at ${o.rate}/s each, pinned to CPU ${split.server}${o.apiKey ? ", with an API key" : ""}:`,
         `  A ${a.name}: median ${median(ua).toFixed(1)} µs, Redis ${redisMedian(a)} µs   (answers ${statusCounts(a)})`,
         `  B ${b.name}: median ${median(ub).toFixed(1)} µs, Redis ${redisMedian(b)} µs   (answers ${statusCounts(b)})`,
-        `  B / A paired by window: median ${at(ratios, 50).toFixed(3)}, quartiles ${at(ratios, 25).toFixed(3)}-${at(ratios, 75).toFixed(3)}`,
+        `  B / A paired by window: ${pairedRatios(ua, ub)}`,
       ].join("\n"),
     );
   } finally {

@@ -24,7 +24,6 @@
  *   taskset -c 1 npm run bench:quote-parts -- --concurrency 1,16 --api-key k0123456789abcdef
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { percentile } from "../sandbox/loadtest/stats.ts";
 import { parseArgs } from "../src/cli/args.ts";
 import { runMain } from "../src/cli/run.ts";
 import { ensureBuilt, REPO_ROOT, startRedis } from "../tooling/processes.ts";
@@ -32,6 +31,7 @@ import {
   type Build,
   composeBuild,
   cpuPerRequest,
+  median,
   requestBodies,
   statusCounts,
   takeTurns,
@@ -100,7 +100,6 @@ async function main(): Promise<number> {
         number[],
         number[],
       ];
-      const median = (x: ArrayLike<number>) => percentile(Float64Array.from(x).sort(), 50);
       const diff = (x: number[], y: number[]) => median(x.map((v, i) => v - (y[i] as number))).toFixed(1);
       const med = (x: number[]) => `${median(x).toFixed(1)} µs`.padEnd(11);
       console.log(
