@@ -15,8 +15,9 @@
  * The baseline never changes the verdict: the checks stay the webhook's.
  */
 
-import { pinProcesses } from "../../tooling/processes.ts";
+import { nodeDescendantPids, pinProcesses, REPO_ROOT } from "../../tooling/processes.ts";
 import type { MixRequest } from "./mix.ts";
+import { PERF_NODE_ARGS, type PerfSplit, perfSplitText, recordPerf } from "./perf-split.ts";
 import { serverTraceText } from "./server-trace.ts";
 import type { LatencySummary } from "./stats.ts";
 import { type BareKind, measureStep, type StepResult, startBareTarget } from "./sweep.ts";
@@ -32,6 +33,8 @@ export interface BaselineResult {
   /** The webhook's tail checks, and whether the bare server met them. */
   targets: TailTargets;
   meetsTail: boolean;
+  /** The bare server's CPU per request by part, kernel included (`--perf-server`), or why it failed. */
+  perf?: PerfSplit | string;
 }
 
 export interface BaselineOptions {
@@ -53,6 +56,8 @@ export interface BaselineOptions {
   traceDir?: string;
   /** `--redis-socket`: the store baseline's Redis on a unix socket, as the webhook's. */
   redisSocket?: boolean;
+  /** `--perf-server`: the bare server recorded with perf over the measured window (perf-split.ts). */
+  perfDataPath?: string;
 }
 
 /** A bare server's kind as `flag` (--baseline, or an item of --baselines) names it; none: undefined. */
@@ -66,9 +71,21 @@ export async function runBaselinePhase(o: BaselineOptions): Promise<BaselineResu
   const t = await startBareTarget(o.kind, o.workers, o.dir, {
     ...(o.traceDir ? { traceDir: o.traceDir } : {}),
     ...(o.redisSocket ? { redisSocket: true } : {}),
+    ...(o.perfDataPath ? { nodeArgs: PERF_NODE_ARGS } : {}),
   });
   try {
     if (o.pinServer) pinProcesses(t.groups.server ?? [], o.pinServer);
+    const servers = (t.groups.server ?? []).flatMap((pid) => [pid, ...nodeDescendantPids(pid)]);
+    const perfRun = o.perfDataPath
+      ? recordPerf(servers, {
+          delayMs: o.warmupS * 1000,
+          seconds: o.durationS,
+          dataPath: o.perfDataPath,
+          requests: Math.round(o.rate * o.durationS),
+          label: `the bare server (${t.name})`,
+          repoRoot: REPO_ROOT,
+        }).catch((e: unknown) => (e instanceof Error ? e.message : String(e)))
+      : undefined;
     const step = await measureStep(
       t,
       o.mix,
@@ -81,7 +98,13 @@ export async function runBaselinePhase(o: BaselineOptions): Promise<BaselineResu
       },
       "sweep",
     );
-    return { step, targets: o.targets, meetsTail: meetsTail(step, o.targets) };
+    const perf = await perfRun;
+    return {
+      step,
+      targets: o.targets,
+      meetsTail: meetsTail(step, o.targets),
+      ...(perf !== undefined ? { perf } : {}),
+    };
   } finally {
     await t.close();
   }
@@ -113,5 +136,10 @@ export function baselineText(b: BaselineResult, webhook: LatencySummary): string
       ? `  the bare server meets p99 < ${t.p99Ms} ms and p99.9 < ${t.p999Ms} ms on this machine at this rate`
       : `  the bare server itself misses p99 < ${t.p99Ms} ms or p99.9 < ${t.p999Ms} ms on this machine at this rate: the tail checks measure the machine here, not the webhook`,
     ...(s.serverTrace ? serverTraceText(s.serverTrace, "the bare server's side").map((l) => `  ${l}`) : []),
+    ...(b.perf === undefined
+      ? []
+      : typeof b.perf === "string"
+        ? [`  perf: not recorded: ${b.perf}`]
+        : perfSplitText(b.perf).map((l) => `  ${l}`)),
   ];
 }

@@ -17,6 +17,7 @@
  *   npm run loadtest -- --sweep --pin --proxy default                    (the webhook also behind HAProxy)
  *   npm run loadtest -- --rate 5000 --baseline http     (the quote phase again on bare node:http: baseline.ts)
  *   npm run loadtest -- --rate 5000 --pin               (the webhook on a CPU of its own, the generator on the rest)
+ *   npm run loadtest -- --rate 6000 --pin --perf-server --baseline http   (CPU per request by part, kernel included: perf-split.ts)
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -39,6 +40,7 @@ import { type BaselineKind, type BaselineResult, parseBaselineKind, runBaselineP
 import { checkLedger, swapCallRecorder, waitForQuietJournal } from "./ledger-check.ts";
 import { buildMix, DEFAULT_MIX } from "./mix.ts";
 import { OUTCOME_NAMES, runOpenLoop } from "./open-loop.ts";
+import { PERF_NODE_ARGS, type PerfSplit, perfUnavailable, recordPerf } from "./perf-split.ts";
 import { type Check, type LoadReport, renderHtml, textSummary } from "./report.ts";
 import { traceSettings, traceWindow } from "./server-trace.ts";
 import { series, summarize } from "./stats.ts";
@@ -159,6 +161,11 @@ const { values: args } = parseArgs(process.argv.slice(2), {
       type: "boolean",
       description:
         "every server under test with a tracer (server-trace.mjs): the report (each step of --sweep) splits the tail into the generator's side, the server's work, its store writes and its event loop",
+    },
+    "perf-server": {
+      type: "boolean",
+      description:
+        "record the webhook (and the --baseline server) with Linux perf over the measured window: the report splits each one's CPU per request into the kernel's system calls, V8's collector, Node's C++ and JavaScript by owner (perf-split.ts)",
     },
     "kill-webhook-at": {
       type: "string",
@@ -305,6 +312,11 @@ async function main(): Promise<void> {
   const traceServer = args["trace-server"] === true;
   if (traceServer && args.webhook)
     throw new Error("--trace-server: needs the stack this command starts (not --webhook)");
+  const perfServer = args["perf-server"] === true;
+  if (perfServer && args.webhook)
+    throw new Error("--perf-server: needs the stack this command starts (not --webhook)");
+  const noPerf = perfServer ? perfUnavailable() : undefined;
+  if (noPerf) throw new Error(noPerf);
   const workers = Number(list("workers")[0] ?? 1);
   const pin = args.pin ? pinSplit(workers) : undefined;
   const recorder = swapCallRecorder();
@@ -338,6 +350,7 @@ async function main(): Promise<void> {
       const nodeArgs = [
         ...(process.env.WEBHOOK_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
         ...trace.nodeArgs,
+        ...(perfServer ? PERF_NODE_ARGS : []),
       ];
       const webhookEnv: Record<string, string> = {
         // More than one worker needs the ledger outside the process (the embedded one is single-process).
@@ -415,6 +428,22 @@ async function main(): Promise<void> {
     const cpuBefore = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSecondsOf(pid)]));
     const genBefore = process.cpuUsage();
     const machineBefore = machineCpuSeconds();
+    // --perf-server: every webhook process (workers included) over the measured window, after the warm-up.
+    const perfRun = perfServer
+      ? recordPerf(
+          Object.entries(pids)
+            .filter(([k, pid]) => k.startsWith("webhook") && pid !== undefined)
+            .map(([, pid]) => pid as number),
+          {
+            delayMs: warmupS * 1000,
+            seconds: durationS,
+            dataPath: join(outDir, "stack", "webhook.perf.data"),
+            requests: Math.round(rate * durationS),
+            label: "the webhook",
+            repoRoot: REPO_ROOT,
+          },
+        ).catch((e: unknown) => (e instanceof Error ? e.message : String(e)))
+      : undefined;
     const q = await runOpenLoop(mix, {
       url: new URL(`${webhookUrl.replace(/\/+$/, "")}/quote`),
       ...(urls.length > 1 ? { urls } : {}),
@@ -429,6 +458,7 @@ async function main(): Promise<void> {
 
     const gen = process.cpuUsage(genBefore);
     const machineAfter = machineCpuSeconds();
+    const perf: PerfSplit | string | undefined = await perfRun;
     // Every webhook process's own record of the phase (workers included), asked for right after it.
     const serverTrace = traceServer
       ? await traceWindow(
@@ -523,6 +553,7 @@ async function main(): Promise<void> {
         ...(pin ? { pinServer: pin.server } : {}),
         ...(traceServer ? { traceDir: join(outDir, "baseline-trace") } : {}),
         ...(redisSocket ? { redisSocket: true } : {}),
+        ...(perfServer ? { perfDataPath: join(outDir, "stack", "baseline.perf.data") } : {}),
       });
     }
 
@@ -649,6 +680,7 @@ async function main(): Promise<void> {
         cpu,
         memory,
         ...(serverTrace ? { serverTrace } : {}),
+        ...(perf !== undefined ? { perf } : {}),
       },
       ...(swapResult
         ? {

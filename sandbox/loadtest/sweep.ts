@@ -268,7 +268,7 @@ export async function startBareTarget(
   kind: BareKind,
   workers: number,
   dir: string,
-  opts: { traceDir?: string; redisSocket?: boolean } = {},
+  opts: { traceDir?: string; redisSocket?: boolean; nodeArgs?: string[] } = {},
 ): Promise<Target> {
   const { traceDir } = opts;
   // `store` writes to a Redis of its own (or REDIS_URL's, as the webhook's stack does), so that its
@@ -294,7 +294,11 @@ export async function startBareTarget(
           ...(redis ? ["--redis", redis.url] : []),
         ],
         // BARE_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"), as WEBHOOK_NODE_ARGS for the webhook.
-        [...(process.env.BARE_NODE_ARGS?.split(" ").filter(Boolean) ?? []), ...trace.nodeArgs],
+        [
+          ...(process.env.BARE_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
+          ...trace.nodeArgs,
+          ...(opts.nodeArgs ?? []),
+        ],
       );
       await waitForHttp(`http://127.0.0.1:${port}/health`, child);
       // Workers start after the primary; give them a moment to listen so the first step is not lopsided.
