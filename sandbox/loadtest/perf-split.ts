@@ -17,7 +17,7 @@
  * comparable with the load test's per-process CPU line.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -43,8 +43,11 @@ export function perfUnavailable(): string | undefined {
 }
 
 function paranoid(): string {
-  const r = spawnSync("cat", ["/proc/sys/kernel/perf_event_paranoid"], { encoding: "utf8" });
-  return r.stdout.trim() || "unknown";
+  try {
+    return readFileSync("/proc/sys/kernel/perf_event_paranoid", "utf8").trim();
+  } catch {
+    return "unknown";
+  }
 }
 
 export interface PerfPart {
