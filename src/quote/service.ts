@@ -131,7 +131,9 @@ export class QuoteService {
       tokenOut: req.tokenOut,
       amount: BigInt(req.amount),
       quoteType: req.quoteType,
-      ...(widenBps > 0 ? { extraSpreadBps: widenBps } : {}),
+      // 0 when not widened: the book adds nothing (a literal, not a spread: the spread went
+      // through V8's runtime on every quote).
+      extraSpreadBps: widenBps,
     });
     if (!priced.ok) return priced;
     const issued = issuance?.policies.check(
