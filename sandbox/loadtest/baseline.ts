@@ -75,16 +75,18 @@ export async function runBaselinePhase(o: BaselineOptions): Promise<BaselineResu
   });
   try {
     if (o.pinServer) pinProcesses(t.groups.server ?? [], o.pinServer);
-    const servers = (t.groups.server ?? []).flatMap((pid) => [pid, ...nodeDescendantPids(pid)]);
     const perfRun = o.perfDataPath
-      ? recordPerf(servers, {
-          delayMs: o.warmupS * 1000,
-          seconds: o.durationS,
-          dataPath: o.perfDataPath,
-          requests: Math.round(o.rate * o.durationS),
-          label: `the bare server (${t.name})`,
-          repoRoot: REPO_ROOT,
-        }).catch((e: unknown) => (e instanceof Error ? e.message : String(e)))
+      ? recordPerf(
+          (t.groups.server ?? []).flatMap((pid) => [pid, ...nodeDescendantPids(pid)]),
+          {
+            delayMs: o.warmupS * 1000,
+            seconds: o.durationS,
+            dataPath: o.perfDataPath,
+            requests: Math.round(o.rate * o.durationS),
+            label: `the bare server (${t.name})`,
+            repoRoot: REPO_ROOT,
+          },
+        ).catch((e: unknown) => (e instanceof Error ? e.message : String(e)))
       : undefined;
     const step = await measureStep(
       t,

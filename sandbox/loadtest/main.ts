@@ -428,21 +428,20 @@ async function main(): Promise<void> {
     const cpuBefore = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSecondsOf(pid)]));
     const genBefore = process.cpuUsage();
     const machineBefore = machineCpuSeconds();
-    // --perf-server: every webhook process (workers included) over the measured window, after the warm-up.
+    // Every webhook process (workers included): --perf-server records them, --trace-server asks them.
+    const webhookPids = Object.entries(pids)
+      .filter(([k, pid]) => k.startsWith("webhook") && pid !== undefined)
+      .map(([, pid]) => pid as number);
+    // --perf-server: over the measured window, after the warm-up.
     const perfRun = perfServer
-      ? recordPerf(
-          Object.entries(pids)
-            .filter(([k, pid]) => k.startsWith("webhook") && pid !== undefined)
-            .map(([, pid]) => pid as number),
-          {
-            delayMs: warmupS * 1000,
-            seconds: durationS,
-            dataPath: join(outDir, "stack", "webhook.perf.data"),
-            requests: Math.round(rate * durationS),
-            label: "the webhook",
-            repoRoot: REPO_ROOT,
-          },
-        ).catch((e: unknown) => (e instanceof Error ? e.message : String(e)))
+      ? recordPerf(webhookPids, {
+          delayMs: warmupS * 1000,
+          seconds: durationS,
+          dataPath: join(outDir, "stack", "webhook.perf.data"),
+          requests: Math.round(rate * durationS),
+          label: "the webhook",
+          repoRoot: REPO_ROOT,
+        }).catch((e: unknown) => (e instanceof Error ? e.message : String(e)))
       : undefined;
     const q = await runOpenLoop(mix, {
       url: new URL(`${webhookUrl.replace(/\/+$/, "")}/quote`),
@@ -461,14 +460,7 @@ async function main(): Promise<void> {
     const perf: PerfSplit | string | undefined = await perfRun;
     // Every webhook process's own record of the phase (workers included), asked for right after it.
     const serverTrace = traceServer
-      ? await traceWindow(
-          Object.entries(pids)
-            .filter(([k, pid]) => k.startsWith("webhook") && pid !== undefined)
-            .map(([, pid]) => pid as number),
-          traceDir,
-          q.measuredFromEpochMs,
-          durationS,
-        )
+      ? await traceWindow(webhookPids, traceDir, q.measuredFromEpochMs, durationS)
       : undefined;
     const cpu: Record<string, string> = {
       generator: `${((gen.user + gen.system) / 1e6).toFixed(2)} s (${((gen.user + gen.system) / total).toFixed(0)} µs/request)`,

@@ -181,27 +181,48 @@ export async function recordPerf(
   },
 ): Promise<PerfSplit> {
   await new Promise((r) => setTimeout(r, o.delayMs));
-  const rec = spawn(
-    "perf",
-    ["record", "-F", "999", "-g", "-p", pids.join(","), "-o", o.dataPath, "--", "sleep", String(o.seconds)],
-    { stdio: ["ignore", "ignore", "pipe"] },
-  );
-  let err = "";
-  rec.stderr.on("data", (d: Buffer) => {
-    err += d.toString();
-  });
-  const code = await new Promise<number | null>((r) => rec.on("close", r));
-  if (code !== 0) throw new Error(`perf record failed (exit ${code}): ${err.trim().slice(-400)}`);
-  const script = spawnSync("perf", ["script", "-i", o.dataPath], {
-    encoding: "utf8",
-    maxBuffer: 1 << 30,
-  });
-  if (script.status !== 0) throw new Error(`perf script failed: ${script.stderr.trim().slice(-400)}`);
+  const rec = await perf([
+    "record",
+    "-F",
+    "999",
+    "-g",
+    "-p",
+    pids.join(","),
+    "-o",
+    o.dataPath,
+    "--",
+    "sleep",
+    String(o.seconds),
+  ]);
+  if (rec.code !== 0)
+    throw new Error(`perf record failed (exit ${rec.code}): ${rec.stderr.trim().slice(-400)}`);
+  // Not spawnSync: the load may still have answers in flight, and this process measures them.
+  const script = await perf(["script", "-i", o.dataPath]);
+  if (script.code !== 0) throw new Error(`perf script failed: ${script.stderr.trim().slice(-400)}`);
   if (!o.keep) {
     rmSync(o.dataPath, { force: true });
     for (const pid of pids) rmSync(`/tmp/perf-${pid}.map`, { force: true });
   }
   return splitPerf(script.stdout, o.requests, o.label, o.repoRoot);
+}
+
+/** Runs perf without blocking this event loop: its exit code (null if it could not start) and output. */
+function perf(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn("perf", args, { stdio: ["ignore", "pipe", "pipe"] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on("data", (d: Buffer) => out.push(d));
+    child.stderr.on("data", (d: Buffer) => err.push(d));
+    child.on("error", (e) => resolve({ code: null, stdout: "", stderr: e.message }));
+    child.on("close", (code) =>
+      resolve({
+        code,
+        stdout: Buffer.concat(out).toString("utf8"),
+        stderr: Buffer.concat(err).toString("utf8"),
+      }),
+    );
+  });
 }
 
 /** The report's lines for one split: parts of 0.1 µs per request or more, then the rest in one line. */
