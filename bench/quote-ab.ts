@@ -27,6 +27,9 @@
  *
  *   npm run bench:quote-ab -- --base HEAD~1 --http 4000 --api-key k   # whole requests, 4,000/s
  *
+ * `--b-redis-socket` (with `--http`) has B reach the shared Redis over its unix socket while A stays
+ * on loopback TCP: with `--base HEAD` on a clean tree, the transport is the only difference.
+ *
  * `--base` is built in a temporary git worktree with this tree's node_modules; the working tree's
  * build is `dist/` (rebuilt first when stale). Each chunk takes the next requests of the one mix, so
  * both builds answer the same kinds of request in the same shares; their status counts are printed,
@@ -69,6 +72,10 @@ const { values: args } = parseArgs(process.argv.slice(2), {
       description:
         "whole requests instead: each build as its own process, pinned, taking turns at RATE requests/s (--chunk and --concurrency unused)",
     },
+    "b-redis-socket": {
+      type: "boolean",
+      description: "--http: B reaches the shared Redis over its unix socket, A over loopback TCP",
+    },
     seconds: {
       type: "string",
       value: "S",
@@ -90,9 +97,11 @@ async function main(): Promise<number> {
   const concurrency = Number(args.concurrency);
   const apiKey = args["api-key"];
 
+  const bSocket = args["b-redis-socket"] === true;
+  if (bSocket && args.http === undefined) throw new Error("--b-redis-socket: only with --http RATE");
   ensureBuilt();
   const worktree = mkdtempSync(join(tmpdir(), "quote-ab-"));
-  const redis = await startRedis();
+  const redis = await startRedis({ socket: bSocket });
   const builds: Build[] = [];
   try {
     run("git", ["worktree", "add", "--detach", "--force", worktree, args.base], REPO_ROOT);
@@ -102,6 +111,7 @@ async function main(): Promise<number> {
 
     if (args.http !== undefined) {
       await wholeRequests(worktree, redis, {
+        bSocket,
         rounds,
         apiKey,
         rate: Number(args.http),
@@ -139,8 +149,8 @@ async function main(): Promise<number> {
 /** `--http RATE`: both builds as processes, on one CPU, taking turns at RATE (process-harness.ts). */
 async function wholeRequests(
   worktree: string,
-  redis: { url: string; pid?: number | undefined },
-  o: { rounds: number; rate: number; seconds: number; apiKey: string | undefined },
+  redis: { url: string; tcpUrl?: string | undefined; pid?: number | undefined },
+  o: { bSocket: boolean; rounds: number; rate: number; seconds: number; apiKey: string | undefined },
 ): Promise<void> {
   for (const [flag, v] of [
     ["--http", o.rate],
@@ -151,13 +161,15 @@ async function wholeRequests(
   const logDir = mkdtempSync(join(tmpdir(), "quote-ab-logs-"));
   const builds: ProcessBuild[] = [];
   try {
-    for (const [name, root] of [
-      [`base (${args.base})`, worktree],
-      ["working tree", REPO_ROOT],
+    // With --b-redis-socket, Redis listens on both: A on TCP, B on the unix socket.
+    const tcp = redis.tcpUrl ?? redis.url;
+    for (const [name, root, redisUrl] of [
+      [`base (${args.base})`, worktree, tcp],
+      [`working tree${o.bSocket ? ", Redis over its unix socket" : ""}`, REPO_ROOT, redis.url],
     ] as const)
       builds.push(
         await startBuild(name, root, {
-          redisUrl: redis.url,
+          redisUrl,
           apiKey: o.apiKey,
           logPath: join(logDir, `${builds.length ? "b" : "a"}.log`),
           cpuList: split.server,

@@ -195,6 +195,8 @@ export async function waitForHttp(url: string, child: Child | undefined, timeout
  */
 export async function startRedis(opts: { socket?: boolean } = {}): Promise<{
   url: string;
+  /** With `socket`: the same server over loopback TCP (it listens on both). */
+  tcpUrl?: string;
   stop(): Promise<void>;
   owned: boolean;
   pid?: number;
@@ -232,6 +234,7 @@ export async function startRedis(opts: { socket?: boolean } = {}): Promise<{
   }
   return {
     url: opts.socket ? `unix://${socketPath}` : `redis://127.0.0.1:${port}`,
+    ...(opts.socket ? { tcpUrl: `redis://127.0.0.1:${port}` } : {}),
     owned: true,
     ...(proc.pid !== undefined ? { pid: proc.pid } : {}),
     stop: async () => {
