@@ -121,7 +121,7 @@ export function quoteAnswer(
   maker: string,
   prioritizationFeeToUse: number | undefined,
 ): QuoteResponse {
-  return {
+  const answer: QuoteResponse = {
     requestId: req.requestId,
     quoteId: req.quoteId,
     tokenIn: req.tokenIn,
@@ -131,10 +131,14 @@ export function quoteAnswer(
     amountIn,
     amountOut,
     maker,
-    ...(prioritizationFeeToUse !== undefined ? { prioritizationFeeToUse } : {}),
-    ...(req.taker ? { taker: req.taker } : {}),
-    ...(req.receiver ? { receiver: req.receiver } : {}),
   };
+  // The optional fields are added in place, in this order, and only when present (an absent one is
+  // no key at all). Not conditional spreads: under load those went through V8's runtime
+  // (Runtime_DefineKeyedOwnPropertyInLiteral, about 1 µs per quote in a perf recording).
+  if (prioritizationFeeToUse !== undefined) answer.prioritizationFeeToUse = prioritizationFeeToUse;
+  if (req.taker) answer.taker = req.taker;
+  if (req.receiver) answer.receiver = req.receiver;
+  return answer;
 }
 
 /**

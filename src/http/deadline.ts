@@ -14,6 +14,11 @@ const MAX_TIMEOUT_MS = 10_000;
 export interface Deadline {
   /** ms epoch at which the operator stops listening. */
   atMs: number;
+  /**
+   * ms epoch the budget counts from: the header's start, or the arrival. Parsed once here (a 13-digit
+   * string's `Number()` is a call into V8's runtime) for the callers that need it too.
+   */
+  startMs: number;
   /** Where the start came from, for logs. */
   source: "header" | "arrival";
 }
@@ -35,6 +40,6 @@ export function quoteDeadline(
     start <= arrivalMs + MAX_FUTURE_SKEW_MS &&
     start >= arrivalMs - MAX_PAST_AGE_MS;
   return startOk
-    ? { atMs: start + timeoutMs, source: "header" }
-    : { atMs: arrivalMs + timeoutMs, source: "arrival" };
+    ? { atMs: start + timeoutMs, startMs: start, source: "header" }
+    : { atMs: arrivalMs + timeoutMs, startMs: arrivalMs, source: "arrival" };
 }

@@ -34,17 +34,30 @@ export function storedQuoteOf(
   createdAtMs: number,
   expiresAtMs: number,
 ): StoredQuote {
-  return {
-    quoteId: request.quoteId,
-    requestId: request.requestId,
-    request,
-    response,
-    feeBps: request.feeBps,
-    ...(request.taker ? { taker: request.taker } : {}),
-    permissioned,
-    createdAtMs,
-    expiresAtMs,
-  };
+  // Two literals rather than a conditional spread (which goes through V8's runtime on every quote);
+  // the keys keep their order either way.
+  return request.taker
+    ? {
+        quoteId: request.quoteId,
+        requestId: request.requestId,
+        request,
+        response,
+        feeBps: request.feeBps,
+        taker: request.taker,
+        permissioned,
+        createdAtMs,
+        expiresAtMs,
+      }
+    : {
+        quoteId: request.quoteId,
+        requestId: request.requestId,
+        request,
+        response,
+        feeBps: request.feeBps,
+        permissioned,
+        createdAtMs,
+        expiresAtMs,
+      };
 }
 
 /** What a swap left on its quote: the message it signed over and, once decided, the answer it gave. */

@@ -7,6 +7,7 @@ describe("quoteDeadline", () => {
   it("uses x-request-start + x-request-timeout when both are sane", () => {
     expect(quoteDeadline(String(arrival - 20), "250", arrival)).toEqual({
       atMs: arrival + 230,
+      startMs: arrival - 20,
       source: "header",
     });
   });
@@ -21,7 +22,11 @@ describe("quoteDeadline", () => {
     ["far in the future (clock skew)", String(arrival + 60_000), "250"],
     ["a minute old", String(arrival - 60_000), "250"],
   ])("falls back to arrival time when x-request-start is %s", (_n, start, timeout) => {
-    expect(quoteDeadline(start, timeout, arrival)).toEqual({ atMs: arrival + 250, source: "arrival" });
+    expect(quoteDeadline(start, timeout, arrival)).toEqual({
+      atMs: arrival + 250,
+      startMs: arrival,
+      source: "arrival",
+    });
   });
 
   it.each([["0"], ["-5"], ["NaN"], ["999999"]])(
