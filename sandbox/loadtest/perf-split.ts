@@ -15,6 +15,13 @@
  *     node_modules, or a file of this repository (dist/ and src/ paths alike).
  * A part's figure is the samples' CPU time over the requests the window carried: µs per request,
  * comparable with the load test's per-process CPU line.
+ *
+ * Apart from the parts, the samples inside a call from JavaScript into V8's runtime
+ * (`v8::internal::Runtime_*`: a slow path, such as a property defined through the runtime because its
+ * site went megamorphic, `Array.prototype.flat` appending, or `Date.now()`) are listed by the runtime
+ * function and the JS function that made the call. Bare `node:http` makes almost none per request;
+ * this list is how the quote path's conditional spreads and its per-quote timer lists were found
+ * (docs/performance.md, _Calls into V8's runtime on the quote path_).
  */
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -67,6 +74,8 @@ export interface PerfSplit {
   parts: PerfPart[];
   /** The JavaScript of this repository, file by file (the largest first). */
   appFiles: PerfPart[];
+  /** Calls into V8's runtime, as "Runtime_X ← caller (where)" (the largest first). */
+  runtimeCalls: PerfPart[];
 }
 
 interface Frame {
@@ -137,17 +146,55 @@ export function chargeOf(frames: Frame[], repoRoot: string): { part: string; fil
   return { part: "JS: other" };
 }
 
+const RUNTIME = /^v8::internal::Runtime_(\w+)/;
+
+/** "name (where)" of a JS frame: repository files relative to it, packages from their folder. */
+function jsFrameName(sym: string, repoRoot: string): string {
+  // "JS:*name file:///path/to/file.js:12:3", "JS:^ /path/node_modules/pkg/x.js:1:2", "JS:~f node:events:1:2".
+  const body = sym.slice(4);
+  const at = body.lastIndexOf(" ");
+  const name = (at >= 0 ? body.slice(0, at) : "") || "(anonymous)";
+  let where = body.slice(at + 1).replace(/^file:\/\//, "");
+  const nm = where.lastIndexOf("/node_modules/");
+  if (nm >= 0) where = where.slice(nm + "/node_modules/".length);
+  else if (where.startsWith(repoRoot))
+    where = where
+      .slice(repoRoot.length)
+      .replace(/^\/+/, "")
+      .replace(/^dist\//, "");
+  return `${name} (${where})`;
+}
+
+/**
+ * The call into V8's runtime a sample is inside, as "Runtime_X ← caller (where)", or undefined: the
+ * runtime function nearest the JS frame that called it (a runtime function may call others), and
+ * that JS frame.
+ */
+export function runtimeCallOf(frames: Frame[], repoRoot: string): string | undefined {
+  let runtime: string | undefined;
+  for (const f of frames) {
+    if (f.sym.startsWith("JS:"))
+      return runtime ? `Runtime_${runtime} ← ${jsFrameName(f.sym, repoRoot)}` : undefined;
+    const m = RUNTIME.exec(f.sym);
+    if (m) runtime = m[1];
+  }
+  return undefined;
+}
+
 /** `perf script` text of one window, split by part, per request. */
 export function splitPerf(text: string, requests: number, label: string, repoRoot: string): PerfSplit {
   const samples = parsePerfScript(text);
   const parts = new Map<string, number>();
   const files = new Map<string, number>();
+  const runtime = new Map<string, number>();
   let totalNs = 0;
   for (const s of samples) {
     totalNs += s.periodNs;
     const c = chargeOf(s.frames, repoRoot);
     parts.set(c.part, (parts.get(c.part) ?? 0) + s.periodNs);
     if (c.file) files.set(c.file, (files.get(c.file) ?? 0) + s.periodNs);
+    const r = runtimeCallOf(s.frames, repoRoot);
+    if (r) runtime.set(r, (runtime.get(r) ?? 0) + s.periodNs);
   }
   const rows = (m: Map<string, number>): PerfPart[] =>
     [...m]
@@ -160,6 +207,7 @@ export function splitPerf(text: string, requests: number, label: string, repoRoo
     totalUs: totalNs / 1e3 / requests,
     parts: rows(parts),
     appFiles: rows(files),
+    runtimeCalls: rows(runtime),
   };
 }
 
@@ -225,11 +273,15 @@ function perf(args: string[]): Promise<{ code: number | null; stdout: string; st
   });
 }
 
-/** The report's lines for one split: parts of 0.1 µs per request or more, then the rest in one line. */
-export function perfSplitText(s: PerfSplit, topFiles = 8): string[] {
+/**
+ * The report's lines for one split: parts of 0.1 µs per request or more, then the rest in one line;
+ * the repository's files; the calls into V8's runtime of 0.05 µs per request or more.
+ */
+export function perfSplitText(s: PerfSplit, topFiles = 8, topRuntime = 10): string[] {
   const row = (p: PerfPart, indent: string) =>
     `${indent}${p.us.toFixed(1).padStart(6)} µs  ${(p.share * 100).toFixed(1).padStart(5)}%  ${p.part}`;
   const shown = s.parts.filter((p) => p.us >= 0.1);
+  const runtime = s.runtimeCalls.filter((p) => p.us >= 0.05);
   const rest = s.parts.length - shown.length;
   return [
     `${s.label}: ${s.totalUs.toFixed(1)} µs of CPU per request sampled by perf (${s.samples} samples, ${s.requests} requests)`,
@@ -237,6 +289,12 @@ export function perfSplitText(s: PerfSplit, topFiles = 8): string[] {
     ...(rest > 0 ? [`  (${rest} more, each under 0.1 µs per request)`] : []),
     ...(s.appFiles.length
       ? ["  this repository's JS, by file:", ...s.appFiles.slice(0, topFiles).map((p) => row(p, "    "))]
+      : []),
+    ...(runtime.length
+      ? [
+          "  calls into V8's runtime (slow paths), by the JS function that made them:",
+          ...runtime.slice(0, topRuntime).map((p) => row(p, "    ")),
+        ]
       : []),
   ];
 }

@@ -16,12 +16,50 @@ import {
   perfSplitText,
   perfUnavailable,
   recordPerf,
+  runtimeCallOf,
   splitPerf,
 } from "../../../sandbox/loadtest/perf-split.ts";
 
 const FIXTURE = readFileSync(join(import.meta.dirname, "fixtures", "perf-script.txt"), "utf8");
+/** Three samples inside calls into V8's runtime (the fixture's head says which). */
+const RUNTIME_FIXTURE = readFileSync(
+  join(import.meta.dirname, "fixtures", "perf-script-runtime.txt"),
+  "utf8",
+);
 /** Where the webhook that was recorded ran from: its own JS files are under it. */
 const RECORDED_ROOT = "/work/main";
+
+describe("calls into V8's runtime, by the JS function that made them", () => {
+  it("names the runtime function nearest the JS frame, and that frame's function and place", () => {
+    const calls = parsePerfScript(RUNTIME_FIXTURE).map((s) => runtimeCallOf(s.frames, RECORDED_ROOT));
+    expect(calls).toEqual([
+      // The literal's define went through the runtime; its own callees (MigrateToMap...) are not named.
+      "Runtime_DefineKeyedOwnPropertyInLiteral ← decide (src/quote/service.js:24:11)",
+      // Builtins between the runtime and the JS frame (flat's) are passed over: the caller is ioredis'.
+      "Runtime_CreateDataProperty ← Command (ioredis/built/Command.js:37:16)",
+      "Runtime_KeyedStoreIC_Slow ← (anonymous) (src/swap/bounded.js:46:24)",
+    ]);
+  });
+
+  it("finds none in samples that never enter the runtime", () => {
+    for (const s of parsePerfScript(FIXTURE)) expect(runtimeCallOf(s.frames, RECORDED_ROOT)).toBeUndefined();
+  });
+
+  it("lists them per request in the report, under the parts", () => {
+    const s = splitPerf(RUNTIME_FIXTURE, 1, "the webhook", RECORDED_ROOT);
+    expect(s.runtimeCalls.map((r) => r.us)).toEqual([500.25, 500.25, 500.25]);
+    const text = perfSplitText(s);
+    const at = text.indexOf("  calls into V8's runtime (slow paths), by the JS function that made them:");
+    expect(at).toBeGreaterThan(0);
+    expect(text.slice(at + 1)).toContainEqual(
+      expect.stringContaining("Runtime_CreateDataProperty ← Command (ioredis/built/Command.js:37:16)"),
+    );
+    // Under 0.05 µs per request they are left out, and so is the heading.
+    expect(perfSplitText(splitPerf(RUNTIME_FIXTURE, 100_000, "w", RECORDED_ROOT)).join("\n")).not.toContain(
+      "V8's runtime",
+    );
+  });
+});
 
 describe("perf split of recorded samples", () => {
   it("reads every sample with its period and its stack, leaf first, and skips the comment lines", () => {
