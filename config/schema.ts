@@ -370,8 +370,19 @@ export const rebalanceSchema = strictObject({
   /** Routers the rebalancer's orders exclude (`excludeRouters`); none by default. */
   excludeRouters: z.array(z.enum(ROUTER_NAMES)).default([]),
   /**
-   * The most lamports a rebalancing transaction may take from the maker's wallet (network fees, the
-   * rent of an account it creates); a transaction that would take more is refused unsigned.
+   * The aggregator routers' swap programs, by router: an order from router_1, router_3 or router_4 is
+   * signed only when its transaction calls one of them and nothing but them, the compute budget and
+   * ATA creation. router_2 (the RFQ router) always needs the order-engine fill and is not listed.
+   * None by default: orders from the other routers are refused.
+   */
+  swapPrograms: strictObject({
+    router_1: z.array(strictObject({ name: z.string().min(1), programId: base58Pubkey })).optional(),
+    router_3: z.array(strictObject({ name: z.string().min(1), programId: base58Pubkey })).optional(),
+    router_4: z.array(strictObject({ name: z.string().min(1), programId: base58Pubkey })).optional(),
+  }).default({}),
+  /**
+   * The most lamports a rebalancing transaction may take from the maker (the network fees and rent the
+   * order declares, never more than it declares; a gasless order declares none).
    */
   maxFeeLamports: u64String.default("5000000"),
   /** Pause between passes of `npm run rebalance -- --loop` (ms). */

@@ -93,8 +93,11 @@ export interface Inventory {
   release(quoteId: string): Promise<void>;
   /** The fill landed: the units left the wallet (balances refresh from the chain). */
   commit(quoteId: string): Promise<void>;
-  /** Open reservations (after a restart: swaps whose outcome is still to be tracked). */
-  reservations(): Promise<Reservation[]>;
+  /**
+   * Open reservations (after a restart: swaps whose outcome is still to be tracked), and committed
+   * ones (the fill landed) that no balance read has settled yet.
+   */
+  reservations(): Promise<(Reservation & { state: "open" | "committed" })[]>;
   /** Re-reads balances from the chain now. */
   refresh(): Promise<void>;
   start(): Promise<void>;

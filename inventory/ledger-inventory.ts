@@ -256,7 +256,7 @@ export class LedgerInventory implements Inventory {
     }
   }
 
-  async reservations(): Promise<Reservation[]> {
+  async reservations(): Promise<(Reservation & { state: "open" | "committed" })[]> {
     return this.ledger.list();
   }
 

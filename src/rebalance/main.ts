@@ -21,6 +21,7 @@ import { runMain } from "../cli/run.ts";
 import { createLogger } from "../observability/logger.ts";
 import { makeOperatorSwapApi } from "../operator-api/http.ts";
 import { opsContext } from "../ops/context.ts";
+import { RedisFillJournal } from "../swap/journal/redis.ts";
 import { RebalanceMetrics, serveMetrics } from "./metrics.ts";
 import { type PassReport, Rebalancer } from "./rebalancer.ts";
 import { MemoryRebalanceState, type RebalanceState, RedisRebalanceState } from "./state.ts";
@@ -31,12 +32,14 @@ const USAGE = {
     "Brings every token with a rebalance target (config rebalance.targets) back inside its band by\n" +
     "trading through the operator's swap API (OPERATOR_API_URL, OPERATOR_API_KEY) with the maker's own\n" +
     "wallet as taker. Each order is checked against the maker's mids and limits, its transaction\n" +
-    "simulated and refused unsigned if it moves more than the order says. One pass unless --loop.",
+    "decoded and checked against its router's allowlist, then simulated, and refused unsigned if it\n" +
+    "does more than the order says. One pass unless --loop.",
   flags: {
     "dry-run": {
       type: "boolean",
       description:
-        "print what it would trade and why (and the operator's price, if reachable); change nothing",
+        "print what it would trade and why, and the price the operator offers this maker as taker (or\n" +
+        "that no one offered one); change nothing",
     },
     loop: { type: "boolean", description: "repeat the pass every rebalance.intervalMs until SIGINT/SIGTERM" },
     "metrics-port": {
@@ -90,7 +93,10 @@ async function main(): Promise<number> {
       ? new RedisRebalanceState(ctx.redis, `${config.file.redisPrefix}rebal:`)
       : new MemoryRebalanceState();
     const metrics = new RebalanceMetrics();
+    // The webhooks' fill journal: which of their reservations' fills have landed (one count of holdings).
+    const fills = ctx.redis ? new RedisFillJournal(ctx.redis, redisKeys(config.file).swap) : undefined;
     const rebalancer = new Rebalancer({
+      ...(fills ? { fills } : {}),
       metrics,
       config,
       chain: ctx.chain,

@@ -17,6 +17,14 @@ export class RebalanceMetrics {
     registers: [this.registry],
   });
 
+  /** Trades refused before signing, by the refusal's code (order, shape, inventory, proof, signer). */
+  readonly refusals = new Counter({
+    name: "rfq_rebalance_refusals_total",
+    help: "Rebalancing trades refused before signing, by token and refusal code",
+    labelNames: ["symbol", "code"] as const,
+    registers: [this.registry],
+  });
+
   /** The price of landed rebalances against the maker's own mid, bps (positive: worse than mid). */
   readonly slippage = new Histogram({
     name: "rfq_rebalance_slippage_bps",

@@ -1,30 +1,40 @@
 /**
- * Before the maker signs an order's transaction, prove that it does only what the order says: run it
- * unsigned (Chain.simulateUnsigned) and compare the maker's balance changes with the order.
+ * After the shape check (shape.ts), prove that the transaction does only what the order says: run it
+ * unsigned (Chain.simulateUnsigned) and compare every account the maker owns or controls before and
+ * after.
  *
- * Watched: the maker's wallet, the maker's ATA of every configured token, and every writable account
- * of the message. Among them, every token account the maker owns before or after counts (whatever its
- * mint, configured or not). The transaction is refused unless:
- * - the input mint leaves the maker's accounts by at most `inAmount`;
- * - the output mint arrives by at least `outAmount`;
- * - no other mint moves at all;
- * - no maker token account changes owner or delegate (an approval would let someone move it later);
- * - the wallet's lamports fall by at most the fee cap (`rebalance.maxFeeLamports`), native SOL counted
- *   with wrapped SOL as one asset (an order may pay or deliver SOL either way);
- * - the message uses no address lookup table (its accounts could not all be watched), and the
- *   simulation succeeds.
+ * Watched: the maker's wallet, its ATA of every configured token, and every account key of the
+ * message. Among them, every token account the maker owns, or whose delegate or close authority is
+ * the maker, before or after (whatever its mint, configured or not). Refused unless:
+ * - the wallet keeps its owner (the System program) and its data (none);
+ * - no such token account changes owner, delegate or close authority;
+ * - the input mint leaves the maker's token accounts by at most `inAmount`, the output mint arrives by
+ *   at least `outAmount`, and no other mint moves at all;
+ * - the maker's SOL, its wallet's lamports plus the lamports of every token account it owns (wrapped
+ *   SOL and rent included), falls by no more than what the order moves of SOL plus the fees the order
+ *   declares the maker pays (signature, priority, rent), and never more than `rebalance.maxFeeLamports`
+ *   of fees; a gasless order declares none;
+ * - the simulation succeeds.
+ *
+ * What it cannot check: the state the transaction meets when it lands may differ from the state it was
+ * simulated on (another transaction in between); an account the message does not name is untouched
+ * by construction (Solana locks only named accounts).
  */
-import { PublicKey, type VersionedTransaction } from "@solana/web3.js";
+import type { PublicKey, VersionedTransaction } from "@solana/web3.js";
 import type { Config } from "../../config/load.ts";
 import { ataFor } from "../../inventory/holdings.ts";
 import type { AccountSnapshot, Chain } from "../chain/interface.ts";
-import { NATIVE_MINT, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from "../fill/layout.ts";
+import { NATIVE_MINT, SYSTEM_PROGRAM_ID } from "../fill/layout.ts";
+import type { SwapOrder } from "../operator-api/wire.ts";
+import { readTokenAccount, type TokenAccountView } from "./token-account.ts";
 
 export interface OrderAmounts {
   inputMint: string;
   outputMint: string;
   inAmount: bigint;
   outAmount: bigint;
+  /** The lamports the order declares the maker pays (fees and rent); 0 for a gasless order. */
+  declaredFeeLamports: bigint;
 }
 
 export type ProofResult =
@@ -32,45 +42,68 @@ export type ProofResult =
       ok: true;
       /** Per mint, the maker's change (smallest units; wrapped SOL without the wallet's lamports). */
       deltas: Map<string, bigint>;
+      /** The maker's SOL change: the wallet and every token account it owns. */
       lamportsDelta: bigint;
     }
   | { ok: false; code: ProofRefusal; detail: string };
 
-/** Refusal codes (fixed names, house style 8). */
+/** Refusal codes after the simulation (fixed names, never renumbered or reused). */
 export type ProofRefusal =
-  | "LOOKUP_TABLES_UNSUPPORTED"
-  | "MAKER_NOT_SIGNER"
   | "SIMULATION_UNAVAILABLE"
   | "SIMULATION_FAILED"
+  | "WALLET_OWNER_CHANGED"
+  | "OWNER_CHANGED"
+  | "DELEGATE_CHANGED"
+  | "CLOSE_AUTHORITY_CHANGED"
   | "INPUT_EXCEEDED"
   | "OUTPUT_BELOW_ORDER"
   | "OTHER_TOKEN_MOVED"
-  | "AUTHORITY_CHANGED"
-  | "LAMPORTS_EXCEEDED";
+  | "SOL_LEFT_MAKER";
 
-interface TokenView {
-  mint: string;
-  owner: string;
-  amount: bigint;
-  delegate: string | null;
+/** The lamports `order` says the maker (as taker) pays: none when gasless. */
+export function declaredMakerFees(order: SwapOrder, maker: string): bigint {
+  if (order.gasless) return 0n;
+  const paid = (lamports: number, payer: string | null) =>
+    payer === maker && Number.isSafeInteger(lamports) && lamports > 0 ? BigInt(lamports) : 0n;
+  return (
+    paid(order.signatureFeeLamports, order.signatureFeePayer) +
+    paid(order.prioritizationFeeLamports, order.prioritizationFeePayer) +
+    paid(order.rentFeeLamports, order.rentFeePayer)
+  );
 }
 
-function tokenView(acc: AccountSnapshot | null): TokenView | undefined {
-  if (!acc) return undefined;
-  if (!acc.owner.equals(TOKEN_PROGRAM_ID) && !acc.owner.equals(TOKEN_2022_PROGRAM_ID)) return undefined;
-  const d = Buffer.from(acc.data);
-  // SPL token account layout (Token-2022's base is the same); a mint (82 bytes) is not one.
-  if (d.length < 165) return undefined;
-  const hasDelegate = d.readUInt32LE(72) === 1;
-  return {
-    mint: new PublicKey(d.subarray(0, 32)).toBase58(),
-    owner: new PublicKey(d.subarray(32, 64)).toBase58(),
-    amount: d.readBigUInt64LE(64),
-    delegate: hasDelegate ? new PublicKey(d.subarray(76, 108)).toBase58() : null,
-  };
+type Refusal = Extract<ProofResult, { ok: false }>;
+const no = (code: ProofRefusal, detail: string): Refusal => ({ ok: false, code, detail });
+
+/** Owner, delegate and close authority of one watched token account the maker owns or controls. */
+function authorities(address: string, me: string, before?: TokenAccountView, after?: TokenAccountView) {
+  const controls = (v?: TokenAccountView) =>
+    v !== undefined && (v.owner === me || v.delegate === me || v.closeAuthority === me);
+  if (!controls(before) && !controls(after)) return undefined;
+  if (before && after) {
+    if (before.owner !== after.owner)
+      return no("OWNER_CHANGED", `the maker's token account ${address} changes owner to ${after.owner}`);
+    if (before.delegate !== after.delegate)
+      return no(
+        "DELEGATE_CHANGED",
+        `the maker's token account ${address} changes delegate from ${before.delegate} to ${after.delegate}`,
+      );
+    if (before.closeAuthority !== after.closeAuthority)
+      return no(
+        "CLOSE_AUTHORITY_CHANGED",
+        `the maker's token account ${address} changes close authority from ${before.closeAuthority} to ${after.closeAuthority}`,
+      );
+  } else if (after && after.owner === me && (after.delegate !== null || after.closeAuthority !== null)) {
+    // A maker account the transaction creates must come without anyone else's authority.
+    return no(
+      after.delegate !== null ? "DELEGATE_CHANGED" : "CLOSE_AUTHORITY_CHANGED",
+      `the maker's new token account ${address} has delegate ${after.delegate}, close authority ${after.closeAuthority}`,
+    );
+  }
+  return undefined;
 }
 
-/** Simulates `tx` unsigned and checks the maker's balance changes against `order`. */
+/** Simulates `tx` unsigned and checks the maker's accounts against `order`; see the module comment. */
 export async function proveTransaction(args: {
   tx: VersionedTransaction;
   order: OrderAmounts;
@@ -80,26 +113,8 @@ export async function proveTransaction(args: {
   maxFeeLamports: bigint;
 }): Promise<ProofResult> {
   const { tx, order, maker, config, chain } = args;
-  const msg = tx.message;
-  if (msg.addressTableLookups.length > 0) {
-    return {
-      ok: false,
-      code: "LOOKUP_TABLES_UNSUPPORTED",
-      detail: "the transaction loads accounts from lookup tables, which this check cannot watch",
-    };
-  }
-  const keys = msg.staticAccountKeys;
-  const signerIndex = keys.findIndex((k) => k.equals(maker));
-  if (signerIndex < 0 || signerIndex >= msg.header.numRequiredSignatures) {
-    return { ok: false, code: "MAKER_NOT_SIGNER", detail: "the maker is not a signer of this transaction" };
-  }
-  if (!chain.simulateUnsigned) {
-    return {
-      ok: false,
-      code: "SIMULATION_UNAVAILABLE",
-      detail: `the chain (${chain.description}) cannot simulate with post-state`,
-    };
-  }
+  if (!chain.simulateUnsigned)
+    return no("SIMULATION_UNAVAILABLE", `the chain (${chain.description}) cannot simulate with post-state`);
 
   const watch = new Map<string, PublicKey>();
   watch.set(maker.toBase58(), maker);
@@ -107,82 +122,78 @@ export async function proveTransaction(args: {
     const a = ataFor(maker, t);
     watch.set(a.toBase58(), a);
   }
-  keys.forEach((k, i) => {
-    if (msg.isAccountWritable(i)) watch.set(k.toBase58(), k);
-  });
+  for (const k of tx.message.staticAccountKeys) watch.set(k.toBase58(), k);
   const list = [...watch.values()];
   const pre = await chain.getAccounts(list);
   const sim = await chain.simulateUnsigned(tx, list);
-  if (!sim.ok) return { ok: false, code: "SIMULATION_FAILED", detail: sim.error };
+  if (!sim.ok) return no("SIMULATION_FAILED", sim.error);
 
   const me = maker.toBase58();
+  const wallet = { before: pre[0] ?? null, after: sim.post[0] ?? null };
+  const walletProblem = walletChange(wallet.before, wallet.after);
+  if (walletProblem) return no("WALLET_OWNER_CHANGED", walletProblem);
+
   const deltas = new Map<string, bigint>();
-  for (let i = 0; i < list.length; i++) {
-    const before = tokenView(pre[i] ?? null);
-    const after = tokenView(sim.post[i] ?? null);
-    const mine = (v: TokenView | undefined) => v?.owner === me;
-    if (!mine(before) && !mine(after)) continue;
+  let lamportsDelta = (wallet.after?.lamports ?? 0n) - (wallet.before?.lamports ?? 0n);
+  for (let i = 1; i < list.length; i++) {
     const address = list[i]!.toBase58();
-    if (mine(before) && after && !mine(after)) {
-      return {
-        ok: false,
-        code: "AUTHORITY_CHANGED",
-        detail: `the maker's token account ${address} changes owner to ${after.owner}`,
-      };
-    }
-    if ((before?.delegate ?? null) !== (after?.delegate ?? null) && after?.delegate) {
-      return {
-        ok: false,
-        code: "AUTHORITY_CHANGED",
-        detail: `the maker's token account ${address} gets delegate ${after.delegate}`,
-      };
-    }
-    const mint = (after ?? before)!.mint;
-    const change = (mine(after) ? after!.amount : 0n) - (mine(before) ? before!.amount : 0n);
+    const before = readTokenAccount(pre[i] ?? null);
+    const after = readTokenAccount(sim.post[i] ?? null);
+    const bad = authorities(address, me, before, after);
+    if (bad) return bad;
+    const mineBefore = before?.owner === me ? before : undefined;
+    const mineAfter = after?.owner === me ? after : undefined;
+    if (!mineBefore && !mineAfter) continue;
+    const mint = (mineAfter ?? mineBefore)!.mint;
+    const change = (mineAfter?.amount ?? 0n) - (mineBefore?.amount ?? 0n);
     deltas.set(mint, (deltas.get(mint) ?? 0n) + change);
+    lamportsDelta += (mineAfter?.lamports ?? 0n) - (mineBefore?.lamports ?? 0n);
   }
-  const lamportsDelta = (sim.post[0]?.lamports ?? 0n) - (pre[0]?.lamports ?? 0n);
 
   const native = NATIVE_MINT.toBase58();
   for (const [mint, delta] of deltas) {
     if (mint === native) continue;
     if (mint === order.inputMint) {
       if (-delta > order.inAmount)
-        return {
-          ok: false,
-          code: "INPUT_EXCEEDED",
-          detail: `${mint} leaves the maker by ${-delta}, more than the order's inAmount ${order.inAmount}`,
-        };
-    } else if (mint === order.outputMint) {
-      // checked below, also when it does not move at all
-    } else if (delta !== 0n) {
-      return {
-        ok: false,
-        code: "OTHER_TOKEN_MOVED",
-        detail: `${mint}, not in the order, moves the maker's balance by ${delta}`,
-      };
+        return no(
+          "INPUT_EXCEEDED",
+          `${mint} leaves the maker by ${-delta}, more than the order's inAmount ${order.inAmount}`,
+        );
+    } else if (mint !== order.outputMint && delta !== 0n) {
+      return no("OTHER_TOKEN_MOVED", `${mint}, not in the order, moves the maker's balance by ${delta}`);
     }
   }
-  if (order.outputMint !== native && (deltas.get(order.outputMint) ?? 0n) < order.outAmount) {
-    return {
-      ok: false,
-      code: "OUTPUT_BELOW_ORDER",
-      detail: `${order.outputMint} reaches the maker by ${deltas.get(order.outputMint) ?? 0n}, less than the order's outAmount ${order.outAmount}`,
-    };
-  }
-  // Native SOL and wrapped SOL as one asset: what the order moves of it, plus at most the fee cap.
-  const sol = lamportsDelta + (deltas.get(native) ?? 0n);
+  if (order.outputMint !== native && (deltas.get(order.outputMint) ?? 0n) < order.outAmount)
+    return no(
+      "OUTPUT_BELOW_ORDER",
+      `${order.outputMint} reaches the maker by ${deltas.get(order.outputMint) ?? 0n}, less than the order's outAmount ${order.outAmount}`,
+    );
+  // SOL, native and wrapped, as one asset: what the order moves of it, plus the fees it declares.
+  const fees =
+    order.declaredFeeLamports < args.maxFeeLamports ? order.declaredFeeLamports : args.maxFeeLamports;
   const solIn = order.inputMint === native ? order.inAmount : 0n;
   const solOut = order.outputMint === native ? order.outAmount : 0n;
-  if (sol < solOut - solIn - args.maxFeeLamports) {
-    const spent = solOut - solIn - sol;
-    return {
-      ok: false,
-      code: solIn > 0n && -sol > solIn + args.maxFeeLamports ? "INPUT_EXCEEDED" : "LAMPORTS_EXCEEDED",
-      detail:
-        `the maker's SOL (wallet and wrapped) changes by ${sol} lamports: ${spent} beyond what the order moves, ` +
-        `over the fee cap of ${args.maxFeeLamports}`,
-    };
+  if (lamportsDelta < solOut - solIn - fees) {
+    const code: ProofRefusal =
+      solOut > 0n ? "OUTPUT_BELOW_ORDER" : solIn > 0n ? "INPUT_EXCEEDED" : "SOL_LEFT_MAKER";
+    return no(
+      code,
+      `the maker's SOL (wallet and token accounts) changes by ${lamportsDelta} lamports: ` +
+        `${solOut - solIn - lamportsDelta} leave it beyond what the order moves of SOL, and the order declares ` +
+        `${order.declaredFeeLamports} of fees for the maker` +
+        `${fees < order.declaredFeeLamports ? ` (capped at rebalance.maxFeeLamports, ${fees})` : ""}`,
+    );
   }
   return { ok: true, deltas, lamportsDelta };
+}
+
+/** Why the wallet is no longer a plain wallet, or undefined. */
+function walletChange(before: AccountSnapshot | null, after: AccountSnapshot | null): string | undefined {
+  if (!before) return undefined;
+  if (!after) return "the maker's wallet is emptied and closed";
+  if (!after.owner.equals(before.owner) || !after.owner.equals(SYSTEM_PROGRAM_ID))
+    return `the maker's wallet is assigned to ${after.owner.toBase58()}`;
+  if (after.data.length !== before.data.length)
+    return `the maker's wallet gets ${after.data.length} bytes of data`;
+  return undefined;
 }

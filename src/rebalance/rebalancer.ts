@@ -14,25 +14,39 @@
  * | notRetrySafe    | kept until it lapses (the signed  | recorded, counted as if it landed: |
  * |                 | transaction's blockhash lifetime) | it may still land                  |
  *
- * A refusal before signing (order checks, inventory, proof) releases what was reserved and is logged.
- * `dryRun` plans and, with an operator API, asks for a price-only order (no taker: nothing is built);
- * it reserves, signs and sends nothing.
+ * Before signing, the order's transaction passes two checks: its shape (shape.ts: decoded, every
+ * instruction on the allowlist of the router that quoted it, the maker's accounts writable only where
+ * the trade needs them, no owner or authority handed away), before anything is reserved or simulated;
+ * then its effects (prove.ts: simulated unsigned, every account the maker owns or controls compared
+ * before and after). A refusal before signing (order checks, shape, inventory, proof) releases what
+ * was reserved and is logged and counted under its code (`rfq_rebalance_refusals_total{code}`).
+ *
+ * The plan counts what the maker holds once (holdings-count.ts): a landed fill by the balance alone, a
+ * pending one by its reservation, never both.
+ *
+ * `dryRun` plans and asks for an order as a real pass asks (the maker as taker, so its own webhook
+ * declines and its own quotes are excluded); it reserves, signs and sends nothing, and says when no
+ * one offered a price.
  */
 import { randomUUID } from "node:crypto";
-import { VersionedTransaction } from "@solana/web3.js";
+import type { VersionedTransaction } from "@solana/web3.js";
 import { formatRatio, type Ratio } from "../../amounts/decimal.ts";
 import type { UsdValues } from "../../amounts/usd.ts";
 import type { Config } from "../../config/load.ts";
 import type { Inventory } from "../../inventory/interface.ts";
 import type { Chain } from "../chain/interface.ts";
+import { deserializeFillTransaction } from "../fill/decode.ts";
 import type { Logger } from "../observability/logger.ts";
 import type { ExecuteOutcomeKind } from "../operator-api/codes.ts";
 import type { OperatorSwapApi } from "../operator-api/interface.ts";
 import type { SwapOrder } from "../operator-api/wire.ts";
 import type { Signer } from "../signer/index.ts";
+import type { FillJournal } from "../swap/journal/interface.ts";
+import { countHoldings } from "./holdings-count.ts";
 import type { RebalanceMetrics } from "./metrics.ts";
 import { type Plan, type PlannedTrade, planRebalance } from "./plan.ts";
-import { proveTransaction } from "./prove.ts";
+import { declaredMakerFees, proveTransaction } from "./prove.ts";
+import { checkShape } from "./shape.ts";
 import type { RebalanceState } from "./state.ts";
 
 export interface RebalancerDeps {
@@ -46,6 +60,8 @@ export interface RebalancerDeps {
   state: RebalanceState;
   log: Logger;
   metrics?: RebalanceMetrics;
+  /** The webhooks' fill journal (shared through Redis): tells a landed fill from a pending one. */
+  fills?: Pick<FillJournal, "listPending">;
   now?: () => number;
 }
 
@@ -62,6 +78,8 @@ export interface TradeReport {
   trade: PlannedTrade;
   outcome: TradeOutcomeKind;
   detail: string;
+  /** Why it was refused before signing: a fixed code (order, shape, inventory, proof or signer). */
+  refusal?: string;
   requestId?: string;
   quoteId?: string;
   /** The counterparty maker named by the order. */
@@ -99,16 +117,31 @@ export class Rebalancer {
 
   /** One pass; never throws for an expected failure (each is a trade report). */
   async runPass(opts: { dryRun?: boolean } = {}): Promise<PassReport> {
-    const { config, inventory, usd, state } = this.#d;
+    const { config, inventory, usd, state, chain, signer } = this.#d;
     await inventory.refresh();
-    const now = this.#now();
     const symbols = Object.keys(config.file.rebalance.targets);
+    const count = await countHoldings({
+      config,
+      chain,
+      maker: signer.publicKey,
+      inventory,
+      ...(this.#d.fills ? { fills: this.#d.fills } : {}),
+      now: this.#now,
+    });
+    if (!count.ok) {
+      this.#d.log.warn({ error: count.error }, "rebalance pass: no count of the maker's holdings");
+      return {
+        plan: { trades: [], skipped: symbols.map((symbol) => ({ symbol, why: count.error })) },
+        trades: [],
+      };
+    }
+    const now = this.#now();
     const states = new Map(
       await Promise.all(symbols.map(async (s) => [s, await state.get(s, now)] as const)),
     );
     const plan = planRebalance({
       config,
-      holdings: inventory.snapshot().holdings,
+      holdings: count.holdings,
       usd,
       state: (s) => states.get(s) ?? { notionalTodayUsd: { num: 0n, den: 1n } },
       now,
@@ -120,6 +153,7 @@ export class Rebalancer {
     return { plan, trades };
   }
 
+  /** Asks as the real pass asks (the maker as taker), and builds, reserves and signs nothing. */
   async #dryRun(trade: PlannedTrade): Promise<TradeReport> {
     const api = this.#d.api;
     if (!api) return { trade, outcome: "dryRun", detail: "no OPERATOR_API_URL: not asked for a price" };
@@ -127,19 +161,28 @@ export class Rebalancer {
       inputMint: trade.inputMint,
       outputMint: trade.outputMint,
       amount: trade.amount,
+      taker: this.#d.signer.publicKey.toBase58(),
       excludeRouters: this.#d.config.file.rebalance.excludeRouters,
     });
-    if (!r.ok)
-      return { trade, outcome: "dryRun", detail: `the operator has no price now: ${r.kind}: ${r.error}` };
-    const out = BigInt(r.order.outAmount);
-    const within = out >= trade.minOut;
+    if (!r.ok) return { trade, outcome: "dryRun", detail: `no one offered a price: ${r.kind}: ${r.error}` };
+    const o = r.order;
+    if (o.maker === this.#d.signer.publicKey.toBase58())
+      return {
+        trade,
+        outcome: "dryRun",
+        detail: "no one offered a price: the only quote is this maker's own",
+      };
+    const out = BigInt(o.outAmount);
+    const bad = this.#checkOrder(trade, o);
     return {
       trade,
       outcome: "dryRun",
-      detail: `the operator offers ${r.order.outAmount} for ${r.order.inAmount} (router ${r.order.router}): ${within ? "within" : "outside"} the price limit`,
+      detail: bad
+        ? `the operator offers ${o.outAmount} for ${o.inAmount} (router ${o.router}), which a pass would refuse: ${bad.code}: ${bad.detail}`
+        : `the operator offers ${o.outAmount} for ${o.inAmount} (router ${o.router}): within the price limit`,
       outAmount: out,
-      inAmount: BigInt(r.order.inAmount),
-      ...this.#slip(trade, r.order),
+      inAmount: BigInt(o.inAmount),
+      ...this.#slip(trade, o),
     };
   }
 
@@ -148,29 +191,38 @@ export class Rebalancer {
     return s === undefined ? {} : { slippageBps: s };
   }
 
-  /** Why an order cannot be taken as it is, or undefined when it can. */
-  #checkOrder(trade: PlannedTrade, o: SwapOrder): string | undefined {
+  /** Why an order cannot be taken as it is (a code and the detail), or undefined when it can. */
+  #checkOrder(trade: PlannedTrade, o: SwapOrder): { code: string; detail: string } | undefined {
     const maker = this.#d.signer.publicKey.toBase58();
     const excluded = this.#d.config.file.rebalance.excludeRouters;
+    const no = (code: string, detail: string) => ({ code, detail });
     if (o.errorCode !== undefined || !o.transaction)
-      return `no transaction (errorCode ${o.errorCode ?? "none"}: ${o.errorMessage ?? "empty transaction"})`;
+      return no(
+        "ORDER_WITHOUT_TRANSACTION",
+        `no transaction (errorCode ${o.errorCode ?? "none"}: ${o.errorMessage ?? "empty transaction"})`,
+      );
     if (o.inputMint !== trade.inputMint || o.outputMint !== trade.outputMint)
-      return `the order swaps ${o.inputMint} -> ${o.outputMint}, not what was asked`;
-    if (o.taker !== maker) return `the order's taker is ${o.taker}, not this maker`;
-    if (o.maker === maker) return "the order's maker is this maker (self-trade)";
+      return no("ORDER_WRONG_PAIR", `the order swaps ${o.inputMint} -> ${o.outputMint}, not what was asked`);
+    if (o.taker !== maker) return no("ORDER_WRONG_TAKER", `the order's taker is ${o.taker}, not this maker`);
+    if (o.maker === maker) return no("ORDER_SELF_TRADE", "the order's maker is this maker (self-trade)");
     if ((excluded as readonly string[]).includes(o.router))
-      return `the order routes through excluded ${o.router}`;
+      return no("ORDER_EXCLUDED_ROUTER", `the order routes through excluded ${o.router}`);
     const inAmount = BigInt(o.inAmount);
-    if (inAmount > trade.amount) return `inAmount ${o.inAmount} exceeds the ${trade.amount} asked`;
+    if (inAmount > trade.amount)
+      return no("ORDER_INPUT_EXCEEDED", `inAmount ${o.inAmount} exceeds the ${trade.amount} asked`);
     const out = BigInt(o.outAmount);
     if (out < trade.minOut)
-      return `outAmount ${o.outAmount} is below the price limit ${trade.minOut} (${trade.target.maxSlippageBps} bps under the maker's mid)`;
-    if (o.expireAt && Number(o.expireAt) * 1000 <= this.#now()) return `the order expired at ${o.expireAt}`;
+      return no(
+        "ORDER_PRICE_BELOW_LIMIT",
+        `outAmount ${o.outAmount} is below the price limit ${trade.minOut} (${trade.target.maxSlippageBps} bps under the maker's mid)`,
+      );
+    if (o.expireAt && Number(o.expireAt) * 1000 <= this.#now())
+      return no("ORDER_EXPIRED", `the order expired at ${o.expireAt}`);
     return undefined;
   }
 
   async #trade(trade: PlannedTrade): Promise<TradeReport> {
-    const { api, inventory, signer, chain, config, state, log } = this.#d;
+    const { api, inventory, signer, chain, config, state } = this.#d;
     const report = (r: Omit<TradeReport, "trade">): TradeReport => {
       const full = { trade, ...r };
       this.#logLine(full);
@@ -195,19 +247,27 @@ export class Rebalancer {
       outAmount: BigInt(o.outAmount),
       ...this.#slip(trade, o),
     };
+    const refuse = (code: string, detail: string) =>
+      report({ ...ids, outcome: "refused", refusal: code, detail: `${code}: ${detail}` });
     const bad = this.#checkOrder(trade, o);
-    if (bad) return report({ ...ids, outcome: o.transaction ? "refused" : "noOrder", detail: bad });
-
-    let tx: VersionedTransaction;
-    try {
-      tx = VersionedTransaction.deserialize(Buffer.from(o.transaction as string, "base64"));
-    } catch (e) {
-      return report({
-        ...ids,
-        outcome: "refused",
-        detail: `transaction: not decodable: ${(e as Error).message}`,
-      });
+    if (bad) {
+      if (!o.transaction) return report({ ...ids, outcome: "noOrder", detail: bad.detail });
+      return refuse(bad.code, bad.detail);
     }
+
+    const parsed = deserializeFillTransaction(o.transaction as string);
+    if (!parsed.ok) return refuse("MALFORMED_TRANSACTION", parsed.problem);
+    const tx: VersionedTransaction = parsed.tx;
+    // The shape first: nothing is reserved or simulated for a transaction it does not understand.
+    const shape = checkShape({
+      tx,
+      order: o,
+      maker,
+      config,
+      accounts: await chain.getAccounts([...tx.message.staticAccountKeys]),
+    });
+    if (!shape.ok) return refuse(shape.code, shape.detail);
+
     const { lastValidBlockHeight } = await chain.getLatestBlockhash();
     // The reservation outlives the blockhash (about 150 blocks of 400 ms) by a margin: a signed
     // transaction whose fate is unknown keeps the units promised until it can no longer land.
@@ -220,12 +280,7 @@ export class Rebalancer {
       inputAmount: ids.outAmount,
       expiresAtMs: this.#now() + config.file.rebalance.executeTimeoutMs + 90_000,
     });
-    if (!reserved.ok)
-      return report({
-        ...ids,
-        outcome: "refused",
-        detail: `inventory: ${reserved.reason}: ${reserved.detail}`,
-      });
+    if (!reserved.ok) return refuse(reserved.reason, reserved.detail);
 
     const proof = await proveTransaction({
       tx,
@@ -234,6 +289,7 @@ export class Rebalancer {
         outputMint: o.outputMint,
         inAmount: ids.inAmount,
         outAmount: ids.outAmount,
+        declaredFeeLamports: declaredMakerFees(o, maker.toBase58()),
       },
       maker,
       config,
@@ -242,17 +298,7 @@ export class Rebalancer {
     });
     if (!proof.ok) {
       await inventory.release(reservationId);
-      log.warn(
-        {
-          symbol: trade.symbol,
-          requestId: o.requestId,
-          quoteId: o.quoteId,
-          code: proof.code,
-          detail: proof.detail,
-        },
-        "rebalance refused before signing: the transaction does more than the order says",
-      );
-      return report({ ...ids, outcome: "refused", detail: `${proof.code}: ${proof.detail}` });
+      return refuse(proof.code, proof.detail);
     }
 
     // The port's sign may become asynchronous (a remote signer): await whatever it returns.
@@ -261,7 +307,7 @@ export class Rebalancer {
     } catch (e) {
       // Nothing was sent: the units are free again.
       await inventory.release(reservationId);
-      return report({ ...ids, outcome: "refused", detail: `signer: ${(e as Error).message}` });
+      return refuse("SIGNER_FAILED", (e as Error).message);
     }
     const x = await api.execute({
       signedTransaction: Buffer.from(tx.serialize()).toString("base64"),
@@ -303,6 +349,7 @@ export class Rebalancer {
     const m = this.#d.metrics;
     if (m) {
       m.rebalances.inc({ symbol: r.trade.symbol, outcome: r.outcome });
+      if (r.refusal) m.refusals.inc({ symbol: r.trade.symbol, code: r.refusal });
       if (r.outcome === "landed") {
         if (r.slippageBps !== undefined) m.slippage.observe({ symbol: r.trade.symbol }, r.slippageBps);
         m.notionalUsd.inc({ symbol: r.trade.symbol }, Number(formatRatio(r.trade.notionalUsd, 2)));
@@ -312,6 +359,7 @@ export class Rebalancer {
       symbol: r.trade.symbol,
       side: r.trade.side,
       outcome: r.outcome,
+      ...(r.refusal ? { refusal: r.refusal } : {}),
       inputMint: r.trade.inputMint,
       outputMint: r.trade.outputMint,
       asked: r.trade.amount.toString(),

@@ -6,15 +6,7 @@
  * can first push one-sided fills onto A alone.
  */
 import { Writable } from "node:stream";
-import { createTransferInstruction, getAssociatedTokenAddressSync } from "@solana/spl-token";
-import {
-  ComputeBudgetProgram,
-  Keypair,
-  PublicKey,
-  SystemProgram,
-  TransactionMessage,
-  VersionedTransaction,
-} from "@solana/web3.js";
+import { Keypair, PublicKey, VersionedTransaction } from "@solana/web3.js";
 import type { Redis } from "ioredis";
 import type { FileConfig } from "../../config/schema.ts";
 import { UsdValuer } from "../../pricing/usd.ts";
@@ -71,26 +63,7 @@ export async function twoMakers(
     quoteTimeoutMs: 5_000,
   });
   const api = new HttpOperatorSwapApi({ baseUrl: op.url, retryPauseMs: 10 });
-  const signer = new CountingSigner(new KeypairSigner(a.maker));
-  const lines: Record<string, unknown>[] = [];
-  const sink = new Writable({
-    write(chunk, _enc, cb) {
-      for (const l of String(chunk).split("\n").filter(Boolean)) lines.push(JSON.parse(l));
-      cb();
-    },
-  });
-  const metrics = new RebalanceMetrics();
-  const rebalancer = new Rebalancer({
-    metrics,
-    config: a.config,
-    chain: a.chain,
-    signer,
-    inventory: a.inventory,
-    usd: new UsdValuer(a.config, a.service.priceSources),
-    api,
-    state: new RedisRebalanceState(redis.redis, `${redis.prefix}a:rebal:`),
-    log: createLogger("info", sink),
-  });
+  const { rebalancer, signer, metrics, lines } = rebalancerFor(a, redis, api);
   return {
     a,
     b,
@@ -114,6 +87,37 @@ export async function twoMakers(
       await a.close();
     },
   };
+}
+
+/** Maker A's rebalancer trading through `api`, its signer counting, its log lines and metrics kept. */
+export function rebalancerFor(
+  a: Harness,
+  redis: { redis: Redis; prefix: string },
+  api: HttpOperatorSwapApi,
+): Pick<TwoMakers, "rebalancer" | "signer" | "metrics" | "lines"> {
+  const signer = new CountingSigner(new KeypairSigner(a.maker));
+  const lines: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      for (const l of String(chunk).split("\n").filter(Boolean)) lines.push(JSON.parse(l));
+      cb();
+    },
+  });
+  const metrics = new RebalanceMetrics();
+  const rebalancer = new Rebalancer({
+    metrics,
+    config: a.config,
+    chain: a.chain,
+    signer,
+    inventory: a.inventory,
+    usd: new UsdValuer(a.config, a.service.priceSources),
+    api,
+    state: new RedisRebalanceState(redis.redis, `${redis.prefix}a:rebal:`),
+    // The webhook's own fill journal (same Redis prefix as the deployment's).
+    fills: a.journal,
+    log: createLogger("info", sink),
+  });
+  return { rebalancer, signer, metrics, lines };
 }
 
 /** A taker buys `outputMint` from whoever the operator picks, paying `amount` of `inputMint`. */
@@ -155,44 +159,4 @@ export function fundedTaker(h: Harness): Keypair {
     tokens: { [MINT.USDC]: 1_000_000_000_000n, [MINT.JUP]: 0n },
   });
   return taker;
-}
-
-/**
- * A dishonest build: appends an SPL transfer of `amount` of `mint` from the taker's ATA to the
- * counterparty maker's ATA, signed by the taker like the rest (an operator gone wrong).
- */
-export function appendTakerTransfer(mint: string, amount: bigint) {
-  return (tx: VersionedTransaction, ctx: { taker: string; maker: string }): VersionedTransaction => {
-    const msg = TransactionMessage.decompile(tx.message);
-    const m = new PublicKey(mint);
-    const from = getAssociatedTokenAddressSync(m, new PublicKey(ctx.taker), true);
-    const to = getAssociatedTokenAddressSync(m, new PublicKey(ctx.maker), true);
-    msg.instructions.push(createTransferInstruction(from, to, new PublicKey(ctx.taker), amount));
-    return recompiled(msg);
-  };
-}
-
-/** A dishonest build: appends a SOL transfer of `lamports` from the taker to the counterparty maker. */
-export function appendTakerLamports(lamports: bigint) {
-  return (tx: VersionedTransaction, ctx: { taker: string; maker: string }): VersionedTransaction => {
-    const msg = TransactionMessage.decompile(tx.message);
-    msg.instructions.push(
-      SystemProgram.transfer({
-        fromPubkey: new PublicKey(ctx.taker),
-        toPubkey: new PublicKey(ctx.maker),
-        lamports,
-      }),
-    );
-    return recompiled(msg);
-  };
-}
-
-/** The message with its compute-unit limit raised to 200,000 (room for what was appended), compiled. */
-function recompiled(msg: TransactionMessage): VersionedTransaction {
-  const isLimit = (ix: TransactionMessage["instructions"][number]) =>
-    ix.programId.equals(ComputeBudgetProgram.programId) && ix.data[0] === 2;
-  msg.instructions = msg.instructions.map((ix) =>
-    isLimit(ix) ? ComputeBudgetProgram.setComputeUnitLimit({ units: 200_000 }) : ix,
-  );
-  return new VersionedTransaction(msg.compileToV0Message());
 }
