@@ -20,6 +20,7 @@ import { RebalanceMetrics } from "../../src/rebalance/metrics.ts";
 import { Rebalancer } from "../../src/rebalance/rebalancer.ts";
 import { RedisRebalanceState } from "../../src/rebalance/state.ts";
 import { KeypairSigner } from "../../src/signer/index.ts";
+import type { SwapTuning } from "../../src/swap/service.ts";
 import { MINT } from "../support/config.ts";
 import { CountingSigner, createHarness, type Harness, listen } from "../support/harness.ts";
 
@@ -40,8 +41,14 @@ export interface TwoMakers {
 export async function twoMakers(
   redis: { redis: Redis; prefix: string },
   vary: (f: FileConfig) => FileConfig,
+  /** Maker A's swap tunables (e.g. a slow confirmation poll, so landed fills stay uncommitted). */
+  swapA?: SwapTuning,
 ): Promise<TwoMakers> {
-  const a = await createHarness({ redis: { redis: redis.redis, prefix: `${redis.prefix}a:` }, vary });
+  const a = await createHarness({
+    redis: { redis: redis.redis, prefix: `${redis.prefix}a:` },
+    vary,
+    ...(swapA ? { swap: swapA } : {}),
+  });
   const makerB = Keypair.generate();
   creditSol(a.chain, makerB.publicKey, 100_000_000_000n);
   for (const t of a.config.file.tokens) {
