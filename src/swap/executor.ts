@@ -84,7 +84,6 @@ import {
   type ValidatedFill,
   validateFill,
 } from "../fill/validate.ts";
-import { buildCompanion } from "../issuance/companion.ts";
 import type { IssuanceNeed } from "../issuance/policy.ts";
 import type { IssuancePorts } from "../issuance/ports.ts";
 import { decisionKey } from "../ledger/ledger.ts";
@@ -789,14 +788,12 @@ export class SwapExecutor implements SwapHandler {
     ] as (typeof tips.value)[number];
     let companion: VersionedTransaction;
     try {
-      companion = await buildCompanion({
+      companion = await iss.companions.make({
         need,
+        fill: tx,
         makerTokenAccount:
           need.direction === "mint" ? fill.makerOutputTokenAccount : fill.makerInputTokenAccount,
-        maker: this.opts.signer,
-        issuer: iss.issuer,
         tipAccount,
-        recentBlockhash: tx.message.recentBlockhash,
         quoteId,
       });
     } catch (err) {

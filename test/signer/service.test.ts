@@ -15,6 +15,7 @@ import { Cluster } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../config/load.ts";
 import { buildFillTransaction } from "../../sandbox/fill/builder.ts";
+import { LocalChain } from "../../src/chain/local/index.ts";
 import { verifyEd25519 } from "../../src/crypto/ed25519.ts";
 import { FillRejectCode } from "../../src/fill/codes.ts";
 import { fillMessageHash } from "../../src/fill/validate.ts";
@@ -25,6 +26,7 @@ import { SignerRefusal } from "../../src/signer/index.ts";
 import { SignerRefusalCode } from "../../src/signer/protocol.ts";
 import { RemoteSigner } from "../../src/signer/remote.ts";
 import { type SignerService, startSignerService } from "../../src/signer/service/index.ts";
+import { parseLimits } from "../../src/signer/service/limits.ts";
 import { FILL_ATTACKS, honestFillParams, scenarioFromQuote, signAsTaker, tokenMap } from "../fill/tamper.ts";
 import { MINT } from "../support/config.ts";
 import { storedQuote } from "../support/quotes.ts";
@@ -46,11 +48,22 @@ let clock = Date.now();
 let service: SignerService;
 let pki: TestPki;
 
-/** USDC limits: 5 per fill, 5 per minute, 7 per day; everything else generous. */
+/**
+ * USDC limits: 5 per fill, 5 per minute, 7 per day; USDT: a loss of at most 1 USDT a day against the
+ * signer's own price; everything else generous. The signer's own prices: USDC/USDT at 1.0001 with a
+ * 100 bps band (the price-band tests); JUP/USDC, which the rule and limit tests trade at made-up
+ * prices, inside a band wide enough for all of them.
+ */
 const LIMITS = {
   tokens: {
-    USDC: { perFill: "5", perMinute: "5", perDay: "7" },
-    "*": { perFill: "1000000", perMinute: "1000000", perDay: "1000000" },
+    USDC: { perFill: "5", perMinute: "5", perDay: "7", lossPerDay: "100" },
+    USDT: { perFill: "1000", perMinute: "1000", perDay: "1000", lossPerDay: "1" },
+    "*": { perFill: "1000000", perMinute: "1000000", perDay: "1000000", lossPerDay: "1000000" },
+  },
+  priceSources: { own: { kind: "static", prices: { "USDC/USDT": "1.0001", "JUP/USDC": "1.5" } } },
+  pairs: {
+    "USDC/USDT": { priceSource: "own", bandBps: 100 },
+    "JUP/USDC": { priceSource: "own", bandBps: 10_000 },
   },
 };
 
@@ -89,14 +102,19 @@ afterAll(async () => {
 
 let seq = 0;
 /** A quote stored where the webhook stores it: `amountOut` of `tokenOut` leaves the maker. */
-async function quote(tokenOut: string = MINT.USDC, amountOut = 2_000_000n) {
+async function quote(
+  tokenOut: string = MINT.USDC,
+  amountOut = 2_000_000n,
+  tokenIn: string = tokenOut === MINT.JUP ? MINT.USDC : MINT.JUP,
+  amountIn = 1_000_000n,
+) {
   const q = storedQuote({
     quoteId: `signer-q-${++seq}-${Date.now()}`,
     maker: maker.publicKey,
     taker: taker.publicKey,
-    tokenIn: tokenOut === MINT.JUP ? MINT.USDC : MINT.JUP,
+    tokenIn,
     tokenOut,
-    amountIn: 1_000_000n,
+    amountIn,
     amountOut,
     quoteType: "exactIn",
     feeBps: 0,
@@ -110,13 +128,17 @@ async function quote(tokenOut: string = MINT.USDC, amountOut = 2_000_000n) {
 const blockhash = () => Keypair.generate().publicKey.toBase58();
 
 /** The honest fill of a quote, signed by the taker. */
-function honestFill(q: Awaited<ReturnType<typeof quote>>): VersionedTransaction {
+function honestFill(
+  q: Awaited<ReturnType<typeof quote>>,
+  opts: { recentBlockhash?: string; computeUnitPrice?: bigint } = {},
+): VersionedTransaction {
   const tx = buildFillTransaction(
     honestFillParams(q, {
       maker: maker.publicKey,
       taker: taker.publicKey,
       tokens,
-      recentBlockhash: blockhash(),
+      recentBlockhash: opts.recentBlockhash ?? blockhash(),
+      ...(opts.computeUnitPrice !== undefined ? { computeUnitPrice: opts.computeUnitPrice } : {}),
     }),
   );
   return signAsTaker(tx, taker);
@@ -263,6 +285,156 @@ describe("the signer service over its Unix socket", () => {
   });
 });
 
+describe("the signer decides alone: its own price band, one landable fill per quote, its own loss limit", () => {
+  let client: RemoteSigner;
+  beforeAll(async () => {
+    client = await RemoteSigner.connect({ url: `unix://${socketPath}` });
+  });
+  afterAll(() => client?.close());
+
+  /** The maker takes in `usdcIn` USDC and pays out `usdtOut` USDT (smallest units). */
+  const buysUsdc = (usdcIn: bigint, usdtOut: bigint) => quote(MINT.USDT, usdtOut, MINT.USDC, usdcIn);
+  const signedByMaker = (tx: VersionedTransaction) =>
+    tx.signatures.some((sig) => verifyEd25519(tx.message.serialize(), sig, maker.publicKey.toBytes()));
+
+  it("refuses a quote a compromised webhook made more generous in the store (amountOut rewritten with KEEPTTL): SIGNER_PRICE_BAND", async () => {
+    clock = Date.parse("2030-03-01T00:00:00Z");
+    // Control: the honest quote, 100 USDC for 100 USDT (better than the signer's 1.0001), is signed.
+    const honest = await buysUsdc(100_000_000n, 100_000_000n);
+    const control = honestFill(honest);
+    await client.sign(control, { quoteId: honest.quoteId });
+    expect(signedByMaker(control)).toBe(true);
+
+    const q = await buysUsdc(100_000_000n, 100_000_000n);
+    // What a webhook holding the Redis credentials can do: rewrite the quote, keeping its expiry.
+    const key = `${prefix}quote:{${q.quoteId}}:q`;
+    const record = JSON.parse((await redis.get(key)) as string) as Record<string, unknown> & {
+      response?: { amountOut: string };
+    };
+    if (record.v === 2) record.amountOut = "150000000";
+    else record.response!.amountOut = "150000000";
+    const ttl = await redis.pttl(key);
+    expect(await redis.set(key, JSON.stringify(record), "KEEPTTL")).toBe("OK");
+    expect(await redis.pttl(key)).toBeGreaterThan(0);
+    expect(await redis.pttl(key)).toBeLessThanOrEqual(ttl);
+    const rewritten = await store.get(q.quoteId);
+    expect(rewritten?.response.amountOut).toBe("150000000");
+
+    // The fill of the rewritten quote passes every fill rule against the store; the band refuses it.
+    const tx = honestFill(rewritten!);
+    const r = await refusal(client.sign(tx, { quoteId: q.quoteId }));
+    expect(r.code).toBe(SignerRefusalCode.PRICE_BAND);
+    expect(r.detail).toContain("USDC/USDT");
+    expect(signedByMaker(tx)).toBe(false);
+    expect(
+      logLines.some(
+        (l) => l.code === SignerRefusalCode.PRICE_BAND && l.quoteId === q.quoteId && l.pair === "USDC/USDT",
+      ),
+    ).toBe(true);
+  });
+
+  it("refuses a fill worse for the maker than the band on either side, and signs one inside it", async () => {
+    clock = Date.parse("2030-03-01T01:00:00Z");
+    // Buying USDC: paying 101.1 USDT for 100 is 1.09% above the signer's 1.0001, over its 100 bps.
+    const over = await buysUsdc(100_000_000n, 101_100_000n);
+    expect((await refusal(client.sign(honestFill(over), { quoteId: over.quoteId }))).code).toBe(
+      SignerRefusalCode.PRICE_BAND,
+    );
+    // Selling USDC: 4 USDC for 3.9 USDT is 2.5% below.
+    const under = await quote(MINT.USDC, 4_000_000n, MINT.USDT, 3_900_000n);
+    expect((await refusal(client.sign(honestFill(under), { quoteId: under.quoteId }))).code).toBe(
+      SignerRefusalCode.PRICE_BAND,
+    );
+    // 1 USDC for 0.995 USDT is 0.51% below: inside.
+    const inside = await quote(MINT.USDC, 1_000_000n, MINT.USDT, 995_000n);
+    const tx = honestFill(inside);
+    await client.sign(tx, { quoteId: inside.quoteId });
+    expect(signedByMaker(tx)).toBe(true);
+  });
+
+  it("refuses a pair it has no band for (SIGNER_NO_PRICE_BAND)", async () => {
+    const q = await quote(MINT.USDT, 1_000_000n, MINT.JUP, 1_000_000n);
+    expect((await refusal(client.sign(honestFill(q), { quoteId: q.quoteId }))).code).toBe(
+      SignerRefusalCode.NO_PRICE_BAND,
+    );
+  });
+
+  it("counts what each fill gives away beyond its own price against the token's daily loss limit (SIGNER_LIMIT_LOSS_PER_DAY)", async () => {
+    clock = Date.parse("2030-03-02T12:00:00Z");
+    // 100.5 USDT for 100 USDC: 0.49 USDT beyond the fair 100.01 (1 USDT a day allowed).
+    const first = await buysUsdc(100_000_000n, 100_500_000n);
+    await client.sign(honestFill(first), { quoteId: first.quoteId });
+    // 100.6 for 100 gives away 0.59 more: 1.08 in the day.
+    const second = await buysUsdc(100_000_000n, 100_600_000n);
+    const crossing = honestFill(second);
+    expect((await refusal(client.sign(crossing, { quoteId: second.quoteId }))).code).toBe(
+      SignerRefusalCode.LIMIT_LOSS_PER_DAY,
+    );
+    // A fill at the signer's price or better gives nothing away: still signed.
+    const fair = await buysUsdc(100_000_000n, 100_000_000n);
+    await client.sign(honestFill(fair), { quoteId: fair.quoteId });
+    // The refused fill left no trace: the next UTC day it is signed.
+    clock = Date.parse("2030-03-03T00:00:01Z");
+    await client.sign(crossing, { quoteId: second.quoteId });
+    expect(signedByMaker(crossing)).toBe(true);
+  });
+
+  it("refuses a second landable fill of one quote (the same quote, the compute-unit price 1 lower) when it has no chain to tell the first cannot land", async () => {
+    clock = Date.parse("2030-03-04T00:00:00Z");
+    const q = await buysUsdc(10_000_000n, 10_000_000n);
+    await client.sign(honestFill(q), { quoteId: q.quoteId });
+    const again = honestFill(q, { computeUnitPrice: BigInt(q.response.prioritizationFeeToUse ?? 0) - 1n });
+    const r = await refusal(client.sign(again, { quoteId: q.quoteId }));
+    expect(r.code).toBe(SignerRefusalCode.QUOTE_ALREADY_SIGNED);
+    expect(r.detail).toContain("SIGNER_RPC_URL");
+    expect(signedByMaker(again)).toBe(false);
+  });
+
+  it("with its own chain reader: signs another message for a quote only once the first one's blockhash has expired", async () => {
+    const chain = LocalChain.create({ slotMs: 60_000 });
+    const sock = join(dir, "chain.sock");
+    const s = await startSignerService(
+      { SIGNER_KEYPAIR: keyFile, SIGNER_SOCKET: sock, SIGNER_LIMITS: limitsFile, REDIS_URL: redisUrl() },
+      { redis, redisPrefix: prefix, log: createLogger("silent"), now: () => clock, chain },
+    );
+    const c = await RemoteSigner.connect({ url: `unix://${sock}` });
+    try {
+      const q = await buysUsdc(10_000_000n, 10_000_000n);
+      const first = honestFill(q, { recentBlockhash: (await chain.getLatestBlockhash()).blockhash });
+      await c.sign(first, { quoteId: q.quoteId });
+      const fee = BigInt(q.response.prioritizationFeeToUse ?? 0);
+      chain.advanceBlocks(1);
+      const second = honestFill(q, {
+        recentBlockhash: (await chain.getLatestBlockhash()).blockhash,
+        computeUnitPrice: fee - 1n,
+      });
+      const r = await refusal(c.sign(second, { quoteId: q.quoteId }));
+      expect(r.code).toBe(SignerRefusalCode.QUOTE_ALREADY_SIGNED);
+      expect(r.detail).toContain("can still land");
+      // The first message's blockhash expires: it can no longer land, so the second may be signed.
+      chain.advanceBlocks(200);
+      expect(await chain.isBlockhashValid(first.message.recentBlockhash)).toBe(false);
+      const third = honestFill(q, {
+        recentBlockhash: (await chain.getLatestBlockhash()).blockhash,
+        computeUnitPrice: fee - 2n,
+      });
+      await c.sign(third, { quoteId: q.quoteId });
+      expect(signedByMaker(third)).toBe(true);
+      // ... and now that one holds the quote.
+      const fourth = honestFill(q, {
+        recentBlockhash: (await chain.getLatestBlockhash()).blockhash,
+        computeUnitPrice: fee - 3n,
+      });
+      expect((await refusal(c.sign(fourth, { quoteId: q.quoteId }))).code).toBe(
+        SignerRefusalCode.QUOTE_ALREADY_SIGNED,
+      );
+    } finally {
+      c.close();
+      await s.close();
+    }
+  });
+});
+
 describe("the signer service over mutual TLS", () => {
   it("co-signs for a client presenting a certificate from its client CA", async () => {
     const client = await RemoteSigner.connect({
@@ -308,6 +480,32 @@ describe("the signer service over mutual TLS", () => {
       socket.on("close", () => resolve(`closed:${got}`));
     });
     expect(answer).not.toContain("active");
+  });
+});
+
+describe("the signer's policy file", () => {
+  it("parses the shipped example (config/signer-limits.example.json) against the shipped configuration: a limit per token and a band per pair", () => {
+    const config = loadConfig({ DATA_DIR: join(dir, "example-data"), LOG_LEVEL: "silent" });
+    const path = "config/signer-limits.example.json";
+    const parsed = parseLimits(JSON.parse(readFileSync(path, "utf8")), config.file.tokens, path);
+    expect(parsed.limits.size).toBe(config.file.tokens.length);
+    expect([...parsed.bands.keys()].sort()).toEqual(
+      config.file.pairs.map((p) => `${p.base}/${p.quote}`).sort(),
+    );
+  });
+
+  it("refuses a token entry without its daily loss limit, and a band naming a source it does not define, naming the entry", () => {
+    const tokensOf = loadConfig({ DATA_DIR: join(dir, "example-data"), LOG_LEVEL: "silent" }).file.tokens;
+    expect(() =>
+      parseLimits({ tokens: { "*": { perFill: "1", perMinute: "1", perDay: "1" } } }, tokensOf, "f.json"),
+    ).toThrow("SIGNER_LIMITS: f.json: tokens.*.lossPerDay");
+    expect(() =>
+      parseLimits(
+        { tokens: {}, pairs: { "SOL/USDC": { priceSource: "nowhere", bandBps: 10 } } },
+        tokensOf,
+        "f.json",
+      ),
+    ).toThrow("SIGNER_LIMITS: f.json: pairs.SOL/USDC.priceSource: nowhere is not in the file's priceSources");
   });
 });
 
