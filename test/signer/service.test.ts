@@ -10,15 +10,19 @@ import { randomUUID } from "node:crypto";
 import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { connect as tlsConnect } from "node:tls";
-import { Keypair, VersionedTransaction } from "@solana/web3.js";
+import { getAssociatedTokenAddressSync } from "@solana/spl-token";
+import { Keypair, PublicKey, SystemProgram, VersionedTransaction } from "@solana/web3.js";
 import { Cluster } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../../config/load.ts";
+import { DEFAULT_CONFIG_PATH, loadConfig, parseFileConfig } from "../../config/load.ts";
+import { TOKEN_2022_PROGRAM, type TokenConfig, tokenSchema } from "../../config/schema.ts";
 import { buildFillTransaction } from "../../sandbox/fill/builder.ts";
 import { LocalChain } from "../../src/chain/local/index.ts";
 import { verifyEd25519 } from "../../src/crypto/ed25519.ts";
 import { FillRejectCode } from "../../src/fill/codes.ts";
 import { fillMessageHash } from "../../src/fill/validate.ts";
+import { loadIssuer } from "../../src/issuance/issuer.ts";
+import type { IssuanceNeed } from "../../src/issuance/policy.ts";
 import { createLogger } from "../../src/observability/logger.ts";
 import { opsContext } from "../../src/ops/context.ts";
 import { RedisQuoteStore } from "../../src/quote-store/redis.ts";
@@ -29,6 +33,7 @@ import { type SignerService, startSignerService } from "../../src/signer/service
 import { parseLimits } from "../../src/signer/service/limits.ts";
 import { FILL_ATTACKS, honestFillParams, scenarioFromQuote, signAsTaker, tokenMap } from "../fill/tamper.ts";
 import { MINT } from "../support/config.ts";
+import { permissionedSetup, TBILL_LIMITS } from "../support/permissioned.ts";
 import { storedQuote } from "../support/quotes.ts";
 import { clusterNodes, deleteKeys, fileRedis, mastersOf, redisUrl } from "../support/redis.ts";
 import { makeTestPki, type TestPki } from "../support/tls.ts";
@@ -480,6 +485,172 @@ describe("the signer service over mutual TLS", () => {
       socket.on("close", () => resolve(`closed:${got}`));
     });
     expect(answer).not.toContain("active");
+  });
+});
+
+describe("the issuer key in the signer (SIGNER_ISSUER_KEYPAIR): it makes the companion mint itself", () => {
+  // Burns need the maker key in the webhook: with SIGNER_URL a configuration mints only.
+  const setup = permissionedSetup(2, { burnOnSell: false });
+  const issuerFile = join(dir, "issuer.json");
+  const configFile = join(dir, "issuance-config.json");
+  const policyFile = join(dir, "issuance-limits.json");
+  const sock = join(dir, "issuer.sock");
+  const tip = Keypair.generate().publicKey;
+  const holder = setup.holders[0]!;
+  let s: SignerService;
+  let c: RemoteSigner;
+  let issuedTokens: Map<string, TokenConfig>;
+
+  beforeAll(async () => {
+    writeKey(issuerFile, setup.issuer);
+    const base = parseFileConfig(JSON.parse(readFileSync(DEFAULT_CONFIG_PATH, "utf8")), DEFAULT_CONFIG_PATH);
+    const varied = setup.vary(base);
+    writeFileSync(configFile, JSON.stringify(varied));
+    issuedTokens = new Map(varied.tokens.map((t) => [t.mint, tokenSchema.parse(t)]));
+    writeFileSync(
+      policyFile,
+      JSON.stringify({
+        tokens: {
+          "*": { perFill: "1000000", perMinute: "1000000", perDay: "1000000", lossPerDay: "1000000" },
+        },
+        priceSources: { own: { kind: "static", prices: { "TBILL/USDC": "1.05" } } },
+        pairs: { "TBILL/USDC": { priceSource: "own", bandBps: 100 } },
+      }),
+    );
+    s = await startSignerService(
+      {
+        SIGNER_KEYPAIR: keyFile,
+        SIGNER_ISSUER_KEYPAIR: issuerFile,
+        SIGNER_SOCKET: sock,
+        SIGNER_LIMITS: policyFile,
+        REDIS_URL: redisUrl(),
+        CONFIG: configFile,
+      },
+      { redis, redisPrefix: prefix, log: createLogger("silent"), now: () => clock },
+    );
+    c = await RemoteSigner.connect({ url: `unix://${sock}` });
+  });
+  afterAll(async () => {
+    c?.close();
+    await s?.close();
+  });
+
+  /** A buy of `amount` TBILL by `taker` (USDC in at the NAV), stored as the webhook stores it. */
+  async function buy(amount: bigint, taker: Keypair = holder) {
+    const q = storedQuote({
+      quoteId: `tbill-${++seq}-${Date.now()}`,
+      maker: maker.publicKey,
+      taker: taker.publicKey,
+      tokenIn: MINT.USDC,
+      tokenOut: setup.mint.toBase58(),
+      amountIn: (amount * 105n) / 100n,
+      amountOut: amount,
+      quoteType: "exactIn",
+      feeBps: 0,
+      createdAtMs: Date.now(),
+      prioritizationFee: 53_770,
+    });
+    await store.put(q);
+    const tx = signAsTaker(
+      buildFillTransaction(
+        honestFillParams(q, {
+          maker: maker.publicKey,
+          taker: taker.publicKey,
+          tokens: issuedTokens,
+          recentBlockhash: blockhash(),
+        }),
+      ),
+      taker,
+    );
+    return { q, tx };
+  }
+  const companionOf = (quoteId: string, fill: VersionedTransaction) =>
+    // The remote maker ignores `need` and the maker's account: the signer works both out from the fill.
+    c.companions().make({ need: {} as IssuanceNeed, fill, makerTokenAccount: tip, tipAccount: tip, quoteId });
+
+  it("advertises its issuer key; for a fill it signed, mints exactly the fill's amount into the maker's account, tips, and signs as the issuer", async () => {
+    clock = Date.parse("2030-04-01T00:00:00Z");
+    expect(c.issuerKey?.toBase58()).toBe(setup.issuer.publicKey.toBase58());
+    const { q, tx } = await buy(1_000_000_000n);
+    await c.sign(tx, { quoteId: q.quoteId });
+    const companion = await companionOf(q.quoteId, tx);
+    const keys = companion.message.staticAccountKeys;
+    expect(keys[0]!.toBase58()).toBe(setup.issuer.publicKey.toBase58());
+    expect(
+      verifyEd25519(
+        companion.message.serialize(),
+        companion.signatures[0]!,
+        setup.issuer.publicKey.toBytes(),
+      ),
+    ).toBe(true);
+    expect(companion.message.recentBlockhash).toBe(tx.message.recentBlockhash);
+    const mintIx = companion.message.compiledInstructions.find(
+      (i) => keys[i.programIdIndex]!.toBase58() === TOKEN_2022_PROGRAM,
+    );
+    // MintToChecked (14): amount (u64 LE) and decimals, into the maker's TBILL account of the fill.
+    expect(mintIx!.data[0]).toBe(14);
+    expect(Buffer.from(mintIx!.data).readBigUInt64LE(1)).toBe(1_000_000_000n);
+    const makerAta = getAssociatedTokenAddressSync(
+      setup.mint,
+      maker.publicKey,
+      true,
+      new PublicKey(TOKEN_2022_PROGRAM),
+    );
+    expect(keys[mintIx!.accountKeyIndexes[1]!]!.equals(makerAta)).toBe(true);
+    const transfer = companion.message.compiledInstructions.find((i) =>
+      keys[i.programIdIndex]!.equals(SystemProgram.programId),
+    );
+    expect(keys[transfer!.accountKeyIndexes[1]!]!.equals(tip)).toBe(true);
+    expect(Buffer.from(transfer!.data).readBigUInt64LE(4)).toBe(TBILL_LIMITS.tipLamports);
+  });
+
+  it("refuses a companion for a fill it did not sign for that quote (SIGNER_COMPANION_UNSIGNED_FILL), and a second one for a quote (SIGNER_COMPANION_ALREADY_MADE)", async () => {
+    const { q, tx } = await buy(10_000_000n);
+    expect((await refusal(companionOf(q.quoteId, tx))).code).toBe(SignerRefusalCode.COMPANION_UNSIGNED_FILL);
+    await c.sign(tx, { quoteId: q.quoteId });
+    await companionOf(q.quoteId, tx);
+    expect((await refusal(companionOf(q.quoteId, tx))).code).toBe(SignerRefusalCode.COMPANION_ALREADY_MADE);
+  });
+
+  it("refuses a companion for a taker outside the holder rules (HOLDER_NOT_ALLOWED)", async () => {
+    const { q, tx } = await buy(10_000_000n, taker);
+    await c.sign(tx, { quoteId: q.quoteId });
+    expect((await refusal(companionOf(q.quoteId, tx))).code).toBe("HOLDER_NOT_ALLOWED");
+  });
+
+  it("keeps the daily issuance cap in its own record (ISSUANCE_CAP_EXCEEDED), whatever the webhook's book says", async () => {
+    clock = Date.parse("2030-04-02T00:00:00Z");
+    // 3,000 TBILL a day: 2,000 + 1,000 fit, 1 more does not.
+    for (const amount of [2_000_000_000n, 1_000_000_000n]) {
+      const { q, tx } = await buy(amount);
+      await c.sign(tx, { quoteId: q.quoteId });
+      await companionOf(q.quoteId, tx);
+    }
+    const { q, tx } = await buy(1_000_000n);
+    await c.sign(tx, { quoteId: q.quoteId });
+    expect((await refusal(companionOf(q.quoteId, tx))).code).toBe("ISSUANCE_CAP_EXCEEDED");
+  });
+
+  it("a webhook with SIGNER_URL refuses ISSUER_KEYPAIR, and a configuration that issues a token needs a signer that holds the issuer key", async () => {
+    const env = {
+      SIGNER_URL: `unix://${sock}`,
+      REDIS_URL: redisUrl(),
+      CONFIG: configFile,
+      DATA_DIR: join(dir, "iss-data"),
+      LOG_LEVEL: "silent",
+    };
+    expect(() => loadIssuer(loadConfig({ ...env, ISSUER_KEYPAIR: issuerFile }), c, c)).toThrow(
+      "ISSUER_KEYPAIR: not with SIGNER_URL",
+    );
+    expect(loadIssuer(loadConfig(env), c, c)?.publicKey.toBase58()).toBe(setup.issuer.publicKey.toBase58());
+    const keyless = await RemoteSigner.connect({ url: `unix://${socketPath}` });
+    try {
+      expect(() =>
+        loadIssuer(loadConfig({ ...env, SIGNER_URL: `unix://${socketPath}` }), keyless, keyless),
+      ).toThrow("holds no issuer key (start it with SIGNER_ISSUER_KEYPAIR)");
+    } finally {
+      keyless.close();
+    }
   });
 });
 
