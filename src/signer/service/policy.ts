@@ -309,30 +309,10 @@ export class SigningPolicy {
       );
     }
 
-    let prior: QuoteRecord | undefined;
-    try {
-      prior = await this.opts.ledger.quoteRecord(quoteId);
-    } catch (e) {
-      return refuse(SignerRefusalCode.STORE_UNAVAILABLE, `signer record: ${(e as Error).message}`, {
-        messageHash,
-      });
-    }
-    let replaces: QuoteRecord | undefined;
-    if (prior && prior.messageHash !== messageHash) {
-      const landable = await this.mayStillLand(prior);
-      if (landable !== false) {
-        return refuse(
-          SignerRefusalCode.QUOTE_ALREADY_SIGNED,
-          `quote ${quoteId} was signed for another message (${prior.messageHash}) that ${landable === true ? "can still land (its blockhash is valid)" : `may still land (${landable})`}`,
-          { messageHash, signedMessageHash: prior.messageHash },
-        );
-      }
-      replaces = prior;
-    }
-
-    let spent: Awaited<ReturnType<SignerLedger["recordAndSpend"]>>;
-    try {
-      spent = await this.opts.ledger.recordAndSpend({
+    // One script takes the records and the windows; only when the quote is held by another message is
+    // that message looked at (can it still land?), and the script run again to replace it if not.
+    const spend = (replaces?: QuoteRecord) =>
+      this.opts.ledger.recordAndSpend({
         messageHash,
         quoteId,
         blockhash: tx.message.recentBlockhash,
@@ -343,6 +323,23 @@ export class SigningPolicy {
         limits,
         nowMs: this.now(),
       });
+    let spent: Awaited<ReturnType<SignerLedger["recordAndSpend"]>>;
+    try {
+      spent = await spend();
+      if (spent === "quoteSignedForAnother") {
+        const prior = await this.opts.ledger.quoteRecord(quoteId);
+        if (prior && prior.messageHash !== messageHash) {
+          const landable = await this.mayStillLand(prior);
+          if (landable !== false) {
+            return refuse(
+              SignerRefusalCode.QUOTE_ALREADY_SIGNED,
+              `quote ${quoteId} was signed for another message (${prior.messageHash}) that ${landable === true ? "can still land (its blockhash is valid)" : `may still land (${landable})`}`,
+              { messageHash, signedMessageHash: prior.messageHash },
+            );
+          }
+          spent = await spend(prior);
+        }
+      }
     } catch (e) {
       return refuse(SignerRefusalCode.STORE_UNAVAILABLE, `signer record: ${(e as Error).message}`, {
         messageHash,
