@@ -46,9 +46,20 @@ const maker = Keypair.generate();
 const keyFile = join(dir, "maker.json");
 writeFileSync(keyFile, JSON.stringify(Array.from(maker.secretKey)), { mode: 0o600 });
 const limitsFile = join(dir, "limits.json");
+// The signer's own prices: the configuration's static ones, each pair in a 1% band (as the sandbox).
+const signerPrices = Object.assign(
+  {},
+  ...Object.values(file.priceSources).map((p) => (p.kind === "static" ? p.prices : {})),
+) as Record<string, string>;
 writeFileSync(
   limitsFile,
-  JSON.stringify({ tokens: { "*": { perFill: "1000000", perMinute: "4000000", perDay: "4000000" } } }),
+  JSON.stringify({
+    tokens: { "*": { perFill: "1000000", perMinute: "4000000", perDay: "4000000", lossPerDay: "4000000" } },
+    priceSources: { own: { kind: "static", prices: signerPrices } },
+    pairs: Object.fromEntries(
+      Object.keys(signerPrices).map((pair) => [pair, { priceSource: "own", bandBps: 100 }]),
+    ),
+  }),
 );
 const socket = join(dir, "signer.sock");
 const timed: TimedSigner[] = [];

@@ -5,6 +5,7 @@
 import type { Cluster, Redis } from "ioredis";
 import type { Logger } from "pino";
 import { type Config, ConfigError } from "../config/load.ts";
+import type { PriceSourceConfig } from "../config/schema.ts";
 import type { PriceSource } from "./interface.ts";
 import { PythPriceSource } from "./pyth.ts";
 import { RedisPriceSource } from "./redis.ts";
@@ -14,9 +15,25 @@ export function createPriceSources(
   config: Config,
   deps: { redis?: Redis | Cluster; log?: Logger } = {},
 ): Map<string, PriceSource> {
+  return createNamedPriceSources(
+    config.file.priceSources,
+    (name) => config.file.pairs.filter((p) => p.priceSource === name).map((p) => `${p.base}/${p.quote}`),
+    deps,
+  );
+}
+
+/**
+ * The same, from any `priceSources` block and the pairs ("BASE/QUOTE") each source serves: the
+ * signer service builds its own sources from its own file with it (src/signer/service/prices.ts).
+ */
+export function createNamedPriceSources(
+  configs: Readonly<Record<string, PriceSourceConfig>>,
+  pairsOf: (name: string) => string[],
+  deps: { redis?: Redis | Cluster; log?: Logger } = {},
+): Map<string, PriceSource> {
   const sources = new Map<string, PriceSource>();
-  for (const [name, sc] of Object.entries(config.file.priceSources)) {
-    const pairs = config.file.pairs.filter((p) => p.priceSource === name).map((p) => `${p.base}/${p.quote}`);
+  for (const [name, sc] of Object.entries(configs)) {
+    const pairs = pairsOf(name);
     switch (sc.kind) {
       case "static":
         sources.set(name, new StaticPriceSource(name, sc.prices));

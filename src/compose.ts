@@ -31,7 +31,7 @@ import type { SeededToken } from "./chain/local/seed.ts";
 import { type MadeBundlePort, type MadeChain, makeBundlePort, makeChain } from "./chain/make.ts";
 import { parseRpcUrls, probeRpcEndpoint, redactUrl } from "./chain/rpc.ts";
 import { describeCause, StartupError } from "./errors/startup.ts";
-import { type Issuer, loadIssuer } from "./issuance/issuer.ts";
+import { type Issuer, loadIssuer, localIssuer } from "./issuance/issuer.ts";
 import { IssuancePolicies } from "./issuance/policy.ts";
 import type { IssuancePorts } from "./issuance/ports.ts";
 import type { Ledger } from "./ledger/ledger.ts";
@@ -208,8 +208,8 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
 
   const issuer: Issuer | undefined =
     opts.issuer && Object.keys(config.file.issuance).length > 0
-      ? { signer: opts.issuer, source: "given", created: false }
-      : loadIssuer(config, signer);
+      ? localIssuer(opts.issuer, signer, "given", false)
+      : loadIssuer(config, signer, signer instanceof RemoteSigner ? signer : undefined);
 
   if (!opts.chain && config.env.RPC_URL) {
     const first = parseRpcUrls(config.env.RPC_URL)[0] as string;
@@ -222,7 +222,7 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
     : await makeChain(config, signer.publicKey, {
         onRpcError: (method) => metrics.rpcCall(method, false),
         onRpcOk: (method) => metrics.rpcCall(method, true),
-        ...(issuer ? { issuer: issuer.signer.publicKey } : {}),
+        ...(issuer ? { issuer: issuer.publicKey } : {}),
       });
   const chain = made.chain;
   if (!opts.chain && config.env.RPC_URL) metrics.watchRpc();
@@ -328,7 +328,7 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
     issuance = {
       policies: new IssuancePolicies(config),
       book: issuanceBook,
-      issuer: issuer.signer,
+      companions: issuer.companions,
       bundles: bundles.port ?? undefined,
       ...(bundles.port ? {} : { unavailable: bundles.reason }),
     };

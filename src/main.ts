@@ -59,7 +59,7 @@ function banner(service: Service, url: string, opsUrl: string, ledger: string, w
       .map((t) => t.token.symbol)
       .join(", ");
     lines.push(
-      `  issuer:      ${service.issuer.signer.publicKey.toBase58()} (${service.issuer.source}${service.issuer.created ? ", generated now" : ""}): mints and burns ${issued}`,
+      `  issuer:      ${service.issuer.publicKey.toBase58()} (${service.issuer.source}${service.issuer.created ? ", generated now" : ""}): mints and burns ${issued}`,
       ...(service.issuance.bundles ? [] : [`  !!! no bundle engine: ${issued} not quoted`]),
     );
   }

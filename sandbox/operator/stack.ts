@@ -3,8 +3,9 @@
  * module writes), the webhook (`npm start`'s entry point, Redis-backed, RPC_URL at the local chain,
  * production mode with the sandbox's maker key), and the operator simulator (in this process),
  * registered with the webhook. Used by `npm run sandbox`, `npm run demo` and `npm run loadtest`.
- * With `remoteSigner` the maker key goes to the signer service instead (`npm run signer`'s entry
- * point, on a Unix socket in the stack's folder) and the webhook gets SIGNER_URL and no key.
+ * With `remoteSigner` the maker key (and the issuer key, with `issuedToken`) goes to the signer service
+ * instead (`npm run signer`'s entry point, on a Unix socket in the stack's folder) and the webhook gets
+ * SIGNER_URL and no key.
  *
  * Each child runs in its own process and logs to a file in the stack's folder; everything listens on
  * 127.0.0.1 only.
@@ -241,9 +242,27 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     if (opts.remoteSigner) {
       const socketPath = join(dir, "signer.sock");
       signerLimits = join(dir, "signer-limits.json");
-      // Generous for the sandbox: its limits are exercised by the signer's own tests.
-      const generous = { perFill: "1000000", perMinute: "1000000", perDay: "1000000" };
-      writeFileSync(signerLimits, JSON.stringify({ tokens: { "*": generous } }, null, 2));
+      // Generous for the sandbox: its limits are exercised by the signer's own tests. Its own prices
+      // are a copy of the configuration's static ones (a real signer names a source of its own), with
+      // a 1% band around each.
+      const generous = { perFill: "1000000", perMinute: "1000000", perDay: "1000000", lossPerDay: "1000000" };
+      const prices: Record<string, string> = {};
+      for (const source of Object.values(config.priceSources))
+        if (source.kind === "static") Object.assign(prices, source.prices);
+      const pairs = Object.fromEntries(
+        config.pairs
+          .map((p) => `${p.base}/${p.quote}`)
+          .filter((pair) => prices[pair])
+          .map((pair) => [pair, { priceSource: "signer", bandBps: 100 }]),
+      );
+      writeFileSync(
+        signerLimits,
+        JSON.stringify(
+          { tokens: { "*": generous }, priceSources: { signer: { kind: "static", prices } }, pairs },
+          null,
+          2,
+        ),
+      );
       signer = spawnTs(
         "signer",
         "src/signer/main.ts",
@@ -251,6 +270,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
           SIGNER_KEYPAIR: makerPath,
           SIGNER_SOCKET: socketPath,
           SIGNER_LIMITS: signerLimits,
+          // The issuer key is the signer's too: the webhook then holds no key of any kind.
+          ...(issued ? { SIGNER_ISSUER_KEYPAIR: issued.issuerPath } : {}),
           ...redisEnv,
           CONFIG: configPath,
           LOG_LEVEL: "info",
@@ -301,7 +322,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         // With the remote signer the webhook gets no key setting at all (an inherited one is blanked).
         ...(signerUrl ? { SIGNER_URL: signerUrl, MAKER_KEYPAIR: "" } : { MAKER_KEYPAIR: makerPath }),
         DATA_DIR: join(dir, n === 1 ? "webhook-data" : `${name}-data`),
-        ...(issued ? { ISSUER_KEYPAIR: issued.issuerPath } : { ISSUER_KEYPAIR: "" }),
+        ...(issued && !signerUrl ? { ISSUER_KEYPAIR: issued.issuerPath } : { ISSUER_KEYPAIR: "" }),
         LOG_LEVEL: opts.webhookLogLevel ?? "info",
         CONFIG: configPath,
         ACCEPTANCE_MODE: "0",

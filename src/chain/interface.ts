@@ -69,10 +69,12 @@ export interface Chain {
   /** Whether a transaction with this recent blockhash would still be accepted. */
   isBlockhashValid(blockhash: string): Promise<boolean>;
   /**
-   * Runs a fully signed transaction against current state without committing it, signatures
-   * verified and the blockhash checked, as a validator would before executing it.
+   * The pre-flight: runs a fill the maker has NOT signed yet against current state without committing
+   * it (`simulateTransaction` with sigVerify off and replaceRecentBlockhash false: the blockhash is
+   * checked, no signature is). The maker signs only after it passed, so no RPC ever holds a landable
+   * copy of a fill the maker refused.
    */
-  simulateSigned(tx: VersionedTransaction): Promise<SimulationResult>;
+  preflight(tx: VersionedTransaction): Promise<SimulationResult>;
   /**
    * Runs a transaction nobody has signed yet (signatures not verified, the blockhash checked) without
    * committing it, and returns `watch` as it would leave them (null: absent). Used to prove what a

@@ -275,9 +275,9 @@ export class RpcChain implements Chain {
     return rpcCall(this.readUrl, method, params, this.timeoutMs);
   }
 
-  async simulateSigned(tx: VersionedTransaction): Promise<SimulationResult> {
+  async preflight(tx: VersionedTransaction): Promise<SimulationResult> {
     const r = await this.simulate(tx, {
-      sigVerify: true,
+      sigVerify: false,
       replaceRecentBlockhash: false,
       commitment: "processed",
     });

@@ -47,6 +47,41 @@ export interface CompanionArgs {
   quoteId: string;
 }
 
+/**
+ * Who makes a fill's companion: the issuer key in this process (`localCompanions`), or the signer
+ * service, which holds it in remote-signer mode and checks the issuance caps itself
+ * (src/signer/remote.ts `remoteCompanions`). The webhook then holds no issuer key.
+ */
+export interface CompanionMaker {
+  /** The issuer key's public half: the mint authority and the companion's fee payer. */
+  readonly issuer: PublicKey;
+  make(a: {
+    need: IssuanceNeed;
+    /** The fill, co-signed by the maker. */
+    fill: VersionedTransaction;
+    makerTokenAccount: PublicKey;
+    tipAccount: PublicKey;
+    quoteId: string;
+  }): Promise<VersionedTransaction>;
+}
+
+/** Companions signed in this process, by the issuer key (and the maker's, for a burn). */
+export function localCompanions(issuer: Signer, maker: Signer): CompanionMaker {
+  return {
+    issuer: issuer.publicKey,
+    make: (a) =>
+      buildCompanion({
+        need: a.need,
+        makerTokenAccount: a.makerTokenAccount,
+        maker,
+        issuer,
+        tipAccount: a.tipAccount,
+        recentBlockhash: a.fill.message.recentBlockhash,
+        quoteId: a.quoteId,
+      }),
+  };
+}
+
 /** Builds and signs the companion transaction; the bundle order is the caller's (mint first, burn last). */
 export async function buildCompanion(a: CompanionArgs): Promise<VersionedTransaction> {
   const { token } = a.need.issued;

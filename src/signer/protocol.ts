@@ -5,10 +5,14 @@
  * flight together and answered out of order.
  *
  *   {"id":1,"op":"keys"}
- *     -> {"id":1,"ok":true,"active":"<base58>","keys":["<base58>", ...]}
+ *     -> {"id":1,"ok":true,"active":"<base58>","keys":["<base58>", ...],"issuer":"<base58>"}
+ *        (`issuer`: only when the signer holds the issuer key, SIGNER_ISSUER_KEYPAIR)
  *   {"id":2,"op":"sign","quoteId":"...","transaction":"<base64 of the whole fill transaction>"}
  *     -> {"id":2,"ok":true,"signature":"<base58>","messageHash":"<sha256 hex>","maker":"<base58>"}
  *     -> {"id":2,"ok":false,"code":"<refusal code>","detail":"..."}
+ *   {"id":3,"op":"companion","quoteId":"...","transaction":"<base64 of the co-signed fill>","tipAccount":"<base58>"}
+ *     -> {"id":3,"ok":true,"companion":"<base64 of the issuer's signed mint transaction>"}
+ *     -> {"id":3,"ok":false,"code":"<refusal code>","detail":"..."}
  *
  * Lines longer than MAX_LINE_BYTES end the connection (a fill transaction is at most 1,232 bytes).
  */
@@ -26,11 +30,30 @@ export const SignerRefusalCode = {
   TAKER_SIGNATURE: "SIGNER_TAKER_SIGNATURE",
   /** This exact message was signed before (the signer's own record). */
   ALREADY_SIGNED: "SIGNER_ALREADY_SIGNED",
+  /**
+   * The quote was signed for another message that can still land (its blockhash is still valid, or
+   * the signer has no chain to tell): one landable fill per quote.
+   */
+  QUOTE_ALREADY_SIGNED: "SIGNER_QUOTE_ALREADY_SIGNED",
+  /** The fill's pair has no price band in the signer's file: the signer does not sign what it cannot price. */
+  NO_PRICE_BAND: "SIGNER_NO_PRICE_BAND",
+  /** The signer's own price source has no fresh price for the pair. */
+  NO_PRICE: "SIGNER_NO_PRICE",
+  /** The fill's price is worse for the maker than the signer's band around its own mid allows. */
+  PRICE_BAND: "SIGNER_PRICE_BAND",
+  /** What the fill gives away beyond the signer's price would cross the token's daily loss limit. */
+  LIMIT_LOSS_PER_DAY: "SIGNER_LIMIT_LOSS_PER_DAY",
   /** The fill's token has no limit configured: the signer does not sign what it cannot bound. */
   NO_LIMIT: "SIGNER_NO_LIMIT",
   LIMIT_PER_FILL: "SIGNER_LIMIT_PER_FILL",
   LIMIT_PER_MINUTE: "SIGNER_LIMIT_PER_MINUTE",
   LIMIT_PER_DAY: "SIGNER_LIMIT_PER_DAY",
+  /** The signer holds no issuer key (SIGNER_ISSUER_KEYPAIR), or the fill is not one it makes a companion for. */
+  NO_ISSUER: "SIGNER_NO_ISSUER",
+  /** A companion is asked for a fill this signer did not sign for that quote. */
+  COMPANION_UNSIGNED_FILL: "SIGNER_COMPANION_UNSIGNED_FILL",
+  /** A companion was already made for this quote: one per quote. */
+  COMPANION_ALREADY_MADE: "SIGNER_COMPANION_ALREADY_MADE",
 } as const;
 
 export const MAX_LINE_BYTES = 64 * 1024;
@@ -43,11 +66,19 @@ export const signerRequestSchema = z.discriminatedUnion("op", [
     quoteId: z.string().min(1).max(200),
     transaction: z.string().min(1).max(4096),
   }),
+  z.object({
+    id: z.number().int(),
+    op: z.literal("companion"),
+    quoteId: z.string().min(1).max(200),
+    transaction: z.string().min(1).max(4096),
+    tipAccount: z.string().min(32).max(44),
+  }),
 ]);
 export type SignerRequest = z.infer<typeof signerRequestSchema>;
 
 export type SignerResponse =
-  | { id: number; ok: true; active: string; keys: string[] }
+  | { id: number; ok: true; active: string; keys: string[]; issuer?: string }
+  | { id: number; ok: true; companion: string }
   | { id: number; ok: true; signature: string; messageHash: string; maker: string }
   | { id: number; ok: false; code: string; detail: string };
 

@@ -8,8 +8,10 @@
 import { readFileSync } from "node:fs";
 import { connect as netConnect, type Socket } from "node:net";
 import { connect as tlsConnect } from "node:tls";
-import { PublicKey, type VersionedTransaction } from "@solana/web3.js";
+import { PublicKey, VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
+import type { CompanionMaker } from "../issuance/companion.ts";
+import type { RemoteIssuer } from "../issuance/issuer.ts";
 import { type SignContext, type Signer, SignerRefusal } from "./index.ts";
 import { lineReader, type SignerResponse } from "./protocol.ts";
 
@@ -68,9 +70,10 @@ interface Pending {
   timer: NodeJS.Timeout;
 }
 
-export class RemoteSigner implements Signer {
+export class RemoteSigner implements Signer, RemoteIssuer {
   readonly description: string;
   #publicKey: PublicKey | undefined;
+  #issuerKey: PublicKey | undefined;
   #socket: Socket | undefined;
   #connecting: Promise<Socket> | undefined;
   #nextId = 1;
@@ -96,6 +99,7 @@ export class RemoteSigner implements Signer {
       const r = await signer.request({ op: "keys" });
       if (!r.ok || !("active" in r)) throw new Error(`the signer did not name its key: ${JSON.stringify(r)}`);
       signer.#publicKey = new PublicKey(r.active);
+      if (r.issuer) signer.#issuerKey = new PublicKey(r.issuer);
     } catch (e) {
       signer.close();
       throw e;
@@ -105,6 +109,34 @@ export class RemoteSigner implements Signer {
 
   get publicKey(): PublicKey {
     return this.#publicKey as PublicKey;
+  }
+
+  /** The signer's issuer key (SIGNER_ISSUER_KEYPAIR), read at start; undefined when it holds none. */
+  get issuerKey(): PublicKey | undefined {
+    return this.#issuerKey;
+  }
+
+  /**
+   * Companions made by the signer service: it checks the fill is one it signed for the quote, the
+   * issuance caps in its own record, and signs the mint with the issuer key it holds.
+   */
+  companions(): CompanionMaker {
+    const issuer = this.#issuerKey;
+    if (!issuer) throw new Error(`the signer ${this.description} holds no issuer key`);
+    return {
+      issuer,
+      make: async (a) => {
+        const r = await this.request({
+          op: "companion",
+          quoteId: a.quoteId,
+          transaction: Buffer.from(a.fill.serialize()).toString("base64"),
+          tipAccount: a.tipAccount.toBase58(),
+        });
+        if (!r.ok) throw new SignerRefusal(r.code, r.detail);
+        if (!("companion" in r)) throw new Error("the signer answered a companion request without one");
+        return VersionedTransaction.deserialize(Buffer.from(r.companion, "base64"));
+      },
+    };
   }
 
   /** The signer's keys as it advertises them now: the active one and every one it signs for. */
@@ -197,7 +229,12 @@ export class RemoteSigner implements Signer {
     return this.#connecting;
   }
 
-  private async request(body: { op: "keys" } | { op: "sign"; quoteId: string; transaction: string }) {
+  private async request(
+    body:
+      | { op: "keys" }
+      | { op: "sign"; quoteId: string; transaction: string }
+      | { op: "companion"; quoteId: string; transaction: string; tipAccount: string },
+  ) {
     if (this.#closed) throw new Error("the signer connection was closed");
     const socket = await this.#open();
     const id = this.#nextId++;

@@ -22,12 +22,13 @@
  *                                                   taker's balances read from the chain:
  *                                                   insufficientBalance, insufficientBalanceForAtaCreation)
  *  7. reserve maker inventory                      (the quoted amountOut)
- *  8. sign, pre-flight, send                       (co-sign (a remote signer re-checks the fill itself
- *                                                   and may refuse with its own code); simulate the signed transaction with
- *                                                   signature verification (limits.preflightSimulation):
- *                                                   a failure is SIMULATION_FAILED, nothing is sent and
- *                                                   the claim and reservation are released; else
- *                                                   journal, send, answer accepted + txSignature)
+ *  8. pre-flight, sign, send                       (simulate the fill WITHOUT the maker's signature
+ *                                                   (limits.preflightSimulation; sigVerify off): a
+ *                                                   failure is SIMULATION_FAILED, nothing is signed or
+ *                                                   sent, the claim and reservation are released; then
+ *                                                   co-sign (a remote signer re-checks the fill itself
+ *                                                   and may refuse with its own code), journal, send,
+ *                                                   answer accepted + txSignature)
  * Every answer after the claim is recorded on it (QuoteStore.recordOutcome), except a failed
  * pre-flight's: nothing was sent, so the quote is given back (QuoteStore.releaseClaim) and a corrected
  * transaction, or the same one once the chain allows it, may still fill it.
@@ -83,7 +84,6 @@ import {
   type ValidatedFill,
   validateFill,
 } from "../fill/validate.ts";
-import { buildCompanion } from "../issuance/companion.ts";
 import type { IssuanceNeed } from "../issuance/policy.ts";
 import type { IssuancePorts } from "../issuance/ports.ts";
 import { decisionKey } from "../ledger/ledger.ts";
@@ -630,7 +630,7 @@ export class SwapExecutor implements SwapHandler {
   }
 
   /**
-   * Step 8: co-sign, pre-flight, journal, send, answer. Any refusal before the send releases the
+   * Step 8: pre-flight, co-sign, journal, send, answer. Any refusal before the send releases the
    * reservation; a failed pre-flight also gives the quote back (Decision.releaseClaim).
    */
   private async signAndSend(held: Held): Promise<Decision> {
@@ -641,6 +641,16 @@ export class SwapExecutor implements SwapHandler {
       await this.releaseQuietly(quoteId);
       return refused(req, `${FillRejectCode.INVALID_FEE_PAYER}: the fee payer is not the maker`);
     }
+    // 8a. Simulate before anyone signs: a refused fill never gets a maker signature, so none is in a
+    // log or in the request an RPC receives. A bundle is judged as a whole instead (signAndBundle).
+    if (this.preflight && !need) {
+      const refusal = await this.preflightRefusal(req, tx, budget, log);
+      if (refusal) {
+        await this.releaseQuietly(quoteId);
+        return refusal;
+      }
+    }
+    // 8b. Sign: only a fill that passed every rule and the pre-flight.
     try {
       await this.opts.signer.sign(tx, { quoteId });
     } catch (err) {
@@ -650,7 +660,7 @@ export class SwapExecutor implements SwapHandler {
         return refused(req, `${err.code}: ${err.detail}`);
       }
       // The signer could not be asked (or did not answer): nothing was sent, so the quote is given
-      // back; the signer's own record refuses the same message if it did sign it after all.
+      // back; the signer's own record refuses another message for it while this one could land.
       log.warn({ error: (err as Error).message }, "the maker signature could not be produced");
       return {
         ...refused(req, `the maker signature could not be produced: ${(err as Error).message}`),
@@ -665,14 +675,6 @@ export class SwapExecutor implements SwapHandler {
     const txSignature = bs58.encode(makerSig);
     const slog = log.child({ txSignature });
     if (need) return this.signAndBundle(held, need, txSignature, slog);
-
-    if (this.preflight) {
-      const refusal = await this.preflightRefusal(req, tx, budget, slog);
-      if (refusal) {
-        await this.releaseQuietly(quoteId);
-        return refusal;
-      }
-    }
 
     // Journal first (a crash after the send still finds the fill), then send.
     const pending = this.pendingOf(held, txSignature);
@@ -786,14 +788,12 @@ export class SwapExecutor implements SwapHandler {
     ] as (typeof tips.value)[number];
     let companion: VersionedTransaction;
     try {
-      companion = await buildCompanion({
+      companion = await iss.companions.make({
         need,
+        fill: tx,
         makerTokenAccount:
           need.direction === "mint" ? fill.makerOutputTokenAccount : fill.makerInputTokenAccount,
-        maker: this.opts.signer,
-        issuer: iss.issuer,
         tipAccount,
-        recentBlockhash: tx.message.recentBlockhash,
         quoteId,
       });
     } catch (err) {
@@ -846,9 +846,9 @@ export class SwapExecutor implements SwapHandler {
   }
 
   /**
-   * Simulates the co-signed transaction as the chain would run it (signatures verified, blockhash
-   * checked); a refusal when it would fail or cannot be simulated. An honest rejection: the answer
-   * names the simulated error, and the claim is given back, since nothing was sent.
+   * Simulates the fill before the maker signs it (Chain.preflight: signatures not verified, the
+   * blockhash checked); a refusal when it would fail or cannot be simulated. An honest rejection: the
+   * answer names the simulated error, and the claim is given back, since nothing was signed or sent.
    */
   private async preflightRefusal(
     req: SwapRequest,
@@ -856,10 +856,10 @@ export class SwapExecutor implements SwapHandler {
     budget: Budget,
     log: Logger,
   ): Promise<Decision | undefined> {
-    const sim = await bounded(() => this.opts.chain.simulateSigned(tx), budget.forStep(this.steps.simulate));
+    const sim = await bounded(() => this.opts.chain.preflight(tx), budget.forStep(this.steps.simulate));
     if (sim.ok && sim.value.ok) return undefined;
     const why = sim.ok
-      ? `${FillRejectCode.SIMULATION_FAILED}: the co-signed transaction fails in simulation: ${(sim.value as { error: string }).error}`
+      ? `${FillRejectCode.SIMULATION_FAILED}: the transaction fails in simulation: ${(sim.value as { error: string }).error}`
       : `${FillRejectCode.SIMULATION_FAILED}: the pre-flight simulation could not run (${sim.error}); not sent`;
     log.warn(
       {

@@ -116,9 +116,9 @@ describe("the swap path's RPC reads ask what web3.js' Connection asks", () => {
     await conn.getAccountInfo(SYSVAR_CLOCK_PUBKEY);
     await rpc.getSignatureStatus(sig);
     await conn.getSignatureStatuses([sig], { searchTransactionHistory: false });
-    await rpc.simulateSigned(tx);
+    await rpc.preflight(tx);
     await conn.simulateTransaction(tx, {
-      sigVerify: true,
+      sigVerify: false,
       replaceRecentBlockhash: false,
       commitment: "processed",
     });

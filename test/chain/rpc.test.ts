@@ -102,18 +102,18 @@ describe("RpcChain over the local JSON-RPC server", () => {
     expect(tokenBalance(chain, taker.publicKey, USDC)).toBe(812_000n);
   });
 
-  it("simulates a signed fill as the local chain does, and a failing one with the same error and logs", async () => {
+  it("pre-flights a fill as the local chain does, and a failing one with the same error and logs", async () => {
     const taker = newTaker();
     const p = { inputMint: JUP, outputMint: USDC, inputAmount: 1_000_000n, outputAmount: 812_000n };
     const good = await signedFill(chain, maker, taker, p);
-    const viaRpc = await rpc.simulateSigned(good);
-    expect(viaRpc).toEqual(await chain.simulateSigned(good));
+    const viaRpc = await rpc.preflight(good);
+    expect(viaRpc).toEqual(await chain.preflight(good));
     expect(viaRpc.ok).toBe(true);
 
     const tooMuch = await signedFill(chain, maker, taker, { ...p, inputAmount: 20_000_000n });
-    const failed = await rpc.simulateSigned(tooMuch);
+    const failed = await rpc.preflight(tooMuch);
     expect(failed.ok).toBe(false);
-    expect(failed).toEqual(await chain.simulateSigned(tooMuch));
+    expect(failed).toEqual(await chain.preflight(tooMuch));
   });
 
   it("gives an unsigned simulation's post-state of the watched accounts as the local chain does", async () => {

@@ -1,12 +1,15 @@
 /**
  * The sandbox with the remote signer (`npm run sandbox -- --remote-signer`, through startStack): the
- * chain, the signer service and the webhook each in their own process, the operator simulator here.
- * Swaps land; the webhook holds no key: it is started without key settings, its open files are
- * sampled every few milliseconds from the instant it is spawned to the end of the run (/proc/<pid>/fd)
- * and never include the key file, its environment names none; and no log line of any process carries
- * the secret in any of its usual spellings. (Sampling can miss a file opened and closed between two
- * samples; the environment check and the webhook's code path, which with SIGNER_URL never calls the
- * keypair reader, are what close that gap.)
+ * chain, the signer service and the webhook each in their own process, the operator simulator here,
+ * with the permissioned token the maker issues (its issuer key in the signer too). Swaps land, a buy
+ * of the issued token with the signer's mint among them; the webhook holds no key of any kind: it is
+ * started without key settings, its open files are sampled every few milliseconds from the instant it
+ * is spawned to the end of the run (/proc/<pid>/fd) and never include a key file, its environment
+ * names none, its memory (every readable mapping, /proc/<pid>/mem) holds neither secret in any usual
+ * spelling while the signer's does (the control that the scan finds a key where one is); and no log
+ * line of any process carries a secret. (Sampling can miss a file opened and closed between two
+ * samples; the memory scan and the webhook's code path, which with SIGNER_URL never calls the keypair
+ * reader, are what close that gap.)
  */
 import { readdirSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { join } from "node:path";
@@ -14,13 +17,16 @@ import { VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Stack, startStack } from "../../sandbox/operator/stack.ts";
+import { TakerClient } from "../../sandbox/operator/taker.ts";
 import { readKeypairFile } from "../../src/signer/index.ts";
 import { MINT } from "../support/config.ts";
+import { scanProcessMemory } from "../support/proc-memory.ts";
 import { fileTempDir } from "../support/tmp.ts";
 
 const dir = fileTempDir("remote-signer");
 let stack: Stack;
 let keyPath: string;
+let issuerKeyPath: string;
 /** Every file the webhook process had open at any of the samples. */
 const webhookOpened = new Set<string>();
 let samples = 0;
@@ -45,6 +51,7 @@ beforeAll(async () => {
   stack = await startStack({
     dir,
     remoteSigner: true,
+    issuedToken: true,
     takers: [{ name: "t", sol: 20_000_000_000n, tokens: { USDC: 5_000_000_000n, JUP: 5_000_000_000n } }],
     webhookLogLevel: "debug",
     // A loaded CI machine must not turn quotes into "no route" 400s: the 250 ms deadline is not under test.
@@ -58,6 +65,7 @@ beforeAll(async () => {
     },
   });
   keyPath = realpathSync(join(dir, "maker-keypair.json"));
+  issuerKeyPath = realpathSync(stack.issued!.issuerPath);
 }, 180_000);
 
 afterAll(async () => {
@@ -126,26 +134,69 @@ describe("the sandbox with the signer as its own process", () => {
     expect(readFileSync(join(dir, "webhook.log"), "utf8")).toContain(`bundles:     jito ${stack.chainUrl}`);
   }, 120_000);
 
-  it("the webhook process never opens the key file and has no key setting in its environment", () => {
+  it("buys the issued token: the signer service makes and signs the issuer's mint, and the mint and the fill land together", async () => {
+    const issued = stack.issued!;
+    const taker = stack.takers[0]!.keypair;
+    const client = new TakerClient(stack.operatorUrl, stack.chainUrl);
+    const order = await client.order(
+      { inputMint: MINT.USDC, outputMint: issued.mint, amount: 100_000_000n, swapMode: "ExactOut" },
+      taker.publicKey,
+    );
+    expect(order.ok, order.ok ? "" : order.error).toBe(true);
+    if (!order.ok) return;
+    const supply = await client.supply(issued.mint);
+    const result = await client.execute(order.body, taker);
+    expect(result.ok && result.body.status, result.ok ? result.body.error : result.error).toBe("Success");
+    expect((await client.supply(issued.mint)) - supply).toBe(100_000_000n);
+    const signer = readFileSync(join(dir, "signer.log"), "utf8");
+    expect(signer).toContain('"msg":"companion signed"');
+    expect(readFileSync(join(dir, "webhook.log"), "utf8")).toContain(
+      `issuer:      ${issued.issuer} (the signer service remote (unix:${join(dir, "signer.sock")}))`,
+    );
+  }, 120_000);
+
+  it("the webhook process never opens a key file and has no key setting in its environment", () => {
     const pid = stack.pids.webhook!;
     sampleWebhookFds(pid);
     expect(samples).toBeGreaterThan(50);
     // The watcher sees real files: the webhook's own log is open all along.
     expect([...webhookOpened].some((p) => p.endsWith("webhook.log"))).toBe(true);
     expect([...webhookOpened]).not.toContain(keyPath);
+    expect([...webhookOpened]).not.toContain(issuerKeyPath);
     const environ = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0");
-    expect(environ.filter((e) => /^(MAKER_KEYPAIR|SIGNER_KEYPAIR|SIGNER_NEXT_KEYPAIR)=./.test(e))).toEqual(
-      [],
-    );
-    expect(environ.some((e) => e.includes(keyPath))).toBe(false);
+    expect(
+      environ.filter((e) =>
+        /^(MAKER_KEYPAIR|ISSUER_KEYPAIR|SIGNER_KEYPAIR|SIGNER_NEXT_KEYPAIR|SIGNER_ISSUER_KEYPAIR)=./.test(e),
+      ),
+    ).toEqual([]);
+    expect(environ.some((e) => e.includes(keyPath) || e.includes(issuerKeyPath))).toBe(false);
     expect(environ).toContain(`SIGNER_URL=unix://${join(dir, "signer.sock")}`);
     const maps = readFileSync(`/proc/${pid}/maps`, "utf8");
-    expect(maps.includes(keyPath)).toBe(false);
+    expect(maps.includes(keyPath) || maps.includes(issuerKeyPath)).toBe(false);
   });
 
-  it("no log line of the chain, the signer or the webhook carries the secret key in any spelling", () => {
-    const secret = readKeypairFile(keyPath).secretKey;
-    const spellings = secretSpellings(secret);
+  it("the webhook's memory holds neither the maker's nor the issuer's secret in any spelling; the signer's holds both", () => {
+    const secrets = [keyPath, issuerKeyPath].map((p) => readKeypairFile(p).secretKey);
+    // Raw bytes (the 64-byte key and its 32-byte seed), and the text spellings a key file or a log could leave.
+    const needles = secrets.flatMap((secret) => [
+      Buffer.from(secret),
+      Buffer.from(secret.subarray(0, 32)),
+      ...secretSpellings(secret).map((s) => Buffer.from(s, "latin1")),
+    ]);
+    const webhook = scanProcessMemory(stack.pids.webhook!, needles);
+    expect(webhook.bytes).toBeGreaterThan(50 * 1024 * 1024);
+    expect(
+      [...webhook.found].map((i) => needles[i]!.length),
+      "needles found in the webhook's memory",
+    ).toEqual([]);
+    // The control: the same scan finds both raw keys in the signer, which holds them.
+    const perSecret = needles.length / secrets.length;
+    const signer = scanProcessMemory(stack.pids.signer!, [needles[0]!, needles[perSecret]!]);
+    expect([...signer.found].sort()).toEqual([0, 1]);
+  }, 120_000);
+
+  it("no log line of the chain, the signer or the webhook carries a secret key (maker or issuer) in any spelling", () => {
+    const spellings = [keyPath, issuerKeyPath].flatMap((p) => secretSpellings(readKeypairFile(p).secretKey));
     const logs = readdirSync(dir).filter((f) => f.endsWith(".log"));
     expect(logs).toEqual(expect.arrayContaining(["chain.log", "signer.log", "webhook.log"]));
     let lines = 0;

@@ -10,14 +10,19 @@ import { randomUUID } from "node:crypto";
 import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { connect as tlsConnect } from "node:tls";
-import { Keypair, VersionedTransaction } from "@solana/web3.js";
+import { getAssociatedTokenAddressSync } from "@solana/spl-token";
+import { Keypair, PublicKey, SystemProgram, VersionedTransaction } from "@solana/web3.js";
 import { Cluster } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../../config/load.ts";
+import { DEFAULT_CONFIG_PATH, loadConfig, parseFileConfig } from "../../config/load.ts";
+import { TOKEN_2022_PROGRAM, type TokenConfig, tokenSchema } from "../../config/schema.ts";
 import { buildFillTransaction } from "../../sandbox/fill/builder.ts";
+import { LocalChain } from "../../src/chain/local/index.ts";
 import { verifyEd25519 } from "../../src/crypto/ed25519.ts";
 import { FillRejectCode } from "../../src/fill/codes.ts";
 import { fillMessageHash } from "../../src/fill/validate.ts";
+import { loadIssuer } from "../../src/issuance/issuer.ts";
+import type { IssuanceNeed } from "../../src/issuance/policy.ts";
 import { createLogger } from "../../src/observability/logger.ts";
 import { opsContext } from "../../src/ops/context.ts";
 import { RedisQuoteStore } from "../../src/quote-store/redis.ts";
@@ -25,8 +30,10 @@ import { SignerRefusal } from "../../src/signer/index.ts";
 import { SignerRefusalCode } from "../../src/signer/protocol.ts";
 import { RemoteSigner } from "../../src/signer/remote.ts";
 import { type SignerService, startSignerService } from "../../src/signer/service/index.ts";
+import { parseLimits } from "../../src/signer/service/limits.ts";
 import { FILL_ATTACKS, honestFillParams, scenarioFromQuote, signAsTaker, tokenMap } from "../fill/tamper.ts";
 import { MINT } from "../support/config.ts";
+import { permissionedSetup, TBILL_LIMITS } from "../support/permissioned.ts";
 import { storedQuote } from "../support/quotes.ts";
 import { clusterNodes, deleteKeys, fileRedis, mastersOf, redisUrl } from "../support/redis.ts";
 import { makeTestPki, type TestPki } from "../support/tls.ts";
@@ -46,11 +53,22 @@ let clock = Date.now();
 let service: SignerService;
 let pki: TestPki;
 
-/** USDC limits: 5 per fill, 5 per minute, 7 per day; everything else generous. */
+/**
+ * USDC limits: 5 per fill, 5 per minute, 7 per day; USDT: a loss of at most 1 USDT a day against the
+ * signer's own price; everything else generous. The signer's own prices: USDC/USDT at 1.0001 with a
+ * 100 bps band (the price-band tests); JUP/USDC, which the rule and limit tests trade at made-up
+ * prices, inside a band wide enough for all of them.
+ */
 const LIMITS = {
   tokens: {
-    USDC: { perFill: "5", perMinute: "5", perDay: "7" },
-    "*": { perFill: "1000000", perMinute: "1000000", perDay: "1000000" },
+    USDC: { perFill: "5", perMinute: "5", perDay: "7", lossPerDay: "100" },
+    USDT: { perFill: "1000", perMinute: "1000", perDay: "1000", lossPerDay: "1" },
+    "*": { perFill: "1000000", perMinute: "1000000", perDay: "1000000", lossPerDay: "1000000" },
+  },
+  priceSources: { own: { kind: "static", prices: { "USDC/USDT": "1.0001", "JUP/USDC": "1.5" } } },
+  pairs: {
+    "USDC/USDT": { priceSource: "own", bandBps: 100 },
+    "JUP/USDC": { priceSource: "own", bandBps: 10_000 },
   },
 };
 
@@ -89,14 +107,19 @@ afterAll(async () => {
 
 let seq = 0;
 /** A quote stored where the webhook stores it: `amountOut` of `tokenOut` leaves the maker. */
-async function quote(tokenOut: string = MINT.USDC, amountOut = 2_000_000n) {
+async function quote(
+  tokenOut: string = MINT.USDC,
+  amountOut = 2_000_000n,
+  tokenIn: string = tokenOut === MINT.JUP ? MINT.USDC : MINT.JUP,
+  amountIn = 1_000_000n,
+) {
   const q = storedQuote({
     quoteId: `signer-q-${++seq}-${Date.now()}`,
     maker: maker.publicKey,
     taker: taker.publicKey,
-    tokenIn: tokenOut === MINT.JUP ? MINT.USDC : MINT.JUP,
+    tokenIn,
     tokenOut,
-    amountIn: 1_000_000n,
+    amountIn,
     amountOut,
     quoteType: "exactIn",
     feeBps: 0,
@@ -110,13 +133,17 @@ async function quote(tokenOut: string = MINT.USDC, amountOut = 2_000_000n) {
 const blockhash = () => Keypair.generate().publicKey.toBase58();
 
 /** The honest fill of a quote, signed by the taker. */
-function honestFill(q: Awaited<ReturnType<typeof quote>>): VersionedTransaction {
+function honestFill(
+  q: Awaited<ReturnType<typeof quote>>,
+  opts: { recentBlockhash?: string; computeUnitPrice?: bigint } = {},
+): VersionedTransaction {
   const tx = buildFillTransaction(
     honestFillParams(q, {
       maker: maker.publicKey,
       taker: taker.publicKey,
       tokens,
-      recentBlockhash: blockhash(),
+      recentBlockhash: opts.recentBlockhash ?? blockhash(),
+      ...(opts.computeUnitPrice !== undefined ? { computeUnitPrice: opts.computeUnitPrice } : {}),
     }),
   );
   return signAsTaker(tx, taker);
@@ -263,6 +290,156 @@ describe("the signer service over its Unix socket", () => {
   });
 });
 
+describe("the signer decides alone: its own price band, one landable fill per quote, its own loss limit", () => {
+  let client: RemoteSigner;
+  beforeAll(async () => {
+    client = await RemoteSigner.connect({ url: `unix://${socketPath}` });
+  });
+  afterAll(() => client?.close());
+
+  /** The maker takes in `usdcIn` USDC and pays out `usdtOut` USDT (smallest units). */
+  const buysUsdc = (usdcIn: bigint, usdtOut: bigint) => quote(MINT.USDT, usdtOut, MINT.USDC, usdcIn);
+  const signedByMaker = (tx: VersionedTransaction) =>
+    tx.signatures.some((sig) => verifyEd25519(tx.message.serialize(), sig, maker.publicKey.toBytes()));
+
+  it("refuses a quote a compromised webhook made more generous in the store (amountOut rewritten with KEEPTTL): SIGNER_PRICE_BAND", async () => {
+    clock = Date.parse("2030-03-01T00:00:00Z");
+    // Control: the honest quote, 100 USDC for 100 USDT (better than the signer's 1.0001), is signed.
+    const honest = await buysUsdc(100_000_000n, 100_000_000n);
+    const control = honestFill(honest);
+    await client.sign(control, { quoteId: honest.quoteId });
+    expect(signedByMaker(control)).toBe(true);
+
+    const q = await buysUsdc(100_000_000n, 100_000_000n);
+    // What a webhook holding the Redis credentials can do: rewrite the quote, keeping its expiry.
+    const key = `${prefix}quote:{${q.quoteId}}:q`;
+    const record = JSON.parse((await redis.get(key)) as string) as Record<string, unknown> & {
+      response?: { amountOut: string };
+    };
+    if (record.v === 2) record.amountOut = "150000000";
+    else record.response!.amountOut = "150000000";
+    const ttl = await redis.pttl(key);
+    expect(await redis.set(key, JSON.stringify(record), "KEEPTTL")).toBe("OK");
+    expect(await redis.pttl(key)).toBeGreaterThan(0);
+    expect(await redis.pttl(key)).toBeLessThanOrEqual(ttl);
+    const rewritten = await store.get(q.quoteId);
+    expect(rewritten?.response.amountOut).toBe("150000000");
+
+    // The fill of the rewritten quote passes every fill rule against the store; the band refuses it.
+    const tx = honestFill(rewritten!);
+    const r = await refusal(client.sign(tx, { quoteId: q.quoteId }));
+    expect(r.code).toBe(SignerRefusalCode.PRICE_BAND);
+    expect(r.detail).toContain("USDC/USDT");
+    expect(signedByMaker(tx)).toBe(false);
+    expect(
+      logLines.some(
+        (l) => l.code === SignerRefusalCode.PRICE_BAND && l.quoteId === q.quoteId && l.pair === "USDC/USDT",
+      ),
+    ).toBe(true);
+  });
+
+  it("refuses a fill worse for the maker than the band on either side, and signs one inside it", async () => {
+    clock = Date.parse("2030-03-01T01:00:00Z");
+    // Buying USDC: paying 101.1 USDT for 100 is 1.09% above the signer's 1.0001, over its 100 bps.
+    const over = await buysUsdc(100_000_000n, 101_100_000n);
+    expect((await refusal(client.sign(honestFill(over), { quoteId: over.quoteId }))).code).toBe(
+      SignerRefusalCode.PRICE_BAND,
+    );
+    // Selling USDC: 4 USDC for 3.9 USDT is 2.5% below.
+    const under = await quote(MINT.USDC, 4_000_000n, MINT.USDT, 3_900_000n);
+    expect((await refusal(client.sign(honestFill(under), { quoteId: under.quoteId }))).code).toBe(
+      SignerRefusalCode.PRICE_BAND,
+    );
+    // 1 USDC for 0.995 USDT is 0.51% below: inside.
+    const inside = await quote(MINT.USDC, 1_000_000n, MINT.USDT, 995_000n);
+    const tx = honestFill(inside);
+    await client.sign(tx, { quoteId: inside.quoteId });
+    expect(signedByMaker(tx)).toBe(true);
+  });
+
+  it("refuses a pair it has no band for (SIGNER_NO_PRICE_BAND)", async () => {
+    const q = await quote(MINT.USDT, 1_000_000n, MINT.JUP, 1_000_000n);
+    expect((await refusal(client.sign(honestFill(q), { quoteId: q.quoteId }))).code).toBe(
+      SignerRefusalCode.NO_PRICE_BAND,
+    );
+  });
+
+  it("counts what each fill gives away beyond its own price against the token's daily loss limit (SIGNER_LIMIT_LOSS_PER_DAY)", async () => {
+    clock = Date.parse("2030-03-02T12:00:00Z");
+    // 100.5 USDT for 100 USDC: 0.49 USDT beyond the fair 100.01 (1 USDT a day allowed).
+    const first = await buysUsdc(100_000_000n, 100_500_000n);
+    await client.sign(honestFill(first), { quoteId: first.quoteId });
+    // 100.6 for 100 gives away 0.59 more: 1.08 in the day.
+    const second = await buysUsdc(100_000_000n, 100_600_000n);
+    const crossing = honestFill(second);
+    expect((await refusal(client.sign(crossing, { quoteId: second.quoteId }))).code).toBe(
+      SignerRefusalCode.LIMIT_LOSS_PER_DAY,
+    );
+    // A fill at the signer's price or better gives nothing away: still signed.
+    const fair = await buysUsdc(100_000_000n, 100_000_000n);
+    await client.sign(honestFill(fair), { quoteId: fair.quoteId });
+    // The refused fill left no trace: the next UTC day it is signed.
+    clock = Date.parse("2030-03-03T00:00:01Z");
+    await client.sign(crossing, { quoteId: second.quoteId });
+    expect(signedByMaker(crossing)).toBe(true);
+  });
+
+  it("refuses a second landable fill of one quote (the same quote, the compute-unit price 1 lower) when it has no chain to tell the first cannot land", async () => {
+    clock = Date.parse("2030-03-04T00:00:00Z");
+    const q = await buysUsdc(10_000_000n, 10_000_000n);
+    await client.sign(honestFill(q), { quoteId: q.quoteId });
+    const again = honestFill(q, { computeUnitPrice: BigInt(q.response.prioritizationFeeToUse ?? 0) - 1n });
+    const r = await refusal(client.sign(again, { quoteId: q.quoteId }));
+    expect(r.code).toBe(SignerRefusalCode.QUOTE_ALREADY_SIGNED);
+    expect(r.detail).toContain("SIGNER_RPC_URL");
+    expect(signedByMaker(again)).toBe(false);
+  });
+
+  it("with its own chain reader: signs another message for a quote only once the first one's blockhash has expired", async () => {
+    const chain = LocalChain.create({ slotMs: 60_000 });
+    const sock = join(dir, "chain.sock");
+    const s = await startSignerService(
+      { SIGNER_KEYPAIR: keyFile, SIGNER_SOCKET: sock, SIGNER_LIMITS: limitsFile, REDIS_URL: redisUrl() },
+      { redis, redisPrefix: prefix, log: createLogger("silent"), now: () => clock, chain },
+    );
+    const c = await RemoteSigner.connect({ url: `unix://${sock}` });
+    try {
+      const q = await buysUsdc(10_000_000n, 10_000_000n);
+      const first = honestFill(q, { recentBlockhash: (await chain.getLatestBlockhash()).blockhash });
+      await c.sign(first, { quoteId: q.quoteId });
+      const fee = BigInt(q.response.prioritizationFeeToUse ?? 0);
+      chain.advanceBlocks(1);
+      const second = honestFill(q, {
+        recentBlockhash: (await chain.getLatestBlockhash()).blockhash,
+        computeUnitPrice: fee - 1n,
+      });
+      const r = await refusal(c.sign(second, { quoteId: q.quoteId }));
+      expect(r.code).toBe(SignerRefusalCode.QUOTE_ALREADY_SIGNED);
+      expect(r.detail).toContain("can still land");
+      // The first message's blockhash expires: it can no longer land, so the second may be signed.
+      chain.advanceBlocks(200);
+      expect(await chain.isBlockhashValid(first.message.recentBlockhash)).toBe(false);
+      const third = honestFill(q, {
+        recentBlockhash: (await chain.getLatestBlockhash()).blockhash,
+        computeUnitPrice: fee - 2n,
+      });
+      await c.sign(third, { quoteId: q.quoteId });
+      expect(signedByMaker(third)).toBe(true);
+      // ... and now that one holds the quote.
+      const fourth = honestFill(q, {
+        recentBlockhash: (await chain.getLatestBlockhash()).blockhash,
+        computeUnitPrice: fee - 3n,
+      });
+      expect((await refusal(c.sign(fourth, { quoteId: q.quoteId }))).code).toBe(
+        SignerRefusalCode.QUOTE_ALREADY_SIGNED,
+      );
+    } finally {
+      c.close();
+      await s.close();
+    }
+  });
+});
+
 describe("the signer service over mutual TLS", () => {
   it("co-signs for a client presenting a certificate from its client CA", async () => {
     const client = await RemoteSigner.connect({
@@ -308,6 +485,198 @@ describe("the signer service over mutual TLS", () => {
       socket.on("close", () => resolve(`closed:${got}`));
     });
     expect(answer).not.toContain("active");
+  });
+});
+
+describe("the issuer key in the signer (SIGNER_ISSUER_KEYPAIR): it makes the companion mint itself", () => {
+  // Burns need the maker key in the webhook: with SIGNER_URL a configuration mints only.
+  const setup = permissionedSetup(2, { burnOnSell: false });
+  const issuerFile = join(dir, "issuer.json");
+  const configFile = join(dir, "issuance-config.json");
+  const policyFile = join(dir, "issuance-limits.json");
+  const sock = join(dir, "issuer.sock");
+  const tip = Keypair.generate().publicKey;
+  const holder = setup.holders[0]!;
+  let s: SignerService;
+  let c: RemoteSigner;
+  let issuedTokens: Map<string, TokenConfig>;
+
+  beforeAll(async () => {
+    writeKey(issuerFile, setup.issuer);
+    const base = parseFileConfig(JSON.parse(readFileSync(DEFAULT_CONFIG_PATH, "utf8")), DEFAULT_CONFIG_PATH);
+    const varied = setup.vary(base);
+    writeFileSync(configFile, JSON.stringify(varied));
+    issuedTokens = new Map(varied.tokens.map((t) => [t.mint, tokenSchema.parse(t)]));
+    writeFileSync(
+      policyFile,
+      JSON.stringify({
+        tokens: {
+          "*": { perFill: "1000000", perMinute: "1000000", perDay: "1000000", lossPerDay: "1000000" },
+        },
+        priceSources: { own: { kind: "static", prices: { "TBILL/USDC": "1.05" } } },
+        pairs: { "TBILL/USDC": { priceSource: "own", bandBps: 100 } },
+      }),
+    );
+    s = await startSignerService(
+      {
+        SIGNER_KEYPAIR: keyFile,
+        SIGNER_ISSUER_KEYPAIR: issuerFile,
+        SIGNER_SOCKET: sock,
+        SIGNER_LIMITS: policyFile,
+        REDIS_URL: redisUrl(),
+        CONFIG: configFile,
+      },
+      { redis, redisPrefix: prefix, log: createLogger("silent"), now: () => clock },
+    );
+    c = await RemoteSigner.connect({ url: `unix://${sock}` });
+  });
+  afterAll(async () => {
+    c?.close();
+    await s?.close();
+  });
+
+  /** A buy of `amount` TBILL by `taker` (USDC in at the NAV), stored as the webhook stores it. */
+  async function buy(amount: bigint, taker: Keypair = holder) {
+    const q = storedQuote({
+      quoteId: `tbill-${++seq}-${Date.now()}`,
+      maker: maker.publicKey,
+      taker: taker.publicKey,
+      tokenIn: MINT.USDC,
+      tokenOut: setup.mint.toBase58(),
+      amountIn: (amount * 105n) / 100n,
+      amountOut: amount,
+      quoteType: "exactIn",
+      feeBps: 0,
+      createdAtMs: Date.now(),
+      prioritizationFee: 53_770,
+    });
+    await store.put(q);
+    const tx = signAsTaker(
+      buildFillTransaction(
+        honestFillParams(q, {
+          maker: maker.publicKey,
+          taker: taker.publicKey,
+          tokens: issuedTokens,
+          recentBlockhash: blockhash(),
+        }),
+      ),
+      taker,
+    );
+    return { q, tx };
+  }
+  const companionOf = (quoteId: string, fill: VersionedTransaction) =>
+    // The remote maker ignores `need` and the maker's account: the signer works both out from the fill.
+    c.companions().make({ need: {} as IssuanceNeed, fill, makerTokenAccount: tip, tipAccount: tip, quoteId });
+
+  it("advertises its issuer key; for a fill it signed, mints exactly the fill's amount into the maker's account, tips, and signs as the issuer", async () => {
+    clock = Date.parse("2030-04-01T00:00:00Z");
+    expect(c.issuerKey?.toBase58()).toBe(setup.issuer.publicKey.toBase58());
+    const { q, tx } = await buy(1_000_000_000n);
+    await c.sign(tx, { quoteId: q.quoteId });
+    const companion = await companionOf(q.quoteId, tx);
+    const keys = companion.message.staticAccountKeys;
+    expect(keys[0]!.toBase58()).toBe(setup.issuer.publicKey.toBase58());
+    expect(
+      verifyEd25519(
+        companion.message.serialize(),
+        companion.signatures[0]!,
+        setup.issuer.publicKey.toBytes(),
+      ),
+    ).toBe(true);
+    expect(companion.message.recentBlockhash).toBe(tx.message.recentBlockhash);
+    const mintIx = companion.message.compiledInstructions.find(
+      (i) => keys[i.programIdIndex]!.toBase58() === TOKEN_2022_PROGRAM,
+    );
+    // MintToChecked (14): amount (u64 LE) and decimals, into the maker's TBILL account of the fill.
+    expect(mintIx!.data[0]).toBe(14);
+    expect(Buffer.from(mintIx!.data).readBigUInt64LE(1)).toBe(1_000_000_000n);
+    const makerAta = getAssociatedTokenAddressSync(
+      setup.mint,
+      maker.publicKey,
+      true,
+      new PublicKey(TOKEN_2022_PROGRAM),
+    );
+    expect(keys[mintIx!.accountKeyIndexes[1]!]!.equals(makerAta)).toBe(true);
+    const transfer = companion.message.compiledInstructions.find((i) =>
+      keys[i.programIdIndex]!.equals(SystemProgram.programId),
+    );
+    expect(keys[transfer!.accountKeyIndexes[1]!]!.equals(tip)).toBe(true);
+    expect(Buffer.from(transfer!.data).readBigUInt64LE(4)).toBe(TBILL_LIMITS.tipLamports);
+  });
+
+  it("refuses a companion for a fill it did not sign for that quote (SIGNER_COMPANION_UNSIGNED_FILL), and a second one for a quote (SIGNER_COMPANION_ALREADY_MADE)", async () => {
+    const { q, tx } = await buy(10_000_000n);
+    expect((await refusal(companionOf(q.quoteId, tx))).code).toBe(SignerRefusalCode.COMPANION_UNSIGNED_FILL);
+    await c.sign(tx, { quoteId: q.quoteId });
+    await companionOf(q.quoteId, tx);
+    expect((await refusal(companionOf(q.quoteId, tx))).code).toBe(SignerRefusalCode.COMPANION_ALREADY_MADE);
+  });
+
+  it("refuses a companion for a taker outside the holder rules (HOLDER_NOT_ALLOWED)", async () => {
+    const { q, tx } = await buy(10_000_000n, taker);
+    await c.sign(tx, { quoteId: q.quoteId });
+    expect((await refusal(companionOf(q.quoteId, tx))).code).toBe("HOLDER_NOT_ALLOWED");
+  });
+
+  it("keeps the daily issuance cap in its own record (ISSUANCE_CAP_EXCEEDED), whatever the webhook's book says", async () => {
+    clock = Date.parse("2030-04-02T00:00:00Z");
+    // 3,000 TBILL a day: 2,000 + 1,000 fit, 1 more does not.
+    for (const amount of [2_000_000_000n, 1_000_000_000n]) {
+      const { q, tx } = await buy(amount);
+      await c.sign(tx, { quoteId: q.quoteId });
+      await companionOf(q.quoteId, tx);
+    }
+    const { q, tx } = await buy(1_000_000n);
+    await c.sign(tx, { quoteId: q.quoteId });
+    expect((await refusal(companionOf(q.quoteId, tx))).code).toBe("ISSUANCE_CAP_EXCEEDED");
+  });
+
+  it("a webhook with SIGNER_URL refuses ISSUER_KEYPAIR, and a configuration that issues a token needs a signer that holds the issuer key", async () => {
+    const env = {
+      SIGNER_URL: `unix://${sock}`,
+      REDIS_URL: redisUrl(),
+      CONFIG: configFile,
+      DATA_DIR: join(dir, "iss-data"),
+      LOG_LEVEL: "silent",
+    };
+    expect(() => loadIssuer(loadConfig({ ...env, ISSUER_KEYPAIR: issuerFile }), c, c)).toThrow(
+      "ISSUER_KEYPAIR: not with SIGNER_URL",
+    );
+    expect(loadIssuer(loadConfig(env), c, c)?.publicKey.toBase58()).toBe(setup.issuer.publicKey.toBase58());
+    const keyless = await RemoteSigner.connect({ url: `unix://${socketPath}` });
+    try {
+      expect(() =>
+        loadIssuer(loadConfig({ ...env, SIGNER_URL: `unix://${socketPath}` }), keyless, keyless),
+      ).toThrow("holds no issuer key (start it with SIGNER_ISSUER_KEYPAIR)");
+    } finally {
+      keyless.close();
+    }
+  });
+});
+
+describe("the signer's policy file", () => {
+  it("parses the shipped example (config/signer-limits.example.json) against the shipped configuration: a limit per token and a band per pair", () => {
+    const config = loadConfig({ DATA_DIR: join(dir, "example-data"), LOG_LEVEL: "silent" });
+    const path = "config/signer-limits.example.json";
+    const parsed = parseLimits(JSON.parse(readFileSync(path, "utf8")), config.file.tokens, path);
+    expect(parsed.limits.size).toBe(config.file.tokens.length);
+    expect([...parsed.bands.keys()].sort()).toEqual(
+      config.file.pairs.map((p) => `${p.base}/${p.quote}`).sort(),
+    );
+  });
+
+  it("refuses a token entry without its daily loss limit, and a band naming a source it does not define, naming the entry", () => {
+    const tokensOf = loadConfig({ DATA_DIR: join(dir, "example-data"), LOG_LEVEL: "silent" }).file.tokens;
+    expect(() =>
+      parseLimits({ tokens: { "*": { perFill: "1", perMinute: "1", perDay: "1" } } }, tokensOf, "f.json"),
+    ).toThrow("SIGNER_LIMITS: f.json: tokens.*.lossPerDay");
+    expect(() =>
+      parseLimits(
+        { tokens: {}, pairs: { "SOL/USDC": { priceSource: "nowhere", bandBps: 10 } } },
+        tokensOf,
+        "f.json",
+      ),
+    ).toThrow("SIGNER_LIMITS: f.json: pairs.SOL/USDC.priceSource: nowhere is not in the file's priceSources");
   });
 });
 

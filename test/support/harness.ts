@@ -204,9 +204,9 @@ export class ObservedChain implements Chain {
     this.blockhashChecks++;
     return this.inner.isBlockhashValid(blockhash);
   }
-  simulateSigned(tx: VersionedTransaction): ReturnType<Chain["simulateSigned"]> {
+  preflight(tx: VersionedTransaction): ReturnType<Chain["preflight"]> {
     this.simulations++;
-    return this.inner.simulateSigned(tx);
+    return this.inner.preflight(tx);
   }
   getAccounts(keys: PublicKey[]): ReturnType<Chain["getAccounts"]> {
     return this.inner.getAccounts(keys);

@@ -226,9 +226,9 @@ export class LocalChain implements Chain {
     return this.blocks.height();
   }
 
-  /** The port's pre-flight: `simulate` with signatures verified and the blockhash checked. */
-  async simulateSigned(tx: VersionedTransaction): Promise<SimulationResult> {
-    const sim = this.simulate(tx, { sigVerify: true });
+  /** The port's pre-flight: `simulate` with the blockhash checked, signatures not (the maker's slot is empty). */
+  async preflight(tx: VersionedTransaction): Promise<SimulationResult> {
+    const sim = this.simulate(tx, { sigVerify: false });
     return sim.errJson === null
       ? { ok: true, unitsConsumed: sim.unitsConsumed, logs: sim.logs }
       : { ok: false, error: sim.error ?? errorText(sim.errJson), logs: sim.logs };

@@ -5,9 +5,14 @@
  * allows. Settings (environment; README "Signer service" and config/.env.example):
  *   SIGNER_KEYPAIR       the maker's keypair file (required; mode 0600 or the start is refused)
  *   SIGNER_NEXT_KEYPAIR  a second key during a rotation: signed for, advertised, not yet active
+ *   SIGNER_ISSUER_KEYPAIR the issuer key of the tokens the maker issues (config `issuance`): the signer
+ *                        then makes each fill's companion mint itself (mode 0600 or the start is refused)
  *   SIGNER_SOCKET        Unix socket path to listen on (created mode 0600)
  *   SIGNER_TLS_LISTEN    host:port for mutual TLS, with SIGNER_TLS_CERT, SIGNER_TLS_KEY, SIGNER_TLS_CLIENT_CA
- *   SIGNER_LIMITS        the limits file (limits.ts; required)
+ *   SIGNER_LIMITS        the policy file: limits, loss limits, price bands and the signer's own price
+ *                        sources (limits.ts; required)
+ *   SIGNER_RPC_URL       a JSON-RPC URL the signer reads blockhash validity from (optional: without it
+ *                        a quote is never signed for a second message)
  *   REDIS_URL | REDIS_CLUSTER_NODES | REDIS_SENTINELS (+ REDIS_SENTINEL_MASTER), and REDIS_USERNAME,
  *   REDIS_PASSWORD, REDIS_TLS_*: the webhook's Redis, named exactly as the webhook names it (required:
  *   the quotes and the signer's own record; one topology, src/redis/client.ts)
@@ -26,6 +31,9 @@ import {
   REDIS_TOPOLOGY_SETTINGS,
   redisKeys,
 } from "../../../config/load.ts";
+import { createNamedPriceSources } from "../../../pricing/sources.ts";
+import type { Chain } from "../../chain/interface.ts";
+import { RpcChain } from "../../chain/rpc.ts";
 import { createLogger, type Logger } from "../../observability/logger.ts";
 import { RedisQuoteStore } from "../../quote-store/redis.ts";
 import {
@@ -37,7 +45,7 @@ import {
 } from "../../redis/client.ts";
 import { assertPrivateKeyFile, readKeypairFile } from "../index.ts";
 import type { SignerRequest, SignerResponse } from "../protocol.ts";
-import { loadLimits, SignerLedger } from "./limits.ts";
+import { loadLimits, SignerIssuanceLedger, SignerLedger } from "./limits.ts";
 import { SigningPolicy } from "./policy.ts";
 import { listenSigner, type SignerListeners } from "./server.ts";
 
@@ -49,6 +57,7 @@ const optional = z
 export const signerEnvSchema = z.object({
   SIGNER_KEYPAIR: z.string().min(1, "required: the maker's keypair file"),
   SIGNER_NEXT_KEYPAIR: optional,
+  SIGNER_ISSUER_KEYPAIR: optional,
   SIGNER_SOCKET: optional,
   SIGNER_TLS_LISTEN: optional.pipe(
     z
@@ -61,7 +70,8 @@ export const signerEnvSchema = z.object({
   SIGNER_TLS_CLIENT_CA: optional,
   SIGNER_LIMITS: z
     .string()
-    .min(1, "required: the signer's limits file (see config/signer-limits.example.json)"),
+    .min(1, "required: the signer's policy file (see config/signer-limits.example.json)"),
+  SIGNER_RPC_URL: optional.pipe(z.url({ protocol: /^https?$/ }).optional()),
   CONFIG: optional,
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
@@ -114,7 +124,14 @@ function loadKey(path: string, setting: string): Keypair {
 
 export async function startSignerService(
   vars: Record<string, string | undefined>,
-  opts: { log?: Logger; redis?: RedisClient; redisPrefix?: string; now?: () => number } = {},
+  opts: {
+    log?: Logger;
+    redis?: RedisClient;
+    redisPrefix?: string;
+    now?: () => number;
+    /** The chain reader (tests); else one over SIGNER_RPC_URL when set. */
+    chain?: Pick<Chain, "isBlockhashValid">;
+  } = {},
 ): Promise<SignerService> {
   const env = parseSignerEnv(vars);
   const log = opts.log ?? createLogger(env.LOG_LEVEL).child({ service: "rfq-maker-signer" });
@@ -131,11 +148,13 @@ export async function startSignerService(
 
   // A key or limits problem is a configuration error: one message naming the setting, no stack.
   const keys: Keypair[] = [];
-  let limits: ReturnType<typeof loadLimits>;
+  let policyFile: ReturnType<typeof loadLimits>;
+  let issuerKey: Keypair | undefined;
   try {
     keys.push(loadKey(env.SIGNER_KEYPAIR, "SIGNER_KEYPAIR"));
     if (env.SIGNER_NEXT_KEYPAIR) keys.push(loadKey(env.SIGNER_NEXT_KEYPAIR, "SIGNER_NEXT_KEYPAIR"));
-    limits = loadLimits(env.SIGNER_LIMITS, file.tokens);
+    if (env.SIGNER_ISSUER_KEYPAIR) issuerKey = loadKey(env.SIGNER_ISSUER_KEYPAIR, "SIGNER_ISSUER_KEYPAIR");
+    policyFile = loadLimits(env.SIGNER_LIMITS, file.tokens);
   } catch (e) {
     throw new ConfigError((e as Error).message);
   }
@@ -154,17 +173,42 @@ export async function startSignerService(
     }
     const prefixes = redisKeys(file, opts.redisPrefix);
     const store = new RedisQuoteStore(redis, prefixes.quotes);
+    // The signer's own prices: its file's sources, never the webhook's.
+    const priceSources = createNamedPriceSources(
+      policyFile.priceSources,
+      (name) => [...policyFile.bands.values()].filter((b) => b.priceSource === name).map((b) => b.pair),
+      { redis, log },
+    );
+    for (const source of priceSources.values()) {
+      closers.push(() => source.close());
+      await source.start();
+    }
+    let chain = opts.chain;
+    if (!chain && env.SIGNER_RPC_URL) {
+      const rpc = new RpcChain({ urls: [env.SIGNER_RPC_URL] });
+      closers.push(() => rpc.close());
+      chain = rpc;
+    }
+    const limits = policyFile.limits;
     const policy = new SigningPolicy({
       config,
       store,
       ledger: new SignerLedger(redis, prefixes.signer),
       limits,
+      bands: policyFile.bands,
+      priceSources,
+      ...(chain ? { chain } : {}),
       keys,
+      ...(issuerKey
+        ? { issuer: { keypair: issuerKey, ledger: new SignerIssuanceLedger(redis, prefixes.signer) } }
+        : {}),
       log,
       ...(opts.now ? { now: opts.now } : {}),
     });
     const handle = async (req: SignerRequest): Promise<SignerResponse> => {
       if (req.op === "keys") return { id: req.id, ok: true, ...policy.keys() };
+      if (req.op === "companion")
+        return { id: req.id, ...(await policy.companion(req.quoteId, req.transaction, req.tipAccount)) };
       return { id: req.id, ...(await policy.decide(req.quoteId, req.transaction)) };
     };
     let tls: Parameters<typeof listenSigner>[0]["tls"];
@@ -190,9 +234,12 @@ export async function startSignerService(
       {
         active: k.active,
         keys: k.keys,
+        issuer: k.issuer ?? "none",
         socket: listeners.socketPath,
         tlsPort: listeners.tlsPort,
         limitedTokens: limits.size,
+        bands: [...policyFile.bands.values()].map((b) => `${b.pair} ${b.bandBps} bps (${b.priceSource})`),
+        chain: env.SIGNER_RPC_URL ? "SIGNER_RPC_URL" : opts.chain ? "given" : "none",
       },
       "signer listening",
     );

@@ -1,29 +1,39 @@
 /**
- * The signer's own limits on what the maker pays out, by token: at most `perFill` in one fill, `perMinute`
- * in one clock minute and `perDay` in one UTC day (fixed windows), counted in Redis so every signer
- * instance shares them and a restart forgets nothing. What counts is the quote's amountOut in its
- * output token: everything that leaves the maker's inventory for that fill (the operator's fee part
- * included).
+ * The signer's own policy file (SIGNER_LIMITS) and its own record in Redis. Nothing here comes from
+ * anything the webhook writes: the file is the signer's, and its Redis keys are only ever compared
+ * with what the signer itself computed (a webhook holding the same Redis credentials can delete or
+ * inflate them, which only makes the signer refuse more: see README, "Signer service").
  *
- * The limits file (SIGNER_LIMITS) gives whole-token decimal amounts by symbol; "*" applies to every
- * configured token without its own entry:
- *   { "tokens": { "USDC": { "perFill": "50000", "perMinute": "200000", "perDay": "2000000" },
- *                 "*":    { "perFill": "1000",  "perMinute": "5000",   "perDay": "50000" } } }
- * A fill whose token has no limit is refused (SIGNER_NO_LIMIT): the signer signs nothing it cannot bound.
+ * Per token (whole-token decimal amounts by symbol; "*" applies to every configured token without its
+ * own entry): at most `perFill` paid out in one fill, `perMinute` in one clock minute and `perDay` in
+ * one UTC day (fixed windows), and at most `lossPerDay` given away in one UTC day against the signer's
+ * own price (what a fill pays out beyond the fair value of what it takes in, in the paid-out token).
+ * What counts as paid out is the quote's amountOut in its output token: everything that leaves the
+ * maker's inventory for that fill (the operator's fee part included).
  *
- * One Lua script takes the replay record (SET NX on the message hash) and both windows together, so
- * a refused fill leaves no trace: either everything is recorded or nothing is.
+ * Per pair ("BASE/QUOTE" as the webhook configures it): the signer's own price source (`priceSources`,
+ * the same kinds and settings the webhook's `priceSources` take) and `bandBps`, how much worse than
+ * that source's mid a fill may be for the maker. A fill of a token or pair without an entry is
+ * refused (SIGNER_NO_LIMIT, SIGNER_NO_PRICE_BAND): the signer signs nothing it cannot bound.
+ *   { "tokens": { "USDC": { "perFill": "50000", "perMinute": "200000", "perDay": "2000000", "lossPerDay": "500" } },
+ *     "priceSources": { "hermes": { "kind": "pyth", "feeds": { ... } } },
+ *     "pairs": { "SOL/USDC": { "priceSource": "hermes", "bandBps": 50 } } }
+ *
+ * One Lua script takes the replay records (SET NX on the message hash; one landable message per quote)
+ * and every window together, so a refused fill leaves no trace: either everything is recorded or
+ * nothing is.
  */
 import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { parseDecimal } from "../../../amounts/decimal.ts";
-import type { TokenConfig } from "../../../config/schema.ts";
+import { type PriceSourceConfig, priceSourceSchema, type TokenConfig } from "../../../config/schema.ts";
 import type { RedisClient } from "../../redis/client.ts";
 
 export interface TokenLimits {
   perFill: bigint;
   perMinute: bigint;
   perDay: bigint;
+  lossPerDay: bigint;
 }
 
 /** Redis counts in 64-bit integers and Lua compares in doubles: limits stay exact below 2^52. */
@@ -33,15 +43,47 @@ const amountSchema = z.string().regex(/^\d+(\.\d+)?$/, "a non-negative decimal a
 const limitsFileSchema = z.strictObject({
   tokens: z.record(
     z.string().min(1),
-    z.strictObject({ perFill: amountSchema, perMinute: amountSchema, perDay: amountSchema }),
+    z.strictObject({
+      perFill: amountSchema,
+      perMinute: amountSchema,
+      perDay: amountSchema,
+      lossPerDay: amountSchema,
+    }),
   ),
+  priceSources: z.record(z.string().min(1), priceSourceSchema).default({}),
+  pairs: z
+    .record(
+      z.string().regex(/^[^/\s]+\/[^/\s]+$/, 'a pair "BASE/QUOTE"'),
+      z.strictObject({
+        priceSource: z.string().min(1),
+        bandBps: z.number().int().min(0).max(10_000),
+      }),
+    )
+    .default({}),
 });
 
 /** Limits in smallest units by mint; `undefined` for a token without any. */
 export type LimitTable = ReadonlyMap<string, TokenLimits>;
 
-/** Parses the limits file against the configured tokens; throws naming the file and the entry. */
-export function parseLimits(raw: unknown, tokens: readonly TokenConfig[], where: string): LimitTable {
+/** One pair's band, with its tokens resolved. */
+export interface PairBand {
+  /** "BASE/QUOTE". */
+  pair: string;
+  base: TokenConfig;
+  quote: TokenConfig;
+  priceSource: string;
+  bandBps: number;
+}
+
+export interface SignerPolicyFile {
+  limits: LimitTable;
+  /** By "BASE/QUOTE". */
+  bands: ReadonlyMap<string, PairBand>;
+  priceSources: Readonly<Record<string, PriceSourceConfig>>;
+}
+
+/** Parses the policy file against the configured tokens; throws naming the file and the entry. */
+export function parseLimits(raw: unknown, tokens: readonly TokenConfig[], where: string): SignerPolicyFile {
   const parsed = limitsFileSchema.safeParse(raw);
   if (!parsed.success) {
     throw new Error(
@@ -65,13 +107,37 @@ export function parseLimits(raw: unknown, tokens: readonly TokenConfig[], where:
         throw new Error(`SIGNER_LIMITS: ${where}: tokens.${t.symbol}.${key}: at most 2^52 smallest units`);
       return v;
     };
-    const limits = { perFill: units("perFill"), perMinute: units("perMinute"), perDay: units("perDay") };
-    out.set(t.mint, limits);
+    out.set(t.mint, {
+      perFill: units("perFill"),
+      perMinute: units("perMinute"),
+      perDay: units("perDay"),
+      lossPerDay: units("lossPerDay"),
+    });
   }
-  return out;
+  const bands = new Map<string, PairBand>();
+  for (const [pair, band] of Object.entries(parsed.data.pairs)) {
+    const [b, q] = pair.split("/") as [string, string];
+    const base = bySymbol.get(b);
+    const quote = bySymbol.get(q);
+    if (!base || !quote)
+      throw new Error(`SIGNER_LIMITS: ${where}: pairs.${pair}: not a pair of configured token symbols`);
+    const source = parsed.data.priceSources[band.priceSource];
+    if (!source)
+      throw new Error(
+        `SIGNER_LIMITS: ${where}: pairs.${pair}.priceSource: ${band.priceSource} is not in the file's priceSources`,
+      );
+    if (source.kind === "pyth" && !source.feeds[pair])
+      throw new Error(`SIGNER_LIMITS: ${where}: priceSources.${band.priceSource}.feeds: no feed for ${pair}`);
+    if (source.kind === "static" && !source.prices[pair])
+      throw new Error(
+        `SIGNER_LIMITS: ${where}: priceSources.${band.priceSource}.prices: no price for ${pair}`,
+      );
+    bands.set(pair, { pair, base, quote, priceSource: band.priceSource, bandBps: band.bandBps });
+  }
+  return { limits: out, bands, priceSources: parsed.data.priceSources };
 }
 
-export function loadLimits(path: string, tokens: readonly TokenConfig[]): LimitTable {
+export function loadLimits(path: string, tokens: readonly TokenConfig[]): SignerPolicyFile {
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(path, "utf8"));
@@ -82,69 +148,92 @@ export function loadLimits(path: string, tokens: readonly TokenConfig[]): LimitT
 }
 
 /**
- * KEYS: signed record, minute counter, day counter. ARGV: quoteId, amount, minute limit, day limit,
- * record TTL ms, minute TTL ms, day TTL ms. Returns 0 = recorded, 1 = already signed, 2 = the minute
- * would cross its limit, 3 = the day would.
+ * KEYS: message record, quote record, minute counter, day counter, day loss counter.
+ * ARGV: quoteId, amount, minute limit, day limit, record TTL ms, minute TTL ms, day TTL ms,
+ *       quote record value, the quote record it may replace ('' = none), loss, day loss limit.
+ * Returns 0 = recorded, 1 = this message was signed before, 2 = the minute would cross its limit,
+ * 3 = the day would, 4 = the quote was signed for another message (not the one it may replace),
+ * 5 = the day's loss would cross its limit.
  */
 const RECORD_AND_SPEND = `
 if redis.call('EXISTS', KEYS[1]) == 1 then return 1 end
+local prior = redis.call('GET', KEYS[2])
+if prior and prior ~= ARGV[9] then return 4 end
 local amount = tonumber(ARGV[2])
-local minute = tonumber(redis.call('GET', KEYS[2]) or '0')
+local minute = tonumber(redis.call('GET', KEYS[3]) or '0')
 if minute + amount > tonumber(ARGV[3]) then return 2 end
-local day = tonumber(redis.call('GET', KEYS[3]) or '0')
+local day = tonumber(redis.call('GET', KEYS[4]) or '0')
 if day + amount > tonumber(ARGV[4]) then return 3 end
+local loss = tonumber(ARGV[10])
+local lost = tonumber(redis.call('GET', KEYS[5]) or '0')
+if loss > 0 and lost + loss > tonumber(ARGV[11]) then return 5 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[5])
-redis.call('INCRBY', KEYS[2], ARGV[2])
-redis.call('PEXPIRE', KEYS[2], ARGV[6])
+redis.call('SET', KEYS[2], ARGV[8], 'PX', ARGV[5])
 redis.call('INCRBY', KEYS[3], ARGV[2])
-redis.call('PEXPIRE', KEYS[3], ARGV[7])
+redis.call('PEXPIRE', KEYS[3], ARGV[6])
+redis.call('INCRBY', KEYS[4], ARGV[2])
+redis.call('PEXPIRE', KEYS[4], ARGV[7])
+if loss > 0 then
+  redis.call('INCRBY', KEYS[5], ARGV[10])
+  redis.call('PEXPIRE', KEYS[5], ARGV[7])
+end
 return 0
 `;
 
-export type SpendResult = "recorded" | "alreadySigned" | "perMinute" | "perDay";
+export type SpendResult =
+  | "recorded"
+  | "alreadySigned"
+  | "perMinute"
+  | "perDay"
+  | "quoteSignedForAnother"
+  | "lossPerDay";
 
 interface Scripted {
-  rfqSignerRecordAndSpend(
-    record: string,
-    minute: string,
-    day: string,
-    quoteId: string,
-    amount: string,
-    minuteLimit: string,
-    dayLimit: string,
-    recordTtlMs: number,
-    minuteTtlMs: number,
-    dayTtlMs: number,
-  ): Promise<number>;
+  rfqSignerRecordAndSpend(...args: (string | number)[]): Promise<number>;
 }
 
 /**
- * The three keys one signature's script touches: its replay record and the token's minute and day
- * windows. One `{signer}` hash tag, so one cluster slot (test/redis/slots.test.ts).
+ * The keys one signature's script touches: its replay records (by message and by quote) and the
+ * token's minute, day and day-loss windows. One `{signer}` hash tag, so one cluster slot
+ * (test/redis/slots.test.ts).
  */
 export function signerKeys(
   prefix: string,
   messageHash: string,
   mint: string,
   nowMs: number,
-): { record: string; minute: string; day: string } {
+  quoteId = "",
+): { record: string; quote: string; minute: string; day: string; loss: string } {
   const base = `${prefix}{signer}:`;
+  const day = Math.floor(nowMs / 86_400_000);
   return {
     record: `${base}signed:${messageHash}`,
+    quote: `${base}quote:${quoteId}`,
     minute: `${base}spent:${mint}:m:${Math.floor(nowMs / 60_000)}`,
-    day: `${base}spent:${mint}:d:${Math.floor(nowMs / 86_400_000)}`,
+    day: `${base}spent:${mint}:d:${day}`,
+    loss: `${base}lost:${mint}:d:${day}`,
   };
 }
 
-/** How long the signer remembers a signed message: far past any blockhash's life (a day). */
+/** How long the signer remembers a signed message and quote: far past any blockhash's life (a day). */
 export const SIGNED_RECORD_TTL_MS = 24 * 60 * 60_000;
 
+/** What the quote record holds: the message signed for it and that message's recent blockhash. */
+export interface QuoteRecord {
+  messageHash: string;
+  blockhash: string;
+}
+const quoteRecordText = (r: QuoteRecord) => `${r.messageHash} ${r.blockhash}`;
+
 /**
- * The signer's durable record: which messages it signed and what each token's windows have spent.
- * Keys share the `{signer}` hash tag so the one script runs unchanged on Redis Cluster:
+ * The signer's durable record: which messages and quotes it signed, and what each token's windows
+ * have spent and lost. Keys share the `{signer}` hash tag so the one script runs unchanged on Redis
+ * Cluster:
  *   <prefix>{signer}:signed:<messageHash>      the quoteId it was signed for (SET NX)
+ *   <prefix>{signer}:quote:<quoteId>           "<messageHash> <blockhash>" of the one message signed for it
  *   <prefix>{signer}:spent:<mint>:m:<minute>   smallest units paid out in that minute
  *   <prefix>{signer}:spent:<mint>:d:<day>      ... in that UTC day
+ *   <prefix>{signer}:lost:<mint>:d:<day>       smallest units given away beyond the signer's price that day
  */
 export class SignerLedger {
   constructor(
@@ -152,22 +241,37 @@ export class SignerLedger {
     private readonly prefix: string,
   ) {
     if (!("rfqSignerRecordAndSpend" in redis))
-      redis.defineCommand("rfqSignerRecordAndSpend", { numberOfKeys: 3, lua: RECORD_AND_SPEND });
+      redis.defineCommand("rfqSignerRecordAndSpend", { numberOfKeys: 5, lua: RECORD_AND_SPEND });
+  }
+
+  /** The message already signed for this quote, if any. */
+  async quoteRecord(quoteId: string): Promise<QuoteRecord | undefined> {
+    const raw = await this.redis.get(signerKeys(this.prefix, "", "", 0, quoteId).quote);
+    if (!raw) return undefined;
+    const [messageHash = "", blockhash = ""] = raw.split(" ");
+    return { messageHash, blockhash };
   }
 
   async recordAndSpend(input: {
     messageHash: string;
     quoteId: string;
+    blockhash: string;
+    /** The quote's earlier record this signature may replace (its message can no longer land). */
+    replaces?: QuoteRecord;
     mint: string;
     amount: bigint;
+    /** What the fill gives away beyond the signer's price, in `mint` units (0 when none). */
+    loss: bigint;
     limits: TokenLimits;
     nowMs: number;
   }): Promise<SpendResult> {
-    const keys = signerKeys(this.prefix, input.messageHash, input.mint, input.nowMs);
+    const keys = signerKeys(this.prefix, input.messageHash, input.mint, input.nowMs, input.quoteId);
     const r = await (this.redis as unknown as Scripted).rfqSignerRecordAndSpend(
       keys.record,
+      keys.quote,
       keys.minute,
       keys.day,
+      keys.loss,
       input.quoteId,
       input.amount.toString(),
       input.limits.perMinute.toString(),
@@ -175,7 +279,67 @@ export class SignerLedger {
       SIGNED_RECORD_TTL_MS,
       120_000,
       2 * 86_400_000,
+      quoteRecordText({ messageHash: input.messageHash, blockhash: input.blockhash }),
+      input.replaces ? quoteRecordText(input.replaces) : "",
+      input.loss.toString(),
+      input.limits.lossPerDay.toString(),
     );
-    return (["recorded", "alreadySigned", "perMinute", "perDay"] as const)[r] ?? "alreadySigned";
+    return (
+      (["recorded", "alreadySigned", "perMinute", "perDay", "quoteSignedForAnother", "lossPerDay"] as const)[
+        r
+      ] ?? "alreadySigned"
+    );
+  }
+}
+
+/**
+ * KEYS: the quote's companion record, the mint's issued-today counter. ARGV: amount, daily cap,
+ * record TTL ms, day TTL ms. Returns 0 = recorded, 1 = a companion was made for this quote before,
+ * 2 = the day's cap would be crossed.
+ */
+const RECORD_ISSUANCE = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 1 end
+local issued = tonumber(redis.call('GET', KEYS[2]) or '0')
+if issued + tonumber(ARGV[1]) > tonumber(ARGV[2]) then return 2 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
+redis.call('INCRBY', KEYS[2], ARGV[1])
+redis.call('PEXPIRE', KEYS[2], ARGV[4])
+return 0
+`;
+
+/**
+ * The signer's own issuance record (the issuer key's caps, kept where the webhook's issuance book is
+ * not trusted): one companion per quote, and what was minted per mint and UTC day.
+ *   <prefix>{signer}:companion:<quoteId>       the amount minted for that quote's fill
+ *   <prefix>{signer}:issued:<mint>:d:<day>     smallest units minted that UTC day
+ */
+export class SignerIssuanceLedger {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly prefix: string,
+  ) {
+    if (!("rfqSignerRecordIssuance" in redis))
+      redis.defineCommand("rfqSignerRecordIssuance", { numberOfKeys: 2, lua: RECORD_ISSUANCE });
+  }
+
+  async record(input: {
+    quoteId: string;
+    mint: string;
+    amount: bigint;
+    dailyCap: bigint;
+    nowMs: number;
+  }): Promise<"recorded" | "alreadyMade" | "dailyCap"> {
+    const base = `${this.prefix}{signer}:`;
+    const r = await (
+      this.redis as unknown as { rfqSignerRecordIssuance(...a: (string | number)[]): Promise<number> }
+    ).rfqSignerRecordIssuance(
+      `${base}companion:${input.quoteId}`,
+      `${base}issued:${input.mint}:d:${Math.floor(input.nowMs / 86_400_000)}`,
+      input.amount.toString(),
+      input.dailyCap.toString(),
+      SIGNED_RECORD_TTL_MS,
+      2 * 86_400_000,
+    );
+    return (["recorded", "alreadyMade", "dailyCap"] as const)[r] ?? "alreadyMade";
   }
 }

@@ -7,27 +7,41 @@
  *     with the fee payer one of the signer's own keys                  (the rule's own code)
  *  4. the taker's signature over these bytes, the maker's slot empty  (SIGNER_TAKER_SIGNATURE)
  *  5. the per-fill limit of the output token                           (SIGNER_NO_LIMIT, SIGNER_LIMIT_PER_FILL)
- *  6. never signed before, and within the minute and the day: one atomic step in Redis
- *                                      (SIGNER_ALREADY_SIGNED, SIGNER_LIMIT_PER_MINUTE, SIGNER_LIMIT_PER_DAY)
- *  7. sign the message bytes with the fee payer's key
+ *  6. the price band: the quote's amounts against the signer's OWN price for the pair (band.ts), so a
+ *     quote the webhook (or anyone with its Redis credentials) made more generous is refused
+ *                                      (SIGNER_NO_PRICE_BAND, SIGNER_NO_PRICE, SIGNER_PRICE_BAND)
+ *  7. one landable fill per quote: another message for a quote already signed only once the first
+ *     one's blockhash has expired, asked of the signer's own chain reader (SIGNER_QUOTE_ALREADY_SIGNED)
+ *  8. never signed before, the quote's record, and within the minute, the day and the day's loss: one
+ *     atomic step in Redis            (SIGNER_ALREADY_SIGNED, SIGNER_QUOTE_ALREADY_SIGNED,
+ *                                      SIGNER_LIMIT_PER_MINUTE, SIGNER_LIMIT_PER_DAY, SIGNER_LIMIT_LOSS_PER_DAY)
+ *  9. sign the message bytes with the fee payer's key
  * Every refusal is one log line with its code; every signature one line with quoteId and message hash.
  */
 import type { KeyObject } from "node:crypto";
-import type { Keypair } from "@solana/web3.js";
+import { type Keypair, PublicKey } from "@solana/web3.js";
 import bs58 from "bs58";
 import type { Config } from "../../../config/load.ts";
+import type { PriceSource } from "../../../pricing/interface.ts";
+import type { Chain } from "../../chain/interface.ts";
 import { ed25519SigningKey, signEd25519 } from "../../crypto/ed25519.ts";
 import { deserializeFillTransaction } from "../../fill/decode.ts";
 import { FillRejectCode, messageBytesHash, validateFill } from "../../fill/validate.ts";
+import { buildCompanion } from "../../issuance/companion.ts";
+import { IssuancePolicies } from "../../issuance/policy.ts";
 import type { Logger } from "../../observability/logger.ts";
 import type { QuoteStore } from "../../quote-store/interface.ts";
 import { checkTakerSignatures } from "../../swap/signatures.ts";
+import { KeypairSigner } from "../index.ts";
 import { SignerRefusalCode } from "../protocol.ts";
-import type { LimitTable, SignerLedger } from "./limits.ts";
+import { bandFor, judgeBand } from "./band.ts";
+import type { LimitTable, PairBand, QuoteRecord, SignerIssuanceLedger, SignerLedger } from "./limits.ts";
 
 export type SignDecision =
   | { ok: true; signature: string; messageHash: string; maker: string }
   | { ok: false; code: string; detail: string };
+
+export type CompanionDecision = { ok: true; companion: string } | { ok: false; code: string; detail: string };
 
 interface HeldKey {
   publicKey: Keypair["publicKey"];
@@ -40,8 +54,21 @@ export interface SigningPolicyOptions {
   store: QuoteStore;
   ledger: SignerLedger;
   limits: LimitTable;
+  /** Price bands by pair, and the signer's own price sources they name (started by the caller). */
+  bands: ReadonlyMap<string, PairBand>;
+  priceSources: ReadonlyMap<string, PriceSource>;
+  /**
+   * The signer's own chain reader (SIGNER_RPC_URL): tells whether a quote's earlier message can still
+   * land. Unset: a quote is never signed for a second message.
+   */
+  chain?: Pick<Chain, "isBlockhashValid">;
   /** The active key first, then the next key of a rotation (if configured). */
   keys: readonly Keypair[];
+  /**
+   * The issuer key (SIGNER_ISSUER_KEYPAIR) and its record: the signer then makes the companion mint
+   * of a fill of a token the maker issues (config `issuance`), checking the caps itself.
+   */
+  issuer?: { keypair: Keypair; ledger: SignerIssuanceLedger };
   log: Logger;
   /** Seconds a fill's expire_at may exceed the quote's expiry (the webhook's default, 5). */
   expiryGraceSeconds?: bigint;
@@ -64,9 +91,137 @@ export class SigningPolicy {
     this.now = opts.now ?? Date.now;
   }
 
-  /** The key new webhooks quote with, then every key the signer signs for. */
-  keys(): { active: string; keys: string[] } {
-    return { active: this.#keys[0]!.base58, keys: this.#keys.map((k) => k.base58) };
+  /** The key new webhooks quote with, every key the signer signs for, and its issuer key if any. */
+  keys(): { active: string; keys: string[]; issuer?: string } {
+    const issuer = this.opts.issuer?.keypair.publicKey.toBase58();
+    return {
+      active: this.#keys[0]!.base58,
+      keys: this.#keys.map((k) => k.base58),
+      ...(issuer ? { issuer } : {}),
+    };
+  }
+
+  /**
+   * The issuer's companion of a fill this signer signed (src/issuance/companion.ts): only for the
+   * message its own record holds for the quote, only a mint the configuration's `issuance` allows
+   * for that taker, under the per-fill cap and, in its own record, the daily cap; one per quote.
+   * What it cannot check: that `tipAccount` is the bundle engine's (the webhook names it), so at
+   * most `issuance.<symbol>.tipLamports` per quote can go to an account the webhook chose.
+   */
+  async companion(quoteId: string, transaction: string, tipAccount: string): Promise<CompanionDecision> {
+    const log = this.opts.log.child({ quoteId });
+    const refuse = (code: string, detail: string, extra: Record<string, unknown> = {}): CompanionDecision => {
+      log.warn({ code, detail, ...extra }, "companion refused");
+      return { ok: false, code, detail };
+    };
+    const issuer = this.opts.issuer;
+    if (!issuer)
+      return refuse(SignerRefusalCode.NO_ISSUER, "this signer holds no issuer key (SIGNER_ISSUER_KEYPAIR)");
+    const parsed = deserializeFillTransaction(transaction);
+    if (!parsed.ok) return refuse(FillRejectCode.MALFORMED_TRANSACTION, parsed.problem);
+    const tx = parsed.tx;
+    const messageHash = messageBytesHash(tx.message.serialize());
+    let tip: PublicKey;
+    try {
+      tip = new PublicKey(tipAccount);
+    } catch {
+      return refuse(SignerRefusalCode.BAD_REQUEST, `tipAccount ${tipAccount} is not a public key`);
+    }
+    let record: QuoteRecord | undefined;
+    let quote: Awaited<ReturnType<QuoteStore["get"]>>;
+    try {
+      [record, quote] = await Promise.all([
+        this.opts.ledger.quoteRecord(quoteId),
+        this.opts.store.get(quoteId),
+      ]);
+    } catch (e) {
+      return refuse(SignerRefusalCode.STORE_UNAVAILABLE, (e as Error).message, { messageHash });
+    }
+    if (record?.messageHash !== messageHash) {
+      return refuse(
+        SignerRefusalCode.COMPANION_UNSIGNED_FILL,
+        `this signer did not sign this message for quote ${quoteId}`,
+        { messageHash },
+      );
+    }
+    if (!quote)
+      return refuse(SignerRefusalCode.UNKNOWN_QUOTE, `no quote ${quoteId} in the store`, { messageHash });
+    const payer = tx.message.staticAccountKeys[0];
+    const held = this.#keys.find((k) => payer?.equals(k.publicKey));
+    if (!held)
+      return refuse(FillRejectCode.INVALID_FEE_PAYER, "the fee payer is not one of the signer's keys");
+    const validation = validateFill({
+      tx,
+      messageHash,
+      quote,
+      maker: held.publicKey,
+      tokens: this.opts.config.tokensByMint,
+      maxFeeLamports: this.maxFeeLamports,
+      expiryGraceSeconds: this.opts.expiryGraceSeconds ?? 5n,
+    });
+    if (!validation.ok) return refuse(validation.code, validation.detail, { messageHash });
+    const fill = validation.fill;
+    const policies = new IssuancePolicies(this.opts.config);
+    const { tokenIn, tokenOut } = quote.request;
+    const checked =
+      policies.holderRefusal(tokenIn, tokenOut, fill.taker.toBase58()) ??
+      policies.check(
+        { tokenIn, tokenOut, amountIn: fill.inputAmount, amountOut: fill.outputAmount },
+        undefined,
+        this.now(),
+      );
+    if (!checked.ok) return refuse(checked.reason, checked.detail, { messageHash });
+    const need = checked.need;
+    if (need?.direction !== "mint") {
+      return refuse(
+        SignerRefusalCode.NO_ISSUER,
+        need
+          ? "the signer service makes mint companions only (a burn needs burnOnSell off)"
+          : "the fill trades no issued token",
+        { messageHash },
+      );
+    }
+    let recorded: Awaited<ReturnType<SignerIssuanceLedger["record"]>>;
+    try {
+      recorded = await issuer.ledger.record({
+        quoteId,
+        mint: need.issued.token.mint,
+        amount: need.amount,
+        dailyCap: need.issued.maxPerDay,
+        nowMs: this.now(),
+      });
+    } catch (e) {
+      return refuse(SignerRefusalCode.STORE_UNAVAILABLE, `signer record: ${(e as Error).message}`, {
+        messageHash,
+      });
+    }
+    if (recorded === "alreadyMade")
+      return refuse(
+        SignerRefusalCode.COMPANION_ALREADY_MADE,
+        `a companion was made for quote ${quoteId} before`,
+        { messageHash },
+      );
+    if (recorded === "dailyCap") {
+      return refuse(
+        "ISSUANCE_CAP_EXCEEDED",
+        `minting ${need.amount} ${need.issued.token.symbol} would cross the daily cap of ${need.issued.maxPerDay} (the signer's record)`,
+        { messageHash },
+      );
+    }
+    const companion = await buildCompanion({
+      need,
+      makerTokenAccount: fill.makerOutputTokenAccount,
+      maker: new KeypairSigner(this.opts.keys.find((k) => k.publicKey.equals(held.publicKey))!),
+      issuer: new KeypairSigner(issuer.keypair),
+      tipAccount: tip,
+      recentBlockhash: tx.message.recentBlockhash,
+      quoteId,
+    });
+    log.info(
+      { messageHash, issued: need.amount.toString(), mint: need.issued.token.mint, tipAccount },
+      "companion signed",
+    );
+    return { ok: true, companion: Buffer.from(companion.serialize()).toString("base64") };
   }
 
   async decide(quoteId: string, transaction: string): Promise<SignDecision> {
@@ -127,16 +282,64 @@ export class SigningPolicy {
         { messageHash },
       );
     }
-    let spent: Awaited<ReturnType<SignerLedger["recordAndSpend"]>>;
-    try {
-      spent = await this.opts.ledger.recordAndSpend({
+    const band = bandFor(this.opts.bands, quote.request.tokenIn, mint);
+    if (!band) {
+      return refuse(
+        SignerRefusalCode.NO_PRICE_BAND,
+        `no signer price band is configured for the pair of ${quote.request.tokenIn} and ${mint}`,
+        { messageHash },
+      );
+    }
+    const verdict = judgeBand(
+      band,
+      this.opts.priceSources.get(band.priceSource),
+      {
+        mintIn: quote.request.tokenIn,
+        amountIn: BigInt(quote.response.amountIn),
+        mintOut: mint,
+        amountOut: amount,
+      },
+      this.now(),
+    );
+    if (!verdict.ok) {
+      return refuse(
+        verdict.kind === "noPrice" ? SignerRefusalCode.NO_PRICE : SignerRefusalCode.PRICE_BAND,
+        verdict.detail,
+        { messageHash, pair: band.pair },
+      );
+    }
+
+    // One script takes the records and the windows; only when the quote is held by another message is
+    // that message looked at (can it still land?), and the script run again to replace it if not.
+    const spend = (replaces?: QuoteRecord) =>
+      this.opts.ledger.recordAndSpend({
         messageHash,
         quoteId,
+        blockhash: tx.message.recentBlockhash,
+        ...(replaces ? { replaces } : {}),
         mint,
         amount,
+        loss: verdict.loss,
         limits,
         nowMs: this.now(),
       });
+    let spent: Awaited<ReturnType<SignerLedger["recordAndSpend"]>>;
+    try {
+      spent = await spend();
+      if (spent === "quoteSignedForAnother") {
+        const prior = await this.opts.ledger.quoteRecord(quoteId);
+        if (prior && prior.messageHash !== messageHash) {
+          const landable = await this.mayStillLand(prior);
+          if (landable !== false) {
+            return refuse(
+              SignerRefusalCode.QUOTE_ALREADY_SIGNED,
+              `quote ${quoteId} was signed for another message (${prior.messageHash}) that ${landable === true ? "can still land (its blockhash is valid)" : `may still land (${landable})`}`,
+              { messageHash, signedMessageHash: prior.messageHash },
+            );
+          }
+          spent = await spend(prior);
+        }
+      }
     } catch (e) {
       return refuse(SignerRefusalCode.STORE_UNAVAILABLE, `signer record: ${(e as Error).message}`, {
         messageHash,
@@ -144,6 +347,13 @@ export class SigningPolicy {
     }
     if (spent === "alreadySigned")
       return refuse(SignerRefusalCode.ALREADY_SIGNED, "this message was signed before", { messageHash });
+    if (spent === "quoteSignedForAnother") {
+      return refuse(
+        SignerRefusalCode.QUOTE_ALREADY_SIGNED,
+        `quote ${quoteId} was signed for another message meanwhile`,
+        { messageHash },
+      );
+    }
     if (spent === "perMinute") {
       return refuse(
         SignerRefusalCode.LIMIT_PER_MINUTE,
@@ -158,12 +368,39 @@ export class SigningPolicy {
         { messageHash },
       );
     }
+    if (spent === "lossPerDay") {
+      return refuse(
+        SignerRefusalCode.LIMIT_LOSS_PER_DAY,
+        `giving away ${verdict.loss} of ${mint} beyond the signer's price would cross today's loss limit ${limits.lossPerDay}`,
+        { messageHash },
+      );
+    }
 
     const signature = bs58.encode(signEd25519(messageBytes, held.key));
     log.info(
-      { messageHash, maker: held.base58, txSignature: signature, mint, amount: amount.toString() },
+      {
+        messageHash,
+        maker: held.base58,
+        txSignature: signature,
+        mint,
+        amount: amount.toString(),
+        pair: band.pair,
+        mid: verdict.mid,
+        loss: verdict.loss.toString(),
+      },
       "signed",
     );
     return { ok: true, signature, messageHash, maker: held.base58 };
+  }
+
+  /** true: the earlier message can still land; false: it cannot; a string: it cannot be told (why). */
+  private async mayStillLand(prior: QuoteRecord): Promise<boolean | string> {
+    const chain = this.opts.chain;
+    if (!chain) return "the signer has no chain reader (SIGNER_RPC_URL) to tell";
+    try {
+      return await chain.isBlockhashValid(prior.blockhash);
+    } catch (e) {
+      return `its blockhash could not be checked: ${(e as Error).message}`;
+    }
   }
 }
