@@ -12,7 +12,7 @@
 # The image runs production mode only (RPC_URL, MAKER_KEYPAIR, REDIS_URL): the paper setup's local
 # chain (LiteSVM) is a development dependency and is not in the image; without RPC_URL the start stops
 # with a line saying so. Use `npm start` on a checkout for the paper setup.
-ARG NODE_IMAGE=node:22-bookworm-slim
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
