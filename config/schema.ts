@@ -191,8 +191,6 @@ export const inventorySchema = strictObject({
    * confirmation, so a read racing the confirmation cannot make the units count twice.
    */
   settleMarginMs: z.number().int().min(0).default(2_000),
-  /** Deprecated: use the top-level `redisPrefix` (the reservation keys are `<redisPrefix>inv:...`). */
-  redisPrefix: z.string().min(1).optional(),
 });
 
 /** The global pause (kill switch) and per-pair switches, shared through Redis when configured. */
@@ -201,8 +199,6 @@ export const controlsSchema = strictObject({
   pollMs: z.number().int().min(50).max(1_000).default(500),
   /** With Redis unreadable this long, an instance cannot know it is paused: it stops quoting. */
   failClosedAfterMs: z.number().int().min(500).default(3_000),
-  /** Deprecated: use the top-level `redisPrefix` (the switches are `<redisPrefix>ctl:...`). */
-  redisPrefix: z.string().min(1).optional(),
 });
 
 /**
@@ -269,13 +265,6 @@ export const limitsSchema = strictObject({
    * README, Redis memory.
    */
   quoteRetainAfterExpiryMs: z.number().int().min(0).max(3_600_000).default(30_000),
-  /**
-   * How the Redis quote store writes each quote (src/quote-store/codec.ts; it reads both): "compact"
-   * (the request once, about 570 bytes of JSON) or "full" (the StoredQuote as it is, about 1,050).
-   * Versions before the compact form read only "full": set "full" while any of them (webhook or
-   * signer) still shares the Redis, then "compact". README, Redis memory.
-   */
-  quoteStoreFormat: z.enum(["compact", "full"]).default("compact"),
   /** Bound on the in-memory quote store. */
   memoryStoreMaxQuotes: z.number().int().min(100).default(200_000),
   /**

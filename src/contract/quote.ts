@@ -96,8 +96,7 @@ export type QuoteResponse = z.output<typeof quoteResponseSchema>;
 /**
  * Our 200 answer to `req`: the request echoed (ids, mints, quote type, and the taker and receiver when
  * given) with what we add: both amounts, the maker, the compute-unit price. The quote path answers
- * with it (src/quote/service.ts), and the quote store's compact record is read back through it
- * (src/quote-store/codec.ts), so the two cannot drift apart.
+ * with it (src/quote/service.ts).
  */
 export function quoteAnswer(
   req: QuoteRequest,
