@@ -9,7 +9,6 @@
 import { describe, expect, it } from "vitest";
 import {
   heldRatio,
-  line,
   type StepResult,
   type SweepReport,
   type SweepSummary,
@@ -147,25 +146,6 @@ describe("sweep report: the store baseline, the floor under the webhook", () => 
       report([summary("webhook ×1", 1, 4000, false), summary("bare node:http ×1", 1, 16000, false)], rates),
     );
     expect(text).not.toContain("+ store");
-  });
-
-  it("gives a traced step's server-side p99s and event loop beside its end-to-end figures (--trace-server)", () => {
-    const lat = (p99: number) => ({ count: 10, p50: 1, p90: 2, p99, p999: p99 + 1, max: p99 + 2, mean: 1 });
-    const traced: StepResult = {
-      ...step("webhook ×1", 4000, true),
-      serverTrace: {
-        processes: 1,
-        requests: 40_000,
-        arrivalLagMs: lat(12),
-        handlingMs: lat(7.34),
-        storeCallMs: lat(6.31),
-        loopBusy: { windows: 200, p50: 0.5, p90: 0.7, p99: 0.88, saturatedShare: 0.005 },
-      },
-    };
-    expect(line(traced)).toMatch(
-      /; server side p99: request to answer 7\.3 ms, store writes 6\.3 ms, event loop busy 88% \(0\.50% of 50 ms windows >= 90%\)$/,
-    );
-    expect(line(step("webhook ×1", 4000, true))).not.toContain("server side");
   });
 });
 
