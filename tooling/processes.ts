@@ -59,26 +59,9 @@ export function spawnTs(
 
 /**
  * Node's flags for the webhook, as `npm start` and the image's CMD give them (test/production/
- * signal.test.ts holds the three together):
- *
- * - `--max-semi-space-size=32`: a young generation of 32 MB semi-spaces instead of 16 MB. The quote
- *   path allocates about 27 KB per quote (a sampling allocation profile), so at 3,000 quotes/s V8
- *   scavenged every ~150 ms for 4-6 ms each; with twice the room it scavenges half as often for about
- *   the same pause (the cost of a scavenge is what survives it: the requests in flight).
- *   `npm run loadtest` at 4,000/s, three runs each: 193-211 µs of webhook CPU per quote against
- *   180-233 µs, about 6% less measured against the generator's own CPU in the same runs. The cost:
- *   the new space grows to 64 MB instead of 32 MB.
- * - `--initial-old-space-size=128`: V8 starts a full (mark-compact) collection only once the old
- *   generation has grown to 128 MB, instead of to about 1.3 times what survived the last one (about
- *   43 MB here). Under quote load the old generation grows by about 100 KB/s at 5,000 quotes/s
- *   (Node's HTTP objects that outlive a scavenge, and the first chain reads), and each full
- *   collection stopped the quote path for 25-40 ms: with the default, one every ~50 s, and those set
- *   the load test's p99.9 (30-43 ms at 5,000/s). With the flag there is none in a minute's quote
- *   phase (the next comes after ~15 min at that rate, or sooner under swaps, 15-30 ms long), and the
- *   p99.9 of `npm run loadtest -- --rate 5000 --duration 60` was 6.8 and 8.2 ms in two runs, against
- *   20.7 ms without it. The cost: up to ~90 MB more heap before the collection.
+ * signal.test.ts holds the three together): none, V8's defaults.
  */
-export const WEBHOOK_NODE_FLAGS = ["--max-semi-space-size=32", "--initial-old-space-size=128"];
+export const WEBHOOK_NODE_FLAGS: string[] = [];
 
 /** Whether this process has run the build check (once per run; see ensureBuilt). */
 let builtThisRun = false;

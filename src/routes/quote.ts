@@ -32,8 +32,8 @@ export interface QuoteRouteDeps {
   /** Answer 404 when less than this much budget remains (time to write the answer). */
   minBudgetMs: number;
   /**
-   * Every quote's line is logged at debug; every Nth also at info (LOG_QUOTE_SAMPLE; 0: none). At
-   * 2,000 quotes/s an info line per quote would be tens of GB of logs a day.
+   * Every quote's line is logged at debug; every Nth also at info (LOG_QUOTE_SAMPLE; 0: none): a line
+   * per quote at info would be tens of GB of logs a day.
    */
   logSample?: number;
   now: () => number;
