@@ -250,8 +250,6 @@ const OTHER_KNOWN_ENV = [
   "WEBHOOK_URL",
   "WEBHOOK_API_KEY",
   "WEBHOOK_NODE_ARGS",
-  // sandbox/loadtest/server-trace.mjs, the load test's tracer (--trace-server).
-  "SERVER_TRACE_DIR",
   "WEBHOOK_PORT",
   "WEBHOOK_ADMIN_PORT",
   // Set by the primary for each worker (src/http/cluster.ts), never by hand.
