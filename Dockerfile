@@ -12,7 +12,7 @@
 # The image runs production mode only (RPC_URL, MAKER_KEYPAIR, REDIS_URL): the paper setup's local
 # chain (LiteSVM) is a development dependency and is not in the image; without RPC_URL the start stops
 # with a line saying so. Use `npm start` on a checkout for the paper setup.
-ARG NODE_IMAGE=node:22-bookworm-slim
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
@@ -46,4 +46,4 @@ EXPOSE 8080 8081
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}/health`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 ENTRYPOINT ["/usr/bin/tini", "--"]
-CMD ["node", "--max-semi-space-size=32", "--initial-old-space-size=128", "dist/src/main.js"]
+CMD ["node", "dist/src/main.js"]

@@ -1,10 +1,9 @@
 /**
- * `npm run bench`: the quote path benchmark (bench/quote.ts: open-loop /quote load on the Redis
- * store, and max throughput against a bare Hono baseline), then the swap path micro-benchmark
+ * `npm run bench`: the swap path micro-benchmark
  * (bench/swap.ts), then what the pre-flight simulation adds to /swap (bench/preflight.ts), then what
  * the remote signer adds to /swap (bench/signer.ts), then the compute units of the largest
  * permissioned fill the configuration allows (bench/permissioned-cu.ts). Each can be run alone with its own flags:
- * `npm run bench:quote -- --help`, `npm run bench:swap -- --help`, `npm run bench:preflight -- --help`,
+ * `npm run bench:swap -- --help`, `npm run bench:preflight -- --help`,
  * `npm run bench:signer -- --help`.
  */
 import { spawnSync } from "node:child_process";
@@ -15,23 +14,16 @@ import { REPO_ROOT } from "../tooling/processes.ts";
 const USAGE = {
   command: "npm run bench",
   summary:
-    "Runs the quote path benchmark (npm run bench:quote), the swap path micro-benchmark\n" +
-    "(npm run bench:swap), the pre-flight latency benchmark (npm run bench:preflight) and the remote\n" +
+    "Runs the swap path micro-benchmark (npm run bench:swap), the pre-flight latency benchmark (npm run bench:preflight) and the remote\n" +
     "signer latency benchmark (npm run bench:signer) and the compute units of the largest permissioned\n" +
     "fill (npm run bench:permissioned) with their defaults; figures are printed, not\n" +
-    "asserted. For their flags: npm run bench:quote -- --help, npm run bench:swap -- --help,\n" +
+    "asserted. For their flags: npm run bench:swap -- --help,\n" +
     "npm run bench:preflight -- --help, npm run bench:signer -- --help.",
   flags: {},
 } as const;
 
 parseArgs(process.argv.slice(2), USAGE);
-for (const script of [
-  "bench/quote.ts",
-  "bench/swap.ts",
-  "bench/preflight.ts",
-  "bench/signer.ts",
-  "bench/permissioned-cu.ts",
-]) {
+for (const script of ["bench/swap.ts", "bench/preflight.ts", "bench/signer.ts", "bench/permissioned-cu.ts"]) {
   const r = spawnSync(process.execPath, ["--import", "tsx", join(REPO_ROOT, script)], {
     cwd: REPO_ROOT,
     stdio: "inherit",

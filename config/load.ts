@@ -177,33 +177,23 @@ export interface RedisKeys {
   toxicity: string;
   /** Issuance reservations and daily totals of permissioned tokens: inventory/issuance/redis.ts. */
   issuance: string;
-  /** Deprecated keys still in use, for a start-up warning. */
-  deprecated: string[];
 }
 
 /**
  * Every Redis key prefix from the one `redisPrefix` key (or `override`, with which tests isolate
- * themselves). The older per-part keys `inventory.redisPrefix` and `controls.redisPrefix` still win
- * when set, and are reported as deprecated.
+ * themselves).
  */
 export function redisKeys(file: FileConfig, override?: string): RedisKeys {
   const p = override ?? file.redisPrefix;
-  const deprecated: string[] = [];
-  const legacy = (key: string, value: string | undefined, fallback: string) => {
-    if (value === undefined || override !== undefined) return fallback;
-    deprecated.push(`${key} is deprecated: set the top-level redisPrefix instead`);
-    return value;
-  };
   return {
     quotes: `${p}quote:`,
     swap: `${p}swap:`,
-    inventory: legacy("inventory.redisPrefix", file.inventory.redisPrefix, `${p}inv:`),
-    controls: legacy("controls.redisPrefix", file.controls.redisPrefix, `${p}ctl:`),
+    inventory: `${p}inv:`,
+    controls: `${p}ctl:`,
     advertised: `${p}advertised`,
     signer: `${p}signer:`,
     toxicity: `${p}tox:`,
     issuance: `${p}iss:`,
-    deprecated,
   };
 }
 
@@ -260,8 +250,6 @@ const OTHER_KNOWN_ENV = [
   "WEBHOOK_URL",
   "WEBHOOK_API_KEY",
   "WEBHOOK_NODE_ARGS",
-  // sandbox/loadtest/server-trace.mjs, the load test's tracer (--trace-server).
-  "SERVER_TRACE_DIR",
   "WEBHOOK_PORT",
   "WEBHOOK_ADMIN_PORT",
   // Set by the primary for each worker (src/http/cluster.ts), never by hand.

@@ -5,60 +5,17 @@
  * Amounts are strings of integers in the token's smallest units (u64), prices are decimal strings:
  * neither ever passes through a float on the way to a signed amount.
  */
+import bs58 from "bs58";
 import { z } from "zod";
 import { U64_MAX } from "../amounts/u64.ts";
 import { strictObject } from "./strict.ts";
 
 export { U64_MAX };
 
-const BASE58_ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
-/** Each ASCII code's base58 digit, or 255 for a character outside the alphabet. */
-const BASE58_DIGIT = new Uint8Array(128).fill(255);
-for (let d = 0; d < 58; d++) BASE58_DIGIT[BASE58_ALPHABET.charCodeAt(d)] = d;
-/**
- * The value after a key's leading "1"s, in 24-bit limbs, least significant first: 11 hold 264 bits,
- * more than any 44 characters can spell (58^44 < 2^258). Scratch for `isBase58Pubkey` alone, which
- * writes each limb it reads within one call.
- */
-const LIMBS = new Int32Array(11);
-
-/**
- * A 32-byte key in base58 (what `base58Pubkey` accepts): exactly what `bs58.decode(s).length === 32`
- * says, without decoding. The decoded bytes are one zero byte per leading "1", then the rest of the
- * string's value in as few bytes as it takes; so the key is valid when every character is base58 and
- * the leading "1"s plus the value's byte length come to 32 (which also refuses non-canonical spellings
- * such as an extra leading "1"). This runs for the taker (and receiver) of every quote: `bs58.decode`,
- * which builds the bytes one character at a time, took 2,141 ns per key here, most of the quote
- * parse's own time in a profile; summing the value in 24-bit limbs takes 548 ns.
- * test/config/base58.property.test.ts holds the two equal over generated and mutated keys.
- */
+/** A 32-byte key in base58: what bs58 decodes to exactly 32 bytes. */
 export function isBase58Pubkey(s: string): boolean {
-  const n = s.length;
-  if (n < 32 || n > 44) return false;
-  let i = 0;
-  while (i < n && s.charCodeAt(i) === 49 /* "1" */) i++;
-  const zeroes = i;
-  let used = 0;
-  for (; i < n; i++) {
-    const c = s.charCodeAt(i);
-    const digit = c < 128 ? (BASE58_DIGIT[c] as number) : 255;
-    if (digit === 255) return false;
-    // value = value * 58 + digit: each limb below 2^24, so limb * 58 + carry stays below 2^30.
-    let carry = digit;
-    for (let k = 0; k < used; k++) {
-      const x = (LIMBS[k] as number) * 58 + carry;
-      LIMBS[k] = x & 0xffffff;
-      carry = x >>> 24;
-    }
-    while (carry !== 0) {
-      if (used === LIMBS.length) return false;
-      LIMBS[used++] = carry & 0xffffff;
-      carry >>>= 24;
-    }
-  }
-  if (used === 0) return zeroes === 32;
-  const bits = (used - 1) * 24 + (32 - Math.clz32(LIMBS[used - 1] as number));
-  return zeroes + Math.ceil(bits / 8) === 32;
+  if (s.length < 32 || s.length > 44) return false;
+  return bs58.decodeUnsafe(s)?.length === 32;
 }
 
 export const base58Pubkey = z.string().refine(isBase58Pubkey, { message: "must be a base58 public key" });
@@ -234,8 +191,6 @@ export const inventorySchema = strictObject({
    * confirmation, so a read racing the confirmation cannot make the units count twice.
    */
   settleMarginMs: z.number().int().min(0).default(2_000),
-  /** Deprecated: use the top-level `redisPrefix` (the reservation keys are `<redisPrefix>inv:...`). */
-  redisPrefix: z.string().min(1).optional(),
 });
 
 /** The global pause (kill switch) and per-pair switches, shared through Redis when configured. */
@@ -244,8 +199,6 @@ export const controlsSchema = strictObject({
   pollMs: z.number().int().min(50).max(1_000).default(500),
   /** With Redis unreadable this long, an instance cannot know it is paused: it stops quoting. */
   failClosedAfterMs: z.number().int().min(500).default(3_000),
-  /** Deprecated: use the top-level `redisPrefix` (the switches are `<redisPrefix>ctl:...`). */
-  redisPrefix: z.string().min(1).optional(),
 });
 
 /**
@@ -312,13 +265,6 @@ export const limitsSchema = strictObject({
    * README, Redis memory.
    */
   quoteRetainAfterExpiryMs: z.number().int().min(0).max(3_600_000).default(30_000),
-  /**
-   * How the Redis quote store writes each quote (src/quote-store/codec.ts; it reads both): "compact"
-   * (the request once, about 570 bytes of JSON) or "full" (the StoredQuote as it is, about 1,050).
-   * Versions before the compact form read only "full": set "full" while any of them (webhook or
-   * signer) still shares the Redis, then "compact". README, Redis memory.
-   */
-  quoteStoreFormat: z.enum(["compact", "full"]).default("compact"),
   /** Bound on the in-memory quote store. */
   memoryStoreMaxQuotes: z.number().int().min(100).default(200_000),
   /**

@@ -23,7 +23,6 @@ export default {
     "src/swap/executor.ts",
     "src/swap/expiry.ts",
     "src/swap/taker-funds.ts",
-    "src/quote-store/codec.ts",
     "pricing/book.ts",
     "amounts/decimal.ts",
     "amounts/u64.ts",

@@ -29,8 +29,7 @@ const USAGE = {
     "Runs <command> with REDIS_URL set: as given, or a throwaway redis-server started for it and\n" +
     "stopped after it, and REDIS_TEST_CLUSTER_NODES set to a throwaway three-master Redis Cluster\n" +
     "(skipped when REDIS_URL is given or REDIS_TEST_CLUSTER=0). `npm test` runs vitest through it\n" +
-    "(`npm test -- <vitest args>`, e.g. a test file); `npm run bench:pricing` runs bench/pricing.ts\n" +
-    "through it. With --postgres first, also TEST_DATABASE_URL: as given, or a throwaway PostgreSQL\n" +
+    "(`npm test -- <vitest args>`, e.g. a test file). With --postgres first, also TEST_DATABASE_URL: as given, or a throwaway PostgreSQL\n" +
     "server (initdb + pg_ctl, temporary folder, free port) for the ledger's tests.",
   flags: {},
 } as const;

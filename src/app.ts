@@ -16,10 +16,8 @@ import type { TokenLists } from "../inventory/token-lists.ts";
 import { openApiDocument } from "./contract/openapi.ts";
 import { errorHandler } from "./errors/index.ts";
 import { apiKeyAuth } from "./http/auth.ts";
-import { bodyTooLarge, declaredSize } from "./http/body.ts";
-import { type AppEnv, header } from "./http/env.ts";
-import { addNativeRoute } from "./http/listener.ts";
-import { nativeQuoteRoute } from "./http/native-quote.ts";
+import { bodyTooLarge } from "./http/body.ts";
+import type { AppEnv } from "./http/env.ts";
 import type { Logger } from "./observability/logger.ts";
 import type { Metrics } from "./observability/metrics.ts";
 import type { QuoteService } from "./quote/service.ts";
@@ -99,19 +97,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const oversized = () => {
     throw bodyTooLarge(maxBody);
   };
-  const streamLimit = bodyLimit({ maxSize: maxBody, onError: oversized });
-  api.use("*", async (c, next) => {
-    // A declared length is checked from the header alone: hono's bodyLimit reads `c.req.raw.body`,
-    // which makes @hono/node-server build a full web Request (undici, AbortSignal) for every call,
-    // about a third of the quote path's CPU and most of its GC pressure. Chunked bodies still go
-    // through bodyLimit, which counts the bytes as they stream.
-    const declared = declaredSize(header(c, "content-length"), header(c, "transfer-encoding"), maxBody);
-    if (declared === "over") return oversized();
-    return declared === "within" ? next() : streamLimit(c, next);
-  });
+  api.use("*", bodyLimit({ maxSize: maxBody, onError: oversized }));
   api.use("*", apiKeyAuth(config.env.API_KEY));
   registerTokenRoutes(api, deps.tokenLists);
-  const quote = registerQuoteRoute(api, {
+  registerQuoteRoute(api, {
     service: deps.quotes,
     store: deps.store,
     metrics,
@@ -123,19 +112,5 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   });
   registerSwapRoute(api, deps.swap, metrics);
   app.route(config.file.basePath || "/", api);
-  // On node:http (main.ts, tests' sockets) the quote route skips the adapter (src/http/native-quote.ts).
-  const quotePath = `${config.file.basePath}/quote`;
-  addNativeRoute(app, {
-    method: "POST",
-    path: quotePath,
-    listener: nativeQuoteRoute({
-      path: quotePath,
-      handle: quote,
-      apiKey: config.env.API_KEY,
-      maxBodyBytes: config.file.limits.maxBodyBytes,
-      metrics,
-      log,
-    }),
-  });
   return app;
 }

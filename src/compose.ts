@@ -183,7 +183,6 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
   const now = opts.now ?? Date.now;
   const startTimeoutMs = opts.startTimeoutMs ?? 5_000;
   const keys = redisKeys(config.file, opts.redisPrefix);
-  for (const line of keys.deprecated) log.warn(`config: ${line}`);
 
   let redis = opts.redis;
   const target = redis ? undefined : redisTarget(config.env);
@@ -238,7 +237,6 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
     ? new RedisQuoteStore(redis, keys.quotes, {
         now,
         retainAfterExpiryMs: config.file.limits.quoteRetainAfterExpiryMs,
-        format: config.file.limits.quoteStoreFormat,
       })
     : new MemoryQuoteStore(
         config.file.limits.memoryStoreMaxQuotes,

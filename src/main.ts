@@ -16,7 +16,6 @@ import { composeService, type Service } from "./compose.ts";
 import { PRIMARY_OPS_URL_ENV, runPrimary, WORKER_SLOT_ENV, workerCount, workerIpc } from "./http/cluster.ts";
 import { backlogWarning, OPERATOR_KEEP_ALIVE_MS, requestListener, somaxconn } from "./http/listener.ts";
 import { GracefulShutdown } from "./http/shutdown.ts";
-import { pinTickObjectShape } from "./http/tick-shape.ts";
 import { createLogger } from "./observability/logger.ts";
 import { Metrics } from "./observability/metrics.ts";
 
@@ -111,8 +110,6 @@ function listenExclusive(app: Service["opsApp"]): Promise<[Server, AddressInfo]>
 /** Resolves with the exit code once the server has stopped (it runs until SIGINT/SIGTERM). */
 async function main(): Promise<number> {
   parseArgs(process.argv.slice(2), USAGE);
-  // process.nextTick on V8's fast path after full collections (src/http/tick-shape.ts).
-  pinTickObjectShape();
   const config = loadConfig(process.env);
   const slot = cluster.isWorker ? Number(process.env[WORKER_SLOT_ENV] ?? cluster.worker?.id) : 0;
   const workers = cluster.isWorker ? undefined : workerCount(config);

@@ -15,12 +15,10 @@ import {
   readFileSync,
   readlinkSync,
   realpathSync,
-  rmdirSync,
   rmSync,
-  writeFileSync,
 } from "node:fs";
 import { createServer } from "node:net";
-import { cpus, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -61,26 +59,9 @@ export function spawnTs(
 
 /**
  * Node's flags for the webhook, as `npm start` and the image's CMD give them (test/production/
- * signal.test.ts holds the three together):
- *
- * - `--max-semi-space-size=32`: a young generation of 32 MB semi-spaces instead of 16 MB. The quote
- *   path allocates about 27 KB per quote (a sampling allocation profile), so at 3,000 quotes/s V8
- *   scavenged every ~150 ms for 4-6 ms each; with twice the room it scavenges half as often for about
- *   the same pause (the cost of a scavenge is what survives it: the requests in flight).
- *   `npm run loadtest` at 4,000/s, three runs each: 193-211 µs of webhook CPU per quote against
- *   180-233 µs, about 6% less measured against the generator's own CPU in the same runs. The cost:
- *   the new space grows to 64 MB instead of 32 MB.
- * - `--initial-old-space-size=128`: V8 starts a full (mark-compact) collection only once the old
- *   generation has grown to 128 MB, instead of to about 1.3 times what survived the last one (about
- *   43 MB here). Under quote load the old generation grows by about 100 KB/s at 5,000 quotes/s
- *   (Node's HTTP objects that outlive a scavenge, and the first chain reads), and each full
- *   collection stopped the quote path for 25-40 ms: with the default, one every ~50 s, and those set
- *   the load test's p99.9 (30-43 ms at 5,000/s). With the flag there is none in a minute's quote
- *   phase (the next comes after ~15 min at that rate, or sooner under swaps, 15-30 ms long), and the
- *   p99.9 of `npm run loadtest -- --rate 5000 --duration 60` was 6.8 and 8.2 ms in two runs, against
- *   20.7 ms without it. The cost: up to ~90 MB more heap before the collection.
+ * signal.test.ts holds the three together): none, V8's defaults.
  */
-export const WEBHOOK_NODE_FLAGS = ["--max-semi-space-size=32", "--initial-old-space-size=128"];
+export const WEBHOOK_NODE_FLAGS: string[] = [];
 
 /** Whether this process has run the build check (once per run; see ensureBuilt). */
 let builtThisRun = false;
@@ -465,155 +446,6 @@ export function nodeDescendantPids(pid: number): number[] {
       return false; // gone meanwhile
     }
   });
-}
-
-/** How `pinSplit` shares the CPUs out. */
-export interface PinSplit {
-  /** The server's CPUs, taskset's syntax ("1", "2-3"). */
-  server: string;
-  /** Everything else's. */
-  rest: string;
-}
-
-/**
- * The load test's `--pin`: the server under test on CPUs of its own, everything else (this generator,
- * Redis, the chain) on the rest, as the operator's requests come from another machine. On a shared
- * two-core machine the generator otherwise competes with the server for its core, and its stalls land
- * in every latency it measures: at 5,000 quotes/s a bare node:http server measured p99 34 ms unpinned
- * and 6 ms pinned in runs minutes apart. The server gets the last CPUs, one per worker, or, when each
- * worker is capped at `serverCpu` of one CPU (`--server-cpu`), as many as the caps add up to
- * (two workers at 0.4: one CPU); at least one stays for the rest.
- */
-export function pinSplit(workers: number, cores = cpus().length, serverCpu?: number): PinSplit {
-  const need = serverCpu === undefined ? workers : Math.ceil(workers * serverCpu - 1e-9);
-  const capped = serverCpu === undefined ? "" : ` capped at ${serverCpu} of one CPU each`;
-  if (cores <= need)
-    throw new Error(
-      `--pin: ${workers} worker(s)${capped} need ${need + 1} CPUs (one left for the generator); this machine has ${cores}`,
-    );
-  const first = cores - need;
-  return {
-    server: first === cores - 1 ? String(first) : `${first}-${cores - 1}`,
-    rest: first === 1 ? "0" : `0-${first - 1}`,
-  };
-}
-
-/**
- * Pins processes, every thread of each and of every descendant, to `cpuList` (taskset's syntax, e.g.
- * "1" or "0-2"). Threads and children started later inherit their creator's affinity.
- */
-export function pinProcesses(pids: number[], cpuList: string): void {
-  for (const root of pids) {
-    for (const pid of [root, ...descendantPids(root)]) {
-      const r = spawnSync("taskset", ["-a", "-p", "-c", cpuList, String(pid)], { encoding: "utf8" });
-      if (r.status !== 0 && existsSync(`/proc/${pid}`))
-        throw new Error(`--pin: taskset on pid ${pid} failed: ${r.error?.message ?? r.stderr.trim()}`);
-    }
-  }
-}
-
-/**
- * The load test's `--server-cpu`: a slower core, emulated. The processes (every thread of each;
- * children started later inherit it) go into a CPU cgroup of their own capped at `share` of one CPU
- * (CFS bandwidth: cgroup v1's cpu.cfs_quota_us, v2's cpu.max), as `quotaUs` of CPU per period of
- * `quotaUs / share`. On a machine whose two
- * cores are both needed (the server on one, the generator, Redis and a proxy on the other), it makes
- * the server the bottleneck at a rate the other core can still send, so that what a server does past
- * its capacity can be measured at all. The kernel's least quota is 1 ms, which keeps the throttling
- * pauses short: at 0.4 of a CPU, 1 ms of work then at most 1.5 ms paused.
- * Needs a writable cgroup filesystem (root); returns the cgroup's removal.
- */
-export function limitCpu(pids: number[], share: number, name: string, quotaUs = 1_000): () => void {
-  if (!(share > 0 && share <= 1)) throw new Error(`--server-cpu: a share of one CPU in (0, 1], not ${share}`);
-  const periodUs = Math.round(quotaUs / share);
-  const cg = cpuCgroup();
-  if (!cg)
-    throw new Error(
-      "--server-cpu: no cgroup CPU controller found (/sys/fs/cgroup/cpu or cgroup v2 with cpu)",
-    );
-  const dir = join(cg.root, name);
-  try {
-    mkdirSync(dir, { recursive: true });
-    if (cg.version === 1) {
-      writeFileSync(join(dir, "cpu.cfs_period_us"), String(periodUs));
-      writeFileSync(join(dir, "cpu.cfs_quota_us"), String(quotaUs));
-    } else {
-      writeFileSync(join(dir, "cpu.max"), `${quotaUs} ${periodUs}`);
-    }
-    for (const pid of pids) {
-      try {
-        writeFileSync(join(dir, "cgroup.procs"), String(pid));
-      } catch (e) {
-        if (existsSync(`/proc/${pid}`)) throw e;
-      }
-    }
-  } catch (e) {
-    throw new Error(`--server-cpu: ${e instanceof Error ? e.message : String(e)}`);
-  }
-  return () => {
-    // The processes are gone (or moved back) before the cgroup can be removed. A server just closed
-    // may still be exiting (a node:cluster primary exits before its workers): the kernel refuses the
-    // removal (EBUSY) until they are gone, so it is tried again for up to 2 s.
-    const pause = new Int32Array(new SharedArrayBuffer(4));
-    for (let attempt = 0; attempt < 100; attempt++) {
-      try {
-        for (const pid of readFileSync(join(dir, "cgroup.procs"), "utf8").split("\n").filter(Boolean))
-          writeFileSync(join(cg.root, "cgroup.procs"), pid);
-        rmdirSync(dir);
-        return;
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === "ENOENT") return;
-        Atomics.wait(pause, 0, 0, 20);
-      }
-    }
-  };
-}
-
-/**
- * `--server-cpu` for a server with workers: each worker a slower core of its own. Every root (a
- * server's primary) is split by `cpuSharesOf` and each part capped at `share` of one CPU in a cgroup
- * `name-<root>-<part>`, so that a server with two workers gets two such cores, as on a machine with
- * the cores, and not two workers on one capped core. Returns the removal of them all.
- */
-export function limitCpuPerWorker(roots: number[], share: number, name: string): () => void {
-  const removals: (() => void)[] = [];
-  const removeAll = () => {
-    for (const r of removals.splice(0)) r();
-  };
-  try {
-    for (const root of roots)
-      cpuSharesOf(root).forEach((part, k) => {
-        removals.push(limitCpu(part, share, `${name}-${root}-${k}`));
-      });
-  } catch (e) {
-    removeAll();
-    throw e;
-  }
-  return removeAll;
-}
-
-/**
- * How `limitCpuPerWorker` splits a server over its capped cores: one part per node:cluster worker,
- * the primary in the first worker's part (it only accepts connections and hands them on, and on a
- * real machine it shares the workers' cores; given a core of its own it would be a free one). A
- * server without workers is one part, with its descendants (tsx's esbuild, say).
- */
-export function cpuSharesOf(root: number): number[][] {
-  const workers = nodeDescendantPids(root);
-  if (workers.length === 0) return [[root, ...descendantPids(root)]];
-  return workers.map((w, k) => (k === 0 ? [root, w] : [w]));
-}
-
-/**
- * Where CPU cgroups are made on this machine: cgroup v1's `cpu` hierarchy, or the v2 root when it
- * has the cpu controller; undefined when neither.
- */
-export function cpuCgroup(): { root: string; version: 1 | 2 } | undefined {
-  if (existsSync("/sys/fs/cgroup/cpu/cpu.cfs_quota_us")) return { root: "/sys/fs/cgroup/cpu", version: 1 };
-  const controllers = "/sys/fs/cgroup/cgroup.controllers";
-  if (existsSync(controllers) && readFileSync(controllers, "utf8").split(/\s+/).includes("cpu"))
-    return { root: "/sys/fs/cgroup", version: 2 };
-  return undefined;
 }
 
 /** USER_HZ: 100 on every mainstream Linux build. */

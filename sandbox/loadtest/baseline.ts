@@ -5,20 +5,14 @@
  * of workers. What the bare server gets is what this machine and this generator allow at that rate;
  * the webhook's figures are read beside it.
  *
- * Why: the tail checks (p99 < 10 ms, p99.9 < 20 ms at 5,000/s) are absolute, and on a shared two-core
- * machine a stall of the generator or a process waiting for a core lands in every latency it delays.
- * On one machine, in 15-60 s runs without `--pin`, a bare node:http server at 5,000/s measured p99
- * 14-35 ms and p99.9 21-131 ms, with the generator's own send lag at p99 9-22 ms: the checks were out
- * of reach there for any server. The baseline says so in the same report instead of leaving it to a
- * separate run.
+ * Why: the tail checks are absolute, and on a shared machine a stall of the generator or a process
+ * waiting for a core lands in every latency it delays. The baseline says what any server gets here,
+ * in the same report.
  *
  * The baseline never changes the verdict: the checks stay the webhook's.
  */
 
-import { nodeDescendantPids, pinProcesses, REPO_ROOT } from "../../tooling/processes.ts";
 import type { MixRequest } from "./mix.ts";
-import { PERF_NODE_ARGS, type PerfSplit, perfSplitText, recordPerf } from "./perf-split.ts";
-import { serverTraceText } from "./server-trace.ts";
 import type { LatencySummary } from "./stats.ts";
 import { type BareKind, measureStep, type StepResult, startBareTarget } from "./sweep.ts";
 
@@ -33,8 +27,6 @@ export interface BaselineResult {
   /** The webhook's tail checks, and whether the bare server met them. */
   targets: TailTargets;
   meetsTail: boolean;
-  /** The bare server's CPU per request by part, kernel included (`--perf-server`), or why it failed. */
-  perf?: PerfSplit | string;
 }
 
 export interface BaselineOptions {
@@ -50,14 +42,8 @@ export interface BaselineOptions {
   /** Where the bare server's log goes. */
   dir: string;
   targets: TailTargets;
-  /** `--pin`: the CPUs the bare server gets (taskset's syntax), as the webhook had them. */
-  pinServer?: string;
-  /** `--trace-server`: the bare server runs with the tracer, its records here (the step's split). */
-  traceDir?: string;
   /** `--redis-socket`: the store baseline's Redis on a unix socket, as the webhook's. */
   redisSocket?: boolean;
-  /** `--perf-server`: the bare server recorded with perf over the measured window (perf-split.ts). */
-  perfDataPath?: string;
 }
 
 /** A bare server's kind as `flag` (--baseline, or an item of --baselines) names it; none: undefined. */
@@ -68,26 +54,8 @@ export function parseBaselineKind(v: string, flag = "--baseline"): BaselineKind 
 }
 
 export async function runBaselinePhase(o: BaselineOptions): Promise<BaselineResult> {
-  const t = await startBareTarget(o.kind, o.workers, o.dir, {
-    ...(o.traceDir ? { traceDir: o.traceDir } : {}),
-    ...(o.redisSocket ? { redisSocket: true } : {}),
-    ...(o.perfDataPath ? { nodeArgs: PERF_NODE_ARGS } : {}),
-  });
+  const t = await startBareTarget(o.kind, o.workers, o.dir, o.redisSocket ? { redisSocket: true } : {});
   try {
-    if (o.pinServer) pinProcesses(t.groups.server ?? [], o.pinServer);
-    const perfRun = o.perfDataPath
-      ? recordPerf(
-          (t.groups.server ?? []).flatMap((pid) => [pid, ...nodeDescendantPids(pid)]),
-          {
-            delayMs: o.warmupS * 1000,
-            seconds: o.durationS,
-            dataPath: o.perfDataPath,
-            requests: Math.round(o.rate * o.durationS),
-            label: `the bare server (${t.name})`,
-            repoRoot: REPO_ROOT,
-          },
-        ).catch((e: unknown) => (e instanceof Error ? e.message : String(e)))
-      : undefined;
     const step = await measureStep(
       t,
       o.mix,
@@ -100,13 +68,7 @@ export async function runBaselinePhase(o: BaselineOptions): Promise<BaselineResu
       },
       "sweep",
     );
-    const perf = await perfRun;
-    return {
-      step,
-      targets: o.targets,
-      meetsTail: meetsTail(step, o.targets),
-      ...(perf !== undefined ? { perf } : {}),
-    };
+    return { step, targets: o.targets, meetsTail: meetsTail(step, o.targets) };
   } finally {
     await t.close();
   }
@@ -137,11 +99,5 @@ export function baselineText(b: BaselineResult, webhook: LatencySummary): string
     b.meetsTail
       ? `  the bare server meets p99 < ${t.p99Ms} ms and p99.9 < ${t.p999Ms} ms on this machine at this rate`
       : `  the bare server itself misses p99 < ${t.p99Ms} ms or p99.9 < ${t.p999Ms} ms on this machine at this rate: the tail checks measure the machine here, not the webhook`,
-    ...(s.serverTrace ? serverTraceText(s.serverTrace, "the bare server's side").map((l) => `  ${l}`) : []),
-    ...(b.perf === undefined
-      ? []
-      : typeof b.perf === "string"
-        ? [`  perf: not recorded: ${b.perf}`]
-        : perfSplitText(b.perf).map((l) => `  ${l}`)),
   ];
 }

@@ -14,23 +14,17 @@
  *   npm run loadtest -- --workers 2 --instances 2 --redis-cluster       (2 instances x 2 workers, on a cluster)
  *   npm run loadtest -- --rate 5000 --redis-socket --baseline store     (Redis on a unix socket, as beside the webhook on one host)
  *   npm run loadtest -- --sweep --workers 1,2                            (rate sweep with baselines: sweep.ts)
- *   npm run loadtest -- --sweep --pin --proxy default                    (the webhook also behind HAProxy)
  *   npm run loadtest -- --rate 5000 --baseline http     (the quote phase again on bare node:http: baseline.ts)
- *   npm run loadtest -- --rate 5000 --pin               (the webhook on a CPU of its own, the generator on the rest)
- *   npm run loadtest -- --rate 6000 --pin --perf-server --baseline http   (CPU per request by part, kernel included: perf-split.ts)
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import { DEFAULT_CONFIG_PATH, parseFileConfig } from "../../config/load.ts";
 import { parseArgs } from "../../src/cli/args.ts";
-import { PROXY_DEFAULTS, type ProxyLimits } from "../../tooling/haproxy.ts";
 import {
   cpuSecondsOf,
   machineCpuSeconds,
   nodeDescendantPids,
-  pinProcesses,
-  pinSplit,
   REPO_ROOT,
   residentMemoryOf,
   startRedisCluster,
@@ -40,9 +34,7 @@ import { type BaselineKind, type BaselineResult, parseBaselineKind, runBaselineP
 import { checkLedger, swapCallRecorder, waitForQuietJournal } from "./ledger-check.ts";
 import { buildMix, DEFAULT_MIX } from "./mix.ts";
 import { OUTCOME_NAMES, runOpenLoop } from "./open-loop.ts";
-import { PERF_NODE_ARGS, type PerfSplit, perfUnavailable, recordPerf } from "./perf-split.ts";
 import { type Check, type LoadReport, renderHtml, textSummary } from "./report.ts";
-import { traceSettings, traceWindow } from "./server-trace.ts";
 import { series, summarize } from "./stats.ts";
 import { runSwapPhase, SWAP_TAKER_FUNDING } from "./swaps.ts";
 import { runSweep, type Target, writeSweep } from "./sweep.ts";
@@ -132,23 +124,7 @@ const { values: args } = parseArgs(process.argv.slice(2), {
       type: "string",
       value: "LIST",
       description:
-        '--sweep: bare servers swept beside the webhook (http, hono, store: node:http + the quote store\'s put; none: ""; default http,hono,store, or http,hono with --redis-cluster)',
-    },
-    proxy: {
-      type: "string",
-      value: "MAXCONN+QUEUE+MS",
-      description: `--sweep: also sweep the webhook behind HAProxy (deploy/haproxy/haproxy.cfg; needs haproxy on the PATH) with these limits ("default": ${PROXY_DEFAULTS.maxconn}+${PROXY_DEFAULTS.queue}+${PROXY_DEFAULTS.queueMs})`,
-    },
-    "server-cpu": {
-      type: "string",
-      value: "SHARE",
-      description:
-        "--sweep: cap each server worker at this share of one CPU (cgroup CPU bandwidth; root): a slower core each, so that on two cores the server saturates before the generator's core does; with --pin the server gets as many CPUs as its caps add up to",
-    },
-    pin: {
-      type: "boolean",
-      description:
-        "the server under test on CPUs of its own (the last ones, one per worker), this generator, Redis and the chain on the rest",
+        '--sweep: bare servers swept beside the webhook (http, hono, store: node:http + the quote store\'s put; none: ""; default http,hono)',
     },
     baseline: {
       type: "string",
@@ -156,16 +132,6 @@ const { values: args } = parseArgs(process.argv.slice(2), {
       default: "none",
       description:
         "after the quote phase, the same phase against a bare server on the same workers (beside, not in, the checks)",
-    },
-    "trace-server": {
-      type: "boolean",
-      description:
-        "every server under test with a tracer (server-trace.mjs): the report (each step of --sweep) splits the tail into the generator's side, the server's work, its store writes and its event loop",
-    },
-    "perf-server": {
-      type: "boolean",
-      description:
-        "record the webhook (and the --baseline server) with Linux perf over the measured window: the report splits each one's CPU per request into the kernel's system calls, V8's collector, Node's C++ and JavaScript by owner (perf-split.ts)",
     },
     "kill-webhook-at": {
       type: "string",
@@ -220,15 +186,6 @@ function onInterrupt(stop: () => Promise<void>): void {
   process.on("SIGTERM", exit(143));
 }
 
-/** `--proxy`: "default", or the three limits as MAXCONN+QUEUE+MS (e.g. 32+256+25). */
-function parseProxyLimits(v: string): ProxyLimits {
-  if (v === "default" || v === "") return PROXY_DEFAULTS;
-  const m = /^(\d+)\+(\d+)\+(\d+)$/.exec(v);
-  if (!m || Number(m[1]) < 1 || Number(m[3]) < 1)
-    throw new Error(`--proxy: "default" or MAXCONN+QUEUE+MS (e.g. 32+256+25), not "${v}"`);
-  return { maxconn: Number(m[1]), queue: Number(m[2]), queueMs: Number(m[3]) };
-}
-
 async function sweepMain(): Promise<void> {
   const configPath = process.env.CONFIG ?? DEFAULT_CONFIG_PATH;
   const file = parseFileConfig(JSON.parse(readFileSync(configPath, "utf8")), configPath);
@@ -241,12 +198,7 @@ async function sweepMain(): Promise<void> {
   // The store baseline runs on one Redis node: by default it is left out on a cluster, and refused
   // there when asked for.
   const cluster = args["redis-cluster"] === true;
-  const asked =
-    args.baselines === undefined
-      ? cluster
-        ? ["http", "hono"]
-        : ["http", "hono", "store"]
-      : list("baselines");
+  const asked = args.baselines === undefined ? ["http", "hono"] : list("baselines");
   const baselines = asked
     .map((b) => parseBaselineKind(b, "--baselines"))
     .filter((b): b is BaselineKind => b !== undefined);
@@ -277,10 +229,6 @@ async function sweepMain(): Promise<void> {
     ...(redisSocketAsked() ? { redisSocket: true } : {}),
     fromSource: args["from-source"] === true,
     baselines,
-    ...(args.proxy !== undefined ? { proxy: parseProxyLimits(String(args.proxy)) } : {}),
-    ...(args["server-cpu"] !== undefined ? { serverCpu: Number(args["server-cpu"]) } : {}),
-    pin: args.pin === true,
-    traceServer: args["trace-server"] === true,
     maxSockets: num("max-sockets"),
     say: (l) => process.stdout.write(`${l}\n`),
     track: (targets) => {
@@ -307,24 +255,13 @@ async function main(): Promise<void> {
     throw new Error("--kill-webhook-at: needs the stack this command starts (not --webhook)");
   const checkLedgerToo = killAt !== undefined || args["check-ledger"] === true;
   const baselineKind = parseBaselineKind(String(args.baseline));
-  if (args.pin && args.webhook) throw new Error("--pin: needs the stack this command starts (not --webhook)");
   const redisSocket = redisSocketAsked();
-  const traceServer = args["trace-server"] === true;
-  if (traceServer && args.webhook)
-    throw new Error("--trace-server: needs the stack this command starts (not --webhook)");
-  const perfServer = args["perf-server"] === true;
-  if (perfServer && args.webhook)
-    throw new Error("--perf-server: needs the stack this command starts (not --webhook)");
-  const noPerf = perfServer ? perfUnavailable() : undefined;
-  if (noPerf) throw new Error(noPerf);
   const workers = Number(list("workers")[0] ?? 1);
-  const pin = args.pin ? pinSplit(workers) : undefined;
   const recorder = swapCallRecorder();
   const startedMs = Date.now();
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
   const outDir = join(args.out as string, `loadtest-${stamp}`);
   mkdirSync(outDir, { recursive: true });
-  const traceDir = join(outDir, "stack", "server-trace");
 
   const cleanups: (() => Promise<void>)[] = [];
   const cleanup = async () => {
@@ -346,16 +283,10 @@ async function main(): Promise<void> {
     let urls: URL[] = [];
     if (!webhookUrl) {
       // WEBHOOK_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the webhook under load.
-      const trace = traceSettings(traceServer ? traceDir : undefined);
-      const nodeArgs = [
-        ...(process.env.WEBHOOK_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
-        ...trace.nodeArgs,
-        ...(perfServer ? PERF_NODE_ARGS : []),
-      ];
+      const nodeArgs = process.env.WEBHOOK_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
       const webhookEnv: Record<string, string> = {
         // More than one worker needs the ledger outside the process (the embedded one is single-process).
         ...(workers > 1 ? { WORKERS: String(workers), LEDGER: "off" } : {}),
-        ...trace.env,
       };
       const takers = Math.max(1, Math.min(swaps, num("swap-concurrency") * 2));
       if (args["redis-cluster"]) {
@@ -405,16 +336,6 @@ async function main(): Promise<void> {
       clusterPids.forEach((p, i) => {
         pids[`redis cluster node ${i + 1}`] = p;
       });
-      if (pin) {
-        const serverRoots = Object.entries(stack.pids)
-          .filter(([k, pid]) => k.startsWith("webhook") && pid !== undefined)
-          .map(([, pid]) => pid as number);
-        const restRoots = Object.entries(stack.pids)
-          .filter(([k, pid]) => !k.startsWith("webhook") && pid !== undefined)
-          .map(([, pid]) => pid as number);
-        pinProcesses([process.pid, ...restRoots, ...clusterPids], pin.rest);
-        pinProcesses(serverRoots, pin.server);
-      }
       store = clusterNodes
         ? "redis (throwaway 3-master cluster)"
         : `redis (${process.env.REDIS_URL ? "REDIS_URL" : `throwaway redis-server${redisSocket ? ", unix socket" : ""}`})`;
@@ -428,21 +349,6 @@ async function main(): Promise<void> {
     const cpuBefore = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSecondsOf(pid)]));
     const genBefore = process.cpuUsage();
     const machineBefore = machineCpuSeconds();
-    // Every webhook process (workers included): --perf-server records them, --trace-server asks them.
-    const webhookPids = Object.entries(pids)
-      .filter(([k, pid]) => k.startsWith("webhook") && pid !== undefined)
-      .map(([, pid]) => pid as number);
-    // --perf-server: over the measured window, after the warm-up.
-    const perfRun = perfServer
-      ? recordPerf(webhookPids, {
-          delayMs: warmupS * 1000,
-          seconds: durationS,
-          dataPath: join(outDir, "stack", "webhook.perf.data"),
-          requests: Math.round(rate * durationS),
-          label: "the webhook",
-          repoRoot: REPO_ROOT,
-        }).catch((e: unknown) => (e instanceof Error ? e.message : String(e)))
-      : undefined;
     const q = await runOpenLoop(mix, {
       url: new URL(`${webhookUrl.replace(/\/+$/, "")}/quote`),
       ...(urls.length > 1 ? { urls } : {}),
@@ -457,11 +363,6 @@ async function main(): Promise<void> {
 
     const gen = process.cpuUsage(genBefore);
     const machineAfter = machineCpuSeconds();
-    const perf: PerfSplit | string | undefined = await perfRun;
-    // Every webhook process's own record of the phase (workers included), asked for right after it.
-    const serverTrace = traceServer
-      ? await traceWindow(webhookPids, traceDir, q.measuredFromEpochMs, durationS)
-      : undefined;
     const cpu: Record<string, string> = {
       generator: `${((gen.user + gen.system) / 1e6).toFixed(2)} s (${((gen.user + gen.system) / total).toFixed(0)} µs/request)`,
     };
@@ -486,7 +387,7 @@ async function main(): Promise<void> {
     // Whatever else ran on the machine meanwhile (other builds, tests): the context for the figures.
     if (machineBefore !== undefined && machineAfter !== undefined) {
       const wallS = q.wallMs / 1000;
-      // Every CPU of the machine (os.availableParallelism() is this process's affinity, 1 with --pin).
+      // Every CPU of the machine.
       const cores = os.cpus().length;
       const others = Math.max(0, machineAfter.busy - machineBefore.busy - ours);
       cpu["other processes"] =
@@ -542,10 +443,7 @@ async function main(): Promise<void> {
         maxSockets: num("max-sockets"),
         dir: outDir,
         targets: { p99Ms: p99Target, p999Ms: p999Target },
-        ...(pin ? { pinServer: pin.server } : {}),
-        ...(traceServer ? { traceDir: join(outDir, "baseline-trace") } : {}),
         ...(redisSocket ? { redisSocket: true } : {}),
-        ...(perfServer ? { perfDataPath: join(outDir, "stack", "baseline.perf.data") } : {}),
       });
     }
 
@@ -574,8 +472,6 @@ async function main(): Promise<void> {
                     `  webhook SIGKILLed with swap ${killAt} in flight; starting it again\n`,
                   );
                   await s.startWebhook();
-                  // Started from this (pinned) process, it inherited the generator's CPUs.
-                  if (pin && s.pids.webhook !== undefined) pinProcesses([s.pids.webhook], pin.server);
                   kill = { atSwap: killAt, downMs: Date.now() - t0 };
                   process.stdout.write(`  webhook ready again after ${kill.downMs} ms\n`);
                 },
@@ -656,7 +552,6 @@ async function main(): Promise<void> {
         swaps,
         swapConcurrency: num("swap-concurrency"),
         baseline: baselineKind ?? "none",
-        pin: pin ? `server on CPU ${pin.server}, generator, Redis and chain on CPU ${pin.rest}` : "off",
       },
       quotes: {
         measured,
@@ -671,8 +566,6 @@ async function main(): Promise<void> {
         series: series(q.scheduledMs, q.latencyMs, durationS > 20 ? 1000 : 250, q.sendLagMs),
         cpu,
         memory,
-        ...(serverTrace ? { serverTrace } : {}),
-        ...(perf !== undefined ? { perf } : {}),
       },
       ...(swapResult
         ? {

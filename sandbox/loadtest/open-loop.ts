@@ -8,12 +8,8 @@
  * Bodies are prebuilt buffers and connections come from a raw keep-alive pool (raw-http.ts), so per
  * request this process only writes bytes and reads an answer.
  */
-import { parseJsonUninterned } from "../../src/http/json-uninterned.ts";
 import type { MixRequest } from "./mix.ts";
 import { RawHttpPool } from "./raw-http.ts";
-
-/** The answer's values that are new on nearly every quote and short enough to be internalized. */
-const ANSWER_UNINTERNED = ["amountIn", "amountOut"] as const;
 
 export const Outcome = {
   quoted: 0,
@@ -158,9 +154,7 @@ export async function runOpenLoop(mix: MixRequest[], o: OpenLoopOptions): Promis
           return record(Outcome.unexpectedQuote, status, "200 for a request that must 404");
         let ok = false;
         try {
-          // Uninterned: each answer's amounts are new, and JSON.parse would put them in the string
-          // table, whose growth stalls the generator itself (src/http/json-uninterned.ts).
-          const b = parseJsonUninterned(body.toString(), ANSWER_UNINTERNED) as {
+          const b = JSON.parse(body.toString()) as {
             quoteId?: string;
             requestId?: string;
             amountOut?: string;

@@ -4,8 +4,6 @@
  */
 import { type BaselineResult, baselineText } from "./baseline.ts";
 import type { LedgerCheck } from "./ledger-check.ts";
-import { type PerfSplit, perfSplitText } from "./perf-split.ts";
-import { type ServerTraceSummary, serverTraceText } from "./server-trace.ts";
 import { type LatencySummary, type SeriesPoint, slowestBuckets } from "./stats.ts";
 
 export interface Check {
@@ -38,10 +36,6 @@ export interface LoadReport {
     cpu: Record<string, string>;
     /** Each process's resident memory as the phase ends, with its peak so far (/proc VmRSS, VmHWM). */
     memory: Record<string, string>;
-    /** The tail split on the webhook's side (`--trace-server`, server-trace.ts). */
-    serverTrace?: ServerTraceSummary;
-    /** The webhook's CPU per request by part, kernel included (`--perf-server`), or why it failed. */
-    perf?: PerfSplit | string;
   };
   swaps?: {
     requested: number;
@@ -107,12 +101,6 @@ export function textSummary(r: LoadReport): string {
     `  errors: ${q.errors}`,
     ...q.errorSamples.slice(0, 5).map((s) => `    e.g. ${s}`),
   ];
-  if (q.serverTrace) lines.push("", ...serverTraceText(q.serverTrace));
-  if (q.perf !== undefined)
-    lines.push(
-      "",
-      ...(typeof q.perf === "string" ? [`perf: not recorded: ${q.perf}`] : perfSplitText(q.perf)),
-    );
   if (r.baseline) lines.push("", ...baselineText(r.baseline, l));
   if (r.swaps) {
     const s = r.swaps;

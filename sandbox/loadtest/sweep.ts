@@ -1,7 +1,6 @@
 /**
  * `npm run loadtest -- --sweep`: an open-loop rate sweep. For each target (the webhook with each
- * worker count asked for, with `--proxy` also behind HAProxy (deploy/haproxy/haproxy.cfg), and the
- * same sweep against a bare node:http server, a bare Hono app and a
+ * worker count asked for, and the same sweep against a bare node:http server, a bare Hono app and a
  * bare node:http server that also stores each quote through the webhook's quote store, all answering
  * the same request shape on the same number of workers), the rate steps up (`--rates`: 1k, 2k, 3k,
  * 5k, then every 1k/s to 10k, 12k, 14k, 16k, 20k, 24k/s by default) until a step misses the criteria
@@ -21,17 +20,12 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import type { FileConfig } from "../../config/schema.ts";
-import { type ProxyLimits, startHaproxy } from "../../tooling/haproxy.ts";
 import {
   type Child,
   cpuSecondsOf,
   descendantPids,
   freePort,
-  limitCpuPerWorker,
   machineCpuSeconds,
-  type PinSplit,
-  pinProcesses,
-  pinSplit,
   spawnTs,
   startRedis,
   startRedisCluster,
@@ -40,7 +34,6 @@ import {
 import { startStack } from "../operator/stack.ts";
 import { buildMix, DEFAULT_MIX, type MixRequest } from "./mix.ts";
 import { Outcome, runOpenLoop } from "./open-loop.ts";
-import { type ServerTraceSummary, tracedProcesses, traceSettings, traceWindow } from "./server-trace.ts";
 import { summarize } from "./stats.ts";
 
 export interface SweepOptions {
@@ -65,22 +58,6 @@ export interface SweepOptions {
   /** The webhook from source under tsx instead of the build `npm start` runs. */
   fromSource?: boolean;
   baselines: Exclude<BareKind, "floor">[];
-  /**
-   * Also sweep the webhook behind HAProxy (deploy/haproxy/haproxy.cfg with these limits): a target of
-   * its own, beside the webhook alone. HAProxy's CPU is the `proxy` group, pinned with the generator.
-   */
-  proxy?: ProxyLimits;
-  /**
-   * Each of a target's server processes (each worker; the primary with the first) capped at this
-   * share of one CPU (limitCpuPerWorker: a slower core each, emulated), so that on two cores the
-   * server saturates before the other core (generator, Redis, proxy) does, and two workers get two
-   * such cores.
-   */
-  serverCpu?: number;
-  /** Each target's server on CPUs of its own, the generator, Redis and the chain on the rest (pinSplit). */
-  pin?: boolean;
-  /** Every server with the tracer (server-trace.mjs): each step reports the tail split on its side. */
-  traceServer?: boolean;
   maxSockets: number;
   say: (line: string) => void;
   /**
@@ -119,8 +96,6 @@ export interface StepResult {
   machineBusyShare?: number;
   /** The share of the machine's cores the hypervisor gave to other guests during the step (steal). */
   stealShare?: number;
-  /** The tail split on the server's side (`--trace-server`, server-trace.ts). */
-  serverTrace?: ServerTraceSummary;
 }
 
 /**
@@ -145,15 +120,11 @@ export interface Target {
   apiKey?: string;
   /** Process groups whose CPU is measured: name -> root pids (descendants included). */
   groups: Record<string, number[]>;
-  /** Run with the tracer: its record folder, and the server's root pids (descendants included). */
-  traced?: { dir: string; roots: number[] };
   isBaseline: boolean;
   close(): Promise<void>;
 }
 
 const P99_LIMIT_MS = 50;
-/** How `serverCpu` caps a server (limitCpuPerWorker), as the report and the progress lines say it. */
-const CPU_CAP = "cgroup CPU bandwidth, 1 ms quota per period";
 
 export function cpuOfGroups(groups: Record<string, number[]>): Record<string, { s: number; n: number }> {
   const out: Record<string, { s: number; n: number }> = {};
@@ -197,8 +168,6 @@ async function onTopOf(release: () => Promise<void>, build: () => Promise<Target
 
 async function startWebhookTarget(o: SweepOptions, workers: number, dir: string): Promise<Target> {
   const cluster = o.redisCluster ? await startRedisCluster(3) : undefined;
-  const traceDir = o.traceServer ? join(dir, "server-trace") : undefined;
-  const trace = traceSettings(traceDir);
   return onTopOf(
     async () => cluster?.stop(),
     async () => {
@@ -207,8 +176,7 @@ async function startWebhookTarget(o: SweepOptions, workers: number, dir: string)
         takers: [],
         webhookLogLevel: "warn",
         // No fill ledger: an embedded one is single-process (WORKERS > 1 refuses it), and quotes write none.
-        webhookEnv: { WORKERS: String(workers), LEDGER: "off", ...trace.env },
-        webhookNodeArgs: trace.nodeArgs,
+        webhookEnv: { WORKERS: String(workers), LEDGER: "off" },
         webhookInstances: o.instances,
         webhookBuilt: !o.fromSource,
         ...(cluster ? { redisClusterNodes: cluster.nodes } : {}),
@@ -229,7 +197,6 @@ async function startWebhookTarget(o: SweepOptions, workers: number, dir: string)
           redis: redisPids,
           chain: stack.pids.chain ? [stack.pids.chain] : [],
         },
-        ...(traceDir ? { traced: { dir: traceDir, roots: webhookPids } } : {}),
         isBaseline: false,
         close: () => stack.close(),
       };
@@ -237,44 +204,18 @@ async function startWebhookTarget(o: SweepOptions, workers: number, dir: string)
   );
 }
 
-/** The webhook target with HAProxy (the shipped file, these limits) in front: the load goes to HAProxy. */
-async function startProxiedWebhookTarget(
-  o: SweepOptions,
-  workers: number,
-  dir: string,
-  limits: ProxyLimits,
-): Promise<Target> {
-  if (o.instances > 1) throw new Error("--proxy: one webhook instance (its workers share the port)");
-  const hook = await startWebhookTarget(o, workers, dir);
-  return onTopOf(hook.close, async () => {
-    const direct = hook.urls[0] as URL;
-    const front = await startHaproxy(direct.host, join(dir, "haproxy.log"), limits);
-    const pid = front.child.proc.pid;
-    return {
-      ...hook,
-      name: `${hook.name} behind HAProxy (${limits.maxconn}+${limits.queue}+${limits.queueMs} ms)`,
-      urls: [new URL(`${front.url}${direct.pathname}`)],
-      groups: { ...hook.groups, ...(pid ? { proxy: [pid] } : {}) },
-      close: () => front.child.stop(),
-    };
-  });
-}
-
 /**
- * A bare server as a target. `traceDir`: with the load test's tracer (server-trace.mjs), which writes
- * each process's record there when it exits. `redisSocket`: the store's Redis on a unix socket.
+ * A bare server as a target. `redisSocket`: the store's Redis on a unix socket.
  */
 export async function startBareTarget(
   kind: BareKind,
   workers: number,
   dir: string,
-  opts: { traceDir?: string; redisSocket?: boolean; nodeArgs?: string[] } = {},
+  opts: { redisSocket?: boolean } = {},
 ): Promise<Target> {
-  const { traceDir } = opts;
   // `store` writes to a Redis of its own (or REDIS_URL's, as the webhook's stack does), so that its
   // Redis' CPU is measured apart from the webhook's and neither holds the other's keys.
   const redis = kind === "store" ? await startRedis({ socket: opts.redisSocket === true }) : undefined;
-  const trace = traceSettings(traceDir);
   return onTopOf(
     async () => redis?.stop(),
     async () => {
@@ -282,7 +223,7 @@ export async function startBareTarget(
       const child: Child = spawnTs(
         `bare-${kind}`,
         "sandbox/loadtest/bare.ts",
-        trace.env,
+        {},
         join(dir, `bare-${kind}-${workers}.log`),
         [
           "--kind",
@@ -294,11 +235,7 @@ export async function startBareTarget(
           ...(redis ? ["--redis", redis.url] : []),
         ],
         // BARE_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"), as WEBHOOK_NODE_ARGS for the webhook.
-        [
-          ...(process.env.BARE_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
-          ...trace.nodeArgs,
-          ...(opts.nodeArgs ?? []),
-        ],
+        process.env.BARE_NODE_ARGS?.split(" ").filter(Boolean) ?? [],
       );
       await waitForHttp(`http://127.0.0.1:${port}/health`, child);
       // Workers start after the primary; give them a moment to listen so the first step is not lopsided.
@@ -311,7 +248,6 @@ export async function startBareTarget(
           server: child.proc.pid ? [child.proc.pid] : [],
           ...(redis ? { redis: redis.pid ? [redis.pid] : [] } : {}),
         },
-        ...(traceDir && child.proc.pid ? { traced: { dir: traceDir, roots: [child.proc.pid] } } : {}),
         isBaseline: true,
         close: () => child.stop(),
       };
@@ -376,7 +312,7 @@ export async function measureStep(
   const m1 = machineCpuSeconds();
   const after = cpuOfGroups(t.groups);
   const wallS = q.wallMs / 1000;
-  // Every CPU of the machine (os.availableParallelism() is this process's affinity, less with --pin).
+  // Every CPU of the machine.
   const coreSeconds = wallS * os.cpus().length;
   const cpuUs: Record<string, number> = {};
   const share: Record<string, number> = {};
@@ -439,16 +375,6 @@ export async function measureStep(
     cpuCoreShare: share,
     processes,
     sendLagP99: summarize(q.sendLagMs).p99,
-    ...(t.traced
-      ? {
-          serverTrace: await traceWindow(
-            tracedProcesses(t.traced.roots),
-            t.traced.dir,
-            q.measuredFromEpochMs,
-            load.stepS,
-          ),
-        }
-      : {}),
     ...(m0 !== undefined && m1 !== undefined
       ? {
           machineBusyShare: (m1.busy - m0.busy) / coreSeconds,
@@ -503,7 +429,7 @@ export function heldRatio(a: SweepSummary, b: SweepSummary): string {
   return r;
 }
 
-/** The settings a sweep's report records: what was swept, on which Redis, pinned or not, and what holds. */
+/** The settings a sweep's report records: what was swept, on which Redis, and what holds. */
 export function sweepSettings(o: SweepOptions): SweepReport["settings"] {
   return {
     rates: o.rates.join(","),
@@ -515,18 +441,6 @@ export function sweepSettings(o: SweepOptions): SweepReport["settings"] {
     instances: o.instances,
     redis: o.redisCluster ? "3-master cluster" : o.redisSocket ? "single node, unix socket" : "single node",
     baselines: o.baselines.join(","),
-    ...(o.proxy
-      ? {
-          proxy: `HAProxy (deploy/haproxy/haproxy.cfg), maxconn ${o.proxy.maxconn}, queue ${o.proxy.queue}, queue wait ${o.proxy.queueMs} ms`,
-        }
-      : {}),
-    ...(o.serverCpu !== undefined
-      ? {
-          serverCpu: `each server worker capped at ${o.serverCpu} of one CPU, the primary with the first (${CPU_CAP})`,
-        }
-      : {}),
-    pin: o.pin ? "each server on CPUs of its own, the generator, Redis and the chain on the rest" : "off",
-    traceServer: o.traceServer === true,
     maxSockets: o.maxSockets,
     holds: `p99 < ${P99_LIMIT_MS} ms, >= 99.9% answered within ${o.budgetMs} ms, 0 errors, <= 0.1% of priceable quotes unpriced`,
   };
@@ -538,44 +452,24 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
   const summary: SweepReport["summary"] = [];
   const loadBefore = os.loadavg();
   // Per worker count: the webhook and the baselines, started together and swept side by side.
-  const groups: { split?: PinSplit; starts: { name: string; start: () => Promise<Target> }[] }[] = [];
-  const { proxy } = o;
+  const groups: { starts: { name: string; start: () => Promise<Target> }[] }[] = [];
   for (const w of o.workers) {
-    // Computed before anything runs: a worker count the machine cannot pin is refused up front.
-    const split = o.pin ? pinSplit(w, undefined, o.serverCpu) : undefined;
     groups.push({
-      ...(split ? { split } : {}),
       starts: [
         { name: `webhook ×${w}`, start: () => startWebhookTarget(o, w, join(o.outDir, `stack-w${w}`)) },
-        ...(proxy
-          ? [
-              {
-                name: `webhook ×${w} behind HAProxy`,
-                start: () => startProxiedWebhookTarget(o, w, join(o.outDir, `stack-w${w}-proxy`), proxy),
-              },
-            ]
-          : []),
         ...o.baselines.map((b) => ({
           name: `bare ${b} ×${w}`,
-          start: () =>
-            startBareTarget(b, w, o.outDir, {
-              ...(o.traceServer ? { traceDir: join(o.outDir, `bare-${b}-${w}-trace`) } : {}),
-              ...(o.redisSocket ? { redisSocket: true } : {}),
-            }),
+          start: () => startBareTarget(b, w, o.outDir, o.redisSocket ? { redisSocket: true } : {}),
         })),
       ],
     });
   }
   let seq = 0;
-  /** The cgroups `serverCpu` made, removed once their targets are closed. */
-  const cgroups: (() => void)[] = [];
   /** Targets started and not yet closed, for a signal handler (`track`). */
   const open = new Set<Promise<Target>>();
   /** Each target's summary at its place in the start order. */
   const slots: (SweepSummary | undefined)[] = [];
-  for (const { split, starts } of groups) {
-    // The generator first: what it starts next (Redis, the chain, the server) inherits its CPUs.
-    if (split) pinProcesses([process.pid], split.rest);
+  for (const { starts } of groups) {
     const sweeps: {
       t: Target;
       starting: Promise<Target>;
@@ -595,18 +489,6 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
         o.track?.([...open]);
         const t = await starting;
         sweeps.push({ t, starting, slot: slots.push(undefined) - 1, highest: null, done: false });
-        // The server under test (the webhook and its workers, or a bare server); the rest is support.
-        const { webhook, server, ...rest } = t.groups;
-        const servers = [...(webhook ?? []), ...(server ?? [])];
-        if (o.serverCpu !== undefined) {
-          cgroups.push(limitCpuPerWorker(servers, o.serverCpu, `rfq-sweep-${process.pid}-${slots.length}`));
-          o.say(`  capped: each server process at ${o.serverCpu} of one CPU (${CPU_CAP})`);
-        }
-        if (split) {
-          pinProcesses(servers, split.server);
-          pinProcesses(Object.values(rest).flat(), split.rest);
-          o.say(`  pinned: server on CPU ${split.server}, generator, Redis and chain on CPU ${split.rest}`);
-        }
       }
       // Rate by rate, every target still holding takes its step in turn: the machine's speed drifts by
       // tens of percent over the minutes a sweep takes, and targets swept one after another would each
@@ -659,7 +541,6 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
         open.delete(sw.starting);
       }
       o.track?.([...open]);
-      for (const remove of cgroups.splice(0)) remove();
     }
   }
   // The report lists the targets in the order they were started, whichever finished first.
@@ -689,11 +570,7 @@ export function line(r: StepResult): string {
   const cpu = Object.entries(r.cpuUsPerRequest)
     .map(([k, v]) => `${k} ${v.toFixed(0)} µs (${(r.cpuCoreShare[k] ?? 0).toFixed(2)} cores)`)
     .join(", ");
-  const st = r.serverTrace;
-  const traced = st
-    ? `; server side p99: request to answer ${ms(st.handlingMs.p99)} ms, store writes ${ms(st.storeCallMs.p99)} ms, event loop busy ${(st.loopBusy.p99 * 100).toFixed(0)}% (${pct(st.loopBusy.saturatedShare)} of 50 ms windows >= 90%)`
-    : "";
-  return `${r.rate}/s ${r.holds ? "holds" : "MISSES"}: p50 ${ms(r.p50)} p99 ${ms(r.p99)} p99.9 ${ms(r.p999)} ms, within ${pct(r.withinBudget)}, priced in budget ${pct(r.pricedWithinBudget)}, shed/late 404 ${pct(r.unexpectedNoQuote)}, errors ${r.errors}; cpu/request ${cpu}; send lag p99 ${ms(r.sendLagP99)} ms${r.stealShare ? `; steal ${pct(r.stealShare)}` : ""}${traced}`;
+  return `${r.rate}/s ${r.holds ? "holds" : "MISSES"}: p50 ${ms(r.p50)} p99 ${ms(r.p99)} p99.9 ${ms(r.p999)} ms, within ${pct(r.withinBudget)}, priced in budget ${pct(r.pricedWithinBudget)}, shed/late 404 ${pct(r.unexpectedNoQuote)}, errors ${r.errors}; cpu/request ${cpu}; send lag p99 ${ms(r.sendLagP99)} ms${r.stealShare ? `; steal ${pct(r.stealShare)}` : ""}`;
 }
 
 /** The highest rate a target held, as the report says it: a floor when it never missed, a ceiling when it never held. */

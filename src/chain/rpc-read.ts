@@ -2,12 +2,9 @@
  * The RPC reads the swap path makes for every fill (signature statuses, accounts, simulations), as
  * plain JSON-RPC calls whose answers are checked here, field by field, for what RpcChain uses.
  *
- * Why not web3.js' `Connection` for these: it runs a superstruct schema over every answer, and on the
- * swap path that was the largest single source of garbage. V8's sampling heap profiler over 300 fills
- * of the load test (objects collected by young collections counted too) put 208 MB of 673 MB sampled
- * in superstruct: `simulateTransaction` 78 MB, `getMultipleAccounts` 65 MB, `getSignatureStatuses`
- * 63 MB, `getAccountInfo` 43 MB (docs/performance.md, _Garbage on the swap path_). The quotes answered meanwhile
- * wait behind the young collections that garbage causes.
+ * Why not web3.js' `Connection` for these: it parses lamports as JavaScript numbers, inexact past
+ * 2^53 (9,007,199 SOL; the sandbox maker's wrapped SOL holds more), and a signed fill is checked against
+ * these balances to the last lamport (`exactLamports` below).
  *
  * The requests are the ones `Connection` sends for the same calls (method, params, commitment and
  * encoding; test/chain/rpc-read.test.ts holds them to it), and an answer that lacks what is used, or

@@ -2,8 +2,8 @@
  * RpcChain: the Chain port over Solana JSON-RPC (@solana/web3.js v1 Connection).
  *
  * The reads every fill makes (signature statuses, accounts, the clock, simulations) are plain JSON-RPC
- * calls with answers checked by rpc-read.ts, not `Connection`'s: its schema checks were the swap path's
- * largest source of garbage. They send what `Connection` sends for the same calls. The rest (sends,
+ * calls with answers checked by rpc-read.ts, not `Connection`'s: it reads lamports as JavaScript
+ * numbers, inexact past 2^53. They send what `Connection` sends for the same calls. The rest (sends,
  * blockhashes, rent, slot) goes through `Connection`.
  *
  * Reads go to the first URL. A transaction is sent to every URL at once (skipPreflight, maxRetries 0:

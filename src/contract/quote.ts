@@ -1,14 +1,6 @@
 /** POST /quote: the operator's request and our answer (docs/contract.md, "POST /quote"). */
 import { z } from "zod";
-import {
-  base58Pubkey,
-  isBase58Pubkey,
-  positiveU64,
-  U64_MAX,
-  WIRE_ID,
-  WIRE_ID_MAX,
-  wireId,
-} from "./common.ts";
+import { base58Pubkey, positiveU64, wireId } from "./common.ts";
 
 /** The toolkit accepts several spellings; we normalise to the camelCase form we echo back. */
 const QUOTE_TYPE_ALIASES: Record<string, QuoteType> = {
@@ -73,13 +65,6 @@ export const quoteRequestSchema = z
     }
   });
 
-/**
- * The request's string values that are new on nearly every quote and short enough for V8's
- * `JSON.parse` to internalize (an amount below 10^10): the quote path parses them uninternalized
- * (src/http/json-uninterned.ts). The ids are UUIDs, too long to be internalized.
- */
-export const QUOTE_REQUEST_UNINTERNED = ["amount"] as const;
-
 type ParsedQuoteRequest = z.output<typeof quoteRequestSchema>;
 type OptionalKeys = "taker" | "suggestedPrioritizationFees" | "isWsol" | "receiver";
 /** The parsed request; absent and null optional fields both come out as absent. */
@@ -111,8 +96,7 @@ export type QuoteResponse = z.output<typeof quoteResponseSchema>;
 /**
  * Our 200 answer to `req`: the request echoed (ids, mints, quote type, and the taker and receiver when
  * given) with what we add: both amounts, the maker, the compute-unit price. The quote path answers
- * with it (src/quote/service.ts), and the quote store's compact record is read back through it
- * (src/quote-store/codec.ts), so the two cannot drift apart.
+ * with it (src/quote/service.ts).
  */
 export function quoteAnswer(
   req: QuoteRequest,
@@ -132,74 +116,9 @@ export function quoteAnswer(
     amountOut,
     maker,
   };
-  // The optional fields are added in place, in this order, and only when present (an absent one is
-  // no key at all). Not conditional spreads: under load those went through V8's runtime
-  // (Runtime_DefineKeyedOwnPropertyInLiteral, about 1 µs per quote in a perf recording).
+  // The optional fields only when present (an absent one is no key at all), in this order.
   if (prioritizationFeeToUse !== undefined) answer.prioritizationFeeToUse = prioritizationFeeToUse;
   if (req.taker) answer.taker = req.taker;
   if (req.receiver) answer.receiver = req.receiver;
   return answer;
 }
-
-/**
- * The quote path's parse without zod: the very output `quoteRequestSchema` gives (same fields, same
- * keys present, same normalisation) for a request it accepts, or undefined for anything else, which
- * then goes through the schema for its error naming the field. zod's object parse was a tenth of the
- * quote path's CPU. test/contract/quote-fast.property.test.ts holds the two together over generated
- * and mutated requests: whatever this accepts, the schema accepts with an equal output.
- */
-export function quoteRequestFast(raw: unknown): QuoteRequest | undefined {
-  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return undefined;
-  const r = raw as Record<string, unknown>;
-  const { requestId, quoteId, tokenIn, tokenOut, amount, quoteType, protocol, feeBps } = r;
-  if (!isWireId(requestId) || !isWireId(quoteId)) return undefined;
-  if (typeof tokenIn !== "string" || tokenIn.length === 0) return undefined;
-  if (typeof tokenOut !== "string" || tokenOut.length === 0 || tokenOut === tokenIn) return undefined;
-  if (!isPositiveU64(amount)) return undefined;
-  if (typeof quoteType !== "string" || !Object.hasOwn(QUOTE_TYPE_ALIASES, quoteType)) return undefined;
-  if (protocol !== "v1") return undefined;
-  if (!Number.isSafeInteger(feeBps) || (feeBps as number) < 0 || (feeBps as number) > 10_000)
-    return undefined;
-  const out: QuoteRequest = {
-    requestId,
-    quoteId,
-    tokenIn,
-    tokenOut,
-    amount,
-    quoteType: QUOTE_TYPE_ALIASES[quoteType] as QuoteType,
-    protocol: "v1",
-    feeBps: feeBps as number,
-  };
-  // Optional fields: absent stays absent; null is present as undefined (the schema's nullish).
-  if ("taker" in r) {
-    const v = r.taker;
-    if (v != null && !(typeof v === "string" && isBase58Pubkey(v))) return undefined;
-    out.taker = v ?? undefined;
-  }
-  if ("suggestedPrioritizationFees" in r) {
-    const v = r.suggestedPrioritizationFees;
-    if (v != null && !(Number.isSafeInteger(v) && (v as number) >= 0)) return undefined;
-    out.suggestedPrioritizationFees = (v as number | null | undefined) ?? undefined;
-  }
-  if ("isWsol" in r) {
-    const v = r.isWsol;
-    if (v != null && typeof v !== "boolean") return undefined;
-    out.isWsol = v ?? undefined;
-  }
-  if ("receiver" in r) {
-    const v = r.receiver;
-    if (v != null && !(typeof v === "string" && isBase58Pubkey(v))) return undefined;
-    out.receiver = v ?? undefined;
-  }
-  return out;
-}
-
-const isWireId = (v: unknown): v is string =>
-  typeof v === "string" && v.length > 0 && v.length <= WIRE_ID_MAX && WIRE_ID.test(v);
-
-const DIGITS = /^\d+$/;
-const isPositiveU64 = (v: unknown): v is string =>
-  typeof v === "string" &&
-  DIGITS.test(v) &&
-  (v.length < 20 || (v.length === 20 && BigInt(v) <= U64_MAX)) &&
-  !/^0+$/.test(v);

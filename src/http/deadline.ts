@@ -14,10 +14,7 @@ const MAX_TIMEOUT_MS = 10_000;
 export interface Deadline {
   /** ms epoch at which the operator stops listening. */
   atMs: number;
-  /**
-   * ms epoch the budget counts from: the header's start, or the arrival. Parsed once here (a 13-digit
-   * string's `Number()` is a call into V8's runtime) for the callers that need it too.
-   */
+  /** ms epoch the budget counts from: the header's start, or the arrival. */
   startMs: number;
   /** Where the start came from, for logs. */
   source: "header" | "arrival";

@@ -1,5 +1,4 @@
 /** Hono context typing shared by the app, middleware and routes. */
-import type { IncomingMessage } from "node:http";
 import type { Context } from "hono";
 import type { Logger } from "../observability/logger.ts";
 
@@ -10,18 +9,7 @@ export interface AppEnv {
   };
 }
 
-/**
- * A request header (lower-case name). Under @hono/node-server it is read from Node's IncomingMessage:
- * `c.req.header()` would first build a web `Headers` object (undici) from every header the request
- * has, a few percent of the quote path's CPU. Elsewhere (`app.request()` in tests) Hono's own.
- */
+/** A request header by its (case-insensitive) name. */
 export function header(c: Context, name: string): string | undefined {
-  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  return incoming ? nodeHeader(incoming, name) : c.req.header(name);
-}
-
-/** A header of Node's own request (lower-case name); repeated ones joined as `Headers` joins them. */
-export function nodeHeader(req: IncomingMessage, name: string): string | undefined {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v.join(", ") : v;
+  return c.req.header(name);
 }

@@ -1,19 +1,13 @@
 /**
- * The node:http request listener for an app: Hono's (@hono/node-server `getRequestListener`), with
- * the routes the app registered to be served natively (src/http/native-quote.ts) taken first.
- * Servers are built from this (main.ts, the test harness), never from `app.fetch` alone, so that the
- * operator's port serves POST /quote the fast way; `app.request()` still runs everything through Hono.
+ * The node:http request listener for an app (@hono/node-server's `getRequestListener`), and the
+ * listener settings main.ts and the test harness share.
  */
 import { readFileSync } from "node:fs";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { getRequestListener } from "@hono/node-server";
 import type { Hono } from "hono";
-import type { NodeListener } from "./native-quote.ts";
 
-interface NativeRoute {
-  method: string;
-  path: string;
-  listener: NodeListener;
-}
+export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void;
 
 // biome-ignore lint/suspicious/noExplicitAny: any Hono app, whatever its env
 type AnyHono = Hono<any, any, any>;
@@ -48,26 +42,7 @@ export function backlogWarning(backlog: number, cap: number | undefined): string
   return `LISTEN_BACKLOG ${backlog} is cut to ${cap} by net.core.somaxconn: past capacity, connections beyond it are dropped and wait for TCP's retransmit (raise it with sysctl, or docker's --sysctl net.core.somaxconn=${backlog})`;
 }
 
-const nativeRoutes = new WeakMap<AnyHono, NativeRoute[]>();
-
-/** Serves `method path` (query string allowed) with `listener` wherever the app is served on node:http. */
-export function addNativeRoute(app: AnyHono, route: NativeRoute): void {
-  nativeRoutes.set(app, [...(nativeRoutes.get(app) ?? []), route]);
-}
-
+/** Every route of `app`, served on node:http through Hono. */
 export function requestListener(app: AnyHono): NodeListener {
-  const hono = getRequestListener(app.fetch) as NodeListener;
-  const routes = nativeRoutes.get(app);
-  if (!routes?.length) return hono;
-  const table = routes.map((r) => ({ ...r, withQuery: `${r.path}?` }));
-  return (req, res) => {
-    const url = req.url ?? "";
-    for (const r of table) {
-      if (req.method === r.method && (url === r.path || url.startsWith(r.withQuery))) {
-        r.listener(req, res);
-        return;
-      }
-    }
-    hono(req, res);
-  };
+  return getRequestListener(app.fetch) as NodeListener;
 }

@@ -13,10 +13,8 @@
  *
  * A standing queue (every quote for a while has waited: the process is past capacity, not hit by one
  * stall) halves the share (`StandingQueue`, after CoDel): a queue kept at 150 ms means every quote
- * that is priced has waited 150 ms and the process holds that much more work in flight; measured at
- * 1.2x capacity (5,400 quotes/s on one core here), the quotes priced within budget went from about
- * 60-75% at the full share to about 84% at half of it. A single stall, however long, does not halve
- * it: the quotes behind it had not all been waiting.
+ * that is priced has waited 150 ms and the process holds that much more work in flight. A single
+ * stall, however long, does not halve it: the quotes behind it had not all been waiting.
  *
  * Both are 404s counted in `rfq_no_quote_total{reason}`. The wait is read from the operator's own
  * timestamp, the only clock that sees the kernel's queue; a start the deadline rules do not trust
@@ -26,9 +24,8 @@
 export type ShedReason = "DEADLINE" | "OVERLOADED";
 
 /**
- * The 404's message for a quote shed as OVERLOADED. Whatever refuses a quote in the webhook's place
- * answers with it too: HAProxy's deploy/haproxy/overloaded.http (its test compares the two byte for
- * byte) and the load test's floor server (sandbox/loadtest/bare.ts).
+ * The 404's message for a quote shed as OVERLOADED (also the load test's bare servers' answer,
+ * sandbox/loadtest/bare.ts).
  */
 export const OVERLOADED_MESSAGE = "no quote: overloaded (the quote waited too long in our queue)";
 

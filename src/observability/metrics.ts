@@ -6,10 +6,6 @@
  * prom-client's AggregatorRegistry: counters and histograms are summed over the workers; each gauge
  * says how it is combined (`aggregator`: a shared state's view is the same in every worker, so "max"
  * or "min", never a sum that would count it once per worker).
- *
- * What every quote observes is kept by src/observability/hot-metrics.ts, which shows a scrape exactly
- * what prom-client's would for a fraction of the CPU per observation: its duration, its budget left,
- * its answer's count, and a decline's reason (past capacity, most quotes' answer).
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { Config } from "../../config/load.ts";
@@ -17,7 +13,6 @@ import type { Inventory } from "../../inventory/interface.ts";
 import type { Controls } from "../../pricing/controls/interface.ts";
 import type { PriceSource } from "../../pricing/interface.ts";
 import { buildInfo } from "./build-info.ts";
-import { HotCounter, HotHistogram } from "./hot-metrics.ts";
 
 /** What the scrape-time gauges read (see `Metrics.watch`). */
 export interface WatchedPorts {
@@ -32,7 +27,7 @@ export class Metrics {
   readonly registry = new Registry();
 
   /** Quote handling time in seconds, by outcome (quoted, no_quote, bad_request, deadline, unavailable, error). */
-  readonly quoteLatency = new HotHistogram({
+  readonly quoteLatency = new Histogram({
     name: "rfq_quote_duration_seconds",
     help: "Time to answer POST /quote, by outcome",
     labelNames: ["outcome"] as const,
@@ -41,14 +36,14 @@ export class Metrics {
   });
 
   /** Quote budget left when we answered, seconds, measured from x-request-start. */
-  readonly quoteBudgetLeft = new HotHistogram({
+  readonly quoteBudgetLeft = new Histogram({
     name: "rfq_quote_budget_left_seconds",
     help: "Operator budget remaining when the quote answer was written",
     buckets: [0, 0.01, 0.05, 0.1, 0.15, 0.2, 0.225, 0.24, 0.25],
     registers: [this.registry],
   });
 
-  readonly noQuotes = new HotCounter({
+  readonly noQuotes = new Counter({
     name: "rfq_no_quote_total",
     help: "Quotes declined (404), by reason",
     labelNames: ["reason"] as const,
@@ -56,7 +51,7 @@ export class Metrics {
   });
 
   /** Every HTTP answer, by route and status. */
-  readonly responses = new HotCounter({
+  readonly responses = new Counter({
     name: "rfq_http_responses_total",
     help: "HTTP answers by route and status",
     labelNames: ["route", "status"] as const,

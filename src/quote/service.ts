@@ -131,8 +131,7 @@ export class QuoteService {
       tokenOut: req.tokenOut,
       amount: BigInt(req.amount),
       quoteType: req.quoteType,
-      // 0 when not widened: the book adds nothing (a literal, not a spread: the spread went
-      // through V8's runtime on every quote).
+      // 0 when not widened: the book adds nothing.
       extraSpreadBps: widenBps,
     });
     if (!priced.ok) return priced;
@@ -177,7 +176,6 @@ export class QuoteService {
       nowMs,
       nowMs + this.ttlMs,
     );
-    // Two literals, not a conditional spread (V8's runtime on every quote).
     return widenBps > 0
       ? { ok: true, widened: { bps: widenBps, reason: "taker_flagged" }, stored }
       : { ok: true, stored };

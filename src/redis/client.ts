@@ -222,8 +222,7 @@ export function failFastOptions(
   opts: Pick<RedisClientOptions, "commandTimeoutMs" | "connectTimeoutMs"> = {},
 ) {
   return {
-    // Off: at 2,000-4,000 quotes/s few commands share a tick, and ioredis' per-batch Pipeline cost the
-    // webhook ~30 µs of CPU per quote (8-10%) to save Redis ~15 µs in its own process (loadtest A/B).
+    // Off: a quote's one command rarely shares a tick, and a Pipeline per batch costs more than it saves.
     enableAutoPipelining: false,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,

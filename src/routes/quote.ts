@@ -10,20 +10,11 @@
  * Past capacity the route sheds as soon as the headers are read (src/http/shed.ts): `DEADLINE` when
  * the budget is already spent, `OVERLOADED` once it has waited too long in our queue; both fast 404s.
  *
- * The route's work is one function of the request (`quoteHandler`), served two ways: through Hono
- * (`registerQuoteRoute`: `app.request()` in tests, and any server built from `app.fetch`) and straight
- * on node:http (src/http/native-quote.ts: the operator's listener in production), which skips the
- * adapter's Request/Response objects, a third of the path's CPU. test/http/native-quote.test.ts holds
- * the two to the same answers.
+ * The route's work is one function of the request (`quoteHandler`); `registerQuoteRoute` serves it on
+ * the Hono app, like every other route.
  */
 import type { Hono } from "hono";
-import {
-  QUOTE_REQUEST_UNINTERNED,
-  type QuoteRequest,
-  type QuoteResponse,
-  quoteRequestFast,
-  quoteRequestSchema,
-} from "../contract/quote.ts";
+import { type QuoteRequest, type QuoteResponse, quoteRequestSchema } from "../contract/quote.ts";
 import { parseJsonBody } from "../http/body.ts";
 import { quoteDeadline } from "../http/deadline.ts";
 import { type AppEnv, header } from "../http/env.ts";
@@ -41,8 +32,8 @@ export interface QuoteRouteDeps {
   /** Answer 404 when less than this much budget remains (time to write the answer). */
   minBudgetMs: number;
   /**
-   * Every quote's line is logged at debug; every Nth also at info (LOG_QUOTE_SAMPLE; 0: none). At
-   * 2,000 quotes/s an info line per quote would be tens of GB of logs a day.
+   * Every quote's line is logged at debug; every Nth also at info (LOG_QUOTE_SAMPLE; 0: none): a line
+   * per quote at info would be tens of GB of logs a day.
    */
   logSample?: number;
   now: () => number;
@@ -55,7 +46,7 @@ export interface QuoteRouteDeps {
   shedShare?: number;
 }
 
-/** One quote request, whoever serves it. */
+/** One quote request. */
 export interface QuoteCall {
   /** A request header by its lower-case name. */
   header(name: string): string | undefined;
@@ -71,26 +62,6 @@ export interface QuoteCall {
 /** The answer: a priced quote, or a 404 whose reason was counted. Errors are thrown (AppError). */
 export type QuoteAnswer = { status: 200; body: QuoteResponse } | { status: 404; body: { message: string } };
 
-const STORE_BOUND_STEP_MS = 16;
-const STORE_BOUND_EXACT_BELOW_MS = 64;
-
-/**
- * The store write's time bound, from the time left for it: floored to a multiple of
- * STORE_BOUND_STEP_MS once it is over STORE_BOUND_EXACT_BELOW_MS, exact below.
- *
- * Why: the bound is a Node timer, and Node keeps one timer list per duration, made when its first
- * timer is set and deleted when its last one is cleared (a dictionary store and delete in V8's
- * runtime, and a priority-queue insert and removal). Bounds to the millisecond (about 230-245 ms at
- * the usual budget) gave most quotes a list of their own, made and deleted around a write that takes
- * well under a millisecond. In steps of 16 ms the quotes share two or three durations, and a list is
- * made only when no quote in flight holds one: at 6,000/s the runtime calls under the bound fell from
- * about 0.5 to 0.2 µs per quote (docs/performance.md). The bound only comes sooner (by less than a
- * step), and the answer is still checked against the deadline after the write.
- */
-export function storeBound(leftMs: number): number {
-  return leftMs < STORE_BOUND_EXACT_BELOW_MS ? leftMs : leftMs - (leftMs % STORE_BOUND_STEP_MS);
-}
-
 /** The quote route's work, free of any HTTP framework. */
 export function quoteHandler(deps: QuoteRouteDeps): (call: QuoteCall) => Promise<QuoteAnswer> {
   const { service, store, metrics, minBudgetMs, now } = deps;
@@ -102,10 +73,7 @@ export function quoteHandler(deps: QuoteRouteDeps): (call: QuoteCall) => Promise
   /** The level of this quote's line: info for every `sample`th quote, debug otherwise. */
   const quoteLevel = (): "info" | "debug" => (sample > 0 && ++seen % sample === 0 ? "info" : "debug");
 
-  /**
-   * A 404 with its reason counted, answered as a value (the body the error handler gives a
-   * QUOTE_NOT_AVAILABLE): throwing an error per declined quote cost a few percent of the path's CPU.
-   */
+  /** A 404 with its reason counted: the body the error handler gives a QUOTE_NOT_AVAILABLE. */
   const decline = (reason: string, message: string): QuoteAnswer => {
     metrics.noQuotes.inc({ reason });
     return { status: 404, body: { message } };
@@ -157,8 +125,7 @@ export function quoteHandler(deps: QuoteRouteDeps): (call: QuoteCall) => Promise
         throw e;
       }
       ids = { requestId: req.requestId, quoteId: req.quoteId };
-      // One reading of the clock for the checks, the pricing and the store's bound below: nothing
-      // between them waits (Date.now() is a call into V8's runtime, each about 0.1 µs).
+      // One reading of the clock for the checks, the pricing and the store's bound: nothing between them waits.
       const at = now();
       if (deadline.atMs - at < minBudgetMs) {
         outcome = "deadline";
@@ -187,7 +154,7 @@ export function quoteHandler(deps: QuoteRouteDeps): (call: QuoteCall) => Promise
         outcome = "deadline";
         return decline("DEADLINE", "no quote: the operator's deadline has passed");
       }
-      const stored = await circuit.run(() => store.put(decision.stored), storeBound(storeMs));
+      const stored = await circuit.run(() => store.put(decision.stored), storeMs);
       if (!stored.ok) {
         outcome = "unavailable";
         // One line per outage comes from the circuit and the Redis client; per quote only at debug.
@@ -271,7 +238,7 @@ export function registerQuoteRoute(
   app.post("/quote", async (c) => {
     const call: QuoteCall = {
       header: (name) => header(c, name),
-      body: () => parseJsonBody(c, quoteRequestSchema, quoteRequestFast, QUOTE_REQUEST_UNINTERNED),
+      body: () => parseJsonBody(c, quoteRequestSchema),
       log: c.get("log"),
     };
     try {

@@ -5,7 +5,6 @@
  */
 import { parseArgs } from "../cli/args.ts";
 import { runMain } from "../cli/run.ts";
-import { pinTickObjectShape } from "../http/tick-shape.ts";
 import { startSignerService } from "./service/index.ts";
 
 const USAGE = {
@@ -20,9 +19,6 @@ const USAGE = {
 
 async function main(): Promise<number> {
   parseArgs(process.argv.slice(2), USAGE);
-  // A long-running process like the webhook: process.nextTick on V8's fast path after full
-  // collections (src/http/tick-shape.ts).
-  pinTickObjectShape();
   const service = await startSignerService(process.env);
   return new Promise<number>((resolve) => {
     const stop = (signal: string) => {

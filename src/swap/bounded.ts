@@ -42,10 +42,6 @@ export function bounded<T>(work: () => Promise<T>, ms: number): Promise<Bounded<
  * a late settle is ignored (and its rejection swallowed so it never surfaces as an unhandled
  * rejection). `outcome`, when given, is told the call's own result whenever it arrives, late or not,
  * before the caller's promise settles (the store's circuit counts it: src/redis/circuit.ts).
- *
- * One promise, one timer and one pair of reactions per call, no `Promise.race`: every quote runs its
- * store write through this, and the race's extra promises and reactions were about 5% of the quote
- * path's allocations.
  */
 export function boundedCall<T>(
   running: Promise<T>,

@@ -96,7 +96,6 @@ describe("one Redis prefix", () => {
       signer: "rfq:signer:",
       toxicity: "rfq:tox:",
       issuance: "rfq:iss:",
-      deprecated: [],
     });
   });
 
@@ -111,22 +110,6 @@ describe("one Redis prefix", () => {
       "desk2:signer:",
       "desk2:tox:",
       "desk2:iss:",
-    ]);
-  });
-
-  it("still honours the older inventory.redisPrefix and controls.redisPrefix, and reports them deprecated", () => {
-    const base = file();
-    const keys = redisKeys(
-      parseFileConfig({
-        ...defaultFileConfig(),
-        inventory: { ...base.inventory, redisPrefix: "old:inv:" },
-        controls: { ...base.controls, redisPrefix: "old:ctl:" },
-      }),
-    );
-    expect(keys).toMatchObject({ inventory: "old:inv:", controls: "old:ctl:", quotes: "rfq:quote:" });
-    expect(keys.deprecated).toEqual([
-      "inventory.redisPrefix is deprecated: set the top-level redisPrefix instead",
-      "controls.redisPrefix is deprecated: set the top-level redisPrefix instead",
     ]);
   });
 });

@@ -12,7 +12,7 @@ for (const topology of topologies()) {
       const run = `${prefix}${randomUUID()}:`;
       const config = {
         ...world.config,
-        file: { ...world.config.file, inventory: { ...world.config.file.inventory, redisPrefix: run } },
+        file: { ...world.config.file, redisPrefix: run },
       };
       const conns: RedisClient[] = [];
       return {

@@ -1,8 +1,5 @@
-import type { Writable } from "node:stream";
-import { Cluster } from "ioredis";
 import { describe, expect, it } from "vitest";
-import { MAX_PUTS_PER_COMMAND, RedisQuoteStore } from "../../src/quote-store/redis.ts";
-import { clientSockets } from "../../src/redis/coalesce.ts";
+import { RedisQuoteStore } from "../../src/quote-store/redis.ts";
 import { fileRedisOn, mastersOf, topologies } from "../support/redis.ts";
 import { quoteStoreContract, sampleQuote } from "./contract.ts";
 
@@ -50,32 +47,6 @@ for (const topology of topologies()) {
       expect(Math.abs(quoteTtl - claimTtl)).toBeLessThan(1_000);
     });
 
-    it("writes the compact form by default and the full form with format full, and each store reads what the other wrote (a rolling upgrade)", async () => {
-      const compact = new RedisQuoteStore(redis, prefix);
-      const full = new RedisQuoteStore(redis, prefix, { format: "full" });
-      const a = sampleQuote("fmt-a", "fmt-ra", Date.now());
-      const b = sampleQuote("fmt-b", "fmt-rb", Date.now());
-      await compact.put(a);
-      await full.put(b);
-      const [rawA, rawB] = await Promise.all([
-        redis.get(`${prefix}{fmt-a}:q`),
-        redis.get(`${prefix}{fmt-b}:q`),
-      ]);
-      expect(JSON.parse(rawA as string)).toMatchObject({ v: 2 });
-      expect(rawB).toBe(JSON.stringify(b));
-      const viaJson = (q: unknown) => JSON.parse(JSON.stringify(q));
-      for (const store of [compact, full]) {
-        expect(await store.get("fmt-a")).toEqual(viaJson(a));
-        expect(await store.get("fmt-b")).toEqual(viaJson(b));
-      }
-      // Redis' own count of the key's bytes (value, key, overhead): the compact one well under the full.
-      const [memA, memB] = await Promise.all([
-        redis.call("MEMORY", "USAGE", `${prefix}{fmt-a}:q`),
-        redis.call("MEMORY", "USAGE", `${prefix}{fmt-b}:q`),
-      ]);
-      expect(Number(memA)).toBeLessThan(0.75 * Number(memB));
-    });
-
     it("grants one claim across two independent connections racing", async () => {
       const other = topology.connect();
       try {
@@ -90,74 +61,6 @@ for (const topology of topologies()) {
         other.disconnect();
       }
     });
-
-    it("sends the quotes stored in one turn of the event loop in one write per connection", async () => {
-      const store = new RedisQuoteStore(redis, prefix);
-      const quotes = Array.from({ length: 12 }, (_, i) =>
-        sampleQuote(`batch-q${i}`, `batch-r${i}`, Date.now()),
-      );
-      // A first round loads the script on every connection these keys reach (EVALSHA, then EVAL once).
-      await Promise.all(quotes.map((q) => store.put(q)));
-
-      const writes = new Map<Writable, number>();
-      const restore: Array<() => void> = [];
-      for (const s of clientSockets(redis)) {
-        const socket = s as Writable & { _write: Writable["_write"]; _writev?: Writable["_writev"] };
-        const { _write, _writev } = socket;
-        const count = () => writes.set(s, (writes.get(s) ?? 0) + 1);
-        socket._write = function (...a) {
-          count();
-          return _write.apply(this, a);
-        };
-        if (_writev)
-          socket._writev = function (...a) {
-            count();
-            return _writev.apply(this, a);
-          };
-        restore.push(() => {
-          socket._write = _write;
-          socket._writev = _writev;
-        });
-      }
-      const turns = store.coalescer.stats.turns;
-      const batches = { ...store.batchStats };
-      let stored: boolean[];
-      try {
-        stored = await Promise.all(quotes.map((q) => store.put(q)));
-      } finally {
-        for (const r of restore) r();
-      }
-      expect(stored).toEqual(quotes.map(() => true));
-      expect([...writes.values()].length).toBeGreaterThan(0);
-      for (const n of writes.values()) expect(n).toBe(1);
-      if (redis instanceof Cluster) {
-        // The quotes' keys span slots: one script per quote, corked together.
-        expect(store.coalescer.stats.turns - turns).toBe(1);
-        expect(store.batchStats).toEqual(batches);
-      } else {
-        // One script carries the turn's twelve puts.
-        expect(store.batchStats.commands - batches.commands).toBe(1);
-        expect(store.batchStats.puts - batches.puts).toBe(12);
-      }
-      const read = await Promise.all(quotes.map((q) => store.get(q.quoteId)));
-      expect(read.map((q) => q?.quoteId)).toEqual(quotes.map((q) => q.quoteId));
-    });
-
-    // On a cluster every put is its own script (the test above).
-    if (!(redis instanceof Cluster))
-      it("sends at most MAX_PUTS_PER_COMMAND puts in one command, the rest in the next (single node)", async () => {
-        const store = new RedisQuoteStore(redis, prefix);
-        const now = Date.now();
-        const n = MAX_PUTS_PER_COMMAND + 2;
-        const before = { ...store.batchStats };
-        const stored = await Promise.all(
-          Array.from({ length: n }, (_, i) => store.put(sampleQuote(`cap-q${i}`, `cap-r${i}`, now))),
-        );
-        expect(stored).toEqual(Array(n).fill(true));
-        expect(store.batchStats.commands - before.commands).toBe(2);
-        expect(store.batchStats.puts - before.puts).toBe(n);
-        expect((await store.get(`cap-q${n - 1}`))?.requestId).toBe(`cap-r${n - 1}`);
-      });
 
     it("answers each put of one turn on its own: a claimed quoteId among them is refused, the rest stored", async () => {
       const store = new RedisQuoteStore(redis, prefix);
@@ -175,7 +78,7 @@ for (const topology of topologies()) {
     it("answers a quote it cannot encode with a rejected promise, never a throw", async () => {
       const store = new RedisQuoteStore(redis, prefix);
       const q = sampleQuote("enc-q", "enc-r", Date.now());
-      // A bigint where JSON needs a string: not compactable, and JSON.stringify throws on it.
+      // A bigint where JSON needs a string: JSON.stringify throws on it.
       const bad = { ...q, response: { ...q.response, amountOut: 1n } } as unknown as typeof q;
       let put: Promise<boolean> | undefined;
       expect(() => {

@@ -5,21 +5,11 @@
  * as the webhook's (its claim check included), in a real bare server process on a real socket.
  */
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { DEFAULT_CONFIG_PATH, parseFileConfig } from "../../../config/load.ts";
-import { buildMix } from "../../../sandbox/loadtest/mix.ts";
-import {
-  readServerTraces,
-  SERVER_TRACE_PRELOAD,
-  summarizeServerTraces,
-  tracedProcesses,
-} from "../../../sandbox/loadtest/server-trace.ts";
-import { measureStep, startBareTarget } from "../../../sandbox/loadtest/sweep.ts";
-import { decodeStoredQuote } from "../../../src/quote-store/codec.ts";
-import { descendantPids } from "../../../tooling/processes.ts";
+import { startBareTarget } from "../../../sandbox/loadtest/sweep.ts";
 import { fileRedis } from "../../support/redis.ts";
 
 const { redis } = fileRedis();
@@ -62,10 +52,9 @@ describe("sweep baseline: bare node:http + store", () => {
       const res = await post(body);
       expect(res.status).toBe(200);
       expect(await res.json()).toMatchObject({ quoteId, requestId: body.requestId, amountIn: body.amount });
-      // Written as the webhook writes it (the store's default, compact), and read back by the codec.
+      // Written as the webhook writes it: the StoredQuote as JSON.
       const raw = (await redis.get(`rfq:bare:{${quoteId}}:q`)) ?? "null";
-      expect(JSON.parse(raw)).toMatchObject({ v: 2 });
-      expect(decodeStoredQuote(raw)).toMatchObject({
+      expect(JSON.parse(raw)).toMatchObject({
         quoteId,
         request: body,
         response: { quoteId, amountIn: body.amount },
@@ -104,57 +93,5 @@ describe("sweep baseline: bare node:http + store", () => {
     // Node writes the profiles (the server's thread and tsx's loader thread) on its way out: a server
     // killed by the signal leaves none.
     expect(readdirSync(profiles).filter((f) => f.endsWith(".cpuprofile")).length).toBeGreaterThan(0);
-  });
-
-  it("runs the bare store server with the load test's tracer when given a trace folder: its record, written at exit, holds every request and every store write", async () => {
-    const traceDir = join(dir, "trace");
-    const t = await startBareTarget("store", 1, dir, { traceDir });
-    const from = Date.now();
-    for (let i = 0; i < 5; i++) {
-      const quoteId = randomUUID();
-      keys.push(`rfq:bare:{${quoteId}}:q`);
-      const res = await fetch(t.urls[0] as URL, {
-        method: "POST",
-        headers: { "x-request-start": String(Date.now()) },
-        body: JSON.stringify(request(quoteId)),
-      });
-      expect(res.status).toBe(200);
-    }
-    await t.close();
-    const s = summarizeServerTraces(readServerTraces(traceDir), from, Date.now() + 1);
-    expect([s.processes, s.requests, s.storeCallMs.count]).toEqual([1, 5, 5]);
-  });
-
-  it("a traced step asks only the processes running the tracer: tsx's esbuild service under the bare server is neither signalled nor waited for", {
-    timeout: 60_000,
-  }, async () => {
-    const traceDir = join(dir, "trace-step");
-    // tsx starts esbuild's service when it must transform (a cold cache, as on a fresh clone or CI's
-    // machine); with its cache off it always does.
-    process.env.TSX_DISABLE_CACHE = "1";
-    const t = await startBareTarget("http", 1, dir, { traceDir }).finally(() => {
-      delete process.env.TSX_DISABLE_CACHE;
-    });
-    try {
-      const root = t.traced?.roots[0] as number;
-      const cmdline = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, "utf8");
-      // The case this pins: the server's tree holds a process without the preload (tsx's esbuild).
-      const untraced = descendantPids(root).filter((p) => !cmdline(p).includes(SERVER_TRACE_PRELOAD));
-      expect(untraced.map((p) => cmdline(p))).toEqual([expect.stringContaining("esbuild")]);
-      expect(tracedProcesses([root])).toEqual([root]);
-
-      const file = parseFileConfig(
-        JSON.parse(readFileSync(DEFAULT_CONFIG_PATH, "utf8")),
-        DEFAULT_CONFIG_PATH,
-      );
-      const load = { rate: 200, stepS: 1, warmupS: 0, budgetMs: 250, maxSockets: 16 };
-      const r = await measureStep(t, buildMix(file, 400), load, "sweep");
-      expect(r.serverTrace?.processes).toBe(1);
-      expect(r.serverTrace?.requests).toBeGreaterThan(150);
-      // The esbuild service was left alone: still running.
-      for (const p of untraced) expect(() => process.kill(p, 0)).not.toThrow();
-    } finally {
-      await t.close();
-    }
   });
 });

@@ -25,8 +25,6 @@ import { percentile, series, slowestBuckets, summarize } from "../../../sandbox/
 import {
   descendantPids,
   nodeDescendantPids,
-  pinProcesses,
-  pinSplit,
   REPO_ROOT,
   residentMemoryOf,
 } from "../../../tooling/processes.ts";
@@ -274,39 +272,6 @@ describe("load test baseline (--baseline)", () => {
     expect(text).toMatch(/itself misses p99 < 10 ms or p99\.9 < 20 ms .*measure the machine here/);
     expect(meetsTail(lat(9.9, 19.9), b.targets)).toBe(true);
     expect(meetsTail(lat(9.9, 20), b.targets)).toBe(false);
-  });
-});
-
-describe("load test CPU pinning (--pin)", () => {
-  it("gives the server the last CPUs, one per worker (or as many as capped workers add up to), and leaves the rest to the generator", () => {
-    expect(pinSplit(1, 2)).toEqual({ server: "1", rest: "0" });
-    expect(pinSplit(1, 8)).toEqual({ server: "7", rest: "0-6" });
-    expect(pinSplit(2, 4)).toEqual({ server: "2-3", rest: "0-1" });
-    expect(() => pinSplit(2, 2)).toThrow(/--pin: 2 worker\(s\) need 3 CPUs .* this machine has 2/);
-    // Capped workers (--server-cpu) need as many CPUs as their caps add up to.
-    expect(pinSplit(2, 2, 0.4)).toEqual({ server: "1", rest: "0" });
-    expect(pinSplit(1, 4, 0.4)).toEqual({ server: "3", rest: "0-2" });
-    expect(() => pinSplit(2, 2, 0.6)).toThrow(
-      /--pin: 2 worker\(s\) capped at 0.6 of one CPU each need 3 CPUs/,
-    );
-  });
-
-  it("pins every thread of a real process and of its children", async () => {
-    // A shell whose child sleeps: the child must be pinned too.
-    const sh = spawn("sh", ["-c", "sleep 30 & wait"], { stdio: "ignore" });
-    try {
-      await new Promise((r) => setTimeout(r, 200));
-      const pid = sh.pid as number;
-      const kids = descendantPids(pid);
-      expect(kids.length).toBeGreaterThan(0);
-      const allowed = (p: number) =>
-        /Cpus_allowed_list:\s*(\S+)/.exec(readFileSync(`/proc/${p}/status`, "utf8"))?.[1];
-      pinProcesses([pid], "0");
-      expect([pid, ...kids].map(allowed)).toEqual([pid, ...kids].map(() => "0"));
-    } finally {
-      sh.kill("SIGKILL");
-      for (const k of descendantPids(sh.pid as number)) process.kill(k, "SIGKILL");
-    }
   });
 });
 
