@@ -7,6 +7,9 @@
  * the fee payer pays even when the transaction fails.
  *
  * What is emulated, and how:
+ * - The smart-account (Squads) program is not available either: its `executeTransactionSyncV2` is
+ *   replaced by the instructions it carries, the vault signing (smart-account-emulation.ts says what
+ *   it checks and what it does not).
  * - The order-engine program binary is not available here, so its `fill` is emulated: checked, then
  *   replaced by the equivalent SPL-token / System instructions (fill-emulation.ts) inside the same
  *   SVM transaction, so the fill stays atomic with every other instruction and the same fee payer.
@@ -37,6 +40,7 @@ import { createHash } from "node:crypto";
 import {
   AddressLookupTableAccount,
   PublicKey,
+  SystemProgram,
   type TransactionInstruction,
   TransactionMessage,
   VersionedTransaction,
@@ -63,6 +67,11 @@ import {
   LIGHTHOUSE_ASSERTION_FAILED,
   type LighthouseVerdict,
 } from "./lighthouse-emulation.ts";
+import {
+  emulateSmartAccount,
+  isSmartAccountInstruction,
+  SMART_ACCOUNT_STAND_IN_ERROR,
+} from "./smart-account-emulation.ts";
 import { errorText, transactionErrorJson } from "./svm-errors.ts";
 
 export interface LocalChainOptions {
@@ -495,12 +504,18 @@ export class LocalChain implements Chain {
     } catch (e) {
       return { ok: false, reason: "malformed", error: e instanceof Error ? e.message : String(e) };
     }
+    // A smart-account execute runs the instructions it carries (smart-account-emulation.ts): each
+    // stands where the execute stood, and an error inside it is the execute's (its outer index).
+    const smartAccount = this.expandSmartAccount(instructions, message.staticAccountKeys[0] as PublicKey);
+    instructions = smartAccount.instructions;
+    const outerIndex = smartAccount.outerIndex;
     const isLighthouse = (ix: TransactionInstruction) => ix.programId.equals(LIGHTHOUSE_PROGRAM_ID);
     for (const ix of instructions.filter(isLighthouse)) {
       const decoded = decodeLighthouse(ix);
       if (decoded.kind === "unsupported") return { ok: false, reason: "unsupported", error: decoded.error };
     }
     if (
+      !smartAccount.expanded &&
       !instructions.some((ix) => isOrderEngineInstruction(ix) || isAtaInstruction(ix) || isLighthouse(ix))
     ) {
       return { ok: true, tx, extraSignatures: 0 };
@@ -520,11 +535,16 @@ export class LocalChain implements Chain {
       rent: (len: number) => this.svm.minimumBalanceForRentExemption(BigInt(len)),
       createdInTransaction: new Set<string>(),
     };
-    let emulationError: string | undefined;
-    let emulationErrJson: unknown;
-    const extraSigners = new Set<string>();
+    let emulationError: string | undefined = smartAccount.error;
+    let emulationErrJson: unknown = smartAccount.errJson;
+    const extraSigners = new Set<string>(smartAccount.extraSigners);
     const rewritten: TransactionInstruction[] = [];
-    for (const [index, ix] of instructions.entries()) {
+    for (const [at, ix] of instructions.entries()) {
+      const index = outerIndex[at] as number;
+      if (smartAccount.failing.has(ix)) {
+        rewritten.push(failingInstruction(payer, ix));
+        continue;
+      }
       if (isLighthouse(ix)) {
         // After the first failing program nothing else matters: the transaction fails there.
         if (emulationError) continue;
@@ -595,6 +615,72 @@ export class LocalChain implements Chain {
       emulationError,
       emulationErrJson,
       extraSignatures,
+    };
+  }
+
+  /**
+   * The message's instructions with each smart-account execute replaced by the instructions it
+   * carries (smart-account-emulation.ts), with the outer index each one stands at; an execute the
+   * stand-in refuses is kept, marked to fail there, and the first such refusal is the error.
+   */
+  private expandSmartAccount(
+    instructions: TransactionInstruction[],
+    payer: PublicKey,
+  ): {
+    instructions: TransactionInstruction[];
+    outerIndex: number[];
+    expanded: boolean;
+    extraSigners: string[];
+    failing: Set<TransactionInstruction>;
+    error?: string;
+    errJson?: unknown;
+  } {
+    const out: TransactionInstruction[] = [];
+    const outerIndex: number[] = [];
+    const extraSigners: string[] = [];
+    const failing = new Set<TransactionInstruction>();
+    let expanded = false;
+    let error: string | undefined;
+    let errJson: unknown;
+    const read = (k: PublicKey) => {
+      const a = this.svm.getAccount(k);
+      return a && { owner: a.owner, data: a.data };
+    };
+    for (const [index, ix] of instructions.entries()) {
+      if (!isSmartAccountInstruction(ix)) {
+        out.push(ix);
+        outerIndex.push(index);
+        continue;
+      }
+      expanded = true;
+      const e = emulateSmartAccount(ix, { read });
+      if (e.ok && error === undefined) {
+        // The execute's own accounts (members, settings) stay in the transaction, so its signers and
+        // fee stay the same: a zero-lamport transfer the System program runs, listing them.
+        const keep = SystemProgram.transfer({ fromPubkey: payer, toPubkey: payer, lamports: 0 });
+        keep.keys.push(...ix.keys);
+        for (const inner of [keep, ...e.instructions]) {
+          out.push(inner);
+          outerIndex.push(index);
+        }
+        extraSigners.push(...e.extraSigners.map((k) => k.toBase58()));
+      } else {
+        if (!e.ok && error === undefined) {
+          error = e.error;
+          errJson = { InstructionError: [index, { Custom: SMART_ACCOUNT_STAND_IN_ERROR }] };
+        }
+        failing.add(ix);
+        out.push(ix);
+        outerIndex.push(index);
+      }
+    }
+    return {
+      instructions: out,
+      outerIndex,
+      expanded,
+      extraSigners,
+      failing,
+      ...(error !== undefined ? { error, errJson } : {}),
     };
   }
 
