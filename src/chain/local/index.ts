@@ -47,7 +47,14 @@ import {
 } from "@solana/web3.js";
 import bs58 from "bs58";
 import { FailedTransactionMetadata, LiteSVM } from "litesvm";
-import { LAMPORTS_PER_SIGNATURE, LIGHTHOUSE_PROGRAM_ID, SYSTEM_PROGRAM_ID } from "../../fill/layout.ts";
+import {
+  COMPUTE_BUDGET_PROGRAM_ID,
+  LAMPORTS_PER_SIGNATURE,
+  LIGHTHOUSE_PROGRAM_ID,
+  SYSTEM_PROGRAM_ID,
+  TOKEN_2022_PROGRAM_ID,
+  TOKEN_PROGRAM_ID,
+} from "../../fill/layout.ts";
 import type {
   AccountSnapshot,
   Blockhash,
@@ -105,10 +112,42 @@ export interface SimulationOutcome {
   post?: (AccountSnapshot | null)[];
 }
 
+/** One token account among a transaction's keys, as an RPC's `preTokenBalances` lists it. */
+export interface TokenBalanceEntry {
+  accountIndex: number;
+  mint: string;
+  owner: string;
+  programId: string;
+  amount: bigint;
+  decimals: number;
+}
+
+/**
+ * What the chain measured of a landed transaction, as an RPC's `getTransaction` meta reports it: the
+ * fee charged to the fee payer, the compute units consumed, the lamports of each account key before
+ * and after, the token accounts among them before and after, and the logs.
+ */
+export interface TransactionMeta {
+  fee: bigint;
+  computeUnitsConsumed: bigint;
+  preBalances: bigint[];
+  postBalances: bigint[];
+  preTokenBalances: TokenBalanceEntry[];
+  postTokenBalances: TokenBalanceEntry[];
+  logMessages: string[];
+}
+
 /** `tx`: the transaction as sent, kept for the history queries (absent for airdrops). */
 type StatusRecord =
-  | { state: "confirmed"; slot: bigint; tx?: VersionedTransaction }
-  | { state: "failed"; slot: bigint; error: string; errJson: unknown; tx?: VersionedTransaction }
+  | { state: "confirmed"; slot: bigint; tx?: VersionedTransaction; meta?: TransactionMeta }
+  | {
+      state: "failed";
+      slot: bigint;
+      error: string;
+      errJson: unknown;
+      tx?: VersionedTransaction;
+      meta?: TransactionMeta;
+    }
   | { state: "dropped"; lastValidBlockHeight: bigint };
 
 /** A transaction that landed (confirmed, or failed with its fee charged), as the history returns it. */
@@ -118,6 +157,29 @@ export interface LandedTransaction {
   /** The RPC's JSON error, null when it succeeded. */
   errJson: unknown;
   tx: VersionedTransaction;
+  meta?: TransactionMeta;
+}
+
+/**
+ * The fee the runtime charges a transaction's fee payer: 5,000 lamports per signature plus
+ * ceil(compute-unit limit x price / 1e6) (the limit defaults to 200,000 per instruction, capped at
+ * 1,400,000; the price to 0).
+ */
+export function transactionFee(tx: VersionedTransaction): bigint {
+  const m = tx.message;
+  const keys = m.staticAccountKeys;
+  let limit: bigint | undefined;
+  let price = 0n;
+  for (const ci of m.compiledInstructions) {
+    if (!keys[ci.programIdIndex]?.equals(COMPUTE_BUDGET_PROGRAM_ID)) continue;
+    const d = Buffer.from(ci.data);
+    if (d[0] === 2 && d.length === 5) limit = BigInt(d.readUInt32LE(1));
+    if (d[0] === 3 && d.length === 9) price = d.readBigUInt64LE(1);
+  }
+  const units = limit ?? BigInt(Math.min(200_000 * m.compiledInstructions.length, 1_400_000));
+  return (
+    LAMPORTS_PER_SIGNATURE * BigInt(m.header.numRequiredSignatures) + (units * price + 999_999n) / 1_000_000n
+  );
 }
 
 const DEFAULT_SLOT_MS = 400;
@@ -319,6 +381,7 @@ export class LocalChain implements Chain {
         slot: rec.slot,
         errJson: rec.state === "failed" ? rec.errJson : null,
         tx: rec.tx,
+        ...(rec.meta ? { meta: rec.meta } : {}),
       });
     }
     return out;
@@ -328,7 +391,63 @@ export class LocalChain implements Chain {
   transaction(signature: string): LandedTransaction | undefined {
     const rec = this.records.get(signature);
     if (!rec || rec.state === "dropped" || !rec.tx) return undefined;
-    return { signature, slot: rec.slot, errJson: rec.state === "failed" ? rec.errJson : null, tx: rec.tx };
+    return {
+      signature,
+      slot: rec.slot,
+      errJson: rec.state === "failed" ? rec.errJson : null,
+      tx: rec.tx,
+      ...(rec.meta ? { meta: rec.meta } : {}),
+    };
+  }
+
+  /** Lamports and token accounts of `keys`, now. */
+  private balancesOf(keys: readonly PublicKey[]): { lamports: bigint[]; tokens: TokenBalanceEntry[] } {
+    const lamports: bigint[] = [];
+    const tokens: TokenBalanceEntry[] = [];
+    keys.forEach((k, accountIndex) => {
+      const acc = this.svm.getAccount(k);
+      lamports.push(BigInt(acc?.lamports ?? 0));
+      if (!acc) return;
+      const programId = acc.owner;
+      const isTokenProgram = programId.equals(TOKEN_PROGRAM_ID) || programId.equals(TOKEN_2022_PROGRAM_ID);
+      // A token account is 165 bytes, or more with Token-2022 extensions (account type 2 at byte 165).
+      if (!isTokenProgram || acc.data.length < 165 || (acc.data.length > 165 && acc.data[165] !== 2)) return;
+      const data = Buffer.from(acc.data);
+      const mint = new PublicKey(data.subarray(0, 32));
+      const mintAcc = this.svm.getAccount(mint);
+      tokens.push({
+        accountIndex,
+        mint: mint.toBase58(),
+        owner: new PublicKey(data.subarray(32, 64)).toBase58(),
+        programId: programId.toBase58(),
+        amount: data.readBigUInt64LE(64),
+        decimals: mintAcc ? (mintAcc.data[44] ?? 0) : 0,
+      });
+    });
+    return { lamports, tokens };
+  }
+
+  /**
+   * The meta of a transaction that just ran: `pre` taken before it; the fee what the fee payer was
+   * charged (5,000 per signature of the transaction as sent, plus its priority fee), as the runtime
+   * computes it.
+   */
+  private metaOf(
+    tx: VersionedTransaction,
+    pre: ReturnType<LocalChain["balancesOf"]>,
+    computeUnitsConsumed: bigint,
+    logMessages: string[],
+  ): TransactionMeta {
+    const post = this.balancesOf(tx.message.staticAccountKeys);
+    return {
+      fee: transactionFee(tx),
+      computeUnitsConsumed,
+      preBalances: pre.lamports,
+      postBalances: post.lamports,
+      preTokenBalances: pre.tokens,
+      postTokenBalances: post.tokens,
+      logMessages,
+    };
   }
 
   /**
@@ -379,6 +498,8 @@ export class LocalChain implements Chain {
 
     const slot = this.syncClock().slot;
     const feePayer = prepared.tx.message.staticAccountKeys[0] as PublicKey;
+    const keys = tx.message.staticAccountKeys;
+    const pre = this.balancesOf(keys);
     const res = this.svm.sendTransaction(prepared.tx);
     if (res instanceof FailedTransactionMetadata) {
       const svmErrJson = transactionErrorJson(res.err());
@@ -390,11 +511,14 @@ export class LocalChain implements Chain {
       const errJson = prepared.emulationErrJson ?? svmErrJson;
       this.refundExtraSignatures(feePayer, prepared.extraSignatures);
       const error = prepared.emulationError ?? errorText(errJson);
-      this.remember(signature, { state: "failed", slot, error, errJson, tx });
+      const failedMeta = res.meta();
+      const meta = this.metaOf(tx, pre, failedMeta.computeUnitsConsumed(), failedMeta.logs());
+      this.remember(signature, { state: "failed", slot, error, errJson, tx, meta });
       return { kind: "failed", signature, slot, error, errJson, logs: res.meta().logs() };
     }
     this.refundExtraSignatures(feePayer, prepared.extraSignatures);
-    this.remember(signature, { state: "confirmed", slot, tx });
+    const meta = this.metaOf(tx, pre, res.computeUnitsConsumed(), res.logs());
+    this.remember(signature, { state: "confirmed", slot, tx, meta });
     return {
       kind: "confirmed",
       signature,
