@@ -112,7 +112,7 @@ export function emulateSmartAccount(ix: TransactionInstruction, ctx: Ctx): Smart
   const settingsKey = keys[0]!.pubkey;
   if (!keys[1]!.pubkey.equals(SMART_ACCOUNT_PROGRAM_ID)) return fail("the second account is not the program");
   const acc = ctx.read(settingsKey);
-  if (!acc || !acc.owner.equals(SMART_ACCOUNT_PROGRAM_ID)) return fail("no settings account");
+  if (!acc?.owner.equals(SMART_ACCOUNT_PROGRAM_ID)) return fail("no settings account");
   const settings = decodeSettings(acc.data);
   if (!settings) return fail("the settings account does not read");
   const listed = keys.slice(EXECUTE_FIXED_ACCOUNTS, EXECUTE_FIXED_ACCOUNTS + numSigners);
