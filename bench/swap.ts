@@ -119,7 +119,7 @@ function once(record: boolean): void {
     maxFeeLamports,
   });
   if (!v.ok) throw new Error(`${v.code}: ${v.detail}`);
-  const sigs = checkTakerSignatures(parsed.tx, messageBytes);
+  const sigs = checkTakerSignatures(parsed.tx, messageBytes, 0);
   if (!sigs.ok) throw new Error(sigs.detail);
   const t2 = process.hrtime.bigint();
   signer.sign(parsed.tx);

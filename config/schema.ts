@@ -99,6 +99,18 @@ function checkLevels(levels: Level[], path: string, maxBase: string, ctx: z.Refi
   }
 }
 
+/**
+ * What a fill whose compute-unit price a wallet raised above the quoted `prioritizationFeeToUse` may
+ * cost the maker in all (limit x price + signature fees): at most `maxLamports`, and at most
+ * `maxNotionalBps` of the quote's notional in lamports (its SOL leg; a pair without a SOL leg has the
+ * lamports cap alone). Above either, the fill is refused `RAISED_FEE_CAP_EXCEEDED`.
+ */
+export const raisedFeeCapSchema = strictObject({
+  maxLamports: u64String,
+  maxNotionalBps: z.number().int().min(0).max(10_000),
+});
+export type RaisedFeeCapConfig = z.infer<typeof raisedFeeCapSchema>;
+
 export const pairSchema = strictObject({
   /** Symbols from `tokens`. The price is quote units per one base unit (human units). */
   base: z.string(),
@@ -118,6 +130,8 @@ export const pairSchema = strictObject({
   /** Largest quote notional in USD (valued through the quote token's USD price). Unset: no cap. */
   maxNotionalUsd: decimalString.optional(),
   skew: skewSchema.optional(),
+  /** This pair's cap on a raised compute-unit price; unset: `limits.raisedFeeCap`. */
+  raisedFeeCap: raisedFeeCapSchema.optional(),
 }).superRefine((p, ctx) => {
   if (BigInt(p.minBase) > BigInt(p.maxBase)) {
     ctx.addIssue({ code: "custom", path: ["minBase"], message: "must not exceed maxBase" });
@@ -256,6 +270,11 @@ export const limitsSchema = strictObject({
   maxComputeUnitPriceMicroLamports: z.number().int().min(0).default(1_000_000),
   /** The most lamports the maker pays for one fill: compute limit x price + signature fees. */
   maxFeeLamports: u64String.default("2000000"),
+  /**
+   * Wallets raise the compute-unit price after the quote: such a fill is accepted while the maker's
+   * whole fee stays within this cap (pairs override it with their own `raisedFeeCap`).
+   */
+  raisedFeeCap: raisedFeeCapSchema.default({ maxLamports: "100000", maxNotionalBps: 10 }),
   /**
    * How long an unclaimed quote stays in the store after its expiry (ms). A /swap needs the quote
    * only until the quote expires (later fills are refused as expired); this margin lets a /swap that

@@ -18,6 +18,7 @@ import {
   creditToken,
   lamports,
   seedFromConfig,
+  seedSmartAccount,
   tokenBalance,
 } from "../../src/chain/local/seed.ts";
 import { parseArgs } from "../../src/cli/args.ts";
@@ -66,6 +67,18 @@ export async function runChainServer(
     return { ...w, tokens: Object.keys(t.tokens) };
   });
 
+  const smartAccounts = seed.smartAccounts.map((sa, i) => {
+    const vault = seedSmartAccount(chain, {
+      settings: new PublicKey(sa.settings),
+      members: sa.members.map((m) => new PublicKey(m)),
+    });
+    creditSol(chain, vault, BigInt(sa.sol));
+    for (const [name, amount] of Object.entries(sa.tokens)) {
+      creditToken(chain, vault, mintOf(name, tokens, `smartAccounts.${i}.tokens`), BigInt(amount));
+    }
+    return { vault, settings: sa.settings, members: sa.members };
+  });
+
   const server = await startRpcServer(chain, { host: seed.host, port: seed.port });
   const lines = [
     `local chain (LiteSVM, order-engine fill emulated) listening on ${server.url}`,
@@ -86,6 +99,10 @@ export async function runChainServer(
         t.tokens
           .map((name) => `  ${name} ${tokenBalance(chain, t.key, mintOf(name, tokens, "takers"))}`)
           .join(""),
+    ),
+    ...smartAccounts.map(
+      (sa, i) =>
+        `  smart account ${i + 1}: vault ${sa.vault.toBase58()}  settings ${sa.settings}  members ${sa.members.join(", ")}`,
     ),
   ];
   return { chain, server, banner: lines.join("\n") };

@@ -21,7 +21,7 @@ import { PublicKey, VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
 import { MAX_BUNDLE_TRANSACTIONS } from "../../src/chain/bundle.ts";
 import { LocalBundleEngine } from "../../src/chain/local/bundle-engine.ts";
-import type { LocalChain } from "../../src/chain/local/index.ts";
+import type { LandedTransaction, LocalChain, TokenBalanceEntry } from "../../src/chain/local/index.ts";
 import { readMint, readTokenAccount } from "../../src/chain/local/spl-state.ts";
 
 export interface RpcServerOptions {
@@ -274,9 +274,12 @@ export class LocalRpcHandler {
         return {
           slot: Number(t.slot),
           blockTime: null,
-          transaction: [Buffer.from(t.tx.serialize()).toString("base64"), "base64"],
-          meta: { err: t.errJson, status: t.errJson === null ? { Ok: null } : { Err: t.errJson } },
-          version: 0,
+          transaction:
+            config(params, 1).encoding === "base64"
+              ? [Buffer.from(t.tx.serialize()).toString("base64"), "base64"]
+              : transactionJson(t.tx),
+          meta: transactionMetaJson(t),
+          version: t.tx.version === "legacy" ? "legacy" : 0,
         };
       }
       case "sendTransaction":
@@ -536,5 +539,72 @@ export async function startRpcServer(chain: LocalChain, opts: RpcServerOptions =
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/**
+ * A landed transaction's `meta` as a validator's RPC answers `getTransaction`: what the local chain
+ * measured when it ran it (fee, compute units, lamports and token balances of every account key before
+ * and after, logs), no inner instructions recorded, no rewards, no loaded addresses.
+ */
+function transactionMetaJson(t: LandedTransaction): Record<string, unknown> {
+  const m = t.meta;
+  const tokens = (list: TokenBalanceEntry[]) =>
+    list.map((b) => {
+      const ui = Number(b.amount) / 10 ** b.decimals;
+      return {
+        accountIndex: b.accountIndex,
+        mint: b.mint,
+        owner: b.owner,
+        programId: b.programId,
+        uiTokenAmount: {
+          amount: b.amount.toString(),
+          decimals: b.decimals,
+          uiAmount: b.amount === 0n ? null : ui,
+          uiAmountString: formatUnits(b.amount, b.decimals),
+        },
+      };
+    });
+  return {
+    err: t.errJson,
+    status: t.errJson === null ? { Ok: null } : { Err: t.errJson },
+    fee: m ? Number(m.fee) : 0,
+    preBalances: m ? m.preBalances.map(Number) : [],
+    postBalances: m ? m.postBalances.map(Number) : [],
+    innerInstructions: [],
+    logMessages: m ? m.logMessages : [],
+    preTokenBalances: m ? tokens(m.preTokenBalances) : [],
+    postTokenBalances: m ? tokens(m.postTokenBalances) : [],
+    rewards: [],
+    loadedAddresses: { writable: [], readonly: [] },
+    computeUnitsConsumed: m ? Number(m.computeUnitsConsumed) : 0,
+  };
+}
+
+/** A transaction in the RPC's "json" encoding (the default of getTransaction). */
+function transactionJson(tx: VersionedTransaction): Record<string, unknown> {
+  const m = tx.message;
+  return {
+    signatures: tx.signatures.map((sig) => bs58.encode(sig)),
+    message: {
+      header: m.header,
+      accountKeys: m.staticAccountKeys.map((k) => k.toBase58()),
+      recentBlockhash: m.recentBlockhash,
+      instructions: m.compiledInstructions.map((ci) => ({
+        programIdIndex: ci.programIdIndex,
+        accounts: [...ci.accountKeyIndexes],
+        data: bs58.encode(ci.data),
+        stackHeight: null,
+      })),
+      ...(m.version === 0
+        ? {
+            addressTableLookups: m.addressTableLookups.map((l) => ({
+              accountKey: l.accountKey.toBase58(),
+              writableIndexes: [...l.writableIndexes],
+              readonlyIndexes: [...l.readonlyIndexes],
+            })),
+          }
+        : {}),
+    },
   };
 }

@@ -51,6 +51,22 @@ export const chainSeedSchema = z.object({
       ),
     )
     .default([]),
+  /**
+   * Smart accounts (Squads) to stand up: the settings account (owned by the smart-account program,
+   * every member with every permission, threshold = all members) and the vault at account index 0,
+   * funded with `sol` and `tokens` (src/chain/local/smart-account-emulation.ts). Fund the members
+   * (who pay the fees) as takers.
+   */
+  smartAccounts: z
+    .array(
+      z.object({
+        settings: base58Pubkey,
+        members: z.array(base58Pubkey).min(1),
+        sol: u64String.default("0"),
+        tokens: amounts.default({}),
+      }),
+    )
+    .default([]),
 });
 export type ChainSeed = z.infer<typeof chainSeedSchema>;
 

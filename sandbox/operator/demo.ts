@@ -19,7 +19,13 @@ const USDT = "Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB";
 const JUP = "JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN";
 const SYMBOL: Record<string, string> = { [SOL]: "SOL", [USDC]: "USDC", [USDT]: "USDT", [JUP]: "JUP" };
 
-const SWAPS: (OrderAsk & { what: string })[] = [
+type DemoSwap = OrderAsk & {
+  what: string;
+  /** By the sandbox's smart-account (Squads) taker: its vault takes, its members sign. */
+  smartAccount?: boolean;
+};
+
+const SWAPS: DemoSwap[] = [
   {
     what: "sell 25 USDC for JUP (exactIn, token to token)",
     inputMint: USDC,
@@ -44,6 +50,13 @@ const SWAPS: (OrderAsk & { what: string })[] = [
     inputMint: SOL,
     outputMint: USDT,
     amount: 100_000_000n,
+  },
+  {
+    what: "sell 20 USDC for JUP from a smart account (Squads): the fill wrapped in executeTransactionSyncV2, its members sign, the first pays the fees",
+    inputMint: USDC,
+    outputMint: JUP,
+    amount: 20_000_000n,
+    smartAccount: true,
   },
 ];
 
@@ -78,7 +91,7 @@ const USAGE = {
   command: "npm run demo",
   summary:
     "Plays a taker against a private sandbox (local chain server, Redis-backed webhook, operator\n" +
-    "simulator, in data/demo/): four swaps, then a buy of the permissioned token TBILL the maker holds\n" +
+    "simulator, in data/demo/): four swaps, one more by a smart-account (Squads) taker, then a buy of the permissioned token TBILL the maker holds\n" +
     "none of (minted in one bundle with the fill) and its sale back (burned with it), each ordered,\n" +
     "signed, executed and checked against the taker's balances and TBILL's supply. Exits non-zero if\n" +
     "any swap fails or any balance moved by anything else.",
@@ -93,20 +106,37 @@ async function main(): Promise<number> {
     dir: join(REPO_ROOT, "data", "demo"),
     takers: [{ name: "demo", sol: 20_000_000_000n, tokens: { USDC: 1_000_000_000n, JUP: 1_000_000_000n } }],
     issuedToken: true,
+    smartAccountTaker: { name: "squads", sol: 1_000_000_000n, tokens: { USDC: 1_000_000_000n } },
     say: (s) => say(`  ${s}`),
   });
   const issued = stack.issued;
   if (issued) SYMBOL[issued.mint] = issued.symbol;
-  const swaps = [...SWAPS, ...(issued ? issuedSwaps(issued.mint) : [])];
+  const swaps: (DemoSwap & { supply?: "rises" | "falls" })[] = [
+    ...SWAPS,
+    ...(issued ? issuedSwaps(issued.mint) : []),
+  ];
   let failures = 0;
   try {
     const taker = stack.takers[0]!.keypair;
     const client = new TakerClient(stack.operatorUrl, stack.chainUrl);
     const mints = [SOL, USDC, USDT, JUP, ...(issued ? [issued.mint] : [])];
-    say(`taker ${taker.publicKey.toBase58()}\n`);
+    const sa = stack.smartAccount;
+    say(`taker ${taker.publicKey.toBase58()}`);
+    if (sa)
+      say(
+        `smart-account taker: vault ${sa.vault.toBase58()}, members ${sa.members.map((m) => m.publicKey.toBase58()).join(", ")}`,
+      );
+    say("");
     for (const [i, swap] of swaps.entries()) {
       say(`${i + 1}. ${swap.what}`);
-      const order = await client.order(swap, taker.publicKey);
+      if (swap.smartAccount && !sa) {
+        say("   FAIL the stack has no smart-account taker");
+        failures++;
+        continue;
+      }
+      const takerKey = swap.smartAccount && sa ? sa.vault : taker.publicKey;
+      const signers = swap.smartAccount && sa ? sa.members : taker;
+      const order = await client.order(swap, takerKey);
       if (!order.ok) {
         say(`   FAIL order: ${order.status} ${order.error}`);
         failures++;
@@ -118,10 +148,10 @@ async function main(): Promise<number> {
           `(fee ${o.platformFee.amount ?? 0} at ${o.feeBps} bps), maker ${o.maker}, expires ${o.expireAt}` +
           `${o.rentFeePayer ? `, taker pays ${o.rentFeeLamports} lamports ATA rent` : ""}`,
       );
-      const before = await client.balances(taker.publicKey, mints);
+      const before = await client.balances(takerKey, mints);
       const supplyBefore = issued ? await client.supply(issued.mint) : 0n;
-      const result = await client.execute(o, taker, i % 2 ? "/ultra/v1/execute" : "/swap/v2/execute");
-      const after = await client.balances(taker.publicKey, mints);
+      const result = await client.execute(o, signers, i % 2 ? "/ultra/v1/execute" : "/swap/v2/execute");
+      const after = await client.balances(takerKey, mints);
       const supplyAfter = issued ? await client.supply(issued.mint) : 0n;
       if (!result.ok || result.body.status !== "Success") {
         say(`   FAIL execute: ${result.ok ? `${result.body.code} ${result.body.error}` : result.error}`);
@@ -130,7 +160,7 @@ async function main(): Promise<number> {
       }
       const r = result.body;
       say(`   executed: ${r.signature} in slot ${r.slot}, code ${r.code}`);
-      const expected = expectedDeltas(o, taker.publicKey);
+      const expected = expectedDeltas(o, takerKey);
       const problems: string[] = [];
       for (const key of ["lamports", ...mints]) {
         const got = (after[key] ?? 0n) - (before[key] ?? 0n);
@@ -143,7 +173,7 @@ async function main(): Promise<number> {
         problems.push(`execute totalInputAmount ${r.totalInputAmount} != order inAmount ${o.inAmount}`);
       if (r.totalOutputAmount !== o.outAmount)
         problems.push(`execute totalOutputAmount ${r.totalOutputAmount} != order outAmount ${o.outAmount}`);
-      if (issued && "supply" in swap) {
+      if (issued && swap.supply) {
         // Minted for the buy, burned for the sell: supply moves by exactly what the taker received or gave.
         const moved = supplyAfter - supplyBefore;
         const want = swap.supply === "rises" ? BigInt(o.outAmount) : -BigInt(o.inAmount);

@@ -169,20 +169,25 @@ export async function executeOrder(deps: ExecuteDeps, body: ExecuteBody): Promis
       },
     };
   }
-  const takerKey = new PublicKey(order.intent.taker);
+  // Every signer but the maker has signed: the taker (or, for a smart-account taker, its members).
+  const makerKey = new PublicKey(order.quote.response.maker);
   const keys = tx.message.staticAccountKeys;
-  const takerIndex = keys.findIndex((k) => k.equals(takerKey));
-  const takerSig = takerIndex > 0 ? tx.signatures[takerIndex] : undefined;
-  if (!takerSig || !verifyEd25519(messageBytes, takerSig, takerKey.toBytes())) {
-    return {
-      status: 400,
-      body: {
-        error: "the taker's signature is missing or invalid",
-        code: ExecuteCode.INVALID_SIGNED_TRANSACTION,
-      },
-    };
+  const required = tx.message.header.numRequiredSignatures;
+  const makerIndex = keys.slice(0, required).findIndex((k) => k.equals(makerKey));
+  for (let i = 0; i < required; i++) {
+    if (i === makerIndex) continue;
+    const sig = tx.signatures[i];
+    if (!sig || !verifyEd25519(messageBytes, sig, (keys[i] as PublicKey).toBytes())) {
+      return {
+        status: 400,
+        body: {
+          error: "the taker's signature is missing or invalid",
+          code: ExecuteCode.INVALID_SIGNED_TRANSACTION,
+        },
+      };
+    }
   }
-  if (!tx.signatures[0]?.every((b) => b === 0)) {
+  if (makerIndex < 0 || !tx.signatures[makerIndex]?.every((b) => b === 0)) {
     return {
       status: 400,
       body: {

@@ -54,8 +54,10 @@ export function withIssuedToken(
         base: ISSUED_SYMBOL,
         quote: "USDC",
         minBase: "1000000",
-        maxBase: maxPerFill.toString(),
-        levels: [{ upToBase: maxPerFill.toString(), spreadBps: 10 }],
+        // The pair quotes past the per-fill cap, so that a quote above it is refused by the issuance
+        // policy (404 ISSUANCE_CAP_EXCEEDED, as README says), not by the pair's size (SIZE_ABOVE_MAX).
+        maxBase: (maxPerFill * 2n).toString(),
+        levels: [{ upToBase: (maxPerFill * 2n).toString(), spreadBps: 10 }],
         priceSource: sourceName,
       },
     ],

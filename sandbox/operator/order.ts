@@ -5,6 +5,7 @@
  */
 import type { VersionedTransaction } from "@solana/web3.js";
 import type { QuoteType } from "../../src/contract/quote.ts";
+import { type SmartAccountConfig, wrapFillForSmartAccount } from "../fill/smart-account.ts";
 import {
   type BuildOptions,
   type BuildResult,
@@ -64,6 +65,11 @@ export interface OrderDeps {
    * order, so a test can switch it on and off.
    */
   tamper?: { build?: (tx: VersionedTransaction, order: TamperContext) => VersionedTransaction };
+  /**
+   * Takers that are smart accounts (Squads vaults, keyed by the vault): their fill is wrapped as the
+   * operator's toolkit wraps it (sandbox/fill/smart-account.ts), its members signing it.
+   */
+  smartAccounts?: ReadonlyMap<string, SmartAccountConfig>;
 }
 
 export interface TamperContext {
@@ -162,6 +168,12 @@ export async function placeOrder(deps: OrderDeps, q: OrderQuery): Promise<OrderA
       side: feeSide,
       amounts,
     });
+    const smartAccount = deps.smartAccounts?.get(q.taker);
+    if (built.ok && smartAccount) {
+      const tx = wrapFillForSmartAccount(built.order.tx, smartAccount);
+      built.order.tx = tx;
+      built.order.messageBytes = tx.message.serialize();
+    }
     if (built.ok && deps.tamper?.build) {
       const tx = deps.tamper.build(built.order.tx, {
         taker: q.taker,

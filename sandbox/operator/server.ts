@@ -4,6 +4,7 @@
  */
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
+import type { SmartAccountConfig } from "../fill/smart-account.ts";
 import { createOperatorApp } from "./app.ts";
 import type { BuildOptions, OperatorChain } from "./build-order.ts";
 import type { ExecuteDeps } from "./execute.ts";
@@ -31,6 +32,8 @@ export interface OperatorServerOptions {
   build?: Partial<BuildOptions>;
   onFanout?: OrderDeps["onFanout"];
   onOutcome?: ExecuteDeps["onOutcome"];
+  /** Takers that are smart accounts: their orders carry the fill wrapped for them (order.ts). */
+  smartAccounts?: readonly SmartAccountConfig[];
 }
 
 export interface OperatorServer {
@@ -73,6 +76,9 @@ export async function startOperator(opts: OperatorServerOptions): Promise<Operat
     ...(opts.onFanout ? { onFanout: opts.onFanout } : {}),
     ...(opts.onOutcome ? { onOutcome: opts.onOutcome } : {}),
     tamper,
+    ...(opts.smartAccounts
+      ? { smartAccounts: new Map(opts.smartAccounts.map((sa) => [sa.vault.toBase58(), sa])) }
+      : {}),
     now,
   });
   const host = opts.host ?? "127.0.0.1";

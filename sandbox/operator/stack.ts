@@ -13,7 +13,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { join, resolve } from "node:path";
-import type { Keypair } from "@solana/web3.js";
+import type { Keypair, PublicKey } from "@solana/web3.js";
 import { DEFAULT_CONFIG_PATH, parseFileConfig } from "../../config/load.ts";
 import type { FileConfig } from "../../config/schema.ts";
 import { DEFAULT_SHUTDOWN_GRACE_MS } from "../../src/http/shutdown.ts";
@@ -26,6 +26,7 @@ import {
   startRedis,
   waitForHttp,
 } from "../../tooling/processes.ts";
+import { smartAccountConfig } from "../fill/smart-account.ts";
 import { type IssuedToken, withIssuedToken } from "./issued-token.ts";
 import { operatorChainOverRpc } from "./rpc-chain.ts";
 import { type OperatorServer, type OperatorServerOptions, startOperator } from "./server.ts";
@@ -87,6 +88,12 @@ export interface StackOptions {
    * its allowed holders. The stack then runs on `<dir>/config.json` (the configuration plus TBILL).
    */
   issuedToken?: boolean;
+  /**
+   * Adds a taker that is a smart account (Squads): two members (`<dir>/smart-account-<name>-member-
+   * <i>-keypair.json`, 1 SOL each: they sign and the first pays the fees), a settings account, and its
+   * vault funded as `sol` and `tokens` say. The operator wraps its orders' fills as the toolkit does.
+   */
+  smartAccountTaker?: TakerSpec;
   /** Progress lines. */
   say?: (line: string) => void;
 }
@@ -117,6 +124,8 @@ export interface Stack {
   takers: StackTaker[];
   /** The permissioned token the maker issues, with `issuedToken`. */
   issued?: IssuedToken;
+  /** The smart-account taker, with `smartAccountTaker`: its vault is the taker, its members sign. */
+  smartAccount?: { name: string; vault: PublicKey; settings: PublicKey; members: Keypair[] };
   redis: string;
   /** The signer service's URL (unix://...) when `remoteSigner` is set. */
   signerUrl?: string;
@@ -192,6 +201,22 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       writeFileSync(configPath, JSON.stringify(config, null, 2));
     }
 
+    const sat = opts.smartAccountTaker;
+    const smartAccount = sat
+      ? (() => {
+          const memberPaths = [0, 1].map((i) =>
+            join(dir, `smart-account-${sat.name}-member-${i}-keypair.json`),
+          );
+          const members = memberPaths.map((p) => loadOrCreateKeypair(p).keypair);
+          const settings = loadOrCreateKeypair(join(dir, `smart-account-${sat.name}-settings-keypair.json`))
+            .keypair.publicKey;
+          const account = smartAccountConfig(
+            settings,
+            members.map((m) => m.publicKey),
+          );
+          return { name: sat.name, vault: account.vault, settings, members, memberPaths, account };
+        })()
+      : undefined;
     const chainPort = opts.ports?.chain || (await freePort());
     const inventory = opts.makerInventory ?? defaultInventory(config);
     const seed = {
@@ -205,11 +230,27 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         inventory: Object.fromEntries(Object.entries(inventory).map(([k, v]) => [k, v.toString()])),
       },
       ...(issued ? { issuer: { keypair: issued.issuerPath, sol: "100000000000" } } : {}),
-      takers: opts.takers.map((t, i) => ({
-        keypair: (takers[i] as StackTaker).keypairPath,
-        sol: t.sol.toString(),
-        tokens: Object.fromEntries(Object.entries(t.tokens).map(([k, v]) => [k, v.toString()])),
-      })),
+      takers: opts.takers
+        .map((t, i) => ({
+          keypair: (takers[i] as StackTaker).keypairPath,
+          sol: t.sol.toString(),
+          tokens: Object.fromEntries(Object.entries(t.tokens).map(([k, v]) => [k, v.toString()])),
+        }))
+        .concat(
+          (smartAccount?.memberPaths ?? []).map((keypair) => ({ keypair, sol: "1000000000", tokens: {} })),
+        ),
+      ...(smartAccount && sat
+        ? {
+            smartAccounts: [
+              {
+                settings: smartAccount.settings.toBase58(),
+                members: smartAccount.members.map((m) => m.publicKey.toBase58()),
+                sol: sat.sol.toString(),
+                tokens: Object.fromEntries(Object.entries(sat.tokens).map(([k, v]) => [k, v.toString()])),
+              },
+            ],
+          }
+        : {}),
     };
     const seedPath = join(dir, "chain-seed.json");
     writeFileSync(seedPath, JSON.stringify(seed, null, 2));
@@ -362,6 +403,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         { name: "maker", baseUrl: webhookUrl, ...(opts.webhookApiKey ? { apiKey: opts.webhookApiKey } : {}) },
       ],
       port: opts.ports?.operator ?? 0,
+      ...(smartAccount ? { smartAccounts: [smartAccount.account] } : {}),
     });
     closers.push(() => operator.close());
     const sync = operator.firstSync.get("maker");
@@ -385,6 +427,16 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       maker: maker.publicKey.toBase58(),
       takers,
       ...(issued ? { issued } : {}),
+      ...(smartAccount
+        ? {
+            smartAccount: {
+              name: smartAccount.name,
+              vault: smartAccount.vault,
+              settings: smartAccount.settings,
+              members: smartAccount.members,
+            },
+          }
+        : {}),
       redis: redis.url,
       ...(signerUrl ? { signerUrl } : {}),
       children,

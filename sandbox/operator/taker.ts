@@ -47,7 +47,12 @@ export class TakerClient {
   }
 
   /** Signs the order's transaction as the taker and executes it; waits for the operator's result. */
-  async execute(order: SwapOrder, taker: Keypair, path = "/swap/v2/execute"): Promise<Answer<ExecuteResult>> {
+  /** `taker`: the taker's key, or a smart-account taker's members (who sign instead of its vault). */
+  async execute(
+    order: SwapOrder,
+    taker: Keypair | readonly Keypair[],
+    path = "/swap/v2/execute",
+  ): Promise<Answer<ExecuteResult>> {
     if (!order.transaction)
       return {
         ok: false,
@@ -55,7 +60,7 @@ export class TakerClient {
         error: `order has no transaction (${order.errorMessage ?? "no taker"})`,
       };
     const tx = VersionedTransaction.deserialize(Buffer.from(order.transaction, "base64"));
-    tx.sign([taker]);
+    tx.sign(Array.isArray(taker) ? [...taker] : [taker as Keypair]);
     const res = await fetch(`${this.operatorUrl}${path}`, {
       method: "POST",
       headers: this.#headers(),

@@ -30,8 +30,13 @@ export const FillRejectCode = {
   COMPUTE_UNIT_LIMIT_TOO_LOW: "COMPUTE_UNIT_LIMIT_TOO_LOW",
   /** The compute-unit limit is above the ceiling: 1,400,000, or 200,000 for a permissioned pair. */
   COMPUTE_UNIT_LIMIT_EXCEEDED: "COMPUTE_UNIT_LIMIT_EXCEEDED",
-  /** The compute-unit price is above the prioritizationFeeToUse the maker answered in its quote. */
+  /** The compute-unit price is above the prioritizationFeeToUse the maker answered, and no raise cap is given. */
   COMPUTE_UNIT_PRICE_EXCEEDED: "COMPUTE_UNIT_PRICE_EXCEEDED",
+  /**
+   * The compute-unit price was raised above the quoted prioritizationFeeToUse and the fill would cost
+   * the maker more than the raise cap (limits.raisedFeeCap or the pair's: lamports, share of notional).
+   */
+  RAISED_FEE_CAP_EXCEEDED: "RAISED_FEE_CAP_EXCEEDED",
   /** An Associated Token instruction other than a well-formed CreateIdempotent for one of the fill's mints. */
   INVALID_ATA_INSTRUCTION: "INVALID_ATA_INSTRUCTION",
   /** A CreateIdempotent paid by the maker, or by an account that is not a writable signer. */
@@ -40,6 +45,13 @@ export const FillRejectCode = {
   INVALID_ATA_OWNER: "INVALID_ATA_OWNER",
   /** The maker's key appears in an instruction other than as the fill's maker (e.g. in Lighthouse). */
   INVALID_MAKER_ACCOUNT_USE: "INVALID_MAKER_ACCOUNT_USE",
+  /**
+   * A smart-account envelope that is not the one the toolkit's SDK builds: unreadable, another
+   * instruction beside the execute, a compute-budget instruction inside it, a wrong program account.
+   */
+  INVALID_SMART_ACCOUNT: "INVALID_SMART_ACCOUNT",
+  /** A smart-account envelope whose members are wrong: the maker among them, one not signing, one twice. */
+  INVALID_SMART_ACCOUNT_MEMBERS: "INVALID_SMART_ACCOUNT_MEMBERS",
   /** No order-engine fill. */
   FILL_NOT_FOUND: "FILL_NOT_FOUND",
   /** More than one order-engine fill. */

@@ -32,9 +32,11 @@ export interface AccountRef {
   writable: boolean;
 }
 
-interface InstructionBase {
-  /** Position in the message, 0-based. */
+export interface InstructionBase {
+  /** Position in the message, 0-based (for an instruction inside a smart-account execute, the execute's). */
   position: number;
+  /** Set for an instruction inside a smart-account execute: its place in the payload, 0-based. */
+  inner?: number;
   programIndex: number;
   programId: PublicKey;
   accounts: AccountRef[];
@@ -231,7 +233,7 @@ export function decodeFillTransaction(tx: VersionedTransaction): DecodeResult {
       accounts: ci.accountKeyIndexes.map(ref),
       data: Uint8Array.from(ci.data),
     };
-    instructions.push(classify(base));
+    instructions.push(classifyInstruction(base));
   }
 
   const decoded: DecodedFillTx = {
@@ -271,7 +273,8 @@ export function decodeFillTransaction(tx: VersionedTransaction): DecodeResult {
   return { ok: true, decoded };
 }
 
-function classify(base: InstructionBase): DecodedInstruction {
+/** Names one instruction by its program and data (also for the instructions a smart-account execute carries). */
+export function classifyInstruction(base: InstructionBase): DecodedInstruction {
   const { programId, data, accounts } = base;
   if (programId.equals(COMPUTE_BUDGET_PROGRAM_ID)) {
     const tag = data[0];

@@ -13,8 +13,10 @@ import { FillRejectCode } from "./codes.ts";
 import { COMPUTE_UNITS, type ComputeUnitTable } from "./compute-units.ts";
 import { decodeFillTransaction } from "./decode.ts";
 import type { FillTerms } from "./layout.ts";
+import type { RaisedFeeCap } from "./raised-fee-cap.ts";
 import type { AtaCreation, FillCheck } from "./rules/check.ts";
 import { FILL_RULES, RULE_NAMES } from "./rules/index.ts";
+import { decodeSmartAccountEnvelope } from "./smart-account.ts";
 
 export { MAX_COMPUTE_UNIT_LIMIT, makerFeeLamports } from "./rules/compute-budget.ts";
 export type { AtaCreation };
@@ -29,6 +31,11 @@ export interface ValidateFillInput {
   tokens: ReadonlyMap<string, TokenConfig>;
   /** The most lamports the maker pays for one fill (limits.maxFeeLamports). */
   maxFeeLamports: bigint;
+  /**
+   * The cap on a fill whose compute-unit price a wallet raised above the quoted one (the quote's pair's,
+   * src/fill/raised-fee-cap.ts). Unset: any raise is refused COMPUTE_UNIT_PRICE_EXCEEDED.
+   */
+  raisedFeeCap?: RaisedFeeCap;
   /**
    * Seconds `expire_at` may exceed the quote's expiry, for the operator creating its quote a little
    * after we answered. Default 0.
@@ -54,8 +61,17 @@ export interface ValidatedFill extends FillTerms {
   feeMint: PublicKey;
   computeUnitLimit: number;
   computeUnitPrice: bigint;
+  /** The compute-unit price is above the quote's prioritizationFeeToUse (within the raise cap). */
+  priceRaised: boolean;
   numSignatures: number;
-  /** ceil(limit x price / 1e6) + 5,000 x signatures: the most this transaction costs the maker. */
+  /**
+   * Set when the fill came wrapped for a smart-account taker (`taker` is then its vault): a member of
+   * the smart account pays the network fee and holds signature slot 0; the maker signs `makerSlot`.
+   */
+  smartAccount?: { settings: PublicKey; members: PublicKey[] };
+  /** The maker's signature slot: 0 in a plain fill (fee payer), a later one in a smart-account fill. */
+  makerSlot: number;
+  /** ceil(limit x price / 1e6) + 5,000 x signatures: the most this transaction costs the maker (0 when a member pays). */
   makerPaysLamports: bigint;
   ataCreations: AtaCreation[];
   /** The taker's input token account, or the order-engine id for a native-SOL input leg. */
@@ -90,6 +106,12 @@ export function validateFill(input: ValidateFillInput): FillValidation {
   const decoded = decodeFillTransaction(input.tx);
   if (!decoded.ok) return { ok: false, code: FillRejectCode.MALFORMED_TRANSACTION, detail: decoded.problem };
   const d = decoded.decoded;
+  // With lookup tables the envelope's accounts cannot all be named: noLookupTables refuses it first.
+  const env = d.addressTableLookups === 0 ? decodeSmartAccountEnvelope(d) : { kind: "plain" as const };
+  if (env.kind === "malformed")
+    return { ok: false, code: FillRejectCode.INVALID_SMART_ACCOUNT, detail: env.problem };
+  const envelope = env.kind === "envelope" ? env.envelope : undefined;
+  const indexOf = (key: PublicKey) => d.staticKeys.findIndex((k) => k.equals(key));
   const c: FillCheck = {
     tx: input.tx,
     d,
@@ -97,9 +119,20 @@ export function validateFill(input: ValidateFillInput): FillValidation {
     maker: input.maker,
     tokens: input.tokens,
     maxFeeLamports: input.maxFeeLamports,
+    raisedFeeCap: input.raisedFeeCap,
     expiryGraceSeconds: input.expiryGraceSeconds ?? 0n,
     computeUnits: input.computeUnits ?? COMPUTE_UNITS,
-    taker: d.staticKeys[1] as PublicKey,
+    envelope,
+    instructions: envelope
+      ? [
+          ...d.instructions.slice(0, envelope.position),
+          ...envelope.inner,
+          ...d.instructions.slice(envelope.position + 1),
+        ]
+      : d.instructions,
+    makerIndex: envelope ? indexOf(input.maker) : 0,
+    takerIndex: envelope ? indexOf(envelope.vault) : 1,
+    taker: envelope ? envelope.vault : (d.staticKeys[1] as PublicKey),
     inputMint: new PublicKey(input.quote.request.tokenIn),
     outputMint: new PublicKey(input.quote.request.tokenOut),
     ataCreations: [],
@@ -129,7 +162,17 @@ function acceptedFill(c: FillCheck, messageHash: string): ValidatedFill {
     feeMint: c.feeMint!,
     computeUnitLimit: c.computeUnitLimit!,
     computeUnitPrice: c.computeUnitPrice!,
+    priceRaised: c.priceRaised!,
     numSignatures: c.d.header.numRequiredSignatures,
+    ...(c.envelope
+      ? {
+          smartAccount: {
+            settings: c.envelope.settings.key as PublicKey,
+            members: c.envelope.members.map((m) => m.key as PublicKey),
+          },
+        }
+      : {}),
+    makerSlot: c.makerIndex,
     makerPaysLamports: c.makerPaysLamports!,
     ataCreations: c.ataCreations,
     takerInputTokenAccount: c.takerInputTokenAccount!,

@@ -168,6 +168,18 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /**
+   * Fills whose compute-unit price a wallet raised above the quoted prioritizationFeeToUse: accepted
+   * (within the raise cap) or refused (above it, RAISED_FEE_CAP_EXCEEDED, or no cap), so a maker sees
+   * how often wallets do it.
+   */
+  readonly priorityFeeRaises = new Counter({
+    name: "rfq_priority_fee_raises_total",
+    help: "Fills whose compute-unit price was raised above the quoted one, by outcome (accepted: within the raise cap; refused)",
+    labelNames: ["outcome"] as const,
+    registers: [this.registry],
+  });
+
   /** Ledger records (decisions, settlements) written to the database by this instance's writer. */
   readonly ledgerWritten = new Counter({
     name: "rfq_ledger_records_written_total",

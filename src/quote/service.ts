@@ -22,6 +22,12 @@ export type DeclineReason =
    * API would otherwise be quoted by itself (a wash trade that only pays fees).
    */
   | "SELF_TRADE"
+  /**
+   * The request names a `receiver` other than the taker: the order-engine fill pays only the taker's
+   * own output account and the operator's fill carries no forward transfer, so such a quote could not
+   * be filled as asked (docs/contract.md, "receiver"). A 404 costs nothing; a refused swap would.
+   */
+  | "RECEIVER_NOT_TAKER"
   /** Toxic-flow controls (src/toxicity/): the taker is flagged and flagged takers are refused. */
   | "taker_flagged"
   /** Toxic-flow controls: the taker is on the deny list. */
@@ -97,6 +103,13 @@ export class QuoteService {
         ok: false,
         reason: "SELF_TRADE",
         detail: `taker ${req.taker} is this maker's own wallet (no self-trade)`,
+      };
+    }
+    if (req.receiver && req.receiver !== req.taker) {
+      return {
+        ok: false,
+        reason: "RECEIVER_NOT_TAKER",
+        detail: `receiver ${req.receiver} is not the taker ${req.taker ?? "(none given)"}: a fill pays only its taker`,
       };
     }
     let widenBps = 0;

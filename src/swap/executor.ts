@@ -77,6 +77,7 @@ import {
   type SwapResponse,
 } from "../contract/swap.ts";
 import { deserializeFillTransaction } from "../fill/decode.ts";
+import { raisedFeeCaps } from "../fill/raised-fee-cap.ts";
 import {
   FillRejectCode,
   type FillValidation,
@@ -255,6 +256,7 @@ export class SwapExecutor implements SwapHandler {
   private readonly reservationTtlMs: number;
   private readonly trackForMs: number;
   private readonly maxFeeLamports: bigint;
+  private readonly raisedFeeCapOf: ReturnType<typeof raisedFeeCaps>;
   private readonly blockhashes: RecentBlockhashes;
   private readonly minBlockhashBlocksLeft: bigint;
   private readonly preflight: boolean;
@@ -269,6 +271,7 @@ export class SwapExecutor implements SwapHandler {
     this.reservationTtlMs = opts.reservationTtlMs ?? 180_000;
     this.trackForMs = opts.trackForMs ?? 180_000;
     this.maxFeeLamports = BigInt(opts.config.file.limits.maxFeeLamports);
+    this.raisedFeeCapOf = raisedFeeCaps(opts.config);
     this.blockhashes = opts.blockhashes ?? new RecentBlockhashes(opts.chain);
     this.minBlockhashBlocksLeft = BigInt(opts.config.file.limits.minBlockhashBlocksLeft);
     this.preflight = opts.config.file.limits.preflightSimulation;
@@ -337,6 +340,7 @@ export class SwapExecutor implements SwapHandler {
 
     // 3. Every contract rule, against the quote. Time is judged after the claim (step 6).
     const validation = this.validate(tx, quote, messageHash);
+    this.countPriceRaise(validation);
     if (!validation.ok) {
       log.info(
         { code: validation.code, rule: validation.rule, detail: validation.detail },
@@ -347,7 +351,7 @@ export class SwapExecutor implements SwapHandler {
     seen.fill = validation.fill;
 
     // 4. The taker's signature over exactly these message bytes; the maker's slot empty.
-    const sigs = checkTakerSignatures(tx, messageBytes);
+    const sigs = checkTakerSignatures(tx, messageBytes, validation.fill.makerSlot);
     if (!sigs.ok) {
       log.info({ detail: sigs.detail }, "fill refused: signatures");
       return sigs.kind === "signatureInvalid"
@@ -636,10 +640,20 @@ export class SwapExecutor implements SwapHandler {
   private async signAndSend(held: Held): Promise<Decision> {
     const { req, tx, fill, budget, log, need } = held;
     const { quoteId } = req;
-    // Defence in depth: never sign a message whose fee payer is not our key.
-    if (!tx.message.staticAccountKeys[0]?.equals(this.opts.signer.publicKey)) {
+    // Defence in depth: never sign a message whose fee payer is not our key (a smart-account fill's
+    // is a member, never us), nor one where our key is not the signer in the maker's slot.
+    const makerSlot = fill.makerSlot;
+    const payerIsMaker = tx.message.staticAccountKeys[0]?.equals(this.opts.signer.publicKey) ?? false;
+    if (
+      payerIsMaker === (fill.smartAccount !== undefined) ||
+      makerSlot >= tx.message.header.numRequiredSignatures ||
+      !tx.message.staticAccountKeys[makerSlot]?.equals(this.opts.signer.publicKey)
+    ) {
       await this.releaseQuietly(quoteId);
-      return refused(req, `${FillRejectCode.INVALID_FEE_PAYER}: the fee payer is not the maker`);
+      return refused(
+        req,
+        `${FillRejectCode.INVALID_FEE_PAYER}: the fee payer or the maker's slot is not as validated`,
+      );
     }
     // 8a. Simulate before anyone signs: a refused fill never gets a maker signature, so none is in a
     // log or in the request an RPC receives. A bundle is judged as a whole instead (signAndBundle).
@@ -667,12 +681,14 @@ export class SwapExecutor implements SwapHandler {
         releaseClaim: true,
       };
     }
-    const makerSig = tx.signatures[0];
+    const makerSig = tx.signatures[makerSlot];
     if (!makerSig || makerSig.every((b) => b === 0)) {
       await this.releaseQuietly(quoteId);
       return refused(req, "the maker signature could not be produced");
     }
-    const txSignature = bs58.encode(makerSig);
+    // The transaction's id is its first signature: the maker's in a plain fill, the paying member's in
+    // a smart-account fill (as the toolkit's server example answers it).
+    const txSignature = bs58.encode(tx.signatures[0] as Uint8Array);
     const slog = log.child({ txSignature });
     if (need) return this.signAndBundle(held, need, txSignature, slog);
 
@@ -894,8 +910,23 @@ export class SwapExecutor implements SwapHandler {
       maker: this.opts.signer.publicKey,
       tokens: this.opts.config.tokensByMint,
       maxFeeLamports: this.maxFeeLamports,
+      raisedFeeCap: this.raisedFeeCapOf(quote.request.tokenIn, quote.request.tokenOut),
       expiryGraceSeconds: this.expiryGraceSeconds,
     });
+  }
+
+  /** rfq_priority_fee_raises_total: a fill priced above its quote, accepted within the cap or refused. */
+  private countPriceRaise(v: FillValidation): void {
+    const metrics = this.opts.metrics;
+    if (!metrics) return;
+    if (v.ok) {
+      if (v.fill.priceRaised) metrics.priorityFeeRaises.inc({ outcome: "accepted" });
+    } else if (
+      v.code === FillRejectCode.RAISED_FEE_CAP_EXCEEDED ||
+      v.code === FillRejectCode.COMPUTE_UNIT_PRICE_EXCEEDED
+    ) {
+      metrics.priorityFeeRaises.inc({ outcome: "refused" });
+    }
   }
 
   /** Polls the claim until the first request records its answer, or the budget (less 1 s) runs out. */

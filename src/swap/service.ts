@@ -115,7 +115,8 @@ export function createSwapPorts(deps: SwapPortDeps): SwapPorts {
     now,
     log,
     ...(deps.ledger ? { ledgerJournal: journal } : {}),
-    ...(deps.takers ? { takers: deps.takers, metrics } : {}),
+    metrics,
+    ...(deps.takers ? { takers: deps.takers } : {}),
     ...(deps.issuance ? { issuance: deps.issuance } : {}),
     ...executorTuning,
   });

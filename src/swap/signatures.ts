@@ -1,6 +1,7 @@
 /**
- * The taker's side of the signatures on an incoming fill: slot 0 (the maker, fee payer) must be empty,
- * every other required slot must hold a valid ed25519 signature of its account key over the message.
+ * The taker's side of the signatures on an incoming fill: the maker's slot (0 in a plain fill, where the
+ * maker is fee payer; the maker key's own slot in a smart-account fill, where a member pays) must be
+ * empty, every other required slot must hold a valid ed25519 signature of its account key over the message.
  * node:crypto (OpenSSL) verifies in tens of microseconds, far cheaper than a pure-JS ed25519.
  */
 import type { VersionedTransaction } from "@solana/web3.js";
@@ -13,12 +14,14 @@ export type TakerSignatureCheck =
 const isZero = (bytes: Uint8Array): boolean => bytes.every((b) => b === 0);
 
 /**
- * Checks the maker slot is empty and every other signer signed `messageBytes` (the serialized message).
- * A zeroed taker slot is an invalid signature: the operator must send the taker's signature.
+ * Checks the maker's slot (`makerSlot`, the validated fill's) is empty and every other signer signed
+ * `messageBytes` (the serialized message). A zeroed taker slot is an invalid signature: the operator
+ * must send the taker's signature.
  */
 export function checkTakerSignatures(
   tx: VersionedTransaction,
   messageBytes: Uint8Array,
+  makerSlot: number,
 ): TakerSignatureCheck {
   const required = tx.message.header.numRequiredSignatures;
   const keys = tx.message.staticAccountKeys;
@@ -29,11 +32,16 @@ export function checkTakerSignatures(
       detail: `expected at least 2 signature slots matching the header, got ${tx.signatures.length} for ${required}`,
     };
   }
-  const makerSlot = tx.signatures[0];
-  if (!makerSlot || !isZero(makerSlot)) {
-    return { ok: false, kind: "makerSlotFilled", detail: "the maker's signature slot (0) is not empty" };
+  const makerSignature = tx.signatures[makerSlot];
+  if (!makerSignature || !isZero(makerSignature)) {
+    return {
+      ok: false,
+      kind: "makerSlotFilled",
+      detail: `the maker's signature slot (${makerSlot}) is not empty`,
+    };
   }
-  for (let i = 1; i < required; i++) {
+  for (let i = 0; i < required; i++) {
+    if (i === makerSlot) continue;
     const key = keys[i];
     const sig = tx.signatures[i];
     if (!key || !sig || isZero(sig)) {

@@ -9,6 +9,11 @@ import { deserializeFillTransaction } from "../../src/fill/decode.ts";
 import { type FillValidation, validateFill } from "../../src/fill/validate.ts";
 import { MINT } from "../support/config.ts";
 import { storedQuote } from "../support/quotes.ts";
+import {
+  newSmartAccount,
+  type SmartAccountScenario,
+  smartAccountScenarioFromQuote,
+} from "./smart-account-attacks.ts";
 import { type FillScenario, scenarioFromQuote, tokenMap } from "./tamper.ts";
 
 const NOW_MS = 1_760_000_000_000;
@@ -49,6 +54,7 @@ export function validate(s: FillScenario, tx = buildFillTransaction(s.params)): 
     maker: s.maker,
     tokens: s.tokens,
     maxFeeLamports: s.maxFeeLamports,
+    ...(s.raisedFeeCap ? { raisedFeeCap: s.raisedFeeCap } : {}),
   });
 }
 
@@ -91,3 +97,53 @@ export const nativeSolOutScenario = (): FillScenario =>
     feeBps: 5,
     nativeSolOut: true,
   });
+
+/** A scenario whose taker is a smart account's vault (two members), its fill wrapped as the SDK does. */
+export function smartAccountScenario(q: Parameters<typeof scenario>[0]): SmartAccountScenario {
+  const maker = Keypair.generate().publicKey;
+  const sa = newSmartAccount();
+  const quote = storedQuote({
+    ...q,
+    maker,
+    taker: sa.account.vault,
+    createdAtMs: NOW_MS - 3_000,
+    prioritizationFee: 53_770,
+  });
+  return smartAccountScenarioFromQuote(quote, {
+    ...sa,
+    maker,
+    tokens: tokenMap(),
+    recentBlockhash: Keypair.generate().publicKey.toBase58(),
+    nowUnix: NOW,
+    nativeSolIn: q.nativeSolIn,
+    nativeSolOut: q.nativeSolOut,
+  });
+}
+
+export const SMART_ACCOUNT_SCENARIOS: [string, () => SmartAccountScenario][] = [
+  [
+    "smart account, exactIn JUP -> USDC, 10 bps",
+    () =>
+      smartAccountScenario({
+        tokenIn: MINT.JUP,
+        tokenOut: MINT.USDC,
+        amountIn: 1_000_000_000n,
+        amountOut: 25_000_000n,
+        quoteType: "exactIn",
+        feeBps: 10,
+      }),
+  ],
+  [
+    "smart account, exactOut native SOL -> USDT, 3 bps",
+    () =>
+      smartAccountScenario({
+        tokenIn: MINT.SOL,
+        tokenOut: MINT.USDT,
+        amountIn: 55_555_555n,
+        amountOut: 10_000_001n,
+        quoteType: "exactOut",
+        feeBps: 3,
+        nativeSolIn: true,
+      }),
+  ],
+];

@@ -10,7 +10,13 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { FillRejectCode } from "../../src/fill/codes.ts";
 import { FILL_RULES, RULE_NAMES } from "../../src/fill/rules/index.ts";
-import { ATTACK_SCENARIOS, nativeSolOutScenario, validate } from "./attack-scenarios.ts";
+import {
+  ATTACK_SCENARIOS,
+  nativeSolOutScenario,
+  SMART_ACCOUNT_SCENARIOS,
+  validate,
+} from "./attack-scenarios.ts";
+import { SMART_ACCOUNT_ATTACKS } from "./smart-account-attacks.ts";
 import {
   AFTER_CLAIM_ATTACKS,
   CHAIN_STATE_ATTACKS,
@@ -25,11 +31,13 @@ const TABLES = {
   PAIRING_ATTACKS,
   AFTER_CLAIM_ATTACKS,
   CHAIN_STATE_ATTACKS,
+  SMART_ACCOUNT_ATTACKS,
 };
 const RUNNERS = [
   "test/fill/validate.attacks.test.ts",
   "test/swap/attacks.security.test.ts",
   "test/swap/lands.security.test.ts",
+  "test/swap/smart-account.security.test.ts",
 ];
 
 describe("the attack table covers every refusal code", () => {
@@ -61,8 +69,8 @@ describe("the attack table reaches every rule", () => {
       }
       for (const attack of PAIRING_ATTACKS) {
         const s = make();
-        const { quote, tx, tokens = s.tokens } = attack.pair(s);
-        const r = validate({ ...s, quote, tokens }, tx);
+        const { quote, tx, tokens = s.tokens, limits } = attack.pair(s);
+        const r = validate({ ...s, ...limits, quote, tokens }, tx);
         if (!r.ok) refusedBy.add(r.rule);
       }
     }
@@ -70,6 +78,13 @@ describe("the attack table reaches every rule", () => {
       const s = nativeSolOutScenario();
       const r = validate(s, attack.tamper(s));
       if (!r.ok) refusedBy.add(r.rule);
+    }
+    for (const [, make] of SMART_ACCOUNT_SCENARIOS) {
+      for (const attack of SMART_ACCOUNT_ATTACKS) {
+        const s = make();
+        const r = validate(s, attack.tamper(s));
+        if (!r.ok) refusedBy.add(r.rule);
+      }
     }
     const names = FILL_RULES.map((rule) => RULE_NAMES.get(rule));
     expect(names).not.toContain(undefined);

@@ -43,6 +43,7 @@ import {
   ORDER_ENGINE_PROGRAM_ID,
   TOKEN_2022_PROGRAM_ID,
 } from "../../src/fill/layout.ts";
+import type { RaisedFeeCap } from "../../src/fill/raised-fee-cap.ts";
 import { computeUnitFloor, type FillShape } from "../../src/fill/rules/compute-unit-limit.ts";
 import type { StoredQuote } from "../../src/quote-store/interface.ts";
 
@@ -56,7 +57,12 @@ export interface FillScenario {
   params: BuildFillParams;
   nowUnix: bigint;
   maxFeeLamports: bigint;
+  /** The raise cap the validator is given (config/default.json's by default); undefined: none. */
+  raisedFeeCap?: RaisedFeeCap;
 }
+
+/** limits.raisedFeeCap's default (config/schema.ts), which the swap attack tests run with. */
+export const DEFAULT_RAISED_FEE_CAP: RaisedFeeCap = { maxLamports: 100_000n, maxNotionalBps: 10n };
 
 export interface FillAttack {
   /**
@@ -125,7 +131,11 @@ export function honestFillParams(
 /** A scenario for a stored quote: the honest fill plus the validator's context. */
 export function scenarioFromQuote(
   quote: StoredQuote,
-  opts: Parameters<typeof honestFillParams>[1] & { nowUnix: bigint; maxFeeLamports?: bigint },
+  opts: Parameters<typeof honestFillParams>[1] & {
+    nowUnix: bigint;
+    maxFeeLamports?: bigint;
+    raisedFeeCap?: RaisedFeeCap;
+  },
 ): FillScenario {
   return {
     maker: opts.maker,
@@ -135,6 +145,7 @@ export function scenarioFromQuote(
     params: honestFillParams(quote, opts),
     nowUnix: opts.nowUnix,
     maxFeeLamports: opts.maxFeeLamports ?? 2_000_000n,
+    raisedFeeCap: opts.raisedFeeCap ?? DEFAULT_RAISED_FEE_CAP,
   };
 }
 
@@ -777,15 +788,15 @@ export const FILL_ATTACKS: readonly FillAttack[] = [
   },
   {
     name: "an absurd compute-unit price",
-    code: FillRejectCode.FEE_CAP_EXCEEDED,
+    code: FillRejectCode.RAISED_FEE_CAP_EXCEEDED,
     tamper: (s) => withInstructions(s, (ixs) => ixs, { computeUnitPrice: 10n ** 15n }),
   },
   {
-    name: "a compute-unit price above the quote's prioritizationFeeToUse, within the fee cap",
-    code: FillRejectCode.COMPUTE_UNIT_PRICE_EXCEEDED,
+    name: "raisedPriceWithinRaiseCap: a compute-unit price raised 100,000-fold, within the fee cap but above the raise cap",
+    code: FillRejectCode.RAISED_FEE_CAP_EXCEEDED,
     tamper: (s) =>
       withInstructions(s, (ixs) => ixs, {
-        computeUnitPrice: BigInt(s.quote.response.prioritizationFeeToUse ?? 0) + 1n,
+        computeUnitPrice: BigInt(s.quote.response.prioritizationFeeToUse ?? 0) * 100_000n,
       }),
   },
   {
@@ -905,7 +916,13 @@ export const FILL_ATTACKS: readonly FillAttack[] = [
 export interface PairingAttack {
   name: string;
   code: FillRejectCode;
-  pair(s: FillScenario): { quote: StoredQuote; tx: VersionedTransaction; tokens?: FillScenario["tokens"] };
+  pair(s: FillScenario): {
+    quote: StoredQuote;
+    tx: VersionedTransaction;
+    tokens?: FillScenario["tokens"];
+    /** The validator's limits instead of the scenario's (a maker configured otherwise). */
+    limits?: Pick<FillScenario, "maxFeeLamports" | "raisedFeeCap">;
+  };
 }
 
 /** The scenario's configured tokens less one mint. */
@@ -916,6 +933,26 @@ function withoutToken(s: FillScenario, mint: string): FillScenario["tokens"] {
 }
 
 export const PAIRING_ATTACKS: readonly PairingAttack[] = [
+  {
+    name: "raisedPriceWithinRaiseCap: a compute-unit price raised by one micro-lamport, where no raise cap is given",
+    code: FillRejectCode.COMPUTE_UNIT_PRICE_EXCEEDED,
+    pair: (s) => ({
+      quote: s.quote,
+      tx: withInstructions(s, (ixs) => ixs, {
+        computeUnitPrice: BigInt(s.quote.response.prioritizationFeeToUse ?? 0) + 1n,
+      }),
+      limits: { maxFeeLamports: s.maxFeeLamports, raisedFeeCap: undefined },
+    }),
+  },
+  {
+    name: "makerFeeWithinCap: a fill at the quoted price costing more than a maker's smaller fee cap",
+    code: FillRejectCode.FEE_CAP_EXCEEDED,
+    pair: (s) => ({
+      quote: s.quote,
+      tx: honest(s),
+      limits: { maxFeeLamports: 10_000n, raisedFeeCap: s.raisedFeeCap },
+    }),
+  },
   {
     name: "takerIsTheQuotedTaker: a fill by another taker than the one only the stored quote names",
     code: FillRejectCode.INVALID_TAKER,

@@ -6,7 +6,13 @@
 import { describe, expect, it } from "vitest";
 import { buildFillTransaction } from "../../sandbox/fill/builder.ts";
 import type { FillValidation } from "../../src/fill/validate.ts";
-import { nativeSolOutScenario, ATTACK_SCENARIOS as scenarios, validate } from "./attack-scenarios.ts";
+import {
+  nativeSolOutScenario,
+  SMART_ACCOUNT_SCENARIOS,
+  ATTACK_SCENARIOS as scenarios,
+  validate,
+} from "./attack-scenarios.ts";
+import { SMART_ACCOUNT_ATTACKS, wrapped } from "./smart-account-attacks.ts";
 import { FILL_ATTACKS, NATIVE_SOL_OUT_ATTACKS, PAIRING_ATTACKS } from "./tamper.ts";
 
 /** For an attack named "<rule>: ...", the refusal must come from that rule of FILL_RULES. */
@@ -30,6 +36,21 @@ describe.each(scenarios)("fill attacks refused (%s)", (_label, make) => {
     const r = validate(s, tx);
     expect(r.ok ? "accepted" : r.code).toBe(attack.code);
     expect(!r.ok && r.detail.length).toBeGreaterThan(10);
+    expectRuleNamed(attack.name, r);
+  });
+});
+
+describe.each(SMART_ACCOUNT_SCENARIOS)("smart-account fill attacks refused (%s)", (_label, make) => {
+  it("accepts the honest fill, wrapped as the toolkit's SDK wraps it, the maker signing a later slot", () => {
+    const s = make();
+    const r = validate(s, wrapped(s));
+    expect(r.ok ? "accepted" : `${r.code}: ${r.detail}`).toBe("accepted");
+  });
+
+  it.each(SMART_ACCOUNT_ATTACKS.map((a) => [a.name, a] as const))("refuses %s", (_name, attack) => {
+    const s = make();
+    const r = validate(s, attack.tamper(s));
+    expect(r.ok ? "accepted" : `${r.code}: ${r.detail}`).toMatch(new RegExp(`^${attack.code}: `));
     expectRuleNamed(attack.name, r);
   });
 });
@@ -72,8 +93,8 @@ describe("the attack table", () => {
 describe.each(scenarios)("fills paired with a quote they do not belong to (%s)", (_label, make) => {
   it.each(PAIRING_ATTACKS.map((a) => [a.name, a] as const))("refuses %s", (_name, attack) => {
     const s = make();
-    const { quote, tx, tokens = s.tokens } = attack.pair(s);
-    const r = validate({ ...s, quote, tokens }, tx);
+    const { quote, tx, tokens = s.tokens, limits } = attack.pair(s);
+    const r = validate({ ...s, ...limits, quote, tokens }, tx);
     expect(r.ok ? "accepted" : r.code).toBe(attack.code);
     expectRuleNamed(attack.name, r);
   });
@@ -94,13 +115,19 @@ describe("refusal details", () => {
       }
       for (const attack of PAIRING_ATTACKS) {
         const s = make();
-        const { quote, tx, tokens = s.tokens } = attack.pair(s);
-        record(`${scenarioName}: ${attack.name}`, validate({ ...s, quote, tokens }, tx));
+        const { quote, tx, tokens = s.tokens, limits } = attack.pair(s);
+        record(`${scenarioName}: ${attack.name}`, validate({ ...s, ...limits, quote, tokens }, tx));
       }
     }
     for (const attack of NATIVE_SOL_OUT_ATTACKS) {
       const s = nativeSolOutScenario();
       record(`native SOL out: ${attack.name}`, validate(s, attack.tamper(s)));
+    }
+    for (const [scenarioName, make] of SMART_ACCOUNT_SCENARIOS) {
+      for (const attack of SMART_ACCOUNT_ATTACKS) {
+        const s = make();
+        record(`${scenarioName}: ${attack.name}`, validate(s, attack.tamper(s)));
+      }
     }
     expect(lines.join("\n")).toMatchSnapshot();
   });

@@ -89,10 +89,13 @@ describe("POST /quote (happy paths)", () => {
     expect((await svc.store.get(first.quoteId as string))?.response).toEqual(answer);
   });
 
-  it("echoes the receiver and takes the operator's suggested priority fee within our cap", async () => {
+  it("echoes a receiver that is the taker and takes the operator's suggested priority fee within our cap", async () => {
     const receiver = "FGETo8T8wMcN2wCjav8VK6eh3dLk63evNDPxzLSJra8B";
     const low = await readJson(
-      await svc.app.request("/quote", jsonPost(quoteBody({ receiver, suggestedPrioritizationFees: 5_000 }))),
+      await svc.app.request(
+        "/quote",
+        jsonPost(quoteBody({ taker: receiver, receiver, suggestedPrioritizationFees: 5_000 })),
+      ),
     );
     expect(low.receiver).toBe(receiver);
     expect(low.prioritizationFeeToUse).toBe(5_000);

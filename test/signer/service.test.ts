@@ -31,6 +31,12 @@ import { SignerRefusalCode } from "../../src/signer/protocol.ts";
 import { RemoteSigner } from "../../src/signer/remote.ts";
 import { type SignerService, startSignerService } from "../../src/signer/service/index.ts";
 import { parseLimits } from "../../src/signer/service/limits.ts";
+import {
+  newSmartAccount,
+  signAsMembers,
+  smartAccountScenarioFromQuote,
+  wrapped,
+} from "../fill/smart-account-attacks.ts";
 import { FILL_ATTACKS, honestFillParams, scenarioFromQuote, signAsTaker, tokenMap } from "../fill/tamper.ts";
 import { MINT } from "../support/config.ts";
 import { permissionedSetup, TBILL_LIMITS } from "../support/permissioned.ts";
@@ -179,6 +185,39 @@ describe("the signer service over its Unix socket", () => {
     expect(verifyEd25519(tx.message.serialize(), tx.signatures[0]!, maker.publicKey.toBytes())).toBe(true);
     const line = logLines.find((l) => l.msg === "signed" && l.quoteId === q.quoteId);
     expect(line).toMatchObject({ quoteId: q.quoteId, messageHash: fillMessageHash(tx) });
+  });
+
+  it("co-signs a smart-account fill in the maker's own slot (found by its key, not slot 0)", async () => {
+    clock = Date.parse("2030-01-01T00:00:00Z");
+    const sa = newSmartAccount();
+    const q = storedQuote({
+      quoteId: `signer-sa-${++seq}-${Date.now()}`,
+      maker: maker.publicKey,
+      taker: sa.account.vault,
+      tokenIn: MINT.USDC,
+      tokenOut: MINT.JUP,
+      amountIn: 1_000_000n,
+      amountOut: 3_000_000n,
+      quoteType: "exactIn",
+      feeBps: 0,
+      createdAtMs: Date.now(),
+      prioritizationFee: 53_770,
+    });
+    await store.put(q);
+    const s = smartAccountScenarioFromQuote(q, {
+      ...sa,
+      maker: maker.publicKey,
+      tokens,
+      recentBlockhash: blockhash(),
+      nowUnix: BigInt(Math.floor(Date.now() / 1000)),
+    });
+    const tx = signAsMembers(wrapped(s), sa.members);
+    const slot = tx.message.staticAccountKeys.findIndex((k) => k.equals(maker.publicKey));
+    expect(slot).toBeGreaterThan(0);
+    await client.sign(tx, { quoteId: q.quoteId });
+    const bytes = tx.message.serialize();
+    expect(verifyEd25519(bytes, tx.signatures[slot]!, maker.publicKey.toBytes())).toBe(true);
+    expect(verifyEd25519(bytes, tx.signatures[0]!, sa.account.members[0]!.toBytes())).toBe(true);
   });
 
   it("refuses every tampered fill of the attack table, sent straight to it, with the rule's code and a log line", async () => {

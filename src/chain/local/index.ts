@@ -7,6 +7,9 @@
  * the fee payer pays even when the transaction fails.
  *
  * What is emulated, and how:
+ * - The smart-account (Squads) program is not available either: its `executeTransactionSyncV2` is
+ *   replaced by the instructions it carries, the vault signing (smart-account-emulation.ts says what
+ *   it checks and what it does not).
  * - The order-engine program binary is not available here, so its `fill` is emulated: checked, then
  *   replaced by the equivalent SPL-token / System instructions (fill-emulation.ts) inside the same
  *   SVM transaction, so the fill stays atomic with every other instruction and the same fee payer.
@@ -37,13 +40,21 @@ import { createHash } from "node:crypto";
 import {
   AddressLookupTableAccount,
   PublicKey,
+  SystemProgram,
   type TransactionInstruction,
   TransactionMessage,
   VersionedTransaction,
 } from "@solana/web3.js";
 import bs58 from "bs58";
 import { FailedTransactionMetadata, LiteSVM } from "litesvm";
-import { LAMPORTS_PER_SIGNATURE, LIGHTHOUSE_PROGRAM_ID, SYSTEM_PROGRAM_ID } from "../../fill/layout.ts";
+import {
+  COMPUTE_BUDGET_PROGRAM_ID,
+  LAMPORTS_PER_SIGNATURE,
+  LIGHTHOUSE_PROGRAM_ID,
+  SYSTEM_PROGRAM_ID,
+  TOKEN_2022_PROGRAM_ID,
+  TOKEN_PROGRAM_ID,
+} from "../../fill/layout.ts";
 import type {
   AccountSnapshot,
   Blockhash,
@@ -63,6 +74,11 @@ import {
   LIGHTHOUSE_ASSERTION_FAILED,
   type LighthouseVerdict,
 } from "./lighthouse-emulation.ts";
+import {
+  emulateSmartAccount,
+  isSmartAccountInstruction,
+  SMART_ACCOUNT_STAND_IN_ERROR,
+} from "./smart-account-emulation.ts";
 import { errorText, transactionErrorJson } from "./svm-errors.ts";
 
 export interface LocalChainOptions {
@@ -96,10 +112,42 @@ export interface SimulationOutcome {
   post?: (AccountSnapshot | null)[];
 }
 
+/** One token account among a transaction's keys, as an RPC's `preTokenBalances` lists it. */
+export interface TokenBalanceEntry {
+  accountIndex: number;
+  mint: string;
+  owner: string;
+  programId: string;
+  amount: bigint;
+  decimals: number;
+}
+
+/**
+ * What the chain measured of a landed transaction, as an RPC's `getTransaction` meta reports it: the
+ * fee charged to the fee payer, the compute units consumed, the lamports of each account key before
+ * and after, the token accounts among them before and after, and the logs.
+ */
+export interface TransactionMeta {
+  fee: bigint;
+  computeUnitsConsumed: bigint;
+  preBalances: bigint[];
+  postBalances: bigint[];
+  preTokenBalances: TokenBalanceEntry[];
+  postTokenBalances: TokenBalanceEntry[];
+  logMessages: string[];
+}
+
 /** `tx`: the transaction as sent, kept for the history queries (absent for airdrops). */
 type StatusRecord =
-  | { state: "confirmed"; slot: bigint; tx?: VersionedTransaction }
-  | { state: "failed"; slot: bigint; error: string; errJson: unknown; tx?: VersionedTransaction }
+  | { state: "confirmed"; slot: bigint; tx?: VersionedTransaction; meta?: TransactionMeta }
+  | {
+      state: "failed";
+      slot: bigint;
+      error: string;
+      errJson: unknown;
+      tx?: VersionedTransaction;
+      meta?: TransactionMeta;
+    }
   | { state: "dropped"; lastValidBlockHeight: bigint };
 
 /** A transaction that landed (confirmed, or failed with its fee charged), as the history returns it. */
@@ -109,6 +157,29 @@ export interface LandedTransaction {
   /** The RPC's JSON error, null when it succeeded. */
   errJson: unknown;
   tx: VersionedTransaction;
+  meta?: TransactionMeta;
+}
+
+/**
+ * The fee the runtime charges a transaction's fee payer: 5,000 lamports per signature plus
+ * ceil(compute-unit limit x price / 1e6) (the limit defaults to 200,000 per instruction, capped at
+ * 1,400,000; the price to 0).
+ */
+export function transactionFee(tx: VersionedTransaction): bigint {
+  const m = tx.message;
+  const keys = m.staticAccountKeys;
+  let limit: bigint | undefined;
+  let price = 0n;
+  for (const ci of m.compiledInstructions) {
+    if (!keys[ci.programIdIndex]?.equals(COMPUTE_BUDGET_PROGRAM_ID)) continue;
+    const d = Buffer.from(ci.data);
+    if (d[0] === 2 && d.length === 5) limit = BigInt(d.readUInt32LE(1));
+    if (d[0] === 3 && d.length === 9) price = d.readBigUInt64LE(1);
+  }
+  const units = limit ?? BigInt(Math.min(200_000 * m.compiledInstructions.length, 1_400_000));
+  return (
+    LAMPORTS_PER_SIGNATURE * BigInt(m.header.numRequiredSignatures) + (units * price + 999_999n) / 1_000_000n
+  );
 }
 
 const DEFAULT_SLOT_MS = 400;
@@ -310,6 +381,7 @@ export class LocalChain implements Chain {
         slot: rec.slot,
         errJson: rec.state === "failed" ? rec.errJson : null,
         tx: rec.tx,
+        ...(rec.meta ? { meta: rec.meta } : {}),
       });
     }
     return out;
@@ -319,7 +391,63 @@ export class LocalChain implements Chain {
   transaction(signature: string): LandedTransaction | undefined {
     const rec = this.records.get(signature);
     if (!rec || rec.state === "dropped" || !rec.tx) return undefined;
-    return { signature, slot: rec.slot, errJson: rec.state === "failed" ? rec.errJson : null, tx: rec.tx };
+    return {
+      signature,
+      slot: rec.slot,
+      errJson: rec.state === "failed" ? rec.errJson : null,
+      tx: rec.tx,
+      ...(rec.meta ? { meta: rec.meta } : {}),
+    };
+  }
+
+  /** Lamports and token accounts of `keys`, now. */
+  private balancesOf(keys: readonly PublicKey[]): { lamports: bigint[]; tokens: TokenBalanceEntry[] } {
+    const lamports: bigint[] = [];
+    const tokens: TokenBalanceEntry[] = [];
+    keys.forEach((k, accountIndex) => {
+      const acc = this.svm.getAccount(k);
+      lamports.push(BigInt(acc?.lamports ?? 0));
+      if (!acc) return;
+      const programId = acc.owner;
+      const isTokenProgram = programId.equals(TOKEN_PROGRAM_ID) || programId.equals(TOKEN_2022_PROGRAM_ID);
+      // A token account is 165 bytes, or more with Token-2022 extensions (account type 2 at byte 165).
+      if (!isTokenProgram || acc.data.length < 165 || (acc.data.length > 165 && acc.data[165] !== 2)) return;
+      const data = Buffer.from(acc.data);
+      const mint = new PublicKey(data.subarray(0, 32));
+      const mintAcc = this.svm.getAccount(mint);
+      tokens.push({
+        accountIndex,
+        mint: mint.toBase58(),
+        owner: new PublicKey(data.subarray(32, 64)).toBase58(),
+        programId: programId.toBase58(),
+        amount: data.readBigUInt64LE(64),
+        decimals: mintAcc ? (mintAcc.data[44] ?? 0) : 0,
+      });
+    });
+    return { lamports, tokens };
+  }
+
+  /**
+   * The meta of a transaction that just ran: `pre` taken before it; the fee what the fee payer was
+   * charged (5,000 per signature of the transaction as sent, plus its priority fee), as the runtime
+   * computes it.
+   */
+  private metaOf(
+    tx: VersionedTransaction,
+    pre: ReturnType<LocalChain["balancesOf"]>,
+    computeUnitsConsumed: bigint,
+    logMessages: string[],
+  ): TransactionMeta {
+    const post = this.balancesOf(tx.message.staticAccountKeys);
+    return {
+      fee: transactionFee(tx),
+      computeUnitsConsumed,
+      preBalances: pre.lamports,
+      postBalances: post.lamports,
+      preTokenBalances: pre.tokens,
+      postTokenBalances: post.tokens,
+      logMessages,
+    };
   }
 
   /**
@@ -370,6 +498,8 @@ export class LocalChain implements Chain {
 
     const slot = this.syncClock().slot;
     const feePayer = prepared.tx.message.staticAccountKeys[0] as PublicKey;
+    const keys = tx.message.staticAccountKeys;
+    const pre = this.balancesOf(keys);
     const res = this.svm.sendTransaction(prepared.tx);
     if (res instanceof FailedTransactionMetadata) {
       const svmErrJson = transactionErrorJson(res.err());
@@ -381,11 +511,14 @@ export class LocalChain implements Chain {
       const errJson = prepared.emulationErrJson ?? svmErrJson;
       this.refundExtraSignatures(feePayer, prepared.extraSignatures);
       const error = prepared.emulationError ?? errorText(errJson);
-      this.remember(signature, { state: "failed", slot, error, errJson, tx });
+      const failedMeta = res.meta();
+      const meta = this.metaOf(tx, pre, failedMeta.computeUnitsConsumed(), failedMeta.logs());
+      this.remember(signature, { state: "failed", slot, error, errJson, tx, meta });
       return { kind: "failed", signature, slot, error, errJson, logs: res.meta().logs() };
     }
     this.refundExtraSignatures(feePayer, prepared.extraSignatures);
-    this.remember(signature, { state: "confirmed", slot, tx });
+    const meta = this.metaOf(tx, pre, res.computeUnitsConsumed(), res.logs());
+    this.remember(signature, { state: "confirmed", slot, tx, meta });
     return {
       kind: "confirmed",
       signature,
@@ -495,12 +628,18 @@ export class LocalChain implements Chain {
     } catch (e) {
       return { ok: false, reason: "malformed", error: e instanceof Error ? e.message : String(e) };
     }
+    // A smart-account execute runs the instructions it carries (smart-account-emulation.ts): each
+    // stands where the execute stood, and an error inside it is the execute's (its outer index).
+    const smartAccount = this.expandSmartAccount(instructions, message.staticAccountKeys[0] as PublicKey);
+    instructions = smartAccount.instructions;
+    const outerIndex = smartAccount.outerIndex;
     const isLighthouse = (ix: TransactionInstruction) => ix.programId.equals(LIGHTHOUSE_PROGRAM_ID);
     for (const ix of instructions.filter(isLighthouse)) {
       const decoded = decodeLighthouse(ix);
       if (decoded.kind === "unsupported") return { ok: false, reason: "unsupported", error: decoded.error };
     }
     if (
+      !smartAccount.expanded &&
       !instructions.some((ix) => isOrderEngineInstruction(ix) || isAtaInstruction(ix) || isLighthouse(ix))
     ) {
       return { ok: true, tx, extraSignatures: 0 };
@@ -520,11 +659,16 @@ export class LocalChain implements Chain {
       rent: (len: number) => this.svm.minimumBalanceForRentExemption(BigInt(len)),
       createdInTransaction: new Set<string>(),
     };
-    let emulationError: string | undefined;
-    let emulationErrJson: unknown;
-    const extraSigners = new Set<string>();
+    let emulationError: string | undefined = smartAccount.error;
+    let emulationErrJson: unknown = smartAccount.errJson;
+    const extraSigners = new Set<string>(smartAccount.extraSigners);
     const rewritten: TransactionInstruction[] = [];
-    for (const [index, ix] of instructions.entries()) {
+    for (const [at, ix] of instructions.entries()) {
+      const index = outerIndex[at] as number;
+      if (smartAccount.failing.has(ix)) {
+        rewritten.push(failingInstruction(payer, ix));
+        continue;
+      }
       if (isLighthouse(ix)) {
         // After the first failing program nothing else matters: the transaction fails there.
         if (emulationError) continue;
@@ -595,6 +739,72 @@ export class LocalChain implements Chain {
       emulationError,
       emulationErrJson,
       extraSignatures,
+    };
+  }
+
+  /**
+   * The message's instructions with each smart-account execute replaced by the instructions it
+   * carries (smart-account-emulation.ts), with the outer index each one stands at; an execute the
+   * stand-in refuses is kept, marked to fail there, and the first such refusal is the error.
+   */
+  private expandSmartAccount(
+    instructions: TransactionInstruction[],
+    payer: PublicKey,
+  ): {
+    instructions: TransactionInstruction[];
+    outerIndex: number[];
+    expanded: boolean;
+    extraSigners: string[];
+    failing: Set<TransactionInstruction>;
+    error?: string;
+    errJson?: unknown;
+  } {
+    const out: TransactionInstruction[] = [];
+    const outerIndex: number[] = [];
+    const extraSigners: string[] = [];
+    const failing = new Set<TransactionInstruction>();
+    let expanded = false;
+    let error: string | undefined;
+    let errJson: unknown;
+    const read = (k: PublicKey) => {
+      const a = this.svm.getAccount(k);
+      return a && { owner: a.owner, data: a.data };
+    };
+    for (const [index, ix] of instructions.entries()) {
+      if (!isSmartAccountInstruction(ix)) {
+        out.push(ix);
+        outerIndex.push(index);
+        continue;
+      }
+      expanded = true;
+      const e = emulateSmartAccount(ix, { read });
+      if (e.ok && error === undefined) {
+        // The execute's own accounts (members, settings) stay in the transaction, so its signers and
+        // fee stay the same: a zero-lamport transfer the System program runs, listing them.
+        const keep = SystemProgram.transfer({ fromPubkey: payer, toPubkey: payer, lamports: 0 });
+        keep.keys.push(...ix.keys);
+        for (const inner of [keep, ...e.instructions]) {
+          out.push(inner);
+          outerIndex.push(index);
+        }
+        extraSigners.push(...e.extraSigners.map((k) => k.toBase58()));
+      } else {
+        if (!e.ok && error === undefined) {
+          error = e.error;
+          errJson = { InstructionError: [index, { Custom: SMART_ACCOUNT_STAND_IN_ERROR }] };
+        }
+        failing.add(ix);
+        out.push(ix);
+        outerIndex.push(index);
+      }
+    }
+    return {
+      instructions: out,
+      outerIndex,
+      expanded,
+      extraSigners,
+      failing,
+      ...(error !== undefined ? { error, errJson } : {}),
     };
   }
 

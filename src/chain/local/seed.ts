@@ -12,7 +12,9 @@ import { getAssociatedTokenAddressSync } from "@solana/spl-token";
 import { Keypair, PublicKey } from "@solana/web3.js";
 import type { TokenConfig } from "../../../config/schema.ts";
 import { NATIVE_MINT, SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID } from "../../fill/layout.ts";
+import { SMART_ACCOUNT_PROGRAM_ID, smartAccountVault } from "../../fill/smart-account.ts";
 import type { LocalChain } from "./index.ts";
+import { encodeSettings, PERMISSIONS_ALL } from "./smart-account-emulation.ts";
 import { encodeMint, encodeTokenAccount, readMint, readTokenAccount } from "./spl-state.ts";
 
 const TOKEN_ACCOUNT_SIZE = 165n;
@@ -202,4 +204,30 @@ export function fundTaker(chain: LocalChain, taker: PublicKey, funding: TakerFun
   for (const [mint, amount] of Object.entries(funding.tokens ?? {})) {
     creditToken(chain, taker, new PublicKey(mint), amount);
   }
+}
+
+/**
+ * A smart account (Squads V5) on the local chain: its settings account at `settings`, owned by the
+ * smart-account program, listing `members` (every permission) and `threshold`, in the layout the
+ * stand-in reads (smart-account-emulation.ts). Returns the vault at account index 0, which holds the
+ * smart account's funds (fund it with `fundTaker`).
+ */
+export function seedSmartAccount(
+  chain: LocalChain,
+  args: { settings: PublicKey; members: readonly PublicKey[]; threshold?: number },
+): PublicKey {
+  const data = encodeSettings(
+    {
+      threshold: args.threshold ?? args.members.length,
+      members: args.members.map((key) => ({ key, permissions: PERMISSIONS_ALL })),
+    },
+    args.settings,
+  );
+  chain.svm.setAccount(args.settings, {
+    owner: SMART_ACCOUNT_PROGRAM_ID,
+    lamports: Number(chain.svm.minimumBalanceForRentExemption(BigInt(data.length))),
+    data,
+    executable: false,
+  });
+  return smartAccountVault(args.settings, 0);
 }

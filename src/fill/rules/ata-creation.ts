@@ -31,7 +31,7 @@ export function ataInstruction(
     );
   }
   const { payer, ata, owner, mint, systemProgram, tokenProgram } = named;
-  if (isMaker(payer)) {
+  if (isMaker(c, payer)) {
     return refuse(
       FillRejectCode.INVALID_ATA_PAYER,
       `${where} creates an account paid by the maker; the taker pays for its ATAs`,
@@ -47,7 +47,7 @@ export function ataInstruction(
       `${where} creates an account owned by ${ownerKey.toBase58()}, who is neither the taker nor the receiver`,
     );
   }
-  if ([owner, ata, mint, systemProgram, tokenProgram].some(isMaker)) {
+  if ([owner, ata, mint, systemProgram, tokenProgram].some((a) => isMaker(c, a))) {
     return refuse(
       FillRejectCode.INVALID_MAKER_ACCOUNT_USE,
       `${where} (CreateIdempotent) names the maker's wallet`,

@@ -9,8 +9,10 @@ import type { TokenConfig } from "../../../config/schema.ts";
 import type { StoredQuote } from "../../quote-store/interface.ts";
 import type { FillRejectCode } from "../codes.ts";
 import type { ComputeUnitTable } from "../compute-units.ts";
-import type { AccountRef, DecodedFillTx, FillAccounts, FillIx } from "../decode.ts";
+import type { AccountRef, DecodedFillTx, DecodedInstruction, FillAccounts, FillIx } from "../decode.ts";
 import type { FillArgs } from "../layout.ts";
+import type { RaisedFeeCap } from "../raised-fee-cap.ts";
+import type { SmartAccountEnvelope } from "../smart-account.ts";
 
 export interface Refusal {
   code: FillRejectCode;
@@ -38,11 +40,27 @@ export interface FillCheck {
   readonly tokens: ReadonlyMap<string, TokenConfig>;
   /** The most lamports the maker pays for one fill. */
   readonly maxFeeLamports: bigint;
+  /** The cap on a fill whose compute-unit price is above the quoted one; undefined: no raise is accepted. */
+  readonly raisedFeeCap: RaisedFeeCap | undefined;
   /** Seconds expire_at may exceed the quote's expiry. */
   readonly expiryGraceSeconds: bigint;
   /** The measured compute units of each fill shape (../compute-units.ts). */
   readonly computeUnits: ComputeUnitTable;
-  /** Account key 1. */
+  /**
+   * The smart-account envelope the fill arrived in (../smart-account.ts); undefined for a plain fill.
+   * The rules of smart-account.ts judge it; the others then read `instructions`, its inner ones.
+   */
+  readonly envelope: SmartAccountEnvelope | undefined;
+  /**
+   * The instructions the fill rules walk: the message's, with a smart-account execute replaced by the
+   * instructions it carries (the maker's signer flag reaches each of them).
+   */
+  readonly instructions: readonly DecodedInstruction[];
+  /** The maker's account index: 0 (fee payer) in a plain fill; its outer index in an envelope (-1: absent). */
+  readonly makerIndex: number;
+  /** The taker's account index: 1 in a plain fill; the vault's outer index in an envelope (-1: absent). */
+  readonly takerIndex: number;
+  /** Account key 1, or the smart account's vault. */
   readonly taker: PublicKey;
   readonly inputMint: PublicKey;
   readonly outputMint: PublicKey;
@@ -52,6 +70,8 @@ export interface FillCheck {
   computeUnitLimit?: number;
   computeUnitPrice?: bigint;
   makerPaysLamports?: bigint;
+  /** The compute-unit price is above the quote's prioritizationFeeToUse. */
+  priceRaised?: boolean;
   ataCreations: AtaCreation[];
 
   // Set by the fill rules (fill-accounts.ts, mints.ts, token-accounts.ts):
@@ -75,8 +95,11 @@ export interface FillCheck {
 
 export type FillRule = (c: FillCheck) => Refusal | undefined;
 
-/** The maker's account is always key 0 (the fee payer rule holds before any rule uses this). */
-export const isMaker = (a: AccountRef): boolean => a.index === 0;
+/**
+ * Whether an account is the maker's: key 0 in a plain fill (the fee payer rule holds before any rule
+ * uses this), the maker's own key's index in a smart-account envelope.
+ */
+export const isMaker = (c: FillCheck, a: AccountRef): boolean => a.index === c.makerIndex;
 
 /** No lookup tables are accepted, so every account a rule reads has a static key. */
 export const keyOf = (a: AccountRef): PublicKey => a.key as PublicKey;

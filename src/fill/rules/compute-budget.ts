@@ -2,16 +2,20 @@
  * The compute budget, which the maker pays for: exactly one SetComputeUnitLimit (not zero; its floor
  * and ceiling are compute-unit-limit.ts) and
  * one SetComputeUnitPrice, no other ComputeBudget instruction, none naming accounts; the total
- * ceil(limit x price / 1e6) + 5,000 per signature within limits.maxFeeLamports; the price no higher
- * than the prioritizationFeeToUse the quote answered (lower is fine).
+ * ceil(limit x price / 1e6) + 5,000 per signature within limits.maxFeeLamports (nothing for the maker
+ * when a smart account's member pays); a price above the quoted prioritizationFeeToUse only within
+ * the raise cap.
  */
 import { FillRejectCode } from "../codes.ts";
 import type { ComputeBudgetOtherIx, ComputeUnitLimitIx, ComputeUnitPriceIx } from "../decode.ts";
-import { LAMPORTS_PER_SIGNATURE } from "../layout.ts";
+import { LAMPORTS_PER_SIGNATURE, NATIVE_MINT } from "../layout.ts";
+import type { RaisedFeeCap } from "../raised-fee-cap.ts";
 import { type FillCheck, type FillRule, type Refusal, refuse } from "./check.ts";
 import { computeUnitLimitWithinCeiling } from "./compute-unit-limit.ts";
 
 export { MAX_COMPUTE_UNIT_LIMIT } from "./compute-unit-limit.ts";
+
+const NATIVE_MINT_BASE58 = NATIVE_MINT.toBase58();
 
 /** ceil(limit x price / 1e6) + 5,000 x signatures. */
 export function makerFeeLamports(
@@ -77,8 +81,7 @@ export const makerFeeWithinCap: FillRule = (c) => {
   const limit = c.computeUnitLimit!;
   const price = c.computeUnitPrice!;
   const signatures = c.d.header.numRequiredSignatures;
-  c.makerPaysLamports = makerFeeLamports(limit, price, signatures);
-  return c.makerPaysLamports > c.maxFeeLamports
+  return c.makerPaysLamports! > c.maxFeeLamports
     ? refuse(
         FillRejectCode.FEE_CAP_EXCEEDED,
         `the maker would pay ${c.makerPaysLamports} lamports (limit ${limit} x price ${price} micro-lamports + ${signatures} signatures), more than the cap of ${c.maxFeeLamports}`,
@@ -87,16 +90,52 @@ export const makerFeeWithinCap: FillRule = (c) => {
 };
 
 /**
- * The quote told the operator the price the maker pays (prioritizationFeeToUse, already capped by
- * limits.maxComputeUnitPriceMicroLamports); a higher one spends the maker's SOL beyond its answer.
+ * The most a fill with a raised compute-unit price may cost the maker: the configured lamports, and
+ * the configured share of the quote's SOL leg (floored) when it has one.
  */
-export const priceWithinQuotedPriorityFee: FillRule = (c) => {
+export function raisedFeeLimit(c: FillCheck, cap: RaisedFeeCap): bigint {
+  const { request, response } = c.quote;
+  const solLeg =
+    request.tokenIn === NATIVE_MINT_BASE58
+      ? response.amountIn
+      : request.tokenOut === NATIVE_MINT_BASE58
+        ? response.amountOut
+        : undefined;
+  if (solLeg === undefined) return cap.maxLamports;
+  const share = (BigInt(solLeg) * cap.maxNotionalBps) / 10_000n;
+  // Stryker disable next-line EqualityOperator: equal values give the same minimum either way.
+  return share < cap.maxLamports ? share : cap.maxLamports;
+}
+
+/**
+ * The quote told the operator the price the maker pays (prioritizationFeeToUse, already capped by
+ * limits.maxComputeUnitPriceMicroLamports). Wallets raise it after the quote (docs/contract.md, "Since
+ * the first release"): a raise is accepted while what the fill costs the maker stays within the raise
+ * cap (limits.raisedFeeCap, or the pair's), refused RAISED_FEE_CAP_EXCEEDED above it, and refused
+ * COMPUTE_UNIT_PRICE_EXCEEDED where no cap is given. Lower than quoted is always fine.
+ */
+export const raisedPriceWithinRaiseCap: FillRule = (c) => {
+  // What this transaction costs the maker, for this rule and the fee cap after it: the fee payer pays
+  // the whole network fee, so a smart-account fill (a member pays, smart-account.ts) costs it nothing.
+  c.makerPaysLamports = c.envelope
+    ? 0n
+    : makerFeeLamports(c.computeUnitLimit!, c.computeUnitPrice!, c.d.header.numRequiredSignatures);
   const quoted = c.quote.response.prioritizationFeeToUse;
   const price = c.computeUnitPrice!;
-  return quoted !== undefined && price > BigInt(quoted)
+  c.priceRaised = quoted !== undefined && price > BigInt(quoted);
+  if (!c.priceRaised) return undefined;
+  const cap = c.raisedFeeCap;
+  if (!cap) {
+    return refuse(
+      FillRejectCode.COMPUTE_UNIT_PRICE_EXCEEDED,
+      `the compute-unit price is ${price} micro-lamports, above the ${quoted} the quote answered as prioritizationFeeToUse`,
+    );
+  }
+  const limit = raisedFeeLimit(c, cap);
+  return c.makerPaysLamports! > limit
     ? refuse(
-        FillRejectCode.COMPUTE_UNIT_PRICE_EXCEEDED,
-        `the compute-unit price is ${price} micro-lamports, above the ${quoted} the quote answered as prioritizationFeeToUse`,
+        FillRejectCode.RAISED_FEE_CAP_EXCEEDED,
+        `the compute-unit price is ${price} micro-lamports, raised from the ${quoted} quoted: the maker would pay ${c.makerPaysLamports} lamports, more than the ${limit} a raised fill may cost`,
       )
     : undefined;
 };
@@ -106,6 +145,6 @@ export const COMPUTE_BUDGET_RULES: readonly FillRule[] = [
   computeUnitPriceSet,
   computeUnitLimitNotZero,
   computeUnitLimitWithinCeiling,
+  raisedPriceWithinRaiseCap,
   makerFeeWithinCap,
-  priceWithinQuotedPriorityFee,
 ];

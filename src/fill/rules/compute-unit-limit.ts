@@ -53,7 +53,7 @@ export function shapeOf(c: FillCheck): FillShape {
     ataCreations: c.ataCreations.map((a) =>
       a.tokenProgram.equals(TOKEN_2022_PROGRAM_ID) ? "token2022" : "token",
     ),
-    lighthouseAssertions: c.d.instructions.filter((ix) => ix.kind === "lighthouse").length,
+    lighthouseAssertions: c.instructions.filter((ix) => ix.kind === "lighthouse").length,
   };
 }
 

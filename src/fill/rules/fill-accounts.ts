@@ -28,26 +28,27 @@ export const fillAccountCount: FillRule = (c) => {
   return undefined;
 };
 
-export const fillTakerIsKeyOne: FillRule = ({ accounts, taker }) =>
-  accounts!.taker.index !== 1
+/** Key 1 in a plain fill; in a smart-account envelope, the vault of its settings and account index. */
+export const fillTakerIsKeyOne: FillRule = ({ accounts, taker, takerIndex, envelope }) =>
+  accounts!.taker.index !== takerIndex
     ? refuse(
         FillRejectCode.INVALID_TAKER,
-        `the fill's taker is ${describeAccount(accounts!.taker)}, not the transaction's taker (key 1) ${taker.toBase58()}`,
+        `the fill's taker is ${describeAccount(accounts!.taker)}, not the transaction's taker (${envelope ? "the smart account's vault" : "key 1"}) ${taker.toBase58()}`,
       )
     : undefined;
 
-export const fillMakerIsOurs: FillRule = ({ accounts, maker }) =>
-  isMaker(accounts!.maker)
+export const fillMakerIsOurs: FillRule = (c) =>
+  isMaker(c, c.accounts!.maker)
     ? undefined
     : refuse(
         FillRejectCode.INVALID_FILL_ACCOUNTS,
-        `the fill's maker is ${describeAccount(accounts!.maker)}, not the maker ${maker.toBase58()}`,
+        `the fill's maker is ${describeAccount(c.accounts!.maker)}, not the maker ${c.maker.toBase58()}`,
       );
 
-export const makerWalletOnlyAsMaker: FillRule = ({ accounts }) => {
-  const n = accounts!;
+export const makerWalletOnlyAsMaker: FillRule = (c) => {
+  const n = c.accounts!;
   for (const [name, a] of Object.entries(n) as [string, AccountRef][]) {
-    if (a !== n.maker && isMaker(a)) {
+    if (a !== n.maker && isMaker(c, a)) {
       return refuse(
         FillRejectCode.INVALID_MAKER_ACCOUNT_USE,
         `the fill passes the maker's wallet as its ${name}`,

@@ -29,9 +29,19 @@ import * as instructions from "./instructions.ts";
 import { exactlyOneFill, onlyAllowedInstructionsInOrder } from "./instructions.ts";
 import * as lighthouse from "./lighthouse.ts";
 import * as message from "./message.ts";
-import { MESSAGE_RULES } from "./message.ts";
+import {
+  makerAndTakerSign,
+  makerPaysTheFee,
+  messageIsV0,
+  noLookupTables,
+  quoteAnsweredByThisMaker,
+  takerIsTheQuotedTaker,
+  takerWritable,
+} from "./message.ts";
 import * as mints from "./mints.ts";
 import { MINT_RULES } from "./mints.ts";
+import * as smartAccount from "./smart-account.ts";
+import { SMART_ACCOUNT_RULES } from "./smart-account.ts";
 import * as tokenAccounts from "./token-accounts.ts";
 import {
   makerInputAccountIsMakersAta,
@@ -42,8 +52,16 @@ import {
 } from "./token-accounts.ts";
 
 export const FILL_RULES: readonly FillRule[] = [
-  // The message and its two fixed keys (message.ts).
-  ...MESSAGE_RULES,
+  // The message and its two fixed keys (message.ts); a smart-account envelope's own rules
+  // (smart-account.ts) as soon as the message is known to be v0 without lookup tables.
+  messageIsV0,
+  noLookupTables,
+  ...SMART_ACCOUNT_RULES,
+  makerAndTakerSign,
+  makerPaysTheFee,
+  quoteAnsweredByThisMaker,
+  takerWritable,
+  takerIsTheQuotedTaker,
   // Which instructions, in what order; each instruction's own rules (instructions.ts and beside it).
   onlyAllowedInstructionsInOrder,
   exactlyOneFill,
@@ -84,6 +102,7 @@ export const RULE_NAMES: ReadonlyMap<unknown, string> = new Map(
     lighthouse,
     message,
     mints,
+    smartAccount,
     tokenAccounts,
   ]
     .flatMap((m) => Object.entries(m))

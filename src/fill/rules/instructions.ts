@@ -17,7 +17,7 @@ interface Walk {
 
 export const onlyAllowedInstructionsInOrder: FillRule = (c) => {
   const walk: Walk = { lighthouseSeen: false };
-  for (const ix of c.d.instructions) {
+  for (const ix of c.instructions) {
     const refusal = instruction(c, ix, walk);
     if (refusal) return refusal;
   }
@@ -25,7 +25,10 @@ export const onlyAllowedInstructionsInOrder: FillRule = (c) => {
 };
 
 function instruction(c: FillCheck, ix: DecodedInstruction, walk: Walk): Refusal | undefined {
-  const where = `instruction ${ix.position}`;
+  const where =
+    ix.inner === undefined
+      ? `instruction ${ix.position}`
+      : `inner instruction ${ix.inner} of the smart-account execute (instruction ${ix.position})`;
   if (ix.kind === "other") {
     return refuse(
       FillRejectCode.INVALID_PROGRAM,

@@ -27,9 +27,10 @@ export const makerAndTakerSign: FillRule = ({ d }) =>
       )
     : undefined;
 
-export const makerPaysTheFee: FillRule = ({ d, maker }) => {
+/** A plain fill; the fee payer of a smart-account envelope is one of its members (smart-account.ts). */
+export const makerPaysTheFee: FillRule = ({ d, maker, envelope }) => {
   const feePayer = d.staticKeys[0]!;
-  return feePayer.equals(maker)
+  return envelope || feePayer.equals(maker)
     ? undefined
     : refuse(
         FillRejectCode.INVALID_FEE_PAYER,
@@ -50,27 +51,17 @@ export const quoteAnsweredByThisMaker: FillRule = ({ quote, maker }) =>
     : undefined;
 
 /** Key 1 is a signer (makerAndTakerSign); it must also be writable: it pays its own input. */
-export const takerWritable: FillRule = ({ tx }) =>
-  tx.message.isAccountWritable(1)
+export const takerWritable: FillRule = ({ tx, takerIndex }) =>
+  tx.message.isAccountWritable(takerIndex)
     ? undefined
-    : refuse(FillRejectCode.INVALID_TAKER, "account key 1 (the taker) is not a writable signer");
+    : refuse(FillRejectCode.INVALID_TAKER, `account key ${takerIndex} (the taker) is not writable`);
 
 export const takerIsTheQuotedTaker: FillRule = ({ quote, taker }) => {
   const quotedTaker = quote.taker ?? quote.request.taker;
   return quotedTaker !== undefined && taker.toBase58() !== quotedTaker
     ? refuse(
         FillRejectCode.INVALID_TAKER,
-        `account key 1 (the taker) is ${taker.toBase58()}, but the quote was for taker ${quotedTaker}`,
+        `the taker is ${taker.toBase58()}, but the quote was for taker ${quotedTaker}`,
       )
     : undefined;
 };
-
-export const MESSAGE_RULES: readonly FillRule[] = [
-  messageIsV0,
-  noLookupTables,
-  makerAndTakerSign,
-  makerPaysTheFee,
-  quoteAnsweredByThisMaker,
-  takerWritable,
-  takerIsTheQuotedTaker,
-];

@@ -26,6 +26,7 @@ import type { PriceSource } from "../../../pricing/interface.ts";
 import type { Chain } from "../../chain/interface.ts";
 import { ed25519SigningKey, signEd25519 } from "../../crypto/ed25519.ts";
 import { deserializeFillTransaction } from "../../fill/decode.ts";
+import { raisedFeeCaps } from "../../fill/raised-fee-cap.ts";
 import { FillRejectCode, messageBytesHash, validateFill } from "../../fill/validate.ts";
 import { buildCompanion } from "../../issuance/companion.ts";
 import { IssuancePolicies } from "../../issuance/policy.ts";
@@ -78,6 +79,7 @@ export interface SigningPolicyOptions {
 export class SigningPolicy {
   readonly #keys: HeldKey[];
   private readonly maxFeeLamports: bigint;
+  private readonly raisedFeeCapOf: ReturnType<typeof raisedFeeCaps>;
   private readonly now: () => number;
 
   constructor(private readonly opts: SigningPolicyOptions) {
@@ -88,6 +90,7 @@ export class SigningPolicy {
       key: ed25519SigningKey(k.secretKey),
     }));
     this.maxFeeLamports = BigInt(opts.config.file.limits.maxFeeLamports);
+    this.raisedFeeCapOf = raisedFeeCaps(opts.config);
     this.now = opts.now ?? Date.now;
   }
 
@@ -248,10 +251,11 @@ export class SigningPolicy {
     if (!quote)
       return refuse(SignerRefusalCode.UNKNOWN_QUOTE, `no quote ${quoteId} in the store`, { messageHash });
 
-    // The fee payer picks the key (a rotation signs for both); a stranger is judged against the
-    // active key, and the rules refuse it with their own code.
-    const payer = tx.message.staticAccountKeys[0];
-    const held = this.#keys.find((k) => payer?.equals(k.publicKey)) ?? this.#keys[0]!;
+    // The signer key held here picks the key (a rotation signs for both): the fee payer of a plain
+    // fill, a later signer of a smart-account fill; a stranger is judged against the active key, and
+    // the rules refuse it with their own code.
+    const signers = tx.message.staticAccountKeys.slice(0, tx.message.header.numRequiredSignatures);
+    const held = this.#keys.find((k) => signers.some((s) => s.equals(k.publicKey))) ?? this.#keys[0]!;
     const validation = validateFill({
       tx,
       messageHash,
@@ -259,12 +263,13 @@ export class SigningPolicy {
       maker: held.publicKey,
       tokens: this.opts.config.tokensByMint,
       maxFeeLamports: this.maxFeeLamports,
+      raisedFeeCap: this.raisedFeeCapOf(quote.request.tokenIn, quote.request.tokenOut),
       expiryGraceSeconds: this.opts.expiryGraceSeconds ?? 5n,
     });
     if (!validation.ok) {
       return refuse(validation.code, validation.detail, { messageHash, rule: validation.rule });
     }
-    const sigs = checkTakerSignatures(tx, messageBytes);
+    const sigs = checkTakerSignatures(tx, messageBytes, validation.fill.makerSlot);
     if (!sigs.ok) return refuse(SignerRefusalCode.TAKER_SIGNATURE, sigs.detail, { messageHash });
 
     const mint = quote.request.tokenOut;

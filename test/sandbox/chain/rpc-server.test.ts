@@ -13,7 +13,7 @@ import { chainSeedSchema } from "../../../sandbox/chain/seed-file.ts";
 import type { LocalChain } from "../../../src/chain/local/index.ts";
 import { ata, fundTaker, lamports } from "../../../src/chain/local/seed.ts";
 import { TOKEN_PROGRAM_ID } from "../../../src/fill/layout.ts";
-import { config, JUP, SOL, seededChain, signedFill, USDC } from "../../chain/helpers.ts";
+import { config, fillFee, JUP, SOL, seededChain, signedFill, USDC } from "../../chain/helpers.ts";
 
 let chain: LocalChain;
 let maker: Keypair;
@@ -121,6 +121,54 @@ describe("local JSON-RPC server, transactions", () => {
     expect((await conn.getTokenAccountBalance(ata(chain, taker.publicKey, USDC))).value.amount).toBe(
       "800000",
     );
+  });
+
+  it("reports a landed fill's fee, compute units, balances and logs as the local chain measured them", async () => {
+    const { tx, taker } = await fillTx(30n);
+    const keys = tx.message.staticAccountKeys;
+    const lamportsBefore = keys.map((k) => lamports(chain, k));
+    const makerUsdc = ata(chain, maker.publicKey, USDC);
+    const makerUsdcBefore = (await conn.getTokenAccountBalance(makerUsdc)).value.amount;
+    const sig = await conn.sendTransaction(tx, { skipPreflight: true });
+    const got = await conn.getTransaction(sig, {
+      maxSupportedTransactionVersion: 0,
+      commitment: "confirmed",
+    });
+    const measured = chain.transaction(sig)?.meta;
+    expect(measured).toBeDefined();
+    const meta = got?.meta;
+    // What the chain charged and moved, read independently of the meta.
+    expect(meta?.fee).toBe(Number(fillFee(2, 100_000, 1n)));
+    expect(meta?.fee).toBe(Number(measured?.fee));
+    expect(meta?.preBalances).toEqual(lamportsBefore.map(Number));
+    expect(meta?.postBalances).toEqual(keys.map((k) => Number(lamports(chain, k))));
+    expect(lamportsBefore[0]! - lamports(chain, maker.publicKey)).toBe(BigInt(meta!.fee));
+    expect(meta?.computeUnitsConsumed).toBe(Number(measured?.computeUnitsConsumed));
+    expect(meta?.computeUnitsConsumed).toBeGreaterThan(0);
+    expect(meta?.logMessages).toEqual(measured?.logMessages);
+    expect(meta?.logMessages?.length).toBeGreaterThan(0);
+    const usdcIndex = keys.findIndex((k) => k.equals(makerUsdc));
+    const pre = meta?.preTokenBalances?.find((b) => b.accountIndex === usdcIndex);
+    const post = meta?.postTokenBalances?.find((b) => b.accountIndex === usdcIndex);
+    expect(pre).toMatchObject({
+      mint: USDC.toBase58(),
+      owner: maker.publicKey.toBase58(),
+      programId: TOKEN_PROGRAM_ID.toBase58(),
+      uiTokenAmount: { amount: makerUsdcBefore, decimals: 6 },
+    });
+    expect(BigInt(pre!.uiTokenAmount.amount) - BigInt(post!.uiTokenAmount.amount)).toBe(800_000n);
+    // The taker's output account was created by the fill: only after.
+    const takerUsdcIndex = keys.findIndex((k) => k.equals(ata(chain, taker.publicKey, USDC)));
+    expect(meta?.preTokenBalances?.some((b) => b.accountIndex === takerUsdcIndex)).toBe(false);
+    expect(meta?.postTokenBalances?.find((b) => b.accountIndex === takerUsdcIndex)?.uiTokenAmount).toEqual({
+      amount: "800000",
+      decimals: 6,
+      uiAmount: 0.8,
+      uiAmountString: "0.8",
+    });
+    const status = await conn.getSignatureStatus(sig);
+    expect(status.value).toMatchObject({ err: null, confirmationStatus: "finalized", confirmations: null });
+    expect(status.value?.slot).toBe(got?.slot);
   });
 
   it("answers unknown methods with JSON-RPC's method-not-found", async () => {
