@@ -183,6 +183,8 @@ async function main(): Promise<void> {
       LOG_LEVEL: String(args["log-level"]),
       DATA_DIR: mkdtempSync(join(os.tmpdir(), "rfq-bench-")),
       LEDGER: "off",
+      // The paper setup with Redis, on purpose.
+      PAPER: "1",
     },
     join(logDir, "webhook.log"),
   );

@@ -220,7 +220,66 @@ export function loadConfig(
   envVars: Record<string, string | undefined> = process.env,
   opts: LoadOptions = {},
 ): Config {
+  const slips = nearMisses(envVars);
+  try {
+    return loadChecked(envVars, opts, slips);
+  } catch (e) {
+    // A refusal caused by a misspelt name (REDIS_ULR: "REDIS_URL: required") names the misspelling.
+    if (e instanceof ConfigError && slips.length && !e.message.includes("did you mean")) {
+      throw new ConfigError(
+        `${e.message}\n${slips.map(([n, near]) => `env: ${n} is set: did you mean ${near}?`).join("\n")}`,
+      );
+    }
+    throw e;
+  }
+}
+
+/**
+ * The settings that say "this is a real maker": any of them without RPC_URL is refused unless PAPER=1,
+ * so that a typo in RPC_URL never runs the paper setup with the real key or the real store.
+ */
+export const PRODUCTION_SETTINGS = [
+  "MAKER_KEYPAIR",
+  ...REDIS_TOPOLOGY_SETTINGS,
+  "DATABASE_URL",
+  "API_KEY",
+  "SIGNER_URL",
+  "BUNDLE_URL",
+  "OPERATOR_API_URL",
+] as const;
+
+/** Unknown variables with our prefix that are a likely slip of a known name: [name, known name]. */
+export function nearMisses(vars: Record<string, string | undefined>): [string, string][] {
+  return Object.keys(vars)
+    .filter((n) => !KNOWN_ENV.has(n) && OUR_ENV_PREFIXES.some((p) => n.startsWith(p)))
+    .sort()
+    .flatMap((n) => {
+      const near = nearest(n, KNOWN_ENV);
+      return near ? [[n, near] as [string, string]] : [];
+    });
+}
+
+function loadChecked(
+  envVars: Record<string, string | undefined>,
+  opts: LoadOptions,
+  slips: readonly [string, string][],
+): Config {
   const env = parseEnv(envVars);
+  const intent = (["RPC_URL", ...PRODUCTION_SETTINGS] as const).filter((k) => env[k] !== undefined);
+  if (intent.length && slips.length) {
+    throw new ConfigError(
+      `${slips.map(([n, near]) => `env: ${n}: not a setting of this service (did you mean ${near}?)`).join("\n")}\n` +
+        `(refused: with ${intent.join(", ")} set, a misspelt setting could run a real key with the wrong settings; fix the name or unset it)`,
+    );
+  }
+  const productionIntent = intent.filter((k) => k !== "RPC_URL");
+  if (!env.RPC_URL && !env.ACCEPTANCE_MODE && !env.PAPER && productionIntent.length) {
+    throw new ConfigError(
+      `env: RPC_URL: unset while ${productionIntent.join(", ")} ${productionIntent.length > 1 ? "are" : "is"} set: ` +
+        "without RPC_URL this would be the paper setup (local chain, nothing real); set RPC_URL for production, " +
+        "or PAPER=1 if the paper setup is meant",
+    );
+  }
   const configPath = env.CONFIG ?? DEFAULT_CONFIG_PATH;
   let raw: unknown;
   try {

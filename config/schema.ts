@@ -695,6 +695,11 @@ export const envSchema = z.object({
       .optional(),
   ),
   ACCEPTANCE_MODE: boolFlag,
+  /**
+   * `1`: the paper setup is meant even though a production setting (MAKER_KEYPAIR, a Redis topology,
+   * DATABASE_URL, API_KEY, SIGNER_URL, BUNDLE_URL, OPERATOR_API_URL) is set without RPC_URL.
+   */
+  PAPER: boolFlag,
   /** Folder for generated state in the embedded default (maker key). */
   DATA_DIR: z.string().min(1).default("data"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
@@ -740,5 +745,6 @@ export const envSchema = z.object({
   ALLOW_NO_API_KEY: boolFlag,
   ALLOW_STATIC_PRICES: boolFlag,
   ALLOW_READABLE_KEYPAIR: boolFlag,
+  ALLOW_EMBEDDED_LEDGER: boolFlag,
 });
 export type EnvConfig = z.infer<typeof envSchema>;

@@ -294,6 +294,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         ADMIN_PORT: String(webhookAdminPort),
         // A paper deployment in production shape: the shipped static prices, and no key unless given.
         ALLOW_STATIC_PRICES: "1",
+        // Its books are the throwaway embedded ledger in the stack's own folder.
+        ALLOW_EMBEDDED_LEDGER: "1",
         ...redisEnv,
         RPC_URL: chainUrl,
         // The chain server is also the block engine (Jito's API over the local bundle engine).

@@ -246,6 +246,13 @@ export class Metrics {
     const now = ports.now ?? Date.now;
     const registers = [this.registry];
     new Gauge({
+      name: "rfq_mode_info",
+      help: "Always 1; the label says how this instance runs: paper, production or acceptance",
+      labelNames: ["mode"] as const,
+      aggregator: "first",
+      registers,
+    }).set({ mode: config.mode }, 1);
+    new Gauge({
       name: "rfq_inventory_balance_units",
       help: "Maker balance by token, smallest units (last chain read)",
       labelNames: ["symbol", "mint"] as const,
