@@ -406,7 +406,14 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
       });
       closers.push(async () => tracker.close());
       markouts = tracker;
-      const writer = new LedgerWriter({ journal: ports.journal, ledger, metrics, log, ...opts.ledgerWriter });
+      const writer = new LedgerWriter({
+        journal: ports.journal,
+        ledger,
+        metrics,
+        log,
+        stamp: { mode: config.mode, maker: signer.publicKey.toBase58() },
+        ...opts.ledgerWriter,
+      });
       writer.start();
       closers.push(() => writer.stop());
       ledgerWriter = writer;
