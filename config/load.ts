@@ -3,8 +3,8 @@
  * environment. Cross-field rules (pairs naming known tokens, prices present, production settings given
  * together) are checked here so that a bad deployment stops before it serves a single quote.
  */
-import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { z } from "zod";
 import { type Hazard, productionHazards } from "./safety.ts";
@@ -18,7 +18,25 @@ import {
 } from "./schema.ts";
 import { nearest } from "./strict.ts";
 
-export const DEFAULT_CONFIG_PATH = join(dirname(fileURLToPath(import.meta.url)), "default.json");
+/**
+ * config/default.json of the checkout, the file a maker edits, also when the compiled build runs
+ * (dist/config/load.js): an edit then takes effect without a rebuild, and the banner names that file.
+ * The copy beside the compiled code is used only where there is no checkout (the image).
+ */
+export const DEFAULT_CONFIG_PATH = (() => {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const source = join(here, "..", "..", "config", "default.json");
+  return basename(dirname(here)) === "dist" && existsSync(source) ? source : join(here, "default.json");
+})();
+
+/** A `.env` file in the working directory, which nothing here reads, for a start-up warning. */
+function ignoredDotEnv(): string[] {
+  const path = join(process.cwd(), ".env");
+  if (!existsSync(path)) return [];
+  return [
+    `.env: ${path} is not read by this service (settings come from the environment only): unless its settings are already exported, export them (set -a; . ./.env; set +a) or give the file to your process manager (systemd EnvironmentFile=, docker compose env_file:)`,
+  ];
+}
 
 export type Mode = "paper" | "production" | "acceptance";
 
@@ -297,7 +315,7 @@ function loadChecked(
         "\n(production mode refuses these unless each is allowed by name; see README, Production guards)",
     );
   }
-  return { ...config, hazards, warnings: unknownEnvWarnings(envVars) };
+  return { ...config, hazards, warnings: [...unknownEnvWarnings(envVars), ...ignoredDotEnv()] };
 }
 
 /** Assembles a Config from already-validated parts (tests use this to vary one piece). */
@@ -333,6 +351,16 @@ const OTHER_KNOWN_ENV = [
   "TOKEN_REFRESH_MS",
   "CHAIN_SEED",
   "CHAIN_PORT",
+  // The signer service's own settings (src/signer/service/index.ts, signerEnvSchema): one environment
+  // file may configure both processes.
+  "SIGNER_KEYPAIR",
+  "SIGNER_NEXT_KEYPAIR",
+  "SIGNER_SOCKET",
+  "SIGNER_TLS_LISTEN",
+  "SIGNER_TLS_CERT",
+  "SIGNER_TLS_KEY",
+  "SIGNER_TLS_CLIENT_CA",
+  "SIGNER_LIMITS",
   // scripts/with-redis.ts: the test Redis Cluster.
   "REDIS_TEST_CLUSTER",
   "REDIS_TEST_CLUSTER_NODES",

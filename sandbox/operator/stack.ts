@@ -110,6 +110,8 @@ export interface Stack {
   webhookRoot: string;
   /** The webhook's operations listener (metrics, admin, health, ready). */
   webhookAdminUrl: string;
+  /** The first webhook's environment (what the ops commands are run with, as the runbook says). */
+  webhookEnv: Record<string, string>;
   operatorUrl: string;
   operator: OperatorServer;
   maker: string;
@@ -361,6 +363,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       webhookUrls: webhooks.map((w) => w.url),
       webhookRoot,
       webhookAdminUrl,
+      webhookEnv: first.env,
       operatorUrl: operator.url,
       operator,
       maker: maker.publicKey.toBase58(),

@@ -9,7 +9,8 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Keypair } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig, PRODUCTION_SETTINGS } from "../../config/load.ts";
+import { ConfigError, KNOWN_ENV, loadConfig, PRODUCTION_SETTINGS } from "../../config/load.ts";
+import { signerEnvSchema } from "../../src/signer/service/index.ts";
 import { freePort } from "../../tooling/processes.ts";
 import { startWebhook } from "../support/process.ts";
 import { fileTempDir } from "../support/tmp.ts";
@@ -44,6 +45,15 @@ const SAMPLE: Record<(typeof PRODUCTION_SETTINGS)[number], string> = {
   OPERATOR_API_URL: "https://operator.example",
 };
 
+const SAMPLE_PRODUCTION = () => ({
+  RPC_URL: "https://rpc.example",
+  MAKER_KEYPAIR: keyFile,
+  REDIS_URL: SAMPLE.REDIS_URL,
+  API_KEY: SAMPLE.API_KEY,
+  DATABASE_URL: SAMPLE.DATABASE_URL,
+  ALLOW_STATIC_PRICES: "1",
+});
+
 describe("finding 1: production intent is never paper", () => {
   it.each(PRODUCTION_SETTINGS)("refuses %s without RPC_URL, naming both and PAPER=1", (name) => {
     const env: Record<string, string> = { [name]: SAMPLE[name] };
@@ -70,6 +80,11 @@ describe("finding 1: production intent is never paper", () => {
     expect(message).toContain("with MAKER_KEYPAIR, REDIS_URL, API_KEY set");
     // Even with PAPER=1: a near miss beside a production setting is never a warning only.
     expect(refusal({ ...env, PAPER: "1" })).toMatch(/RPC_ULR: not a setting/);
+  });
+
+  it("knows the signer service's settings, so one environment file for both is not a near miss", () => {
+    for (const name of Object.keys(signerEnvSchema.shape)) expect(KNOWN_ENV).toContain(name);
+    expect(loadConfig({ ...SAMPLE_PRODUCTION(), SIGNER_KEYPAIR: keyFile }).mode).toBe("production");
   });
 
   it("keeps a near miss a warning in the bare paper setup (nothing real is set)", () => {
