@@ -613,7 +613,13 @@ export const envSchema = z.object({
    */
   REDIS_URL: optionalNonEmpty.pipe(
     z
-      .url({ protocol: /^(rediss?|unix)$/ })
+      .url({
+        protocol: /^(rediss?|unix)$/,
+        error: (issue) =>
+          typeof issue.input === "string" && !/^[a-z][a-z0-9+.-]*:\/\//i.test(issue.input)
+            ? `${issue.input}: no scheme: write redis://${issue.input} (rediss:// for TLS, unix:///path/to/redis.sock for a socket)`
+            : "redis://, rediss:// or unix:///path/to/redis.sock",
+      })
       .superRefine((url, ctx) => {
         const problem = url.startsWith("unix:") ? unixSocketProblem(url) : undefined;
         if (problem) ctx.addIssue({ code: "custom", message: problem });
