@@ -5,6 +5,7 @@
  * two "instances").
  */
 
+import { userInfo } from "node:os";
 import { join } from "node:path";
 import { type Config, redisKeys } from "../config/load.ts";
 import { AdvertisedTokenLists } from "../inventory/advertised.ts";
@@ -202,7 +203,10 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
           try {
             return makeSigner(config);
           } catch (e) {
-            throw new StartupError("MAKER_KEYPAIR", config.env.MAKER_KEYPAIR ?? "", describeCause(e));
+            const cause = describeCause(e);
+            // EACCES alone does not say for whom: name the user this process runs as (the image's `node`).
+            const who = /\bEACCES\b/.test(cause) ? ` (not readable by ${processUser()})` : "";
+            throw new StartupError("MAKER_KEYPAIR", config.env.MAKER_KEYPAIR ?? "", `${cause}${who}`);
           }
         })();
 
@@ -489,4 +493,16 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
     lifecycle,
     close: () => closeAll(closers),
   };
+}
+
+/** `user node (uid 1000, gid 1000)`: whom a file must be readable by. */
+function processUser(): string {
+  const uid = process.getuid?.();
+  let name = "?";
+  try {
+    name = userInfo().username;
+  } catch {
+    // no passwd entry for this uid (a container run with --user N)
+  }
+  return `user ${name} (uid ${uid ?? "?"}, gid ${process.getgid?.() ?? "?"}): chown it to that uid, mode 0600`;
 }
