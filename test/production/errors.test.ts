@@ -5,10 +5,11 @@
  * stack trace; the banner naming dist/config/default.json while the maker edits config/default.json.
  * The start-up cases run the compiled service (`npm start`'s dist/src/main.js) as its own process.
  */
-import { execFileSync, spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
+import { Keypair } from "@solana/web3.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../config/load.ts";
 import { envSchema } from "../../config/schema.ts";
@@ -103,6 +104,48 @@ describe("finding 8: errors a person can act on", () => {
       busy.close();
     }
   });
+
+  it.runIf(process.getuid?.() === 0 && existsSync("/usr/bin/setpriv"))(
+    "names the user a keypair file is not readable by (EACCES), as the image's user meets it",
+    { timeout: 90_000 },
+    async () => {
+      const dir = fileTempDir("eacces");
+      chmodSync(dir, 0o777);
+      const key = join(dir, "maker.json");
+      writeFileSync(key, JSON.stringify(Array.from(Keypair.generate().secretKey)), { mode: 0o600 });
+      // As `nobody`, the way the image's `node` user meets a key file owned by someone else.
+      const run = spawnSync(
+        "setpriv",
+        [
+          "--reuid=65534",
+          "--regid=65534",
+          "--clear-groups",
+          process.execPath,
+          join(REPO_ROOT, "dist", "src", "main.js"),
+        ],
+        {
+          cwd: REPO_ROOT,
+          env: {
+            PATH: process.env.PATH,
+            PAPER: "1",
+            MAKER_KEYPAIR: key,
+            DATA_DIR: dir,
+            LEDGER: "off",
+            PORT: "0",
+            ADMIN_PORT: "0",
+          },
+          encoding: "utf8",
+          timeout: 60_000,
+        },
+      );
+      expect(run.status).toBe(69);
+      expect(run.stderr.trim()).toMatch(
+        new RegExp(
+          `^cannot start: MAKER_KEYPAIR: .*${key}.*EACCES.*\\(not readable by user nobody \\(uid 65534, gid 65534\\): chown it to that uid, mode 0600\\)$`,
+        ),
+      );
+    },
+  );
 
   it("names a near-miss variable in the refusal it causes (REDIS_ULR for REDIS_URL)", () => {
     const message = refusal({
