@@ -3,8 +3,8 @@
  * environment. Cross-field rules (pairs naming known tokens, prices present, production settings given
  * together) are checked here so that a bad deployment stops before it serves a single quote.
  */
-import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { z } from "zod";
 import { type Hazard, productionHazards } from "./safety.ts";
@@ -18,7 +18,25 @@ import {
 } from "./schema.ts";
 import { nearest } from "./strict.ts";
 
-export const DEFAULT_CONFIG_PATH = join(dirname(fileURLToPath(import.meta.url)), "default.json");
+/**
+ * config/default.json of the checkout, the file a maker edits, also when the compiled build runs
+ * (dist/config/load.js): an edit then takes effect without a rebuild, and the banner names that file.
+ * The copy beside the compiled code is used only where there is no checkout (the image).
+ */
+export const DEFAULT_CONFIG_PATH = (() => {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const source = join(here, "..", "..", "config", "default.json");
+  return basename(dirname(here)) === "dist" && existsSync(source) ? source : join(here, "default.json");
+})();
+
+/** A `.env` file in the working directory, which nothing here reads, for a start-up warning. */
+function ignoredDotEnv(): string[] {
+  const path = join(process.cwd(), ".env");
+  if (!existsSync(path)) return [];
+  return [
+    `.env: ${path} is not read by this service (settings come from the environment only): unless its settings are already exported, export them (set -a; . ./.env; set +a) or give the file to your process manager (systemd EnvironmentFile=, docker compose env_file:)`,
+  ];
+}
 
 export type Mode = "paper" | "production" | "acceptance";
 
@@ -210,7 +228,66 @@ export function loadConfig(
   envVars: Record<string, string | undefined> = process.env,
   opts: LoadOptions = {},
 ): Config {
+  const slips = nearMisses(envVars);
+  try {
+    return loadChecked(envVars, opts, slips);
+  } catch (e) {
+    // A refusal caused by a misspelt name (REDIS_ULR: "REDIS_URL: required") names the misspelling.
+    if (e instanceof ConfigError && slips.length && !e.message.includes("did you mean")) {
+      throw new ConfigError(
+        `${e.message}\n${slips.map(([n, near]) => `env: ${n} is set: did you mean ${near}?`).join("\n")}`,
+      );
+    }
+    throw e;
+  }
+}
+
+/**
+ * The settings that say "this is a real maker": any of them without RPC_URL is refused unless PAPER=1,
+ * so that a typo in RPC_URL never runs the paper setup with the real key or the real store.
+ */
+export const PRODUCTION_SETTINGS = [
+  "MAKER_KEYPAIR",
+  ...REDIS_TOPOLOGY_SETTINGS,
+  "DATABASE_URL",
+  "API_KEY",
+  "SIGNER_URL",
+  "BUNDLE_URL",
+  "OPERATOR_API_URL",
+] as const;
+
+/** Unknown variables with our prefix that are a likely slip of a known name: [name, known name]. */
+export function nearMisses(vars: Record<string, string | undefined>): [string, string][] {
+  return Object.keys(vars)
+    .filter((n) => !KNOWN_ENV.has(n) && OUR_ENV_PREFIXES.some((p) => n.startsWith(p)))
+    .sort()
+    .flatMap((n) => {
+      const near = nearest(n, KNOWN_ENV);
+      return near ? [[n, near] as [string, string]] : [];
+    });
+}
+
+function loadChecked(
+  envVars: Record<string, string | undefined>,
+  opts: LoadOptions,
+  slips: readonly [string, string][],
+): Config {
   const env = parseEnv(envVars);
+  const intent = (["RPC_URL", ...PRODUCTION_SETTINGS] as const).filter((k) => env[k] !== undefined);
+  if (intent.length && slips.length) {
+    throw new ConfigError(
+      `${slips.map(([n, near]) => `env: ${n}: not a setting of this service (did you mean ${near}?)`).join("\n")}\n` +
+        `(refused: with ${intent.join(", ")} set, a misspelt setting could run a real key with the wrong settings; fix the name or unset it)`,
+    );
+  }
+  const productionIntent = intent.filter((k) => k !== "RPC_URL");
+  if (!env.RPC_URL && !env.ACCEPTANCE_MODE && !env.PAPER && productionIntent.length) {
+    throw new ConfigError(
+      `env: RPC_URL: unset while ${productionIntent.join(", ")} ${productionIntent.length > 1 ? "are" : "is"} set: ` +
+        "without RPC_URL this would be the paper setup (local chain, nothing real); set RPC_URL for production, " +
+        "or PAPER=1 if the paper setup is meant",
+    );
+  }
   const configPath = env.CONFIG ?? DEFAULT_CONFIG_PATH;
   let raw: unknown;
   try {
@@ -228,7 +305,7 @@ export function loadConfig(
         "\n(production mode refuses these unless each is allowed by name; see README, Production guards)",
     );
   }
-  return { ...config, hazards, warnings: unknownEnvWarnings(envVars) };
+  return { ...config, hazards, warnings: [...unknownEnvWarnings(envVars), ...ignoredDotEnv()] };
 }
 
 /** Assembles a Config from already-validated parts (tests use this to vary one piece). */
@@ -262,6 +339,16 @@ const OTHER_KNOWN_ENV = [
   "TOKEN_REFRESH_MS",
   "CHAIN_SEED",
   "CHAIN_PORT",
+  // The signer service's own settings (src/signer/service/index.ts, signerEnvSchema): one environment
+  // file may configure both processes.
+  "SIGNER_KEYPAIR",
+  "SIGNER_NEXT_KEYPAIR",
+  "SIGNER_SOCKET",
+  "SIGNER_TLS_LISTEN",
+  "SIGNER_TLS_CERT",
+  "SIGNER_TLS_KEY",
+  "SIGNER_TLS_CLIENT_CA",
+  "SIGNER_LIMITS",
   // scripts/with-redis.ts: the test Redis Cluster.
   "REDIS_TEST_CLUSTER",
   "REDIS_TEST_CLUSTER_NODES",

@@ -19,7 +19,12 @@ export interface Hazard {
   fix: string;
 }
 
-export const ALLOWANCES = ["ALLOW_NO_API_KEY", "ALLOW_STATIC_PRICES", "ALLOW_READABLE_KEYPAIR"] as const;
+export const ALLOWANCES = [
+  "ALLOW_NO_API_KEY",
+  "ALLOW_STATIC_PRICES",
+  "ALLOW_READABLE_KEYPAIR",
+  "ALLOW_EMBEDDED_LEDGER",
+] as const;
 export type AllowanceName = (typeof ALLOWANCES)[number];
 
 interface SafetyInput {
@@ -65,6 +70,16 @@ const readableKeypair: Rule = ({ env, fileMode }) => {
   };
 };
 
+/** The embedded ledger in production: the books in a folder beside the paper setup's, on one disk. */
+const embeddedLedger: Rule = ({ env }) =>
+  env.LEDGER === "off" || env.DATABASE_URL
+    ? undefined
+    : {
+        allowance: "ALLOW_EMBEDDED_LEDGER",
+        problem: `DATABASE_URL: unset in production mode: the fill ledger would be the embedded one in ${env.DATA_DIR}/ledger (one process, one disk, no backups)`,
+        fix: "set DATABASE_URL to the ledger's PostgreSQL (postgres://...), or ALLOW_EMBEDDED_LEDGER=1",
+      };
+
 function statMode(path: string): number | undefined {
   try {
     return statSync(path).mode;
@@ -73,7 +88,7 @@ function statMode(path: string): number | undefined {
   }
 }
 
-const RULES: readonly Rule[] = [noApiKey, staticPrices, readableKeypair];
+const RULES: readonly Rule[] = [noApiKey, staticPrices, readableKeypair, embeddedLedger];
 
 /** Every hazard of this production setup, allowed or not (none outside production mode). */
 export function productionHazards(input: SafetyInput & { production: boolean }): Hazard[] {

@@ -589,7 +589,13 @@ export const envSchema = z.object({
    */
   REDIS_URL: optionalNonEmpty.pipe(
     z
-      .url({ protocol: /^(rediss?|unix)$/ })
+      .url({
+        protocol: /^(rediss?|unix)$/,
+        error: (issue) =>
+          typeof issue.input === "string" && !/^[a-z][a-z0-9+.-]*:\/\//i.test(issue.input)
+            ? `${issue.input}: no scheme: write redis://${issue.input} (rediss:// for TLS, unix:///path/to/redis.sock for a socket)`
+            : "redis://, rediss:// or unix:///path/to/redis.sock",
+      })
       .superRefine((url, ctx) => {
         const problem = url.startsWith("unix:") ? unixSocketProblem(url) : undefined;
         if (problem) ctx.addIssue({ code: "custom", message: problem });
@@ -671,6 +677,11 @@ export const envSchema = z.object({
       .optional(),
   ),
   ACCEPTANCE_MODE: boolFlag,
+  /**
+   * `1`: the paper setup is meant even though a production setting (MAKER_KEYPAIR, a Redis topology,
+   * DATABASE_URL, API_KEY, SIGNER_URL, BUNDLE_URL, OPERATOR_API_URL) is set without RPC_URL.
+   */
+  PAPER: boolFlag,
   /** Folder for generated state in the embedded default (maker key). */
   DATA_DIR: z.string().min(1).default("data"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
@@ -716,5 +727,6 @@ export const envSchema = z.object({
   ALLOW_NO_API_KEY: boolFlag,
   ALLOW_STATIC_PRICES: boolFlag,
   ALLOW_READABLE_KEYPAIR: boolFlag,
+  ALLOW_EMBEDDED_LEDGER: boolFlag,
 });
 export type EnvConfig = z.infer<typeof envSchema>;

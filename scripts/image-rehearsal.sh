@@ -75,7 +75,7 @@ chmod 600 "$WORK/maker.json"
 PORT=$(free_port)
 INIT=(tini --)
 if unshare --pid --fork --kill-child true 2>/dev/null; then INIT=(unshare --pid --fork --kill-child tini --); fi
-(cd "$WORK/app" && exec env -i PATH="$PATH" NODE_ENV=production DATA_DIR="$WORK/data" PORT="$PORT" HOST=127.0.0.1 ADMIN_PORT=0 ALLOW_STATIC_PRICES=1 \
+(cd "$WORK/app" && exec env -i PATH="$PATH" NODE_ENV=production DATA_DIR="$WORK/data" PORT="$PORT" HOST=127.0.0.1 ADMIN_PORT=0 ALLOW_STATIC_PRICES=1 ALLOW_EMBEDDED_LEDGER=1 \
   RPC_URL="http://127.0.0.1:$CHAIN_PORT" MAKER_KEYPAIR="$WORK/maker.json" REDIS_URL="redis://127.0.0.1:$REDIS_PORT" \
   API_KEY=rehearsal-api-key-0123456789 "${INIT[@]}" node dist/src/main.js) >"$WORK/service.log" 2>&1 &
 SVC=$!

@@ -77,7 +77,7 @@ const allowancesOf = (config: Config) => config.hazards.filter((h) => h.allowed)
 /** The operations listener's app: /metrics, /admin/*, /health, /ready. */
 export function createOpsApp(deps: OpsAppDeps): Hono<AppEnv> {
   const app = frame(deps.log, deps.metrics);
-  registerHealthRoutes(app, deps.probes, allowancesOf(deps.config), deps.draining);
+  registerHealthRoutes(app, deps.probes, allowancesOf(deps.config), deps.draining, deps.config.mode);
   registerMetricsRoute(app, deps.metrics);
   deps.adminRoutes?.(app);
   return app;
@@ -88,7 +88,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const { config, log, metrics } = deps;
   const now = deps.now ?? Date.now;
   const app = frame(log, metrics);
-  registerHealthRoutes(app, deps.probes, allowancesOf(config), deps.draining);
+  registerHealthRoutes(app, deps.probes, allowancesOf(config), deps.draining, config.mode);
   const openApi = openApiDocument(config.file.basePath);
   app.get("/openapi.json", (c) => c.json(openApi));
 

@@ -5,6 +5,7 @@
  * two "instances").
  */
 
+import { userInfo } from "node:os";
 import { join } from "node:path";
 import { type Config, redisKeys } from "../config/load.ts";
 import { AdvertisedTokenLists } from "../inventory/advertised.ts";
@@ -201,7 +202,10 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
           try {
             return makeSigner(config);
           } catch (e) {
-            throw new StartupError("MAKER_KEYPAIR", config.env.MAKER_KEYPAIR ?? "", describeCause(e));
+            const cause = describeCause(e);
+            // EACCES alone does not say for whom: name the user this process runs as (the image's `node`).
+            const who = /\bEACCES\b/.test(cause) ? ` (not readable by ${processUser()})` : "";
+            throw new StartupError("MAKER_KEYPAIR", config.env.MAKER_KEYPAIR ?? "", `${cause}${who}`);
           }
         })();
 
@@ -404,7 +408,14 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
       });
       closers.push(async () => tracker.close());
       markouts = tracker;
-      const writer = new LedgerWriter({ journal: ports.journal, ledger, metrics, log, ...opts.ledgerWriter });
+      const writer = new LedgerWriter({
+        journal: ports.journal,
+        ledger,
+        metrics,
+        log,
+        stamp: { mode: config.mode, maker: signer.publicKey.toBase58() },
+        ...opts.ledgerWriter,
+      });
       writer.start();
       closers.push(() => writer.stop());
       ledgerWriter = writer;
@@ -480,4 +491,16 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
     lifecycle,
     close: () => closeAll(closers),
   };
+}
+
+/** `user node (uid 1000, gid 1000)`: whom a file must be readable by. */
+function processUser(): string {
+  const uid = process.getuid?.();
+  let name = "?";
+  try {
+    name = userInfo().username;
+  } catch {
+    // no passwd entry for this uid (a container run with --user N)
+  }
+  return `user ${name} (uid ${uid ?? "?"}, gid ${process.getgid?.() ?? "?"}): chown it to that uid, mode 0600`;
 }

@@ -13,6 +13,7 @@ import { loadConfig } from "../config/load.ts";
 import { parseArgs } from "./cli/args.ts";
 import { runMain } from "./cli/run.ts";
 import { composeService, type Service } from "./compose.ts";
+import { StartupError } from "./errors/startup.ts";
 import { PRIMARY_OPS_URL_ENV, runPrimary, WORKER_SLOT_ENV, workerCount, workerIpc } from "./http/cluster.ts";
 import { backlogWarning, OPERATOR_KEEP_ALIVE_MS, requestListener, somaxconn } from "./http/listener.ts";
 import { GracefulShutdown } from "./http/shutdown.ts";
@@ -87,7 +88,15 @@ function listen(
   return new Promise((resolve, reject) => {
     const server = createServer(requestListener(app));
     server.once("error", (e: NodeJS.ErrnoException) =>
-      reject(new Error(`cannot listen on ${hostname}:${port} (${what}): ${e.code ?? e.message}`)),
+      reject(
+        new StartupError(
+          what,
+          `${hostname}:${port}`,
+          e.code === "EADDRINUSE"
+            ? `address in use (EADDRINUSE): another process listens there; stop it or set another ${what}`
+            : `cannot listen: ${e.code ?? e.message}`,
+        ),
+      ),
     );
     // With workers, the primary listens with the first worker's options, backlog included.
     server.listen({ port, host: hostname, ...(backlog ? { backlog } : {}) }, () =>
@@ -148,20 +157,23 @@ async function main(): Promise<number> {
   if (config.mode === "acceptance")
     log.warn("ACCEPTANCE_MODE=1: canned /swap answers; never use for real traffic");
 
-  let servers: [Server, AddressInfo][];
+  const servers: [Server, AddressInfo][] = [];
   try {
-    servers = [
+    servers.push(
       await listen(service.app, config.env.PORT, config.env.HOST, "PORT", config.env.LISTEN_BACKLOG),
-      // A worker's operations app listens on a loopback port of its own (`exclusive`: not shared
-      // through the primary); the primary's ADMIN_PORT passes requests to it.
+    );
+    // A worker's operations app listens on a loopback port of its own (`exclusive`: not shared
+    // through the primary); the primary's ADMIN_PORT passes requests to it.
+    servers.push(
       slot
         ? await listenExclusive(service.opsApp)
         : await listen(service.opsApp, config.env.ADMIN_PORT, config.env.ADMIN_HOST, "ADMIN_PORT"),
-    ];
+    );
   } catch (e) {
-    log.fatal({ err: e }, (e as Error).message);
+    // One line naming the setting (runMain: "cannot start: PORT: ...", exit 69), no stack trace.
+    for (const [s] of servers) s.close();
     await service.close();
-    return 1;
+    throw e;
   }
   const [[server, info], [, opsInfo]] = servers as [[Server, AddressInfo], [Server, AddressInfo]];
   const ledger = service.ledger

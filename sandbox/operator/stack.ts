@@ -118,6 +118,8 @@ export interface Stack {
   webhookRoot: string;
   /** The webhook's operations listener (metrics, admin, health, ready). */
   webhookAdminUrl: string;
+  /** The first webhook's environment (what the ops commands are run with, as the runbook says). */
+  webhookEnv: Record<string, string>;
   operatorUrl: string;
   operator: OperatorServer;
   maker: string;
@@ -356,6 +358,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         ADMIN_PORT: String(webhookAdminPort),
         // A paper deployment in production shape: the shipped static prices, and no key unless given.
         ALLOW_STATIC_PRICES: "1",
+        // Its books are the throwaway embedded ledger in the stack's own folder.
+        ALLOW_EMBEDDED_LEDGER: "1",
         ...redisEnv,
         RPC_URL: chainUrl,
         // The chain server is also the block engine (Jito's API over the local bundle engine).
@@ -422,6 +426,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       webhookUrls: webhooks.map((w) => w.url),
       webhookRoot,
       webhookAdminUrl,
+      webhookEnv: first.env,
       operatorUrl: operator.url,
       operator,
       maker: maker.publicKey.toBase58(),

@@ -23,6 +23,7 @@ import { AggregatorRegistry, Counter, Gauge, Registry } from "prom-client";
 import { type Config, ConfigError, redisSetting } from "../../config/load.ts";
 import { ledgerLocation } from "../ledger/open.ts";
 import type { Logger } from "../observability/logger.ts";
+import { DUPLICATE_SIGNAL_MS } from "./shutdown.ts";
 
 /** Set in each worker's environment: its slot (1..N), stable across restarts. */
 export const WORKER_SLOT_ENV = "RFQ_WORKER_SLOT";
@@ -258,13 +259,17 @@ export async function runPrimary(o: PrimaryOptions): Promise<number> {
     finish(worst);
   };
 
+  let first = { signal: "", atMs: 0 };
   const onSignal = (signal: string) => {
     if (draining) {
+      // The first signal delivered twice (npm's forward, the process group's own): not a second one.
+      if (signal === first.signal && Date.now() - first.atMs < DUPLICATE_SIGNAL_MS) return;
       log.error({ signal }, `second ${signal}: forcing the workers out`);
       for (const s of slots) send(s.worker, { type: "rfq:force", why: `second ${signal}` });
       return;
     }
     draining = true;
+    first = { signal, atMs: Date.now() };
     log.info(
       { signal, workers: slots.filter((s) => s.worker).length },
       "shutting down: draining every worker",

@@ -12,7 +12,9 @@
  *     and the process exits 0.
  * If that takes longer than `graceMs` from the signal (SHUTDOWN_GRACE_MS, default 25 s), or a second
  * signal arrives, it exits 1 at once with a log line naming what was cut (requests by route, fills
- * still being tracked).
+ * still being tracked). The same signal again within `DUPLICATE_SIGNAL_MS` is the first one delivered
+ * twice (npm forwards it to node, which the process group's signal also reached; systemd signals the
+ * whole group), not a person's second Ctrl-C, and is ignored.
  *
  * The logic lives here, in the process that serves, so it works however node is launched (npm start,
  * the compiled build, a container's PID 1 behind an init).
@@ -38,6 +40,8 @@ export interface ShutdownOptions {
 }
 
 export const DEFAULT_SHUTDOWN_DRAIN_MS = 5_000;
+/** A repeat of the first signal this soon after it is a duplicate delivery, not a person's second one. */
+export const DUPLICATE_SIGNAL_MS = 250;
 export const DEFAULT_SHUTDOWN_GRACE_MS = 25_000;
 
 /** A response in `InFlightResponses`: unlinked (all three cleared) once it closes. */
@@ -92,6 +96,7 @@ export class GracefulShutdown {
   private readonly active = new InFlightResponses();
   private draining = false;
   private signalAtMs = 0;
+  private firstSignal = "";
   private finish: ((code: number) => void) | undefined;
   private graceTimer: NodeJS.Timeout | undefined;
   /** Resolves with the exit code once the shutdown is over (0 clean, 1 forced). */
@@ -132,10 +137,15 @@ export class GracefulShutdown {
   begin(signal: string): void {
     const { log } = this.opts;
     if (this.draining) {
+      if (signal === this.firstSignal && this.now() - this.signalAtMs < DUPLICATE_SIGNAL_MS) {
+        log.debug({ signal }, "shutdown: the same signal delivered twice (npm, process group), ignored");
+        return;
+      }
       this.force(`second ${signal}`);
       return;
     }
     this.draining = true;
+    this.firstSignal = signal;
     this.signalAtMs = this.now();
     this.opts.onDrain();
     for (const res of this.active) if (!res.headersSent) res.setHeader("Connection", "close");

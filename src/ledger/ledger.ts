@@ -7,6 +7,8 @@
  *    quote back) replaces an earlier refusal; an acceptance is never replaced.
  *  - fills: one row per transaction signature (the chain lands a signature once; the journal's
  *    settle is exactly-once, the insert ignores a redelivery).
+ * Every row carries the mode (paper, production) and the maker that wrote it (`LedgerStamp`), so that
+ * one database never mixes the paper setup's books with the real ones unseen.
  */
 import type { DecisionRecord, LedgerRecord, SettlementRecord } from "./records.ts";
 import type { SqlClient, SqlQueries } from "./sql.ts";
@@ -39,7 +41,15 @@ const DECISION_COLUMNS = [
   "tx_signature",
   "received_at_ms",
   "decided_at_ms",
+  "mode",
+  "maker",
 ] as const;
+
+/** Who wrote a row: the service's mode and the maker's address. */
+export interface LedgerStamp {
+  mode: string;
+  maker: string;
+}
 
 const UPSERT_DECISION = `
   INSERT INTO swap_decisions (${DECISION_COLUMNS.join(", ")})
@@ -54,15 +64,15 @@ const UPSERT_DECISION = `
 
 const INSERT_FILL = `
   INSERT INTO fills (tx_signature, decision_key, quote_id, request_id, message_hash, outcome, slot, detail,
-                     fee_mint, fee_owed, fee_bps, sent_at_ms, settled_at_ms)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+                     fee_mint, fee_owed, fee_bps, sent_at_ms, settled_at_ms, mode, maker)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
   ON CONFLICT (tx_signature) DO NOTHING
 `;
 
 const INSERT_MARKOUT = `
   INSERT INTO markouts (tx_signature, horizon, horizon_ms, quote_id, pair, side, taker, price, mid_at_fill, mid,
-                        markout_bps, at_ms)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+                        markout_bps, at_ms, mode, maker)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
   ON CONFLICT (tx_signature, horizon) DO NOTHING
 `;
 
@@ -149,11 +159,12 @@ export interface FillRow {
 export class Ledger {
   constructor(readonly db: SqlClient) {}
 
-  /** Writes records in one transaction (all or none), each an idempotent upsert. */
-  async write(records: readonly LedgerRecord[]): Promise<void> {
+  /** Writes records in one transaction (all or none), each an idempotent upsert, stamped with `stamp`. */
+  async write(records: readonly LedgerRecord[], stamp?: LedgerStamp): Promise<void> {
     if (records.length === 0) return;
+    const who = [stamp?.mode, stamp?.maker];
     await this.db.transaction(async (tx) => {
-      for (const r of records) await writeOne(tx, r);
+      for (const r of records) await writeOne(tx, r, who);
     });
   }
 
@@ -177,9 +188,9 @@ export class Ledger {
   }
 }
 
-async function writeOne(tx: SqlQueries, r: LedgerRecord): Promise<void> {
-  if (r.kind === "decision") await tx.query(UPSERT_DECISION, decisionParams(r));
-  else if (r.kind === "settlement") await tx.query(INSERT_FILL, fillParams(r));
+async function writeOne(tx: SqlQueries, r: LedgerRecord, who: (string | undefined)[]): Promise<void> {
+  if (r.kind === "decision") await tx.query(UPSERT_DECISION, [...decisionParams(r), ...who]);
+  else if (r.kind === "settlement") await tx.query(INSERT_FILL, [...fillParams(r), ...who]);
   else {
     await tx.query(INSERT_MARKOUT, [
       r.txSignature,
@@ -194,6 +205,7 @@ async function writeOne(tx: SqlQueries, r: LedgerRecord): Promise<void> {
       r.mid,
       r.markoutBps,
       r.atMs,
+      ...who,
     ]);
   }
 }

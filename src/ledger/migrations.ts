@@ -98,6 +98,18 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX markouts_at ON markouts (at_ms);
     `,
   },
+  {
+    version: 4,
+    name: "mode and maker on every row",
+    sql: `
+      ALTER TABLE swap_decisions ADD COLUMN mode text;
+      ALTER TABLE swap_decisions ADD COLUMN maker text;
+      ALTER TABLE fills ADD COLUMN mode text;
+      ALTER TABLE fills ADD COLUMN maker text;
+      ALTER TABLE markouts ADD COLUMN mode text;
+      ALTER TABLE markouts ADD COLUMN maker text;
+    `,
+  },
 ];
 
 /** An arbitrary constant: the advisory lock migrations hold (pg_advisory_xact_lock). */

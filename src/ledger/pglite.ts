@@ -111,6 +111,11 @@ async function createInChild(dir: string): Promise<void> {
 }
 
 /** The pid in `pidFile` when that process is alive (this one included); undefined otherwise. */
+/** The living process that has the embedded ledger in `dir` open, if any. */
+export function embeddedLedgerHolder(dir: string): number | undefined {
+  return livingHolder(`${dir}.pid`);
+}
+
 function livingHolder(pidFile: string): number | undefined {
   let pid: number;
   try {

@@ -14,10 +14,17 @@ export interface SymbolReport extends LedgerReport {
 }
 
 export function withSymbols(config: Config, r: LedgerReport): SymbolReport {
+  return withSymbolsOf(config.tokensByMint, r);
+}
+
+export function withSymbolsOf(
+  tokensByMint: Config["tokensByMint"] | undefined,
+  r: LedgerReport,
+): SymbolReport {
   return {
     ...r,
     feesOwedByMint: r.feesOwedByMint.map((f) => {
-      const t = config.tokensByMint.get(f.mint);
+      const t = tokensByMint?.get(f.mint);
       return { ...f, symbol: t?.symbol ?? null, decimals: t?.decimals ?? null };
     }),
   };

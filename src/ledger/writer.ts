@@ -10,7 +10,7 @@ import { randomUUID } from "node:crypto";
 import type { Logger } from "../observability/logger.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import type { FillJournal } from "../swap/journal/interface.ts";
-import type { Ledger } from "./ledger.ts";
+import type { Ledger, LedgerStamp } from "./ledger.ts";
 
 export interface LedgerWriterOptions {
   journal: FillJournal;
@@ -24,6 +24,8 @@ export interface LedgerWriterOptions {
   intervalMs?: number;
   /** Entries another writer took and left unacknowledged this long are taken over (ms, 30,000). */
   staleMs?: number;
+  /** The mode and maker written on every row. */
+  stamp?: LedgerStamp;
 }
 
 export class LedgerWriter {
@@ -83,7 +85,10 @@ export class LedgerWriter {
       for (;;) {
         const entries = await journal.takeLedger(this.consumer, this.batch, this.staleMs);
         if (entries.length === 0) break;
-        await ledger.write(entries.map((e) => e.record));
+        await ledger.write(
+          entries.map((e) => e.record),
+          this.opts.stamp,
+        );
         await journal.ackLedger(entries.map((e) => e.id));
         for (const e of entries) metrics.ledgerWritten.inc({ kind: e.record.kind });
         written += entries.length;

@@ -90,11 +90,22 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  /** Rolling one-hour fill rate (accepted and landed over swap requests); the operator's line is 0.95. */
+  /**
+   * Rolling one-hour fill rate (accepted and landed over swap requests); the operator's line is 0.95.
+   * 1 while nothing was decided in the hour (nothing failed; never NaN): read it with `fillRateDecided`.
+   */
   readonly fillRate = new Gauge({
     name: "rfq_fill_rate_1h",
-    help: "Accepted-and-landed swaps over swap requests, rolling one hour",
+    help: "Accepted-and-landed swaps over decided swap requests, rolling one hour (1 when none was decided)",
     aggregator: "average",
+    registers: [this.registry],
+  });
+
+  /** The fill rate's denominator: the alerts need a minimum volume before a ratio means anything. */
+  readonly fillRateDecided = new Gauge({
+    name: "rfq_fill_rate_decided_1h",
+    help: "Swap requests decided (landed, failed or refused, honest rejections left out) in the rolling hour of rfq_fill_rate_1h",
+    aggregator: "sum",
     registers: [this.registry],
   });
 
@@ -219,6 +230,10 @@ export class Metrics {
     if (opts.defaultMetrics) collectDefaultMetrics({ register: this.registry });
     const b = buildInfo();
     this.buildInfo.set({ version: b.version, git_sha: b.gitSha, node_version: b.node }, 1);
+    // Counters with a closed label set exist from the start at 0: `rate()` and `increase()` then see
+    // the first event, and a dashboard shows 0 rather than "no data".
+    for (const outcome of ["landed", "failed", "expired"]) this.fills.inc({ outcome }, 0);
+    this.ledgerWriteErrors.inc(0);
   }
 
   /**
@@ -252,6 +267,13 @@ export class Metrics {
     const { config, inventory, controls, priceSources } = ports;
     const now = ports.now ?? Date.now;
     const registers = [this.registry];
+    new Gauge({
+      name: "rfq_mode_info",
+      help: "Always 1; the label says how this instance runs: paper, production or acceptance",
+      labelNames: ["mode"] as const,
+      aggregator: "first",
+      registers,
+    }).set({ mode: config.mode }, 1);
     new Gauge({
       name: "rfq_inventory_balance_units",
       help: "Maker balance by token, smallest units (last chain read)",

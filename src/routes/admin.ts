@@ -10,6 +10,8 @@
  *   GET  /admin/inventory                 balances, reservations, ATAs (amounts as strings)
  *   GET  /admin/fills?from=&to=&limit=    landed fills from the fill ledger (default: the last 24 h)
  *   GET  /admin/fees?from=&to=            fees owed by mint (default: this UTC month so far)
+ *   GET  /admin/report?from=&to=&format=  `npm run report`'s report from this instance's ledger
+ *                                         (default: today, UTC; text, csv or json)
  *   GET|PUT|DELETE /admin/takers/...      the toxic-flow controls' flags and lists (admin-takers.ts)
  *
  * `from` and `to` as `npm run report` takes them: YYYY-MM-DD (UTC; a bare `to` includes that day) or
@@ -25,7 +27,14 @@ import { apiKeyAuth } from "../http/auth.ts";
 import { parseJsonBody } from "../http/body.ts";
 import type { AppEnv } from "../http/env.ts";
 import type { Ledger } from "../ledger/ledger.ts";
-import { feesOwedByMint, landedFills, type ReportRange, reportRange } from "../ledger/report.ts";
+import {
+  feesOwedByMint,
+  landedFills,
+  ledgerReport,
+  type ReportRange,
+  reportRange,
+} from "../ledger/report.ts";
+import { formatReport, withSymbolsOf } from "../ledger/report-format.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import type { TakerStanding } from "../toxicity/interface.ts";
 import { registerTakerAdminRoutes } from "./admin-takers.ts";
@@ -52,6 +61,7 @@ const fillsQuery = z.object({
   limit: z.coerce.number().int().min(1).max(10_000).default(1_000),
 });
 const feesQuery = fillsQuery.omit({ limit: true });
+const reportQuery = feesQuery.extend({ format: z.enum(["text", "csv", "json"]).default("text") });
 
 const pauseBody = z.object({ reason: z.string().min(1).max(200).default("paused by admin API") });
 const pairBody = z.object({ enabled: z.boolean().nullable() });
@@ -158,6 +168,19 @@ export function registerAdminRoutes(app: Hono<AppEnv>, deps: AdminDeps): void {
       from: new Date(range.fromMs).toISOString(),
       to: new Date(range.toMs).toISOString(),
       fees,
+    });
+  });
+
+  // What `npm run report` prints, from this instance's ledger: the embedded one is open here only.
+  app.get("/admin/report", async (c) => {
+    const q = query(reportQuery, c.req.query());
+    const today = new Date(now()).toISOString().slice(0, 10);
+    const range = rangeOf({ from: q.from ?? today, to: q.to ?? today }, 0);
+    const report = await ledgerReport((await ledger()).db, range);
+    const body = formatReport(withSymbolsOf(deps.tokensByMint, report), q.format);
+    return c.body(body, 200, {
+      "content-type":
+        q.format === "json" ? "application/json" : q.format === "csv" ? "text/csv" : "text/plain",
     });
   });
 

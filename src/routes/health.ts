@@ -27,12 +27,14 @@ async function runProbe(probe: () => Promise<boolean>): Promise<boolean> {
  * `allowed`: the production allowances in force (ALLOW_NO_API_KEY, ...), listed on /ready as
  * `allowedUnsafe` so that a load balancer's or an engineer's look at readiness shows them.
  * `draining`: true once the process is shutting down; /ready then answers 503 at once.
+ * `mode`: paper, production or acceptance, on /ready so that nobody mistakes one for another.
  */
 export function registerHealthRoutes(
   app: Hono<AppEnv>,
   probes: readonly ReadinessProbe[],
   allowed: readonly string[] = [],
   draining: () => boolean = () => false,
+  mode?: string,
 ): void {
   app.get("/health", (c) => c.json({ status: "ok" }));
   app.get("/ready", async (c) => {
@@ -43,6 +45,7 @@ export function registerHealthRoutes(
     return c.json(
       {
         status: ready ? "ready" : "not ready",
+        ...(mode ? { mode } : {}),
         checks,
         ...(allowed.length ? { allowedUnsafe: allowed } : {}),
       },

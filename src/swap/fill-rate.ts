@@ -77,8 +77,9 @@ export class FillRate {
     this.minSample = opts.minSample ?? 20;
     this.warnEveryMs = opts.warnEveryMs ?? 60_000;
     this.now = opts.now ?? Date.now;
-    // No data is not a 0% fill rate: NaN keeps `rfq_fill_rate_1h < 0.95` alerts quiet until there is.
-    opts.metrics.fillRate.set(Number.NaN);
+    // No data is not a 0% fill rate: 1 (nothing failed) with 0 decided, which the alerts' minimum volume ignores.
+    opts.metrics.fillRate.set(1);
+    opts.metrics.fillRateDecided.set(0);
   }
 
   /** Counts one decided swap request. Returns a token for an accepted one, to settle later. */
@@ -141,7 +142,8 @@ export class FillRate {
 
   private evaluate(): FillRateSnapshot {
     const s = this.snapshot();
-    this.opts.metrics.fillRate.set(s.ratio ?? Number.NaN);
+    this.opts.metrics.fillRate.set(s.ratio ?? 1);
+    this.opts.metrics.fillRateDecided.set(s.decided);
     const now = this.now();
     if (
       s.ratio !== undefined &&

@@ -48,6 +48,7 @@ const safeEnv = () => ({
   MAKER_KEYPAIR: keyFile(`maker-${Math.random().toString(36).slice(2)}.json`, 0o600),
   API_KEY,
   CONFIG: livePricedConfig,
+  DATABASE_URL: "postgres://rfq@127.0.0.1:5432/rfq",
 });
 
 function refusal(env: Record<string, string | undefined>): string {
@@ -119,6 +120,18 @@ describe("production mode refuses unsafe settings unless each is allowed by name
     expect(message).not.toMatch(/API_KEY: unset/);
     expect(message).toMatch(/priced by a static source/);
     expect(message).toMatch(/chmod 600/);
+  });
+
+  it("finding 4: refuses production with the embedded ledger (DATABASE_URL unset), and starts with ALLOW_EMBEDDED_LEDGER=1", () => {
+    const env = { ...safeEnv(), DATABASE_URL: undefined };
+    expect(refusal(env)).toMatch(
+      /^DATABASE_URL: unset in production mode: the fill ledger would be the embedded one in data\/ledger.*\n {2}fix: set DATABASE_URL .*or ALLOW_EMBEDDED_LEDGER=1/,
+    );
+    expect(loadConfig({ ...env, ALLOW_EMBEDDED_LEDGER: "1" }).hazards).toEqual([
+      expect.objectContaining({ allowance: "ALLOW_EMBEDDED_LEDGER", allowed: true }),
+    ]);
+    // No ledger at all is not the embedded one.
+    expect(loadConfig({ ...env, LEDGER: "off" }).hazards).toEqual([]);
   });
 
   it("leaves the paper setup alone (no API key and static prices are its point)", () => {

@@ -133,7 +133,8 @@ describe("SIGTERM", () => {
       slow.send("POST", "/quote", JSON.stringify(quoteBody()), 5);
       await new Promise((r) => setTimeout(r, 200));
       w.proc.kill("SIGTERM");
-      await new Promise((r) => setTimeout(r, 300));
+      // A second signal as a person sends it: well after the first (DUPLICATE_SIGNAL_MS).
+      await new Promise((r) => setTimeout(r, 1_000));
       w.proc.kill("SIGTERM");
       const exit = await w.exited;
       expect(exit.code).toBe(1);

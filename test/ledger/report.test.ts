@@ -195,7 +195,9 @@ describe.each(BACKENDS)("ledger reports on %s", (backend) => {
   });
 });
 
-const npmReport = (args: string[], env: Record<string, string>) => npmRun("report", args, env);
+// PAPER=1: a DATABASE_URL without RPC_URL is the paper setup only when it says so (issue 47, finding 1).
+const npmReport = (args: string[], env: Record<string, string>) =>
+  npmRun("report", args, { PAPER: "1", ...env });
 
 describe("npm run report and the admin API", () => {
   let url: string;
@@ -230,12 +232,27 @@ describe("npm run report and the admin API", () => {
     expect(report.rejectionsByReason[0]).toEqual({ reason: "QUOTE_EXPIRED", count: 2 });
   });
 
-  it("refuses a missing range or an unknown format with exit 64 and the problem named", {
+  it("finding 5: defaults to today (UTC): no range at all, and --from alone as the runbook runs it", {
     timeout: 60_000,
   }, async () => {
-    const missing = await npmReport(["--from", "2026-11-05"], { DATABASE_URL: url });
-    expect(missing.code).toBe(64);
-    expect(missing.stderr).toMatch(/--from and --to are required/);
+    const today = new Date().toISOString().slice(0, 10);
+    const tomorrow = new Date(Date.parse(today) + 86_400_000).toISOString().slice(0, 10);
+    for (const args of [[], ["--from", today, "--format", "text"]]) {
+      const r = await npmReport(args, { DATABASE_URL: url });
+      expect(r.stderr).toBe("");
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain(
+        `Fill ledger report, ${today}T00:00:00.000Z to ${tomorrow}T00:00:00.000Z (end excluded)`,
+      );
+    }
+  });
+
+  it("refuses an unknown format or a reversed range with exit 64 and the problem named", {
+    timeout: 60_000,
+  }, async () => {
+    const reversed = await npmReport(["--from", "2026-11-06", "--to", "2026-11-05"], { DATABASE_URL: url });
+    expect(reversed.code).toBe(64);
+    expect(reversed.stderr).toMatch(/--to \(2026-11-05\) must be after --from/);
     const format = await npmReport(["--from", "2026-11-05", "--to", "2026-11-06", "--format", "xml"], {
       DATABASE_URL: url,
     });

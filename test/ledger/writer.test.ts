@@ -40,6 +40,23 @@ const rowsOf = async (records: LedgerRecord[]) => {
 };
 
 describe.each(makers)("ledger writer over the %s journal", (_name, makeJournal) => {
+  it("finding 4: stamps every decision and fill row with the mode and the maker that wrote it", async () => {
+    const journal = makeJournal();
+    const d = decision();
+    const records: LedgerRecord[] = [d, settlement(d)];
+    for (const r of records) await journal.appendLedger(r);
+    const stamp = { mode: "production", maker: "Maker1111111111111111111111111111111111111" };
+    const writer = new LedgerWriter({ journal, ledger, metrics: new Metrics(), log, stamp });
+    expect(await writer.drain()).toBe(2);
+    for (const table of ["swap_decisions", "fills"]) {
+      const rows = await ledger.db.query<{ mode: string; maker: string }>(
+        `SELECT mode, maker FROM ${table} WHERE quote_id = $1`,
+        [d.quoteId],
+      );
+      expect(rows).toEqual([stamp]);
+    }
+  });
+
   it("writes every journaled decision and settlement once and empties the outbox", async () => {
     const journal = makeJournal();
     const metrics = new Metrics();

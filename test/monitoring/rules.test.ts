@@ -1,7 +1,7 @@
 /**
  * The alert rules (deploy/monitoring/prometheus/alerts.yml): `promtool check rules` and the rule unit
  * tests `promtool test rules alerts.test.yml` (each threshold on both sides: fill rate 0.94 fires the
- * critical alert, 0.96 only the warning, NaN nothing; ...), and every rule's runbook anchor exists.
+ * critical alert, 0.96 only the warning, nothing with no swap decided or under the minimum volume of 20 decided swaps; ...), and every rule's runbook anchor exists.
  *
  * promtool is Debian's `prometheus` package. Without it on the PATH these tests are skipped, except
  * when REQUIRE_PROMTOOL=1 (CI sets it in .ci/run, after installing the package): then they fail, so CI

@@ -150,13 +150,15 @@ describe("npm run doctor (against the local chain's JSON-RPC endpoint)", () => {
     });
     const server = await startRpcServer(chain, { host: "127.0.0.1", port: 0 });
     cleanups.push(() => server.close());
-    // A production setup whose one accepted hazard is the shipped static prices (a warn row).
+    // A production setup whose accepted hazards are the shipped static prices and the embedded ledger
+    // (warn rows).
     const env = {
       RPC_URL: server.url,
       MAKER_KEYPAIR: keyFile,
       REDIS_URL: redisUrl(),
       API_KEY: "operator-key-0123456789",
       ALLOW_STATIC_PRICES: "1",
+      ALLOW_EMBEDDED_LEDGER: "1",
     };
 
     const report = await npmRun("doctor", [], env);
@@ -176,6 +178,7 @@ describe("npm run doctor (against the local chain's JSON-RPC endpoint)", () => {
     expect(fixed.code).toBe(0);
     expect(chain.svm.getAccount(wsolAta)!.data.length).toBe(165);
     expect(fixed.stdout).toMatch(/unsafe static prices\s+warn\s+.*allowed by ALLOW_STATIC_PRICES=1/);
-    expect(fixed.stdout).toMatch(/ready \(2 warning\(s\)\)/); // the new wSOL ATA is empty, static prices
+    // the new wSOL ATA is empty, static prices, the embedded ledger
+    expect(fixed.stdout).toMatch(/ready \(3 warning\(s\)\)/);
   });
 });

@@ -64,6 +64,8 @@ describe("registration", () => {
       DATA_DIR: dataDir,
       API_KEY: "operator-key-0123456789",
       PORT: "9123",
+      // API_KEY without RPC_URL is the paper setup only when it says so (issue 47, finding 1).
+      PAPER: "1",
     });
     expect(res.code).toBe(0);
     expect(res.stdout).not.toContain("operator-key-0123456789");

@@ -7,6 +7,7 @@ const production = {
   REDIS_URL: "redis://127.0.0.1:6379",
   API_KEY: "0123456789abcdef0123",
   ALLOW_STATIC_PRICES: "1",
+  DATABASE_URL: "postgres://rfq@127.0.0.1:5432/rfq",
 };
 
 function refusal(env: Record<string, string>): string {
@@ -40,7 +41,9 @@ describe("SIGNER_URL in the webhook's configuration", () => {
   });
 
   it("requires REDIS_URL (the signer reads quotes from the shared store), and the three TLS files for https", () => {
-    expect(refusal({ SIGNER_URL: "unix:///run/signer.sock" })).toMatch(/SIGNER_URL: requires REDIS_URL/);
+    expect(refusal({ SIGNER_URL: "unix:///run/signer.sock", PAPER: "1" })).toMatch(
+      /SIGNER_URL: requires REDIS_URL/,
+    );
     expect(refusal({ ...production, SIGNER_URL: "https://signer:7443", SIGNER_CA: "/ca.pem" })).toMatch(
       /SIGNER_CLIENT_CERT, SIGNER_CLIENT_KEY: required with an https:\/\/ SIGNER_URL/,
     );

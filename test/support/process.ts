@@ -66,6 +66,8 @@ export function startWebhook(env: Record<string, string>): WebhookProcess {
   return spawnCaptured("src/main.ts", [], {
     REDIS_URL: "",
     RPC_URL: "",
+    // The paper setup on purpose: tests give it Redis or a key without RPC_URL (config/load.ts).
+    PAPER: "1",
     DATA_DIR: dataDir,
     LOG_LEVEL: "info",
     // No fill ledger: an embedded one would initdb into every fresh DATA_DIR (seconds of CPU each);

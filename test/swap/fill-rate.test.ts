@@ -11,16 +11,20 @@ function setUp(opts: { minSample?: number } = {}) {
   const metrics = new Metrics();
   const rate = new FillRate({ metrics, log, now: () => now, minSample: opts.minSample ?? 20 });
   const gauge = async () => (await metrics.fillRate.get()).values[0]?.value;
-  return { rate, lines, gauge, advance: (ms: number) => (now += ms) };
+  const decided = async () => (await metrics.fillRateDecided.get()).values[0]?.value;
+  return { rate, lines, gauge, decided, advance: (ms: number) => (now += ms) };
 }
 
 const warnings = (lines: { level: number; msg: string }[]) => lines.filter((l) => l.level === 40);
 
 describe("FillRate", () => {
-  it("reports no rate (NaN on the gauge) before any swap is decided", async () => {
-    const { rate, gauge } = setUp();
+  it("reports no rate before any swap is decided: the gauge 1 (never NaN) over 0 decided", async () => {
+    const { rate, gauge, decided } = setUp();
     expect(rate.snapshot().ratio).toBeUndefined();
-    expect(await gauge()).toBeNaN();
+    expect(await gauge()).toBe(1);
+    expect(await decided()).toBe(0);
+    rate.settle(rate.recordDecision("accepted")!, false);
+    expect(await decided()).toBe(1);
   });
 
   it("counts an accepted swap only once its fill has settled, landed or not", async () => {

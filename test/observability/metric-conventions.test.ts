@@ -1,0 +1,47 @@
+/**
+ * Finding 8 of issue 47, the metrics: Prometheus' conventions on a freshly started service's /metrics
+ * (the operations listener of a service composed as `npm start` composes it): no sample is NaN
+ * (`rfq_fill_rate_1h` was NaN until the first swap), no gauge is named `_total` (a counter suffix),
+ * and the counters whose labels are a closed set are present at 0 before their first event.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Service } from "../../src/compose.ts";
+import { listen } from "../support/harness.ts";
+import { testService } from "../support/service.ts";
+
+let service: Service;
+let text: string;
+
+beforeAll(async () => {
+  service = await testService();
+  const ops = await listen(service.opsApp);
+  try {
+    text = await (await ops.fetch("/metrics", {})).text();
+  } finally {
+    await ops.close();
+  }
+}, 60_000);
+afterAll(async () => {
+  await service?.close();
+});
+
+const types = () =>
+  [...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((m) => ({ name: m[1] as string, type: m[2] as string }));
+
+describe("finding 8: /metrics follows Prometheus' conventions from the first scrape", () => {
+  it("has no NaN sample; the fill rate is 1 over 0 decided swaps", () => {
+    expect(text.split("\n").filter((l) => !l.startsWith("#") && /\sNaN$/.test(l))).toEqual([]);
+    expect(text).toMatch(/\nrfq_fill_rate_1h 1\n/);
+    expect(text).toMatch(/\nrfq_fill_rate_decided_1h 0\n/);
+  });
+
+  it("names no gauge with the counter suffix _total", () => {
+    expect(types().filter((t) => t.type === "gauge" && t.name.endsWith("_total"))).toEqual([]);
+  });
+
+  it("shows the fill outcomes and ledger write errors at 0 before any fill", () => {
+    for (const outcome of ["landed", "failed", "expired"])
+      expect(text).toContain(`\nrfq_fills_total{outcome="${outcome}"} 0\n`);
+    expect(text).toMatch(/\nrfq_ledger_write_errors_total 0\n/);
+  });
+});

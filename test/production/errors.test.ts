@@ -1,0 +1,175 @@
+/**
+ * Finding 8 of issue 47: errors a person can act on. Each case is one item of the finding, seen on
+ * main: a `.env` file silently ignored; a near-miss name not named in the refusal it causes; settings
+ * missing from the README's table; REDIS_URL without a scheme given as "Invalid URL"; EADDRINUSE as a
+ * stack trace; the banner naming dist/config/default.json while the maker edits config/default.json.
+ * The start-up cases run the compiled service (`npm start`'s dist/src/main.js) as its own process.
+ */
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { join } from "node:path";
+import { Keypair } from "@solana/web3.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../../config/load.ts";
+import { envSchema } from "../../config/schema.ts";
+import { REPO_ROOT } from "../../tooling/processes.ts";
+import { fileTempDir } from "../support/tmp.ts";
+
+beforeAll(() => {
+  execFileSync(process.execPath, [join(REPO_ROOT, "scripts", "build.mjs"), "--if-stale"], {
+    cwd: REPO_ROOT,
+    stdio: "inherit",
+  });
+}, 240_000);
+
+function refusal(env: Record<string, string | undefined>): string {
+  try {
+    loadConfig(env);
+  } catch (e) {
+    expect(e).toBeInstanceOf(ConfigError);
+    return (e as Error).message;
+  }
+  throw new Error("started");
+}
+
+/** Runs the compiled service from `cwd` until it prints its banner or exits; then stops it. */
+async function startBuilt(
+  cwd: string,
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [join(REPO_ROOT, "dist", "src", "main.js")], {
+    cwd,
+    env: {
+      PATH: process.env.PATH,
+      HOST: "127.0.0.1",
+      PORT: "0",
+      ADMIN_PORT: "0",
+      LEDGER: "off",
+      DATA_DIR: fileTempDir("errors-data"),
+      ...env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d) => {
+    stdout += d;
+  });
+  child.stderr.on("data", (d) => {
+    stderr += d;
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+  const until = Date.now() + 60_000;
+  while (!stdout.includes("/permissioned-tokens") && child.exitCode === null && Date.now() < until)
+    await new Promise((r) => setTimeout(r, 100));
+  if (child.exitCode === null) child.kill("SIGTERM");
+  const code = await exited;
+  return { code, stdout, stderr };
+}
+
+describe("finding 8: errors a person can act on", () => {
+  it("warns that a .env file in the working directory is not read, naming it and how to load it", {
+    timeout: 90_000,
+  }, async () => {
+    const dir = fileTempDir("dotenv");
+    writeFileSync(join(dir, ".env"), "API_KEY=never-read-by-the-service\n");
+    const r = await startBuilt(dir, {});
+    expect(r.stdout).toContain(`.env: ${join(dir, ".env")} is not read by this service`);
+    expect(r.stdout).toContain("set -a; . ./.env; set +a");
+  });
+
+  it("names the config file the maker edits (config/default.json), not the compiled copy", {
+    timeout: 90_000,
+  }, async () => {
+    const r = await startBuilt(REPO_ROOT, {});
+    expect(r.stdout).toContain(`config:      ${join(REPO_ROOT, "config", "default.json")}\n`);
+  });
+
+  it("gives EADDRINUSE as one line naming PORT and the address, exit 69, no stack trace", {
+    timeout: 90_000,
+  }, async () => {
+    const busy: Server = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, "127.0.0.1", resolve));
+    const port = (busy.address() as { port: number }).port;
+    try {
+      const r = await startBuilt(REPO_ROOT, { PORT: String(port) });
+      expect(r.code).toBe(69);
+      const lines = r.stderr.split("\n").filter((l) => l.trim());
+      expect(lines).toEqual([
+        `cannot start: PORT: 127.0.0.1:${port}: address in use (EADDRINUSE): another process listens there; stop it or set another PORT`,
+      ]);
+      expect(r.stdout).not.toMatch(/\n\s+at /);
+    } finally {
+      busy.close();
+    }
+  });
+
+  it.runIf(process.getuid?.() === 0 && existsSync("/usr/bin/setpriv"))(
+    "names the user a keypair file is not readable by (EACCES), as the image's user meets it",
+    { timeout: 90_000 },
+    async () => {
+      const dir = fileTempDir("eacces");
+      chmodSync(dir, 0o777);
+      const key = join(dir, "maker.json");
+      writeFileSync(key, JSON.stringify(Array.from(Keypair.generate().secretKey)), { mode: 0o600 });
+      // As `nobody`, the way the image's `node` user meets a key file owned by someone else.
+      const run = spawnSync(
+        "setpriv",
+        [
+          "--reuid=65534",
+          "--regid=65534",
+          "--clear-groups",
+          process.execPath,
+          join(REPO_ROOT, "dist", "src", "main.js"),
+        ],
+        {
+          cwd: REPO_ROOT,
+          env: {
+            PATH: process.env.PATH,
+            PAPER: "1",
+            MAKER_KEYPAIR: key,
+            DATA_DIR: dir,
+            LEDGER: "off",
+            PORT: "0",
+            ADMIN_PORT: "0",
+          },
+          encoding: "utf8",
+          timeout: 60_000,
+        },
+      );
+      expect(run.status).toBe(69);
+      expect(run.stderr.trim()).toMatch(
+        new RegExp(
+          `^cannot start: MAKER_KEYPAIR: .*${key}.*EACCES.*\\(not readable by user nobody \\(uid 65534, gid 65534\\): chown it to that uid, mode 0600\\)$`,
+        ),
+      );
+    },
+  );
+
+  it("names a near-miss variable in the refusal it causes (REDIS_ULR for REDIS_URL)", () => {
+    const message = refusal({
+      RPC_URL: "https://rpc.example",
+      MAKER_KEYPAIR: "/k.json",
+      REDIS_ULR: "redis://r",
+    });
+    expect(message).toContain("env: REDIS_ULR: not a setting of this service (did you mean REDIS_URL?)");
+  });
+
+  it("says REDIS_URL has no scheme, with the URL to write instead of 'Invalid URL'", () => {
+    expect(refusal({ REDIS_URL: "127.0.0.1:6379", PAPER: "1" })).toBe(
+      "env: REDIS_URL: 127.0.0.1:6379: no scheme: write redis://127.0.0.1:6379 (rediss:// for TLS, unix:///path/to/redis.sock for a socket)",
+    );
+  });
+
+  it("documents every setting in the README's table, ADMIN_API_KEY and PUBLIC_BASE_URL included", () => {
+    const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
+    const table = readme.slice(readme.indexOf("## Configuration"));
+    const rows = table.split("\n").filter((l) => l.startsWith("| `"));
+    for (const name of Object.keys(envSchema.shape))
+      expect(
+        rows.some((r) => r.split("|")[1]?.includes(`\`${name}\``)),
+        name,
+      ).toBe(true);
+  });
+});
