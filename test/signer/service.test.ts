@@ -272,6 +272,7 @@ describe("the signer service over its Unix socket", () => {
   it("the ops commands (doctor, registration) with SIGNER_URL take the signer's key and never make one", async () => {
     const dataDir = join(dir, "ops-data");
     const config = loadConfig({
+      PAPER: "1",
       SIGNER_URL: `unix://${socketPath}`,
       REDIS_URL: redisUrl(),
       DATA_DIR: dataDir,
@@ -672,6 +673,7 @@ describe("the issuer key in the signer (SIGNER_ISSUER_KEYPAIR): it makes the com
 
   it("a webhook with SIGNER_URL refuses ISSUER_KEYPAIR, and a configuration that issues a token needs a signer that holds the issuer key", async () => {
     const env = {
+      PAPER: "1",
       SIGNER_URL: `unix://${sock}`,
       REDIS_URL: redisUrl(),
       CONFIG: configFile,
