@@ -343,6 +343,8 @@ const OTHER_KNOWN_ENV = [
   // file may configure both processes.
   "SIGNER_KEYPAIR",
   "SIGNER_NEXT_KEYPAIR",
+  "SIGNER_ISSUER_KEYPAIR",
+  "SIGNER_RPC_URL",
   "SIGNER_SOCKET",
   "SIGNER_TLS_LISTEN",
   "SIGNER_TLS_CERT",
