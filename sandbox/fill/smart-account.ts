@@ -71,6 +71,8 @@ export interface WrapOverrides {
   payloadTail?: Uint8Array;
   /** Outer instructions appended after the execute. */
   outerAfter?: readonly TransactionInstruction[];
+  /** Outer instructions put beside the compute budget, before the execute. */
+  outerBefore?: readonly TransactionInstruction[];
   /** Compile the outer message against these lookup tables (the SDK's `_with_alts`). */
   lookupTables?: readonly AddressLookupTableAccount[];
   /** The outer compute-unit price instead of the quote's. */
@@ -184,6 +186,7 @@ export function buildSmartAccountTransaction(
   const instructions = [
     setComputeUnitLimitInstruction(computeUnitLimit),
     setComputeUnitPriceInstruction(computeUnitPrice),
+    ...(o.outerBefore ?? []),
     execute,
     ...(o.outerAfter ?? []),
   ];

@@ -8,6 +8,7 @@
 import { createTransferInstruction, getAssociatedTokenAddressSync } from "@solana/spl-token";
 import {
   AddressLookupTableAccount,
+  ComputeBudgetProgram,
   Keypair,
   type PublicKey,
   SystemProgram,
@@ -208,6 +209,23 @@ export const SMART_ACCOUNT_ATTACKS: readonly SmartAccountAttack[] = [
     name: "envelopeInsideNoComputeBudget: a compute-budget instruction inside the execute",
     code: FillRejectCode.INVALID_SMART_ACCOUNT,
     tamper: (s) => wrapped(s, { inner: beforeFill(setComputeUnitPriceInstruction(1n)) }),
+  },
+  {
+    name: "envelopeInsideNoComputeBudget: a compute-unit limit set inside the execute",
+    code: FillRejectCode.INVALID_SMART_ACCOUNT,
+    tamper: (s) =>
+      wrapped(s, { inner: beforeFill(ComputeBudgetProgram.setComputeUnitLimit({ units: 1_400_000 })) }),
+  },
+  {
+    name: "envelopeInsideNoComputeBudget: another compute-budget instruction (a heap frame) inside the execute",
+    code: FillRejectCode.INVALID_SMART_ACCOUNT,
+    tamper: (s) =>
+      wrapped(s, { inner: beforeFill(ComputeBudgetProgram.requestHeapFrame({ bytes: 64 * 1024 })) }),
+  },
+  {
+    name: "onlyAllowedInstructionsInOrder: an outer compute-budget instruction other than the limit and the price (a heap frame)",
+    code: FillRejectCode.INVALID_COMPUTE_BUDGET,
+    tamper: (s) => wrapped(s, { outerBefore: [ComputeBudgetProgram.requestHeapFrame({ bytes: 64 * 1024 })] }),
   },
   {
     name: "envelopeNamesTheProgram: an execute whose second account is not the smart-account program",

@@ -45,6 +45,11 @@ describe.each(SMART_ACCOUNT_SCENARIOS)("smart-account fill attacks refused (%s)"
     const s = make();
     const r = validate(s, wrapped(s));
     expect(r.ok ? "accepted" : `${r.code}: ${r.detail}`).toBe("accepted");
+    // The executor tells who pays the fee from this: present exactly for a smart-account fill.
+    const sa = r.ok ? r.fill.smartAccount : undefined;
+    expect(sa?.settings.toBase58()).toBe(s.account.settings.toBase58());
+    // The execute lists the members last first (the SDK inserts each at the front).
+    expect(sa?.members.map(String).sort()).toEqual(s.account.members.map(String).sort());
   });
 
   it.each(SMART_ACCOUNT_ATTACKS.map((a) => [a.name, a] as const))("refuses %s", (_name, attack) => {
