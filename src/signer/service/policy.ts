@@ -19,7 +19,7 @@
  * Every refusal is one log line with its code; every signature one line with quoteId and message hash.
  */
 import type { KeyObject } from "node:crypto";
-import { type Keypair, PublicKey } from "@solana/web3.js";
+import { type Keypair, PublicKey, type VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
 import type { Config } from "../../../config/load.ts";
 import type { PriceSource } from "../../../pricing/interface.ts";
@@ -31,7 +31,7 @@ import { FillRejectCode, messageBytesHash, validateFill } from "../../fill/valid
 import { buildCompanion } from "../../issuance/companion.ts";
 import { IssuancePolicies } from "../../issuance/policy.ts";
 import type { Logger } from "../../observability/logger.ts";
-import type { QuoteStore } from "../../quote-store/interface.ts";
+import type { QuoteStore, StoredQuote } from "../../quote-store/interface.ts";
 import { checkTakerSignatures } from "../../swap/signatures.ts";
 import { KeypairSigner } from "../index.ts";
 import { SignerRefusalCode } from "../protocol.ts";
@@ -149,19 +149,7 @@ export class SigningPolicy {
     }
     if (!quote)
       return refuse(SignerRefusalCode.UNKNOWN_QUOTE, `no quote ${quoteId} in the store`, { messageHash });
-    const payer = tx.message.staticAccountKeys[0];
-    const held = this.#keys.find((k) => payer?.equals(k.publicKey));
-    if (!held)
-      return refuse(FillRejectCode.INVALID_FEE_PAYER, "the fee payer is not one of the signer's keys");
-    const validation = validateFill({
-      tx,
-      messageHash,
-      quote,
-      maker: held.publicKey,
-      tokens: this.opts.config.tokensByMint,
-      maxFeeLamports: this.maxFeeLamports,
-      expiryGraceSeconds: this.opts.expiryGraceSeconds ?? 5n,
-    });
+    const { held, validation } = this.#validate(tx, messageHash, quote);
     if (!validation.ok) return refuse(validation.code, validation.detail, { messageHash });
     const fill = validation.fill;
     const policies = new IssuancePolicies(this.opts.config);
@@ -251,21 +239,7 @@ export class SigningPolicy {
     if (!quote)
       return refuse(SignerRefusalCode.UNKNOWN_QUOTE, `no quote ${quoteId} in the store`, { messageHash });
 
-    // The signer key held here picks the key (a rotation signs for both): the fee payer of a plain
-    // fill, a later signer of a smart-account fill; a stranger is judged against the active key, and
-    // the rules refuse it with their own code.
-    const signers = tx.message.staticAccountKeys.slice(0, tx.message.header.numRequiredSignatures);
-    const held = this.#keys.find((k) => signers.some((s) => s.equals(k.publicKey))) ?? this.#keys[0]!;
-    const validation = validateFill({
-      tx,
-      messageHash,
-      quote,
-      maker: held.publicKey,
-      tokens: this.opts.config.tokensByMint,
-      maxFeeLamports: this.maxFeeLamports,
-      raisedFeeCap: this.raisedFeeCapOf(quote.request.tokenIn, quote.request.tokenOut),
-      expiryGraceSeconds: this.opts.expiryGraceSeconds ?? 5n,
-    });
+    const { held, validation } = this.#validate(tx, messageHash, quote);
     if (!validation.ok) {
       return refuse(validation.code, validation.detail, { messageHash, rule: validation.rule });
     }
@@ -399,6 +373,28 @@ export class SigningPolicy {
   }
 
   /** true: the earlier message can still land; false: it cannot; a string: it cannot be told (why). */
+  /**
+   * The fill rules, judged for the key held here that the transaction names as a signer (a rotation
+   * signs for both): the fee payer of a plain fill, a later signer of a smart-account fill; a stranger
+   * is judged against the active key, and the rules refuse it with their own code. One judgment for
+   * the fill and for its companion, so a fill signed here is never refused at its mint.
+   */
+  #validate(tx: VersionedTransaction, messageHash: string, quote: StoredQuote) {
+    const signers = tx.message.staticAccountKeys.slice(0, tx.message.header.numRequiredSignatures);
+    const held = this.#keys.find((k) => signers.some((s) => s.equals(k.publicKey))) ?? this.#keys[0]!;
+    const validation = validateFill({
+      tx,
+      messageHash,
+      quote,
+      maker: held.publicKey,
+      tokens: this.opts.config.tokensByMint,
+      maxFeeLamports: this.maxFeeLamports,
+      raisedFeeCap: this.raisedFeeCapOf(quote.request.tokenIn, quote.request.tokenOut),
+      expiryGraceSeconds: this.opts.expiryGraceSeconds ?? 5n,
+    });
+    return { held, validation };
+  }
+
   private async mayStillLand(prior: QuoteRecord): Promise<boolean | string> {
     const chain = this.opts.chain;
     if (!chain) return "the signer has no chain reader (SIGNER_RPC_URL) to tell";
