@@ -576,7 +576,7 @@ describe("the issuer key in the signer (SIGNER_ISSUER_KEYPAIR): it makes the com
   });
 
   /** A buy of `amount` TBILL by `taker` (USDC in at the NAV), stored as the webhook stores it. */
-  async function buy(amount: bigint, taker: Keypair = holder) {
+  async function buy(amount: bigint, taker: Keypair = holder, computeUnitPrice?: bigint) {
     const q = storedQuote({
       quoteId: `tbill-${++seq}-${Date.now()}`,
       maker: maker.publicKey,
@@ -598,6 +598,7 @@ describe("the issuer key in the signer (SIGNER_ISSUER_KEYPAIR): it makes the com
           taker: taker.publicKey,
           tokens: issuedTokens,
           recentBlockhash: blockhash(),
+          ...(computeUnitPrice === undefined ? {} : { computeUnitPrice }),
         }),
       ),
       taker,
@@ -642,6 +643,15 @@ describe("the issuer key in the signer (SIGNER_ISSUER_KEYPAIR): it makes the com
     );
     expect(keys[transfer!.accountKeyIndexes[1]!]!.equals(tip)).toBe(true);
     expect(Buffer.from(transfer!.data).readBigUInt64LE(4)).toBe(TBILL_LIMITS.tipLamports);
+  });
+
+  it("makes the companion of a raised-fee fill it signed: the fill and its companion are judged by one validation", async () => {
+    clock = Date.parse("2030-04-01T00:00:00Z");
+    // One micro-lamport above the quoted compute-unit price: inside the default raise cap, so signed.
+    const { q, tx } = await buy(10_000_000n, holder, 53_771n);
+    await c.sign(tx, { quoteId: q.quoteId });
+    const companion = await companionOf(q.quoteId, tx);
+    expect(companion.message.staticAccountKeys[0]!.equals(setup.issuer.publicKey)).toBe(true);
   });
 
   it("refuses a companion for a fill it did not sign for that quote (SIGNER_COMPANION_UNSIGNED_FILL), and a second one for a quote (SIGNER_COMPANION_ALREADY_MADE)", async () => {

@@ -372,7 +372,6 @@ export class SigningPolicy {
     return { ok: true, signature, messageHash, maker: held.base58 };
   }
 
-  /** true: the earlier message can still land; false: it cannot; a string: it cannot be told (why). */
   /**
    * The fill rules, judged for the key held here that the transaction names as a signer (a rotation
    * signs for both): the fee payer of a plain fill, a later signer of a smart-account fill; a stranger
@@ -395,6 +394,7 @@ export class SigningPolicy {
     return { held, validation };
   }
 
+  /** true: the earlier message can still land; false: it cannot; a string: it cannot be told (why). */
   private async mayStillLand(prior: QuoteRecord): Promise<boolean | string> {
     const chain = this.opts.chain;
     if (!chain) return "the signer has no chain reader (SIGNER_RPC_URL) to tell";
