@@ -370,7 +370,7 @@ export const holderRulesSchema = strictObject({
 /**
  * Issuance policy of one permissioned token (keyed by its symbol in `issuance`): the maker is its
  * issuer and mints what a taker buys just before the fill, and burns what a taker sells just after it,
- * in one bundle with the fill (src/swap/issuance.ts). What the maker can deliver of it is the issuance
+ * in one bundle with the fill (src/issuance/companion.ts). What the maker can deliver of it is the issuance
  * left under the caps, not held inventory.
  */
 export const issuanceSchema = strictObject({
