@@ -156,7 +156,10 @@ export const pairSchema = strictObject({
 export type PairConfig = z.infer<typeof pairSchema>;
 
 export const staticPriceSourceSchema = strictObject({
-  /** Fixed mids from the configuration (the paper setup's; production refuses them unless ALLOW_STATIC_PRICES). */
+  /**
+   * Fixed mids from the configuration (the paper setup's; production refuses them unless
+   * ALLOW_STATIC_PRICES).
+   */
   kind: z.literal("static"),
   /** Mid prices keyed "BASE/QUOTE", e.g. {"SOL/USDC": "180.25"}. */
   prices: z.record(z.string(), decimalString),
@@ -614,10 +617,14 @@ export const envSchema = z.object({
    * Node's own default is 511.
    */
   LISTEN_BACKLOG: z.coerce.number().int().min(1).max(65_535).default(4_096),
-  /** Path of the JSON configuration file; unset: config/default.json of the checkout (also for the compiled build: an edit needs no rebuild). */
+  /**
+   * Path of the JSON configuration file; unset: config/default.json of the checkout (also for the compiled
+   * build: an edit needs no rebuild).
+   */
   CONFIG: optionalNonEmpty,
   /**
-   * A single node: `redis://` or `rediss://` (TLS), or `unix:///path/to/redis.sock[?db=N]` for a Redis on
+   * Redis for the quote store, reservations and switches; unset (and no other topology): in memory. A
+   * single node: `redis://` or `rediss://` (TLS), or `unix:///path/to/redis.sock[?db=N]` for a Redis on
    * the same host (no TCP stack: less CPU per command on both sides; docs/deployment.md, "Redis topologies").
    */
   REDIS_URL: optionalNonEmpty.pipe(
@@ -670,20 +677,27 @@ export const envSchema = z.object({
     .enum(["0", "1", "true", "false", ""])
     .default("")
     .transform((v) => v !== "0" && v !== "false"),
-  /** The key the operator sends as X-API-KEY (16+ characters), checked in constant time; unset: no auth (production refuses that unless ALLOW_NO_API_KEY). */
+  /**
+   * The key the operator sends as X-API-KEY (16+ characters), checked in constant time; unset: no auth
+   * (production refuses that unless ALLOW_NO_API_KEY).
+   */
   API_KEY: optionalNonEmpty.pipe(z.string().min(16, "must be at least 16 characters").optional()),
-  /** Solana keypair JSON file (64-byte array) of the maker wallet, mode 0600; unset: the paper setup generates one into DATA_DIR. Must be unset with SIGNER_URL. */
+  /**
+   * Solana keypair JSON file (64-byte array) of the maker wallet, mode 0600; unset: the paper setup generates
+   * one into DATA_DIR. Must be unset with SIGNER_URL.
+   */
   MAKER_KEYPAIR: optionalNonEmpty,
   /**
    * Keypair file of the issuer key: the mint authority of the permissioned tokens in `issuance` (it may
    * differ from the maker key, which stays the fee payer). Unset: the paper setup generates one into
-   * DATA_DIR; in production a policy whose mintAuthority is not the maker key then stops the start.
+   * DATA_DIR; in production the maker key when it is in this process, and a policy whose mintAuthority
+   * is not the maker key then stops the start. Refused with SIGNER_URL (the signer's SIGNER_ISSUER_KEYPAIR).
    */
   ISSUER_KEYPAIR: optionalNonEmpty,
   /**
    * The signer service holding the maker's key (`npm run signer`): unix:///path/to/signer.sock or
    * https://host:port (mutual TLS with SIGNER_CA, SIGNER_CLIENT_CERT, SIGNER_CLIENT_KEY). Set: this
-   * process holds no key, and MAKER_KEYPAIR must be unset.
+   * process holds no key, MAKER_KEYPAIR must be unset, and a Redis topology is required.
    */
   SIGNER_URL: optionalNonEmpty.pipe(
     z
@@ -699,12 +713,15 @@ export const envSchema = z.object({
   SIGNER_CLIENT_KEY: optionalNonEmpty,
   /** How long one remote signature may take before the swap is refused, ms. */
   SIGNER_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(2_000),
-  /** One or more comma-separated JSON-RPC URLs; the first is read from, all are sent to. */
+  /**
+   * One or more comma-separated JSON-RPC URLs; the first is read from, all are sent to. Unset: the local
+   * chain.
+   */
   RPC_URL: optionalNonEmpty,
   /**
-   * One or more comma-separated Jito-style block engine URLs (https://host, optionally with a path
-   * prefix and `?uuid=`); bundles go to all, statuses are read from the first that knows them. Unset:
-   * the local bundle engine over the paper setup's chain, none in production.
+   * One or more comma-separated Jito-style block engine URLs (https://host, optionally with a path prefix
+   * and `?uuid=`; `/api/v1/...` is added); bundles go to all, statuses are read from the first that knows
+   * them. Unset: the local bundle engine over the paper setup's chain, none in production.
    */
   BUNDLE_URL: optionalNonEmpty.pipe(
     z
@@ -720,18 +737,23 @@ export const envSchema = z.object({
       )
       .optional(),
   ),
-  /** `1`: the operator's acceptance suite's canned /swap answers, with a loud warning; refused with RPC_URL. */
+  /**
+   * `1`: the operator's acceptance suite's canned /swap answers, with a loud warning; refused with RPC_URL.
+   */
   ACCEPTANCE_MODE: boolFlag,
   /**
    * `1`: the paper setup is meant even though a production setting (MAKER_KEYPAIR, a Redis topology,
    * DATABASE_URL, API_KEY, SIGNER_URL, BUNDLE_URL, OPERATOR_API_URL) is set without RPC_URL.
    */
   PAPER: boolFlag,
-  /** Folder for generated state in the embedded default (maker key). */
+  /** Folder for generated state: the paper setup's keys, the embedded fill ledger. */
   DATA_DIR: z.string().min(1).default("data"),
   /** pino level (info: a line per /swap, none per quote; debug: every quote). */
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-  /** Key for the admin API (pause, per-pair switches), sent as X-ADMIN-API-KEY. Unset: admin API off. */
+  /**
+   * Key for the admin API (pause, per-pair switches, takers, fills), sent as X-ADMIN-API-KEY (16+
+   * characters). Unset: every /admin route answers 404, and npm run doctor warns.
+   */
   ADMIN_API_KEY: optionalNonEmpty.pipe(z.string().min(16, "must be at least 16 characters").optional()),
   /**
    * Graceful shutdown (src/http/shutdown.ts): after SIGTERM, /ready is 503 and new connections are still
@@ -741,14 +763,20 @@ export const envSchema = z.object({
   SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(120_000).default(5_000),
   /** After SIGTERM: exit 1, naming what was cut, if not done by then (keep under the orchestrator's 30 s). */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(1_000).max(600_000).default(25_000),
-  /** The public base URL the operator is given at registration (npm run registration prints it). */
+  /**
+   * The https URL the operator reaches this webhook at, printed by npm run registration (npm run doctor
+   * warns when it is unset or not https).
+   */
   PUBLIC_BASE_URL: optionalNonEmpty.pipe(z.url({ protocol: /^https?$/ }).optional()),
   /**
    * The operations listener: /metrics, /admin/*, /health, /ready. Loopback by default so neither the
    * metrics nor the admin API face the network the operator reaches; 0 picks a free port.
    */
   ADMIN_PORT: z.coerce.number().int().min(0).max(65_535).default(8081),
-  /** The address the operations listener binds (loopback unless the metrics and admin API must be reached from elsewhere). */
+  /**
+   * The address the operations listener binds (loopback unless the metrics and admin API must be reached from
+   * elsewhere).
+   */
   ADMIN_HOST: z.string().min(1).default("127.0.0.1"),
   /**
    * Processes serving PORT (src/http/cluster.ts): a primary plus this many workers (node:cluster).

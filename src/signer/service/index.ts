@@ -59,11 +59,19 @@ export const signerEnvSchema = z.object({
   SIGNER_KEYPAIR: z.string().min(1, "required: the maker's keypair file"),
   /** A second key during a rotation (same permission check): signed for, advertised, not yet active. */
   SIGNER_NEXT_KEYPAIR: optional,
-  /** The issuer key of the tokens in `issuance` (same permission check): the signer makes each fill's companion mint under the caps in its own record; required with SIGNER_URL when `issuance` is configured. */
+  /**
+   * The issuer key of the tokens in `issuance` (same permission check): the signer makes each fill's
+   * companion mint under the caps in its own record; required with SIGNER_URL when `issuance` is configured.
+   */
   SIGNER_ISSUER_KEYPAIR: optional,
-  /** Unix socket to listen on, created mode 0600 (a stale socket file is replaced; any other file is refused). */
+  /**
+   * Unix socket to listen on, created mode 0600 (a stale socket file is replaced; any other file is refused).
+   */
   SIGNER_SOCKET: optional,
-  /** `host:port` to listen on with mutual TLS 1.3 (with SIGNER_TLS_CERT, SIGNER_TLS_KEY, SIGNER_TLS_CLIENT_CA). */
+  /**
+   * `host:port` to listen on with mutual TLS 1.3 (with SIGNER_TLS_CERT, SIGNER_TLS_KEY,
+   * SIGNER_TLS_CLIENT_CA).
+   */
   SIGNER_TLS_LISTEN: optional.pipe(
     z
       .string()
@@ -80,7 +88,10 @@ export const signerEnvSchema = z.object({
   SIGNER_LIMITS: z
     .string()
     .min(1, "required: the signer's policy file (see config/signer-limits.example.json)"),
-  /** JSON-RPC URL the signer asks whether a signed fill's blockhash is still valid; unset: a quote is never signed for a second message. */
+  /**
+   * JSON-RPC URL the signer asks whether a signed fill's blockhash is still valid; unset: a quote is never
+   * signed for a second message.
+   */
   SIGNER_RPC_URL: optional.pipe(z.url({ protocol: /^https?$/ }).optional()),
   /** The webhook's configuration file (tokens, limits.maxFeeLamports, redisPrefix): give it the same file. */
   CONFIG: optional,
