@@ -4,7 +4,7 @@
  * repository. A path is a relative Markdown link (resolved from the document's folder, and kept inside
  * the repository), or a token that starts with one of the repository's top-level folders and ends in a
  * file name with an extension or in a slash (`src/swap/executor.ts`, `docs/`, `test/fill/`), read from
- * the repository root. Citations of documents the repository does not hold are refused by name.
+ * the repository root. A link's anchor into a Markdown document must be one of its headings. Citations of documents the repository does not hold are refused by name.
  * Prints each problem and exits 1.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
@@ -85,13 +85,37 @@ export function commentsOf(file: string, text: string): string {
     .join("\n");
 }
 
-/** Relative Markdown link targets (no scheme, no bare anchor), without their anchor or query. */
-function markdownLinks(text: string): string[] {
-  const out: string[] = [];
+/** Relative Markdown links (no scheme): the path (empty for the document itself) and the anchor. */
+function markdownLinks(text: string): { path: string; anchor: string }[] {
+  const out: { path: string; anchor: string }[] = [];
   for (const m of text.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)) {
     const target = m[1]!;
-    if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith("#")) continue;
-    out.push(target.replace(/[#?].*$/, ""));
+    if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue;
+    const [path = "", anchor = ""] = target.replace(/\?[^#]*/, "").split("#");
+    out.push({ path, anchor });
+  }
+  return out;
+}
+
+/** The anchors a Markdown document's headings get, spelled as GitHub spells them, and its HTML ids. */
+export function headingAnchors(md: string): Set<string> {
+  const out = new Set<string>();
+  const counts = new Map<string, number>();
+  let fence = false;
+  for (const line of md.split("\n")) {
+    if (/^\s*(```|~~~)/.test(line)) fence = !fence;
+    const heading = fence ? null : line.match(/^#{1,6}\s+(.*?)\s*#*\s*$/);
+    if (heading) {
+      const slug = heading[1]!
+        .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1")
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N}\s_-]/gu, "")
+        .replace(/\s/g, "-");
+      const n = counts.get(slug) ?? 0;
+      counts.set(slug, n + 1);
+      out.add(n ? `${slug}-${n}` : slug);
+    }
+    for (const id of line.matchAll(/<a\s+(?:id|name)="([^"]+)"/g)) out.add(id[1]!);
   }
   return out;
 }
@@ -114,6 +138,8 @@ function namedPaths(text: string, tops: readonly string[]): string[] {
 export interface PathCheck {
   /** Whether a path relative to the repository root exists. */
   exists(path: string): boolean;
+  /** The anchors of a Markdown file relative to the repository root. */
+  anchors(path: string): Set<string>;
   /** The repository's top-level folders: a named path must start with one of them. */
   tops: readonly string[];
 }
@@ -132,13 +158,20 @@ export function problemsIn(file: string, text: string, check: PathCheck): string
     seen.add(line);
   };
   if (isMarkdown) {
-    for (const link of markdownLinks(text)) {
-      if (!link) continue;
-      const target = link.startsWith("/") ? link : posix.normalize(posix.join(posix.dirname(file), link));
+    for (const { path, anchor } of markdownLinks(text)) {
+      const target = !path
+        ? file
+        : path.startsWith("/")
+          ? path
+          : posix.normalize(posix.join(posix.dirname(file), path));
+      const shown = `${path}${anchor ? `#${anchor}` : ""}`;
       if (target.startsWith("/") || target === ".." || target.startsWith("../")) {
-        report(link, "links outside the repository");
+        report(shown, "links outside the repository");
       } else if (!runtime(target) && !check.exists(target)) {
-        report(link, "linked, but not in the repository");
+        report(shown, "linked, but not in the repository");
+      } else if (!runtime(target) && anchor && target.endsWith(".md")) {
+        const anchors = target === file ? headingAnchors(text) : check.anchors(target);
+        if (!anchors.has(anchor)) report(shown, `no heading of ${target} has the anchor #${anchor}`);
       }
     }
   }
@@ -155,7 +188,11 @@ export function problemsIn(file: string, text: string, check: PathCheck): string
 /** Every problem in the repository at `root`. */
 export function pathProblems(root: string = REPO_ROOT): string[] {
   const tops = readdirSync(root).filter((n) => !SKIPPED_DIRS.has(n) && statSync(join(root, n)).isDirectory());
-  const check: PathCheck = { exists: (p) => existsSync(resolve(root, p)), tops };
+  const check: PathCheck = {
+    exists: (p) => existsSync(resolve(root, p)),
+    anchors: (p) => headingAnchors(readFileSync(resolve(root, p), "utf8")),
+    tops,
+  };
   return listFiles(root).flatMap((f) => problemsIn(f, readFileSync(join(root, f), "utf8"), check));
 }
 

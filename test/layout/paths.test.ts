@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { type PathCheck, pathProblems, problemsIn } from "../../scripts/check-paths.ts";
+import { headingAnchors, type PathCheck, pathProblems, problemsIn } from "../../scripts/check-paths.ts";
 import { REPO_ROOT } from "../../scripts/import-graph.ts";
 
 const files = new Set([
@@ -22,6 +22,7 @@ const check: PathCheck = {
     const path = p.replace(/\/$/, "");
     return files.has(path) || [...files].some((f) => f.startsWith(`${path}/`));
   },
+  anchors: (p) => headingAnchors(p === "docs/operations.md" ? "# Operations\n\n## The kill switch\n" : ""),
   tops: ["src", "docs", "test"],
 };
 
@@ -47,13 +48,28 @@ describe("path check", () => {
 
   it("resolves a Markdown link from the document's folder, and refuses one that leaves the repository", () => {
     const md = [
-      "See [the contract](contract.md), [ops](operations.md#endpoints) and [main](../src/main.ts).",
+      "See [the contract](contract.md), [ops](operations.md#the-kill-switch) and [main](../src/main.ts).",
       "Not [this](docs/contract.md), read from the document's own folder, nor [that](../../notes.md).",
     ].join("\n");
     expect(problemsIn("docs/architecture.md", md, check)).toEqual([
       "docs/architecture.md: docs/contract.md: linked, but not in the repository",
       "docs/architecture.md: ../../notes.md: links outside the repository",
     ]);
+  });
+
+  it("refuses a link whose anchor is no heading of the linked document, its own included", () => {
+    const md =
+      "# Door\n\n[pause](docs/operations.md#the-kill-switch), [alerts](docs/operations.md#alerts), [up](#door), [x](#x)";
+    expect(problemsIn("README.md", md, check)).toEqual([
+      "README.md: docs/operations.md#alerts: no heading of docs/operations.md has the anchor #alerts",
+      "README.md: #x: no heading of README.md has the anchor #x",
+    ]);
+  });
+
+  it("spells a heading's anchor as GitHub does: lower case, punctuation dropped, spaces as hyphens, repeats numbered", () => {
+    expect([
+      ...headingAnchors("# GET /tokens and GET /permissioned-tokens\n## Two commands\n## Two commands\n"),
+    ]).toEqual(["get-tokens-and-get-permissioned-tokens", "two-commands", "two-commands-1"]);
   });
 
   it("reads a backticked path in a document from the repository root", () => {
