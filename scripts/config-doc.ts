@@ -3,7 +3,8 @@
  * with (the webhook's environment and configuration file in config/schema.ts, the signer service's
  * environment and policy file in src/signer/service/), so a setting added to a schema reaches the
  * document by regenerating it. Each row's type and default come from the zod schema itself, its meaning
- * from the JSDoc comment on the key in the source. `--check` (run by `npm run check`) exits 1 when the
+ * from the JSDoc comment on the key in the source; environment variables the shipped code reads by name
+ * outside the schemas are listed too. `--check` (run by `npm run check`) exits 1 when the
  * committed document differs from what the schemas give, or misses a name the service reads.
  */
 import { readFileSync, writeFileSync } from "node:fs";
@@ -15,6 +16,7 @@ import * as schema from "../config/schema.ts";
 import { parseArgs } from "../src/cli/args.ts";
 import * as signer from "../src/signer/service/index.ts";
 import * as signerLimits from "../src/signer/service/limits.ts";
+import { listFiles } from "./check-paths.ts";
 import { REPO_ROOT } from "./import-graph.ts";
 
 export const CONFIG_DOC = "docs/configuration.md";
@@ -301,12 +303,50 @@ function table(first: string, rows: Row[]): string {
   return lines.join("\n");
 }
 
-/** The names the webhook's environment schema and the signer's read, and those read outside both. */
-export function environmentNames(): { webhook: string[]; signer: string[]; other: string[] } {
+/** The folders whose code ships: an environment variable read there is a setting of the service. */
+export const SHIPPED_FOLDERS = ["src", "config", "pricing", "inventory", "amounts"] as const;
+
+/**
+ * Environment variables the shipped code reads by name (`process.env.NAME`, `env.NAME`,
+ * `process.env["NAME"]`), each with the files that read it.
+ */
+export function environmentReads(root: string = REPO_ROOT): Map<string, string[]> {
+  const reads = new Map<string, string[]>();
+  const files = listFiles(root).filter(
+    (f) => /\.ts$/.test(f) && SHIPPED_FOLDERS.some((top) => f.startsWith(`${top}/`)),
+  );
+  for (const file of files) {
+    const text = readFileSync(join(root, file), "utf8");
+    for (const m of text.matchAll(
+      /\b(?:process\.env|env)(?:\.([A-Z][A-Z0-9_]*)\b|\[\s*["']([A-Z][A-Z0-9_]*)["']\s*\])/g,
+    )) {
+      const name = (m[1] ?? m[2])!;
+      const where = reads.get(name) ?? [];
+      if (!where.includes(file)) where.push(file);
+      reads.set(name, where);
+    }
+  }
+  return reads;
+}
+
+/**
+ * The names the webhook's environment schema and the signer's read, those known outside both, and
+ * those the shipped code reads directly that none of these holds.
+ */
+export function environmentNames(root: string = REPO_ROOT): {
+  webhook: string[];
+  signer: string[];
+  other: string[];
+  direct: Map<string, string[]>;
+} {
   const webhook = Object.keys(schema.envSchema.shape);
   const signerNames = Object.keys(signer.signerEnvSchema.shape);
   const other = [...load.KNOWN_ENV].filter((n) => !webhook.includes(n) && !signerNames.includes(n)).sort();
-  return { webhook, signer: signerNames, other };
+  const known = new Set([...webhook, ...signerNames, ...other]);
+  const direct = new Map(
+    [...environmentReads(root)].filter(([n]) => !known.has(n)).sort(([a], [b]) => a.localeCompare(b)),
+  );
+  return { webhook, signer: signerNames, other, direct };
 }
 
 /** docs/configuration.md, as the schemas give it. */
@@ -344,6 +384,12 @@ webhook's primary process for its workers; not settings of the service, but know
 are not warned about as typos (\`KNOWN_ENV\` in \`config/load.ts\`):
 ${names.other.map((n) => `\`${n}\``).join(", ")}.
 
+## Read directly by the code
+
+Read by name in the shipped code, outside the schemas above (a setting here is not validated at start):
+
+${names.direct.size ? [...names.direct].map(([n, files]) => `- \`${n}\`: ${files.map((f) => `\`${f}\``).join(", ")}`).join("\n") : "(none)"}
+
 ## The configuration file
 
 From \`fileConfigSchema\` in \`config/schema.ts\`; the file is \`CONFIG\` (default \`config/default.json\`).
@@ -365,7 +411,7 @@ ${table("key", doc.rows(signerLimits.limitsFileSchema))}
 export function configDocProblems(committed: string, generated: string): string[] {
   const problems: string[] = [];
   const names = environmentNames();
-  for (const n of [...names.webhook, ...names.signer, ...names.other])
+  for (const n of [...names.webhook, ...names.signer, ...names.other, ...names.direct.keys()])
     if (!committed.includes(`\`${n}\``))
       problems.push(`${CONFIG_DOC} does not name ${n}, a setting the service reads`);
   if (committed !== generated)

@@ -3,12 +3,19 @@
  * check` fails when the committed file is not what they give: shown here on a schema with a new key,
  * on a document missing a setting, and on the repository itself.
  */
-import { readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { envSchema } from "../../config/schema.ts";
-import { CONFIG_DOC, configDocProblems, renderConfigDoc, SchemaDoc } from "../../scripts/config-doc.ts";
+import {
+  CONFIG_DOC,
+  configDocProblems,
+  environmentReads,
+  renderConfigDoc,
+  SchemaDoc,
+} from "../../scripts/config-doc.ts";
 import { REPO_ROOT } from "../../scripts/import-graph.ts";
 import { signerEnvSchema } from "../../src/signer/service/index.ts";
 
@@ -77,6 +84,22 @@ describe("docs/configuration.md", () => {
       "docs/configuration.md does not name REDIS_SENTINEL_MASTER, a setting the service reads",
       "docs/configuration.md is not what the schemas give: run npm run docs:config and commit it",
     ]);
+  });
+
+  it("finds an environment variable the shipped code reads by name, outside any schema", () => {
+    const root = mkdtempSync(join(tmpdir(), "env-reads-"));
+    try {
+      mkdirSync(join(root, "src"));
+      mkdirSync(join(root, "sandbox"));
+      writeFileSync(join(root, "src", "a.ts"), 'export const a = process.env.FOO_BAR ?? env["BAZ_1"];\n');
+      writeFileSync(join(root, "sandbox", "b.ts"), "export const b = process.env.NOT_SHIPPED;\n");
+      expect([...environmentReads(root)]).toEqual([
+        ["FOO_BAR", ["src/a.ts"]],
+        ["BAZ_1", ["src/a.ts"]],
+      ]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   it("fails the check when the committed file was edited by hand", () => {
