@@ -60,29 +60,57 @@ export function listFiles(root: string): string[] {
   return out.filter((f) => !f.startsWith(".ci/node/")).sort();
 }
 
-/** The text of every comment in a code file (strings and code never count). */
-export function commentsOf(file: string, text: string): string {
-  const kind = file.endsWith(".tsx")
-    ? ts.ScriptKind.TSX
-    : CODE.test(file) && !/\.[cm]?ts$/.test(file)
-      ? ts.ScriptKind.JS
-      : ts.ScriptKind.TS;
-  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, kind);
-  const ranges = new Map<number, string>();
-  const collect = (found: ts.CommentRange[] | undefined) => {
-    for (const r of found ?? []) ranges.set(r.pos, text.slice(r.pos, r.end));
-  };
-  // The parser tells a regular expression from a division; every comment is leading or trailing trivia of a node.
-  const visit = (node: ts.Node) => {
-    collect(ts.getLeadingCommentRanges(text, node.getFullStart()));
-    collect(ts.getTrailingCommentRanges(text, node.getEnd()));
-    node.getChildren(source).forEach(visit);
-  };
-  visit(source);
-  return [...ranges.entries()]
-    .sort(([x], [y]) => x - y)
-    .map(([, c]) => c)
-    .join("\n");
+const K = ts.SyntaxKind;
+
+/** Tokens after which a `/` divides; after any other it starts a regular expression. */
+const VALUE_END = new Set([
+  K.Identifier,
+  K.PrivateIdentifier,
+  K.NumericLiteral,
+  K.BigIntLiteral,
+  K.StringLiteral,
+  K.RegularExpressionLiteral,
+  K.NoSubstitutionTemplateLiteral,
+  K.TemplateTail,
+  K.CloseParenToken,
+  K.CloseBracketToken,
+  K.CloseBraceToken,
+  K.ThisKeyword,
+  K.SuperKeyword,
+  K.TrueKeyword,
+  K.FalseKeyword,
+  K.NullKeyword,
+  K.PlusPlusToken,
+  K.MinusMinusToken,
+]);
+
+/**
+ * The text of every comment in a code file (strings, templates and regular expressions never count).
+ * TypeScript's scanner, told where a `/` starts a regular expression and where a `}` resumes a
+ * template, as its parser would tell it: a parse of every file costs nine times as much.
+ */
+export function commentsOf(text: string): string {
+  const scanner = ts.createScanner(ts.ScriptTarget.Latest, false, ts.LanguageVariant.Standard, text);
+  const parts: string[] = [];
+  const braces: boolean[] = [];
+  let prev: ts.SyntaxKind = K.Unknown;
+  for (let t = scanner.scan(); t !== K.EndOfFileToken; t = scanner.scan()) {
+    if (t === K.SingleLineCommentTrivia || t === K.MultiLineCommentTrivia) {
+      parts.push(scanner.getTokenText());
+      continue;
+    }
+    if (t === K.WhitespaceTrivia || t === K.NewLineTrivia) continue;
+    if ((t === K.SlashToken || t === K.SlashEqualsToken) && !VALUE_END.has(prev))
+      t = scanner.reScanSlashToken();
+    if (t === K.TemplateHead) braces.push(true);
+    else if (t === K.OpenBraceToken) braces.push(false);
+    else if (t === K.CloseBraceToken && braces.pop()) {
+      t = scanner.reScanTemplateToken(false);
+      if (t === K.TemplateMiddle) braces.push(true);
+    }
+    prev = t;
+  }
+  return parts.join("\n");
 }
 
 /** Relative Markdown links (no scheme): the path (empty for the document itself) and the anchor. */
@@ -148,7 +176,7 @@ export interface PathCheck {
 export function problemsIn(file: string, text: string, check: PathCheck): string[] {
   const problems: string[] = [];
   const isMarkdown = file.endsWith(".md");
-  const prose = isMarkdown ? text : commentsOf(file, text);
+  const prose = isMarkdown ? text : commentsOf(text);
   const runtime = (p: string) =>
     Object.keys(RUNTIME_PATHS).some((r) => p === r.slice(0, -1) || p.startsWith(r));
   const seen = new Set<string>();

@@ -35,11 +35,14 @@ describe("path check", () => {
     ]);
   });
 
-  it("reads comments only: a path in a string or after a regular expression is not a comment's", () => {
+  it("reads comments only: a path in a string, a template or a regular expression is not a comment's", () => {
     const code = [
       'const re = /^\\d+$/; const s = "src/nowhere.ts";',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the planted source holds a template
+      "const t = `${`${re}`} // src/nowhere.ts`; const half = t.length / 2; // src/main.ts",
+      "function f(x: string) { return /\\/\\/ src\\/gone.ts/.test(x) || half; }",
       "// the layout: src/swap/executor.ts, and src/gone/ is not a folder",
-      "export { re, s };",
+      "export { re, s, f };",
     ].join("\n");
     expect(problemsIn("src/a.ts", code, check)).toEqual([
       "src/a.ts: src/gone/: named, but not in the repository",
