@@ -7,7 +7,7 @@
  * outside the schemas are listed too. `--check` (run by `npm run check`) exits 1 when the
  * committed document differs from what the schemas give, or misses a name the service reads.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import ts from "typescript";
 import type { z } from "zod";
@@ -29,8 +29,17 @@ export interface SchemaModule {
   source?: string;
 }
 
+/** Every module of config/ (a schema moved or added there is read without naming it here), and the signer's. */
 export const MODULES: SchemaModule[] = [
-  { file: "config/schema.ts", exports: schema },
+  ...(await Promise.all(
+    readdirSync(join(REPO_ROOT, "config"))
+      .filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"))
+      .sort()
+      .map(async (f) => ({
+        file: `config/${f}`,
+        exports: (await import(`../config/${f}`)) as Record<string, unknown>,
+      })),
+  )),
   { file: "src/signer/service/index.ts", exports: signer },
   { file: "src/signer/service/limits.ts", exports: signerLimits },
 ];
@@ -407,9 +416,20 @@ ${table("key", doc.rows(signerLimits.limitsFileSchema))}
 `;
 }
 
-/** What is wrong with the committed document: not current, or missing a name the service reads. */
-export function configDocProblems(committed: string, generated: string): string[] {
-  const problems: string[] = [];
+/** Environment variables of these schemas whose key has no JSDoc comment to say what they do. */
+export function unexplainedSettings(doc: SchemaDoc, schemas: z.ZodType[]): string[] {
+  return schemas
+    .flatMap((sch) => doc.rows(sch, { env: true }))
+    .filter((r) => !r.meaning)
+    .map((r) => `${r.name} has no JSDoc comment on its key in the schema: say there what it does`);
+}
+
+/**
+ * What is wrong with the committed document: not current, missing a name the service reads, or an
+ * environment variable without a meaning.
+ */
+export function configDocProblems(committed: string, generated: string, doc = new SchemaDoc()): string[] {
+  const problems: string[] = unexplainedSettings(doc, [schema.envSchema, signer.signerEnvSchema]);
   const names = environmentNames();
   for (const n of [...names.webhook, ...names.signer, ...names.other, ...names.direct.keys()])
     if (!committed.includes(`\`${n}\``))

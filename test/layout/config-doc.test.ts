@@ -15,6 +15,7 @@ import {
   environmentReads,
   renderConfigDoc,
   SchemaDoc,
+  unexplainedSettings,
 } from "../../scripts/config-doc.ts";
 import { REPO_ROOT } from "../../scripts/import-graph.ts";
 import { signerEnvSchema } from "../../src/signer/service/index.ts";
@@ -56,6 +57,21 @@ describe("docs/configuration.md", () => {
         meaning: "How long the new thing waits, ms.",
       },
       { name: "NEW_NAME", type: "string", default: "unset", meaning: "" },
+    ]);
+  });
+
+  it("fails the check on an environment variable whose key has no JSDoc comment", () => {
+    const source = [
+      "export const envDemo = z.object({",
+      "  /** Said. */",
+      "  SAID: z.string().optional(),",
+      "  UNSAID: z.string().optional(),",
+      "});",
+    ].join("\n");
+    const envDemo = z.object({ SAID: z.string().optional(), UNSAID: z.string().optional() });
+    const doc = new SchemaDoc([{ file: "demo.ts", source, exports: { envDemo } }]);
+    expect(unexplainedSettings(doc, [envDemo])).toEqual([
+      "UNSAID has no JSDoc comment on its key in the schema: say there what it does",
     ]);
   });
 
