@@ -49,15 +49,15 @@ export function listFiles(root: string): string[] {
     for (const name of readdirSync(dir)) {
       const p = join(dir, name);
       if (statSync(p).isDirectory()) {
-        if (!SKIPPED_DIRS.has(name) && !(dir === root && name === ".ci" && !existsSync(join(p, "run"))))
-          walk(p);
+        // The run-time folders are skipped wherever they are, .ci/node (CI's unpacked Node) at the root.
+        if (!SKIPPED_DIRS.has(name) && relative(root, p) !== join(".ci", "node")) walk(p);
       } else if (name.endsWith(".md") || (CODE.test(name) && !name.endsWith(".d.ts"))) {
         out.push(relative(root, p).split(sep).join("/"));
       }
     }
   };
   walk(root);
-  return out.filter((f) => !f.startsWith(".ci/node/")).sort();
+  return out.sort();
 }
 
 const K = ts.SyntaxKind;
