@@ -2,7 +2,7 @@
 /**
  * `npm run build`: compiles what the service ships (src/, pricing/, inventory/, amounts/, config/; see
  * tsconfig.build.json) to dist/ with TypeScript, and copies the JSON configuration next to the compiled
- * config/load.js, which finds its default file there. The production start is then `node
+ * dist/config/load.js, which finds its default file there. The production start is then `node
  * dist/src/main.js`: no tsx, no esbuild, one process that receives signals itself.
  *
  *   node scripts/build.mjs             # clean build
