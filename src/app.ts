@@ -10,13 +10,12 @@
  * by the operator's listener at its root, outside the base path.
  */
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import type { Config } from "../config/load.ts";
 import type { TokenLists } from "../inventory/token-lists.ts";
 import { openApiDocument } from "./contract/openapi.ts";
 import { errorHandler } from "./errors/index.ts";
 import { apiKeyAuth } from "./http/auth.ts";
-import { bodyTooLarge } from "./http/body.ts";
+import { bodyLimitOf } from "./http/body.ts";
 import type { AppEnv } from "./http/env.ts";
 import type { Logger } from "./observability/logger.ts";
 import type { Metrics } from "./observability/metrics.ts";
@@ -93,11 +92,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.get("/openapi.json", (c) => c.json(openApi));
 
   const api = new Hono<AppEnv>();
-  const maxBody = config.file.limits.maxBodyBytes;
-  const oversized = () => {
-    throw bodyTooLarge(maxBody);
-  };
-  api.use("*", bodyLimit({ maxSize: maxBody, onError: oversized }));
+  api.use("*", bodyLimitOf(config.file.limits.maxBodyBytes));
   api.use("*", apiKeyAuth(config.env.API_KEY));
   registerTokenRoutes(api, deps.tokenLists);
   registerQuoteRoute(api, {
