@@ -460,7 +460,11 @@ export const fileConfigSchema = strictObject({
   });
   for (const k of Object.keys(f.rfqV2.lotSizeBase)) {
     if (!f.rfqV2.pairs.includes(k))
-      ctx.addIssue({ code: "custom", path: ["rfqV2", "lotSizeBase", k], message: `${k} is not in rfqV2.pairs` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["rfqV2", "lotSizeBase", k],
+        message: `${k} is not in rfqV2.pairs`,
+      });
   }
   const bySymbol = new Map(f.tokens.map((t) => [t.symbol, t]));
   f.pairs.forEach((p, i) => {

@@ -116,7 +116,10 @@ export class RfqV2StandIn {
     cb: grpc.sendUnaryData<unknown>,
   ): void {
     const err = this.unauthenticated(call.metadata);
-    if (err) return cb(err);
+    if (err) {
+      cb(err);
+      return;
+    }
     const last = this.lastSequence.get(call.request.maker_id);
     cb(null, {
       success: last !== undefined,
