@@ -155,6 +155,75 @@ class Reader {
   }
 }
 
+/** The data of a route_v2 instruction with its one RFQ v2 step, read; or why it is not one. */
+export type RouteV2Data = Omit<V2Leg, "taker" | "baseMint" | "quoteMint">;
+
+export function decodeRouteV2(
+  data: Uint8Array,
+): { ok: true; leg: RouteV2Data } | { ok: false; code: V2RejectCode; detail: string } {
+  const no = (code: V2RejectCode, detail: string) => ({ ok: false as const, code, detail });
+  try {
+    const r = new Reader(data);
+    if (!startsWith(r.bytes(8), ROUTE_V2_DISCRIMINATOR))
+      return no(V2RejectCode.V2_ROUTE_NOT_FOUND, "not route_v2");
+    const inAmount = r.u64();
+    const quotedOutAmount = r.u64();
+    r.u16(); // slippage_bps
+    const platformFeeBps = r.u16();
+    r.u16(); // positive_slippage_bps
+    const steps = r.u32();
+    if (steps !== 1)
+      return no(
+        V2RejectCode.V2_ROUTE_NOT_FOUND,
+        `the route has ${steps} steps: only a lone RFQ v2 leg is signed`,
+      );
+    const tag = r.u8();
+    if (tag !== RFQ_V2_LEG_TAG)
+      return no(
+        V2RejectCode.V2_ROUTE_NOT_FOUND,
+        `the route's step is swap ${tag}, not an RFQ v2 leg (${RFQ_V2_LEG_TAG})`,
+      );
+    const side = r.u8();
+    if (side > 1) return no(V2RejectCode.V2_MALFORMED_TRANSACTION, `leg side ${side}`);
+    const fill = new Reader(r.bytes(r.u32()));
+    const bps = r.u16();
+    const inputIndex = r.u8();
+    const outputIndex = r.u8();
+    if (!r.done())
+      return no(V2RejectCode.V2_MALFORMED_TRANSACTION, "route data continues after its one step");
+    const expireAt = fill.u64();
+    const tickSizeQpb = fill.u64();
+    const lotSizeBase = fill.u64();
+    const count = fill.u32();
+    const levels: LotLevel[] = [];
+    for (let i = 0; i < count; i++) {
+      const px = fill.u64();
+      const qty = fill.u64();
+      levels.push({ perLot: px * tickSizeQpb, lots: qty });
+    }
+    if (!fill.done())
+      return no(V2RejectCode.V2_MALFORMED_TRANSACTION, "fill data continues after its levels");
+    return {
+      ok: true,
+      leg: {
+        takerSide: side === 0 ? "bid" : "ask",
+        inAmount,
+        quotedOutAmount,
+        platformFeeBps,
+        bps,
+        inputIndex,
+        outputIndex,
+        expireAt,
+        tickSizeQpb,
+        lotSizeBase,
+        levels,
+      },
+    };
+  } catch (err) {
+    return no(V2RejectCode.V2_MALFORMED_TRANSACTION, `route data: ${(err as Error).message}`);
+  }
+}
+
 /** Judges one offered swap. Pure: the streamed sets, the clock and the keys are given. */
 export function checkV2Swap(input: V2CheckInput): V2Verdict {
   const { tx, maker, accountKeys } = input;
@@ -192,63 +261,9 @@ export function checkV2Swap(input: V2CheckInput): V2Verdict {
     );
   const route = routes[0]!;
 
-  let leg: Omit<V2Leg, "taker" | "baseMint" | "quoteMint">;
-  try {
-    const r = new Reader(route.ix.data);
-    r.bytes(8);
-    const inAmount = r.u64();
-    const quotedOutAmount = r.u64();
-    r.u16(); // slippage_bps
-    const platformFeeBps = r.u16();
-    r.u16(); // positive_slippage_bps
-    const steps = r.u32();
-    if (steps !== 1)
-      return refuse(
-        V2RejectCode.V2_ROUTE_NOT_FOUND,
-        `the route has ${steps} steps: only a lone RFQ v2 leg is signed`,
-      );
-    const tag = r.u8();
-    if (tag !== RFQ_V2_LEG_TAG)
-      return refuse(
-        V2RejectCode.V2_ROUTE_NOT_FOUND,
-        `the route's step is swap ${tag}, not an RFQ v2 leg (${RFQ_V2_LEG_TAG})`,
-      );
-    const side = r.u8();
-    if (side > 1) return refuse(V2RejectCode.V2_MALFORMED_TRANSACTION, `leg side ${side}`);
-    const fill = new Reader(r.bytes(r.u32()));
-    const bps = r.u16();
-    const inputIndex = r.u8();
-    const outputIndex = r.u8();
-    if (!r.done())
-      return refuse(V2RejectCode.V2_MALFORMED_TRANSACTION, "route data continues after its one step");
-    const expireAt = fill.u64();
-    const tickSizeQpb = fill.u64();
-    const lotSizeBase = fill.u64();
-    const count = fill.u32();
-    const levels: LotLevel[] = [];
-    for (let i = 0; i < count; i++) {
-      const px = fill.u64();
-      const qty = fill.u64();
-      levels.push({ perLot: px * tickSizeQpb, lots: qty });
-    }
-    if (!fill.done())
-      return refuse(V2RejectCode.V2_MALFORMED_TRANSACTION, "fill data continues after its levels");
-    leg = {
-      takerSide: side === 0 ? "bid" : "ask",
-      inAmount,
-      quotedOutAmount,
-      platformFeeBps,
-      bps,
-      inputIndex,
-      outputIndex,
-      expireAt,
-      tickSizeQpb,
-      lotSizeBase,
-      levels,
-    };
-  } catch (err) {
-    return refuse(V2RejectCode.V2_MALFORMED_TRANSACTION, `route data: ${(err as Error).message}`);
-  }
+  const decoded = decodeRouteV2(route.ix.data);
+  if (!decoded.ok) return refuse(decoded.code, decoded.detail);
+  const leg = decoded.leg;
 
   // Accounts: the route's 10, then the leg block.
   const accs = route.ix.accountKeyIndexes;
@@ -384,7 +399,7 @@ export function checkV2Swap(input: V2CheckInput): V2Verdict {
   };
 }
 
-function startsWith(data: Uint8Array, prefix: Uint8Array): boolean {
+export function startsWith(data: Uint8Array, prefix: Uint8Array): boolean {
   if (data.length < prefix.length) return false;
   for (let i = 0; i < prefix.length; i++) if (data[i] !== prefix[i]) return false;
   return true;

@@ -5,7 +5,7 @@ import type { RfqV2Settings } from "./service.ts";
 
 /** Undefined when RFQ_V2_URL is unset (the channel is off); throws naming what is missing or refused. */
 export function rfqV2Settings(
-  env: Pick<EnvConfig, "RFQ_V2_URL" | "RFQ_V2_MAKER_ID" | "RFQ_V2_AUTH_TOKEN" | "SIGNER_URL">,
+  env: Partial<Pick<EnvConfig, "RFQ_V2_URL" | "RFQ_V2_MAKER_ID" | "RFQ_V2_AUTH_TOKEN" | "SIGNER_URL">>,
   pairs: readonly string[],
 ): RfqV2Settings | undefined {
   if (!env.RFQ_V2_URL) return undefined;

@@ -12,6 +12,7 @@ import { MemoryInventory } from "../../inventory/memory.ts";
 import { QuotingBook } from "../../pricing/book.ts";
 import { MemoryControls } from "../../pricing/controls/memory.ts";
 import { RfqV2StandIn } from "../../sandbox/rfq-v2/server.ts";
+import { creditSol, creditToken, tokenBalance } from "../../src/chain/local/seed.ts";
 import { createLogger } from "../../src/observability/logger.ts";
 import { sweep } from "../../src/rfq-v2/levels.ts";
 import { rfqV2Metrics } from "../../src/rfq-v2/metrics.ts";
@@ -35,17 +36,34 @@ async function until(cond: () => boolean, what: string, ms = 5_000): Promise<voi
   }
 }
 
-async function stack(opts: { port?: number; standIn?: RfqV2StandIn } = {}) {
-  const standIn =
-    opts.standIn ?? new RfqV2StandIn({ makers: [{ makerId: MAKER_ID, token: TOKEN }], heartbeatMs: 60_000 });
-  const url = opts.standIn
-    ? `http://127.0.0.1:${standIn.port}`
-    : await standIn.listen("127.0.0.1", opts.port ?? 0);
-  if (!opts.standIn) closers.push(() => standIn.close());
+async function stack(opts: { port?: number; standIn?: RfqV2StandIn; land?: boolean } = {}) {
   const w = makeWorld((f) => ({
     ...f,
     rfqV2: { ...f.rfqV2, pairs: ["SOL/USDC"], quoteExpirySeconds: 30, refreshSeconds: 10 },
   }));
+  const standIn =
+    opts.standIn ??
+    new RfqV2StandIn({
+      makers: [{ makerId: MAKER_ID, token: TOKEN }],
+      heartbeatMs: 60_000,
+      recentBlockhash: async () => (await w.chain.getLatestBlockhash()).blockhash,
+      ...(opts.land
+        ? {
+            land: async (tx) => {
+              const r = await w.chain.send(tx);
+              if (!r.ok) throw new Error(r.error);
+              const status = await w.chain.getSignatureStatus(r.signature);
+              if (status.state !== "confirmed")
+                throw new Error(`landed ${status.state}: ${"error" in status ? status.error : ""}`);
+              return r.signature;
+            },
+          }
+        : {}),
+    });
+  const url = opts.standIn
+    ? `http://127.0.0.1:${standIn.port}`
+    : await standIn.listen("127.0.0.1", opts.port ?? 0);
+  if (!opts.standIn) closers.push(() => standIn.close());
   w.clock.t = Date.now();
   const inventory = new MemoryInventory({ ...w.options(), now: Date.now });
   await inventory.start();
@@ -84,6 +102,36 @@ const swapsWith = async (registry: Registry, outcome: string) =>
   )?.value ?? 0;
 
 describe("the RFQ v2 level stream against the operator's stand-in", () => {
+  it("lands a co-signed swap on the local chain (route_v2 emulated) and moves balances exactly as the levels say", async () => {
+    const s = await stack({ land: true });
+    await until(() => s.standIn.liveSet(MAKER_ID, MINT.SOL, MINT.USDC) !== undefined, "SOL/USDC levels");
+    const live = s.standIn.liveSet(MAKER_ID, MINT.SOL, MINT.USDC)!;
+    const taker = Keypair.generate();
+    const sol = new PublicKey(MINT.SOL);
+    const usdc = new PublicKey(MINT.USDC);
+    creditSol(s.w.chain, taker.publicKey, 1_000_000_000n);
+    creditToken(s.w.chain, taker.publicKey, usdc, 500_000_000n);
+    const before = {
+      takerUsdc: tokenBalance(s.w.chain, taker.publicKey, usdc),
+      takerSol: tokenBalance(s.w.chain, taker.publicKey, sol),
+      makerUsdc: tokenBalance(s.w.chain, s.w.maker.publicKey, usdc),
+      makerSol: tokenBalance(s.w.chain, s.w.maker.publicKey, sol),
+    };
+    const r = await s.standIn.offerSwap({ ...solUsdc, taker, takerSide: "bid", inAmount: 250_000_000n });
+    expect(r).toMatchObject({ ok: true });
+    const lot = BigInt(live.quote.lot_size_base);
+    const levels = live.quote.ask_levels.map((l) => ({
+      perLot: (BigInt(l.price) * lot) / 10n ** 9n,
+      lots: BigInt(l.volume) / lot,
+    }));
+    const walk = sweep("bid", 250_000_000n, levels, lot);
+    expect(walk.out).toBeGreaterThan(0n);
+    expect(tokenBalance(s.w.chain, taker.publicKey, usdc)).toBe(before.takerUsdc - walk.spent);
+    expect(tokenBalance(s.w.chain, taker.publicKey, sol)).toBe(before.takerSol + walk.out);
+    expect(tokenBalance(s.w.chain, s.w.maker.publicKey, usdc)).toBe(before.makerUsdc + walk.spent);
+    expect(tokenBalance(s.w.chain, s.w.maker.publicKey, sol)).toBe(before.makerSol - walk.out);
+  });
+
   it("streams the configured pair's levels and co-signs a swap on them in the maker's slot, reserving what it pays", async () => {
     const s = await stack();
     await until(() => s.standIn.liveSet(MAKER_ID, MINT.SOL, MINT.USDC) !== undefined, "SOL/USDC levels");
