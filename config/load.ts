@@ -116,7 +116,9 @@ export function parseEnv(env: Record<string, string | undefined>): EnvConfig {
   const { SHUTDOWN_DRAIN_MS: drain, SHUTDOWN_GRACE_MS: grace } = parsed.data;
   const topologies = REDIS_TOPOLOGY_SETTINGS.filter((k) => parsed.data[k] !== undefined);
   if (topologies.length > 1) {
-    throw new ConfigError(`env: ${topologies.join(", ")}: set only one Redis topology (see README, Redis)`);
+    throw new ConfigError(
+      `env: ${topologies.join(", ")}: set only one Redis topology (see docs/deployment.md, "Redis topologies")`,
+    );
   }
   if ((parsed.data.REDIS_SENTINELS === undefined) !== (parsed.data.REDIS_SENTINEL_MASTER === undefined)) {
     throw new ConfigError(
@@ -303,7 +305,7 @@ function loadChecked(
   if (refused.length && opts.hazards !== "report") {
     throw new ConfigError(
       refused.map((h) => `${h.problem}\n  fix: ${h.fix}`).join("\n") +
-        "\n(production mode refuses these unless each is allowed by name; see README, Production guards)",
+        "\n(production mode refuses these unless each is allowed by name; see docs/deployment.md, Production guards)",
     );
   }
   return { ...config, hazards, warnings: [...unknownEnvWarnings(envVars), ...ignoredDotEnv()] };

@@ -46,9 +46,13 @@ export const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
 export const TOKEN_2022_PROGRAM = "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb";
 
 export const tokenSchema = strictObject({
+  /** The token's mint address. */
   mint: base58Pubkey,
+  /** The name pairs, limits and logs use for the token. */
   symbol: z.string().min(1).max(16),
+  /** The mint's decimals (checked against the chain by npm run doctor). */
   decimals: z.number().int().min(0).max(18),
+  /** SPL Token or Token-2022: the program that owns the mint. */
   tokenProgram: z.enum([TOKEN_PROGRAM, TOKEN_2022_PROGRAM]).default(TOKEN_PROGRAM),
   /** Advertised on /permissioned-tokens instead of /tokens (minted or burned just in time). */
   permissioned: z.boolean().default(false),
@@ -70,7 +74,9 @@ export type TokenConfig = z.infer<typeof tokenSchema>;
 
 /** A spread level: sizes (in base smallest units) up to `upToBase` are quoted at `spreadBps`. */
 export const levelSchema = strictObject({
+  /** Sizes up to this (base smallest units) get this level's spread. */
   upToBase: u64String,
+  /** Distance from mid, bps, of this level's price (taker side: worse by this much). */
   spreadBps: z.number().int().min(0).max(5000),
 });
 type Level = z.infer<typeof levelSchema>;
@@ -81,7 +87,9 @@ type Level = z.infer<typeof levelSchema>;
  * Long base: cheaper ask and lower bid, so takers buy it back down; short: the opposite.
  */
 export const skewSchema = strictObject({
+  /** The most the skew moves the price, bps. */
   maxBps: z.number().int().min(0).max(1000),
+  /** The net position (base smallest units) at which the skew reaches maxBps. */
   fullAtBase: u64String.refine((s) => BigInt(s) > 0n, "must be greater than zero"),
 });
 
@@ -106,7 +114,9 @@ function checkLevels(levels: Level[], path: string, maxBase: string, ctx: z.Refi
  * lamports cap alone). Above either, the fill is refused `RAISED_FEE_CAP_EXCEEDED`.
  */
 export const raisedFeeCapSchema = strictObject({
+  /** The most lamports such a fill may cost the maker in all. */
   maxLamports: u64String,
+  /** The most, in bps of the quote's SOL leg, such a fill may cost the maker. */
   maxNotionalBps: z.number().int().min(0).max(10_000),
 });
 export type RaisedFeeCapConfig = z.infer<typeof raisedFeeCapSchema>;
@@ -114,10 +124,13 @@ export type RaisedFeeCapConfig = z.infer<typeof raisedFeeCapSchema>;
 export const pairSchema = strictObject({
   /** Symbols from `tokens`. The price is quote units per one base unit (human units). */
   base: z.string(),
+  /** Symbol of the quote token (from `tokens`). */
   quote: z.string(),
+  /** Off: the pair is not quoted (the admin API's per-pair switch overrides it at run time). */
   enabled: z.boolean().default(true),
   /** Smallest and largest base-side size quoted, in base smallest units. */
   minBase: u64String,
+  /** The largest base-side size quoted, base smallest units. */
   maxBase: u64String,
   /** Ascending by `upToBase`; the last level must reach `maxBase`. */
   levels: z.array(levelSchema).min(1),
@@ -143,6 +156,10 @@ export const pairSchema = strictObject({
 export type PairConfig = z.infer<typeof pairSchema>;
 
 export const staticPriceSourceSchema = strictObject({
+  /**
+   * Fixed mids from the configuration (the paper setup's; production refuses them unless
+   * ALLOW_STATIC_PRICES).
+   */
   kind: z.literal("static"),
   /** Mid prices keyed "BASE/QUOTE", e.g. {"SOL/USDC": "180.25"}. */
   prices: z.record(z.string(), decimalString),
@@ -155,9 +172,13 @@ export const staticPriceSourceSchema = strictObject({
  */
 export const redisPriceSourceSchema = strictObject({
   kind: z.literal("redis"),
+  /** Prefix of the price keys (`<keyPrefix><PAIR>`) the pricing engine writes. */
   keyPrefix: z.string().min(1).default("rfq:price:"),
+  /** Pub/sub channel the pricing engine announces new prices on. */
   channel: z.string().min(1).default("rfq:prices"),
+  /** A price older than this (by the writer's timestamp) stops the pair quoting. */
   maxAgeMs: z.number().int().min(100).default(5_000),
+  /** How often every price key is re-read in case a message was lost. */
   pollMs: z.number().int().min(50).max(1_000).default(500),
 });
 
@@ -175,11 +196,13 @@ export const pythPriceSourceSchema = strictObject({
   kind: z.literal("pyth"),
   /** Hermes base URL (any path prefix, such as a provider's token, is kept). */
   url: z.url({ protocol: /^https?$/ }).default("https://hermes.pyth.network"),
+  /** A price older than this (by Pyth's publish time) stops the pair quoting. */
   maxAgeMs: z.number().int().min(500).default(10_000),
   /** Refuse a price whose confidence interval is wider than this (bps of the price). */
   maxConfBps: z.number().int().min(1).max(10_000).optional(),
   /** Reconnect when the stream has been silent this long. */
   idleReconnectMs: z.number().int().min(1_000).default(15_000),
+  /** Feeds by pair ("BASE/QUOTE"): `base`, and `quote` when the price is their ratio. */
   feeds: z.record(z.string(), strictObject({ base: pythFeedId, quote: pythFeedId.optional() })),
 });
 
@@ -281,7 +304,7 @@ export const limitsSchema = strictObject({
    * arrives just after expiry, or from an instance whose clock runs behind, get the precise "expired"
    * answer instead of "unknown quote". A claimed quote is kept as long as its claim, so a retried
    * /swap always gets its first answer. Redis memory grows with rate x (quoteTtlMs + this): see
-   * README, Redis memory.
+   * docs/deployment.md, "Redis memory".
    */
   quoteRetainAfterExpiryMs: z.number().int().min(0).max(3_600_000).default(30_000),
   /** Bound on the in-memory quote store. */
@@ -352,6 +375,7 @@ export const rebalanceSchema = strictObject({
   maxFeeLamports: u64String.default("5000000"),
   /** Pause between passes of `npm run rebalance -- --loop` (ms). */
   intervalMs: z.number().int().min(1_000).default(30_000),
+  /** How long one order request to the operator may take. */
   orderTimeoutMs: z.number().int().min(100).max(60_000).default(5_000),
   /** The operator answers an execute once the transaction landed or failed: allow a blockhash's life. */
   executeTimeoutMs: z.number().int().min(1_000).max(300_000).default(90_000),
@@ -364,13 +388,14 @@ export type RebalanceConfig = z.infer<typeof rebalanceSchema>;
  * wallet (for a token whose holder rules are enforced elsewhere, e.g. by the mint's own extensions).
  */
 export const holderRulesSchema = strictObject({
+  /** The wallets that may buy or sell the token; unset: any wallet. */
   allowlist: z.array(base58Pubkey).min(1).optional(),
 });
 
 /**
  * Issuance policy of one permissioned token (keyed by its symbol in `issuance`): the maker is its
  * issuer and mints what a taker buys just before the fill, and burns what a taker sells just after it,
- * in one bundle with the fill (src/swap/issuance.ts). What the maker can deliver of it is the issuance
+ * in one bundle with the fill (src/issuance/companion.ts). What the maker can deliver of it is the issuance
  * left under the caps, not held inventory.
  */
 export const issuanceSchema = strictObject({
@@ -409,6 +434,7 @@ export const rfqV2Schema = strictObject({
   refreshSeconds: z.number().int().min(1).max(3_600).default(10),
   /** Base atoms per lot, per pair key; unset: the smallest power of ten whose price step is at most 1 bps. */
   lotSizeBase: z.record(z.string(), u64String).default({}),
+  /** The cluster named in every level set. */
   cluster: z.enum(["mainnet", "devnet"]).default("mainnet"),
 }).refine((v) => v.refreshSeconds < v.quoteExpirySeconds, {
   path: ["refreshSeconds"],
@@ -422,9 +448,13 @@ export const fileConfigSchema = strictObject({
     .string()
     .regex(/^(\/[A-Za-z0-9._~-]+)*$/, "must be empty or like /jupiter/rfq (no trailing slash)")
     .default(""),
+  /** The tokens the maker trades. */
   tokens: z.array(tokenSchema).min(1),
+  /** The pairs quoted, each with its sizes, spread levels and price source. */
   pairs: z.array(pairSchema).min(1),
+  /** The price sources by name, each of one kind (static, redis, pyth); pairs name theirs. */
   priceSources: z.record(z.string(), priceSourceSchema),
+  /** Request, quote, fee and blockhash limits. */
   limits: limitsSchema.default(limitsSchema.parse({})),
   /**
    * Key prefix for everything this service keeps in Redis (config/load.ts `redisKeys`): quotes and
@@ -434,9 +464,13 @@ export const fileConfigSchema = strictObject({
   redisPrefix: z.string().min(1).default("rfq:"),
   /** Operator fee (bps) charged in manual mode. Informational: fees are never priced in. */
   manualModeFeeBps: z.number().int().min(0).max(10_000).default(2),
+  /** Maker inventory: balances, reservations, SOL floor. */
   inventory: inventorySchema.default(inventorySchema.parse({})),
+  /** The kill switch and per-pair switches. */
   controls: controlsSchema.default(controlsSchema.parse({})),
+  /** Rebalancing targets and the checks on the operator's orders (npm run rebalance). */
   rebalance: rebalanceSchema.default(rebalanceSchema.parse({})),
+  /** Toxic-flow controls, off by default. */
   toxicity: toxicitySchema.default(toxicitySchema.parse({})),
   /** Issuance policies of permissioned tokens, by symbol (see `issuanceSchema`). */
   issuance: z.record(z.string(), issuanceSchema).default({}),
@@ -603,7 +637,9 @@ const optionalNonEmpty = z
 
 /** Environment variables: the names operators' tooling relies on. */
 export const envSchema = z.object({
+  /** The operator's listener (operator routes, /health, /ready). */
   PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
+  /** The address the operator's listener binds. */
   HOST: z.string().min(1).default("0.0.0.0"),
   /**
    * PORT's accept queue (listen(2)'s backlog; Linux caps it at net.core.somaxconn, and the webhook
@@ -613,10 +649,15 @@ export const envSchema = z.object({
    * Node's own default is 511.
    */
   LISTEN_BACKLOG: z.coerce.number().int().min(1).max(65_535).default(4_096),
+  /**
+   * Path of the JSON configuration file; unset: config/default.json of the checkout (also for the compiled
+   * build: an edit needs no rebuild).
+   */
   CONFIG: optionalNonEmpty,
   /**
-   * A single node: `redis://` or `rediss://` (TLS), or `unix:///path/to/redis.sock[?db=N]` for a Redis on
-   * the same host (no TCP stack: less CPU per command on both sides; README, "Redis topologies").
+   * Redis for the quote store, reservations and switches; unset (and no other topology): in memory. A
+   * single node: `redis://` or `rediss://` (TLS), or `unix:///path/to/redis.sock[?db=N]` for a Redis on
+   * the same host (no TCP stack: less CPU per command on both sides; docs/deployment.md, "Redis topologies").
    */
   REDIS_URL: optionalNonEmpty.pipe(
     z
@@ -640,20 +681,26 @@ export const envSchema = z.object({
    * plus the master's name.
    */
   REDIS_CLUSTER_NODES: optionalNonEmpty,
+  /** Instead of REDIS_URL: the sentinels, `host:port,...` (with REDIS_SENTINEL_MASTER). */
   REDIS_SENTINELS: optionalNonEmpty,
+  /** The name of the master the sentinels watch. */
   REDIS_SENTINEL_MASTER: optionalNonEmpty,
   /**
    * Credentials for cluster and Sentinel data nodes, and for a single node on a unix socket (a single
    * node over TCP takes them in REDIS_URL).
    */
   REDIS_USERNAME: optionalNonEmpty,
+  /** Password of REDIS_USERNAME (cluster and Sentinel data nodes, a single node on a unix socket). */
   REDIS_PASSWORD: optionalNonEmpty,
+  /** Password of the sentinels themselves. */
   REDIS_SENTINEL_PASSWORD: optionalNonEmpty,
   /** TLS for cluster and Sentinel connections (a single node: `rediss://`). */
   REDIS_TLS: boolFlag,
   /** PEM files: the CA that signed the server's certificate, and a client certificate + key (mutual TLS). */
   REDIS_TLS_CA_FILE: optionalNonEmpty,
+  /** PEM client certificate for mutual TLS with Redis (with REDIS_TLS_KEY_FILE). */
   REDIS_TLS_CERT_FILE: optionalNonEmpty,
+  /** PEM key of REDIS_TLS_CERT_FILE. */
   REDIS_TLS_KEY_FILE: optionalNonEmpty,
   /** The name to check the server's certificate against (SNI), when it differs from the host. */
   REDIS_TLS_SERVERNAME: optionalNonEmpty,
@@ -662,18 +709,27 @@ export const envSchema = z.object({
     .enum(["0", "1", "true", "false", ""])
     .default("")
     .transform((v) => v !== "0" && v !== "false"),
+  /**
+   * The key the operator sends as X-API-KEY (16+ characters), checked in constant time; unset: no auth
+   * (production refuses that unless ALLOW_NO_API_KEY).
+   */
   API_KEY: optionalNonEmpty.pipe(z.string().min(16, "must be at least 16 characters").optional()),
+  /**
+   * Solana keypair JSON file (64-byte array) of the maker wallet, mode 0600; unset: the paper setup generates
+   * one into DATA_DIR. Must be unset with SIGNER_URL.
+   */
   MAKER_KEYPAIR: optionalNonEmpty,
   /**
    * Keypair file of the issuer key: the mint authority of the permissioned tokens in `issuance` (it may
    * differ from the maker key, which stays the fee payer). Unset: the paper setup generates one into
-   * DATA_DIR; in production a policy whose mintAuthority is not the maker key then stops the start.
+   * DATA_DIR; in production the maker key when it is in this process, and a policy whose mintAuthority
+   * is not the maker key then stops the start. Refused with SIGNER_URL (the signer's SIGNER_ISSUER_KEYPAIR).
    */
   ISSUER_KEYPAIR: optionalNonEmpty,
   /**
    * The signer service holding the maker's key (`npm run signer`): unix:///path/to/signer.sock or
    * https://host:port (mutual TLS with SIGNER_CA, SIGNER_CLIENT_CERT, SIGNER_CLIENT_KEY). Set: this
-   * process holds no key, and MAKER_KEYPAIR must be unset.
+   * process holds no key, MAKER_KEYPAIR must be unset, and a Redis topology is required.
    */
   SIGNER_URL: optionalNonEmpty.pipe(
     z
@@ -681,17 +737,23 @@ export const envSchema = z.object({
       .regex(/^(unix:\/\/\/.+|https:\/\/.+)$/, "unix:///path/to/socket or https://host:port")
       .optional(),
   ),
+  /** PEM of the CA that signed the signer's certificate, for an https:// SIGNER_URL. */
   SIGNER_CA: optionalNonEmpty,
+  /** PEM client certificate this webhook presents to an https:// SIGNER_URL. */
   SIGNER_CLIENT_CERT: optionalNonEmpty,
+  /** PEM key of SIGNER_CLIENT_CERT. */
   SIGNER_CLIENT_KEY: optionalNonEmpty,
   /** How long one remote signature may take before the swap is refused, ms. */
   SIGNER_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(2_000),
-  /** One or more comma-separated JSON-RPC URLs; the first is read from, all are sent to. */
+  /**
+   * One or more comma-separated JSON-RPC URLs; the first is read from, all are sent to. Unset: the local
+   * chain.
+   */
   RPC_URL: optionalNonEmpty,
   /**
-   * One or more comma-separated Jito-style block engine URLs (https://host, optionally with a path
-   * prefix and `?uuid=`); bundles go to all, statuses are read from the first that knows them. Unset:
-   * the local bundle engine over the paper setup's chain, none in production.
+   * One or more comma-separated Jito-style block engine URLs (https://host, optionally with a path prefix
+   * and `?uuid=`; `/api/v1/...` is added); bundles go to all, statuses are read from the first that knows
+   * them. Unset: the local bundle engine over the paper setup's chain, none in production.
    */
   BUNDLE_URL: optionalNonEmpty.pipe(
     z
@@ -707,16 +769,23 @@ export const envSchema = z.object({
       )
       .optional(),
   ),
+  /**
+   * `1`: the operator's acceptance suite's canned /swap answers, with a loud warning; refused with RPC_URL.
+   */
   ACCEPTANCE_MODE: boolFlag,
   /**
    * `1`: the paper setup is meant even though a production setting (MAKER_KEYPAIR, a Redis topology,
    * DATABASE_URL, API_KEY, SIGNER_URL, BUNDLE_URL, OPERATOR_API_URL) is set without RPC_URL.
    */
   PAPER: boolFlag,
-  /** Folder for generated state in the embedded default (maker key). */
+  /** Folder for generated state: the paper setup's keys, the embedded fill ledger. */
   DATA_DIR: z.string().min(1).default("data"),
+  /** pino level (info: a line per /swap, none per quote; debug: every quote). */
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-  /** Key for the admin API (pause, per-pair switches), sent as X-ADMIN-API-KEY. Unset: admin API off. */
+  /**
+   * Key for the admin API (pause, per-pair switches, takers, fills), sent as X-ADMIN-API-KEY (16+
+   * characters). Unset: every /admin route answers 404, and npm run doctor warns.
+   */
   ADMIN_API_KEY: optionalNonEmpty.pipe(z.string().min(16, "must be at least 16 characters").optional()),
   /**
    * Graceful shutdown (src/http/shutdown.ts): after SIGTERM, /ready is 503 and new connections are still
@@ -724,14 +793,22 @@ export const envSchema = z.object({
    * signal (keep it under the orchestrator's grace period, 30 s by default).
    */
   SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(120_000).default(5_000),
+  /** After SIGTERM: exit 1, naming what was cut, if not done by then (keep under the orchestrator's 30 s). */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(1_000).max(600_000).default(25_000),
-  /** The public base URL the operator is given at registration (npm run registration prints it). */
+  /**
+   * The https URL the operator reaches this webhook at, printed by npm run registration (npm run doctor
+   * warns when it is unset or not https).
+   */
   PUBLIC_BASE_URL: optionalNonEmpty.pipe(z.url({ protocol: /^https?$/ }).optional()),
   /**
    * The operations listener: /metrics, /admin/*, /health, /ready. Loopback by default so neither the
    * metrics nor the admin API face the network the operator reaches; 0 picks a free port.
    */
   ADMIN_PORT: z.coerce.number().int().min(0).max(65_535).default(8081),
+  /**
+   * The address the operations listener binds (loopback unless the metrics and admin API must be reached from
+   * elsewhere).
+   */
   ADMIN_HOST: z.string().min(1).default("127.0.0.1"),
   /**
    * Processes serving PORT (src/http/cluster.ts): a primary plus this many workers (node:cluster).
@@ -747,6 +824,7 @@ export const envSchema = z.object({
    * rebalancer to trade as a taker; its key is sent as x-api-key. Unset: no rebalancing.
    */
   OPERATOR_API_URL: optionalNonEmpty.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  /** Sent as x-api-key on every order and execute call of the rebalancer. */
   OPERATOR_API_KEY: optionalNonEmpty,
   /**
    * The operator's RFQ v2 maker service (gRPC: `https://` with TLS, `http://` plaintext for the sandbox),
@@ -754,7 +832,9 @@ export const envSchema = z.object({
    * the pairs streamed are `rfqV2.pairs`.
    */
   RFQ_V2_URL: optionalNonEmpty.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  /** This maker's id at the RFQ v2 service (sent in every level set); required with RFQ_V2_URL. */
   RFQ_V2_MAKER_ID: optionalNonEmpty,
+  /** The RFQ v2 service's token for this maker (a JWT, sent as `x-api-key`); required with RFQ_V2_URL. */
   RFQ_V2_AUTH_TOKEN: optionalNonEmpty,
   /**
    * The fill ledger's PostgreSQL server (src/ledger/); unset: PGlite, embedded, in `<DATA_DIR>/ledger`.
@@ -762,10 +842,16 @@ export const envSchema = z.object({
   DATABASE_URL: optionalNonEmpty.pipe(z.url({ protocol: /^postgres(ql)?$/ }).optional()),
   /** `off`: no fill ledger (nothing journaled for it); `on` (default): DATABASE_URL or the embedded one. */
   LEDGER: z.enum(["on", "off"]).default("on"),
-  /** Production allowances (config/safety.ts): each accepts one unsafe setting, on purpose. */
+  /**
+   * Production allowances (config/safety.ts), each accepting one unsafe setting on purpose. `1`:
+   * production accepts no API_KEY (every caller served).
+   */
   ALLOW_NO_API_KEY: boolFlag,
+  /** `1`: production accepts an enabled pair priced by a `static` source. */
   ALLOW_STATIC_PRICES: boolFlag,
+  /** `1`: production accepts a MAKER_KEYPAIR file readable by group or others. */
   ALLOW_READABLE_KEYPAIR: boolFlag,
+  /** `1`: production accepts the embedded fill ledger (DATABASE_URL unset). */
   ALLOW_EMBEDDED_LEDGER: boolFlag,
 });
 export type EnvConfig = z.infer<typeof envSchema>;

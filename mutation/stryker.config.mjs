@@ -5,7 +5,7 @@
  * the quote store's record format (what a fill is checked against, read back), the quote pricing maths (pricing/book.ts and the shared amount maths in amounts/), and the
  * inventory ledger behind reservations. HTML report:
  * results/mutation/money/index.html. Long (tens of minutes on 2 cores); CI runs the fill rules
- * only (stryker.fill.config.mjs). Scores per folder are recorded in README.md.
+ * only (stryker.fill.config.mjs). Scores per folder are recorded in docs/testing.md.
  * @type {import('@stryker-mutator/api/core').PartialStrykerOptions}
  */
 export default {

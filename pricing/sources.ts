@@ -24,7 +24,7 @@ export function createPriceSources(
 
 /**
  * The same, from any `priceSources` block and the pairs ("BASE/QUOTE") each source serves: the
- * signer service builds its own sources from its own file with it (src/signer/service/prices.ts).
+ * signer service builds its own sources from its own file with it (src/signer/service/index.ts).
  */
 export function createNamedPriceSources(
   configs: Readonly<Record<string, PriceSourceConfig>>,

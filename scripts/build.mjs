@@ -2,8 +2,8 @@
 /**
  * `npm run build`: compiles what the service ships (src/, pricing/, inventory/, amounts/, config/; see
  * tsconfig.build.json) to dist/ with TypeScript, and copies the JSON configuration next to the compiled
- * config/load.js, which finds its default file there, and the RFQ v2 .proto next to its loader. The production start is then `node
- * dist/src/main.js`: no tsx, no esbuild, one process that receives signals itself.
+ * dist/config/load.js, which finds its default file there, and the RFQ v2 .proto next to its loader.
+ * The production start is then `node dist/src/main.js`: no tsx, no esbuild, one process that receives signals itself.
  *
  *   node scripts/build.mjs             # clean build
  *   node scripts/build.mjs --if-stale  # build only when a shipped source is newer than the last build

@@ -18,7 +18,7 @@ export const ENTRY_POINTS = [
   "src/ops/report-main.ts",
 ];
 
-/** Shipped files that package.json's scripts run (`tsx src/x.ts`), so a new command counts at once. */
+/** Shipped files that package.json's scripts run (`tsx src/<command>.ts`), so a new command counts at once. */
 function scriptEntries(): string[] {
   const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as {
     scripts?: Record<string, string>;

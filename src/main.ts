@@ -25,7 +25,7 @@ const USAGE = {
   summary:
     "Serves the webhook: the operator's routes on PORT (HOST), operations (/metrics, /admin, /health,\n" +
     "/ready) on ADMIN_PORT (ADMIN_HOST, 127.0.0.1 by default). Configured by environment variables and\n" +
-    "the CONFIG file; see README (Configuration) and config/.env.example.",
+    "the CONFIG file; see docs/configuration.md and config/.env.example.",
   flags: {},
 } as const;
 

@@ -6,7 +6,7 @@
  * its reservation. A reservation is released when its bundle fails or its blockhash expires, and
  * committed (counted for good) when the fill lands.
  *
- * Adapters: memory.ts (paper setup) and redis.ts (production); both pass test/inventory/issuance.contract.ts.
+ * Adapters: memory.ts (paper setup) and redis.ts (production); both pass test/inventory/issuance.test.ts.
  */
 
 export type IssuanceDirection = "mint" | "burn";

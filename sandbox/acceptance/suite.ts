@@ -10,7 +10,7 @@
  * nothing): one quoteId and requestId for all three quotes and every swap; an "unknown mint" that is
  * not a valid public key (46 characters); fee 2 bps and a suggested priority fee of 10,000; no
  * x-request-start/x-request-timeout headers; the first /swap sent without the X-API-KEY header; no
- * check of the ...0002 malformed-request case (the original has none; test/http/acceptance.test.ts
+ * check of the ...0002 malformed-request case (the original has none; test/sandbox/acceptance.test.ts
  * checks it). Where the original's checks are looser than they read (its /tokens address check is an
  * un-awaited promise), this one checks what the original meant: every entry decodes to 32 bytes.
  */

@@ -10,7 +10,7 @@
  *                 coalescing) of the request and its answer, in the Redis at --redis
  *   --kind floor  node:http answering every POST with one fixed 404 as soon as its headers are read,
  *                 the body never read: the least a request refused inside Node can cost, whatever
- *                 the code that refuses it (bench/shed.ts measures the webhook's shedding against it)
+ *                 the code that refuses it (the webhook's shedding, src/http/shed.ts, is compared with it)
  *
  * `store` is the floor for any webhook that keeps every quote in Redis before answering it, as this
  * one must (a /swap may reach another instance): no auth, no validation, no pricing, no metrics, only

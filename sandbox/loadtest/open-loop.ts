@@ -46,7 +46,7 @@ export interface OpenLoopOptions {
   maxSockets: number;
   /**
    * `x-request-start` is sent this many ms before the scheduled instant (default 0): every quote
-   * arrives as one that already waited that long, so a webhook sheds it (bench/shed.ts).
+   * arrives as one that already waited that long, so a webhook sheds it (src/http/shed.ts).
    */
   startSkewMs?: number;
   /** Called once, just before the first measured request (the end of the warm-up) is sent. */

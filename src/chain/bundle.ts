@@ -9,7 +9,7 @@
  * over the local chain (embedded paper setup, sandbox, tests), which restores every account a failed
  * bundle touched.
  *
- * Expected failures are values, not exceptions (house style 7), as in the chain port.
+ * Expected failures are values, not exceptions, as in the chain port.
  */
 import { createHash } from "node:crypto";
 import type { PublicKey, VersionedTransaction } from "@solana/web3.js";

@@ -2,7 +2,7 @@
  * Chain port: the few chain reads and writes the service needs. Adapters: rpc.ts (Solana JSON-RPC via
  * @solana/web3.js, several send endpoints) and local.ts (LiteSVM, the embedded default and test bed).
  *
- * Expected failures (timeouts, a dropped transaction) are values, not exceptions (house style 7).
+ * Expected failures (timeouts, a dropped transaction) are values, not exceptions.
  */
 import type { PublicKey, VersionedTransaction } from "@solana/web3.js";
 

@@ -1,5 +1,5 @@
 /**
- * One error type with a code, one handler (house style 3, 7, 8). Codes are named MALFORMED_, INVALID_,
+ * One error type with a code, one handler. Codes are named MALFORMED_, INVALID_,
  * _NOT_FOUND, _EXCEEDED and are never renumbered or renamed: logs and dashboards key on them.
  */
 import type { Context } from "hono";
@@ -48,7 +48,7 @@ export class AppError extends Error {
   }
 }
 
-/** `path: message` for each zod issue, joined; the field is always named (house style 4). */
+/** `path: message` for each zod issue, joined; the field is always named. */
 export function formatZodError(error: z.ZodError): string {
   return error.issues
     .map((i) => {

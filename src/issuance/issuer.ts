@@ -8,7 +8,7 @@
  *    every policy names it (or no key) as mint authority;
  *  - remote-signer mode (SIGNER_URL): the signer service's SIGNER_ISSUER_KEYPAIR. The webhook holds no
  *    issuer key (ISSUER_KEYPAIR is refused); the signer builds and signs each companion itself, after
- *    checking the issuance caps in its own record (src/signer/service/issuance.ts).
+ *    checking the issuance caps in its own record (src/signer/service/limits.ts).
  * Every policy's `mintAuthority`, when given, must be this key: a mismatch stops the start.
  */
 import { join } from "node:path";

@@ -3,7 +3,7 @@
  * (docs/contract.md, "The operator's order and execute API"), used to rebalance inventory. Adapter:
  * http.ts (the operator's HTTP API; the sandbox's operator simulator is its local stand-in).
  *
- * Expected failures are values (house style 7): an order the operator will not give, an execute
+ * Expected failures are values: an order the operator will not give, an execute
  * whose outcome is anything but landed. Only a programming error throws.
  */
 import type { ExecuteOutcomeKind } from "./codes.ts";

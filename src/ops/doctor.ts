@@ -184,7 +184,7 @@ export async function diagnose(deps: DoctorDeps): Promise<Diagnosis> {
         check,
         status: "FAIL",
         detail: `no price from source "${p.priceSource}"`,
-        fix: "check the price source (see README, pricing)",
+        fix: "check the price source (see pricing/README.md)",
       });
       continue;
     }

@@ -3,7 +3,7 @@
  * `/swap` learns "expired" rather than "unknown"), and the once-only claim a swap takes on it.
  *
  * Adapters: memory.ts (embedded default, one process) and redis.ts (production, shared by every
- * instance). Both pass test/quote-store.contract.ts.
+ * instance). Both pass test/quote-store/contract.ts.
  */
 import type { QuoteRequest, QuoteResponse } from "../contract/quote.ts";
 import type { SwapResponse } from "../contract/swap.ts";

@@ -1,7 +1,7 @@
 /**
  * `npm run signer`: the signer service as its own process (src/signer/service/). Holds the maker's key,
  * listens on SIGNER_SOCKET and/or SIGNER_TLS_LISTEN, signs only fills its own policy allows; stops on
- * SIGINT/SIGTERM. Settings: README, "Signer service", and config/.env.example.
+ * SIGINT/SIGTERM. Settings: docs/signer.md and config/.env.example.
  */
 import { parseArgs } from "../cli/args.ts";
 import { runMain } from "../cli/run.ts";
@@ -13,7 +13,7 @@ const USAGE = {
     "The signer service: holds the maker's key (SIGNER_KEYPAIR) and co-signs fills for webhooks started\n" +
     "with SIGNER_URL, after checking each one itself (fill rules against the quote it reads from Redis,\n" +
     "never signed before, within SIGNER_LIMITS). Listens on SIGNER_SOCKET (Unix, mode 0600) and/or\n" +
-    "SIGNER_TLS_LISTEN (mutual TLS). See README (Signer service) and config/.env.example.",
+    "SIGNER_TLS_LISTEN (mutual TLS). See docs/signer.md and config/.env.example.",
   flags: {},
 } as const;
 

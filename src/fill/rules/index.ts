@@ -2,7 +2,7 @@
  * Every rule a fill transaction must pass before the maker co-signs it, in the order they are
  * judged (docs/contract.md, "The fill transaction"). The first broken rule names the refusal. Rules are
  * listed one per line so that a rule removed or reordered shows in review, and each has an attack
- * test named after it (test/fill/rules.attacks.test.ts and the attack table, test/fill/tamper.ts).
+ * test named after it (test/fill/validate.attacks.test.ts and the attack table, test/fill/tamper.ts).
  *
  * Decisions beyond the contract's letter, each because the maker pays the fee of any transaction it
  * signs, even one that fails on-chain, are explained in the rule's own file.

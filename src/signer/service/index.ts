@@ -2,7 +2,7 @@
  * The signer service (`npm run signer`, src/signer/main.ts): its own process and its own
  * configuration, the only holder of the maker's key when the webhook runs with SIGNER_URL. It reads
  * quotes itself from the shared Redis quote store and signs only what SigningPolicy (policy.ts)
- * allows. Settings (environment; README "Signer service" and config/.env.example):
+ * allows. Settings (environment; docs/signer.md and config/.env.example):
  *   SIGNER_KEYPAIR       the maker's keypair file (required; mode 0600 or the start is refused)
  *   SIGNER_NEXT_KEYPAIR  a second key during a rotation: signed for, advertised, not yet active
  *   SIGNER_ISSUER_KEYPAIR the issuer key of the tokens the maker issues (config `issuance`): the signer
@@ -55,24 +55,47 @@ const optional = z
   .transform((v) => (v === undefined || v === "" ? undefined : v));
 
 export const signerEnvSchema = z.object({
+  /** The maker's keypair file (64-byte JSON array); group or other access stops the start. */
   SIGNER_KEYPAIR: z.string().min(1, "required: the maker's keypair file"),
+  /** A second key during a rotation (same permission check): signed for, advertised, not yet active. */
   SIGNER_NEXT_KEYPAIR: optional,
+  /**
+   * The issuer key of the tokens in `issuance` (same permission check): the signer makes each fill's
+   * companion mint under the caps in its own record; required with SIGNER_URL when `issuance` is configured.
+   */
   SIGNER_ISSUER_KEYPAIR: optional,
+  /**
+   * Unix socket to listen on, created mode 0600 (a stale socket file is replaced; any other file is refused).
+   */
   SIGNER_SOCKET: optional,
+  /**
+   * `host:port` to listen on with mutual TLS 1.3 (with SIGNER_TLS_CERT, SIGNER_TLS_KEY,
+   * SIGNER_TLS_CLIENT_CA).
+   */
   SIGNER_TLS_LISTEN: optional.pipe(
     z
       .string()
       .regex(/^[^\s]+:\d{1,5}$/, "host:port")
       .optional(),
   ),
+  /** The signer's certificate (PEM); required with SIGNER_TLS_LISTEN. */
   SIGNER_TLS_CERT: optional,
+  /** The key of SIGNER_TLS_CERT (PEM); required with SIGNER_TLS_LISTEN. */
   SIGNER_TLS_KEY: optional,
+  /** The CA (PEM) whose client certificates may connect; required with SIGNER_TLS_LISTEN. */
   SIGNER_TLS_CLIENT_CA: optional,
+  /** The signer's policy file: per-token limits, its own price sources and the pairs' bands (below). */
   SIGNER_LIMITS: z
     .string()
     .min(1, "required: the signer's policy file (see config/signer-limits.example.json)"),
+  /**
+   * JSON-RPC URL the signer asks whether a signed fill's blockhash is still valid; unset: a quote is never
+   * signed for a second message.
+   */
   SIGNER_RPC_URL: optional.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  /** The webhook's configuration file (tokens, limits.maxFeeLamports, redisPrefix): give it the same file. */
   CONFIG: optional,
+  /** pino level, as the webhook's. */
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 export type SignerEnv = z.infer<typeof signerEnvSchema> & {

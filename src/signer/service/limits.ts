@@ -2,7 +2,7 @@
  * The signer's own policy file (SIGNER_LIMITS) and its own record in Redis. Nothing here comes from
  * anything the webhook writes: the file is the signer's, and its Redis keys are only ever compared
  * with what the signer itself computed (a webhook holding the same Redis credentials can delete or
- * inflate them, which only makes the signer refuse more: see README, "Signer service").
+ * inflate them, which only makes the signer refuse more: see docs/signer.md).
  *
  * Per token (whole-token decimal amounts by symbol; "*" applies to every configured token without its
  * own entry): at most `perFill` paid out in one fill, `perMinute` in one clock minute and `perDay` in
@@ -40,22 +40,31 @@ export interface TokenLimits {
 const MAX_LIMIT = 2n ** 52n;
 
 const amountSchema = z.string().regex(/^\d+(\.\d+)?$/, "a non-negative decimal amount in whole tokens");
-const limitsFileSchema = z.strictObject({
+export const limitsFileSchema = z.strictObject({
+  /** Limits by token symbol; `"*"` for every other configured token. A token without any is refused. */
   tokens: z.record(
     z.string().min(1),
     z.strictObject({
+      /** The most one fill may pay out of the token, whole tokens. */
       perFill: amountSchema,
+      /** The most paid out per clock minute. */
       perMinute: amountSchema,
+      /** The most paid out per UTC day. */
       perDay: amountSchema,
+      /** The most given away beyond the signer's own price per UTC day (rounded against the maker). */
       lossPerDay: amountSchema,
     }),
   ),
+  /** The signer's own price sources, the same kinds and settings as the webhook's. */
   priceSources: z.record(z.string().min(1), priceSourceSchema).default({}),
+  /** Bands by pair ("BASE/QUOTE"): how much worse than its own mid the signer lets the maker trade. */
   pairs: z
     .record(
       z.string().regex(/^[^/\s]+\/[^/\s]+$/, 'a pair "BASE/QUOTE"'),
       z.strictObject({
+        /** The signer's price source for the pair (a name in its `priceSources`). */
         priceSource: z.string().min(1),
+        /** How far, bps, the price may be worse for the maker than the signer's mid. */
         bandBps: z.number().int().min(0).max(10_000),
       }),
     )
