@@ -256,6 +256,7 @@ export const PRODUCTION_SETTINGS = [
   "SIGNER_URL",
   "BUNDLE_URL",
   "OPERATOR_API_URL",
+  "RFQ_V2_URL",
 ] as const;
 
 /** Unknown variables with our prefix that are a likely slip of a known name: [name, known name]. */

@@ -424,6 +424,24 @@ export const issuanceSchema = strictObject({
 });
 export type IssuanceConfig = z.infer<typeof issuanceSchema>;
 
+/** The RFQ v2 level stream (src/rfq-v2/): which pairs, and how their levels are sent. */
+export const rfqV2Schema = strictObject({
+  /** Pair keys ("SOL/USDC") whose levels are streamed when RFQ_V2_URL is set. */
+  pairs: z.array(z.string().regex(/^[^/]+\/[^/]+$/, 'must be a pair key like "SOL/USDC"')).default([]),
+  /** How long a level set is valid, seconds (the operator's minimum is 10). */
+  quoteExpirySeconds: z.number().int().min(10).max(3_600).default(30),
+  /** A pair's levels are re-sent at least this often (and at once when they change), seconds. */
+  refreshSeconds: z.number().int().min(1).max(3_600).default(10),
+  /** Base atoms per lot, per pair key; unset: the smallest power of ten whose price step is at most 1 bps. */
+  lotSizeBase: z.record(z.string(), u64String).default({}),
+  /** The cluster named in every level set. */
+  cluster: z.enum(["mainnet", "devnet"]).default("mainnet"),
+}).refine((v) => v.refreshSeconds < v.quoteExpirySeconds, {
+  path: ["refreshSeconds"],
+  message: "must be shorter than quoteExpirySeconds, so levels are refreshed before they expire",
+});
+export type RfqV2Config = z.infer<typeof rfqV2Schema>;
+
 export const fileConfigSchema = strictObject({
   /** Path prefix the operator calls, e.g. "/jupiter/rfq". Empty string for none. */
   basePath: z
@@ -456,6 +474,7 @@ export const fileConfigSchema = strictObject({
   toxicity: toxicitySchema.default(toxicitySchema.parse({})),
   /** Issuance policies of permissioned tokens, by symbol (see `issuanceSchema`). */
   issuance: z.record(z.string(), issuanceSchema).default({}),
+  rfqV2: rfqV2Schema.default(rfqV2Schema.parse({})),
 }).superRefine((f, ctx) => {
   // Cross-field rules of the pricing and inventory features; config/load.ts checks the rest.
   const allowed = new Set(f.toxicity.allow);
@@ -468,6 +487,19 @@ export const fileConfigSchema = strictObject({
       });
     }
   });
+  const pairKeys = new Set(f.pairs.map((p) => `${p.base}/${p.quote}`));
+  f.rfqV2.pairs.forEach((k, i) => {
+    if (!pairKeys.has(k))
+      ctx.addIssue({ code: "custom", path: ["rfqV2", "pairs", i], message: `${k} is not a configured pair` });
+  });
+  for (const k of Object.keys(f.rfqV2.lotSizeBase)) {
+    if (!f.rfqV2.pairs.includes(k))
+      ctx.addIssue({
+        code: "custom",
+        path: ["rfqV2", "lotSizeBase", k],
+        message: `${k} is not in rfqV2.pairs`,
+      });
+  }
   const bySymbol = new Map(f.tokens.map((t) => [t.symbol, t]));
   f.pairs.forEach((p, i) => {
     const key = `${p.base}/${p.quote}`;
@@ -794,6 +826,16 @@ export const envSchema = z.object({
   OPERATOR_API_URL: optionalNonEmpty.pipe(z.url({ protocol: /^https?$/ }).optional()),
   /** Sent as x-api-key on every order and execute call of the rebalancer. */
   OPERATOR_API_KEY: optionalNonEmpty,
+  /**
+   * The operator's RFQ v2 maker service (gRPC: `https://` with TLS, `http://` plaintext for the sandbox),
+   * this maker's id there, and its token (a JWT, sent as the `x-api-key` header). Unset: no level stream;
+   * the pairs streamed are `rfqV2.pairs`.
+   */
+  RFQ_V2_URL: optionalNonEmpty.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  /** This maker's id at the RFQ v2 service (sent in every level set); required with RFQ_V2_URL. */
+  RFQ_V2_MAKER_ID: optionalNonEmpty,
+  /** The RFQ v2 service's token for this maker (a JWT, sent as `x-api-key`); required with RFQ_V2_URL. */
+  RFQ_V2_AUTH_TOKEN: optionalNonEmpty,
   /**
    * The fill ledger's PostgreSQL server (src/ledger/); unset: PGlite, embedded, in `<DATA_DIR>/ledger`.
    */

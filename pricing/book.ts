@@ -88,6 +88,30 @@ export interface BookDeps {
   usd?: UsdValues;
 }
 
+/**
+ * One rung of a side's standing ladder (the RFQ v2 level stream): sizes above the previous rung's bound
+ * and up to `upToBase` (base smallest units) trade at `price`, quote smallest units per base smallest
+ * unit, exact, after spread and skew. The stream rounds it for the wire, in the maker's favour.
+ */
+export interface LadderRung {
+  upToBase: bigint;
+  price: Ratio;
+}
+
+/** A pair's standing ladders, from the same prices, spreads, skew and size bounds as `price()`. */
+export interface PairLadders {
+  ok: true;
+  pairKey: string;
+  base: TokenConfig;
+  quote: TokenConfig;
+  /** The maker buys base (the taker sells it), best (highest) price first. */
+  bids: LadderRung[];
+  /** The maker sells base (the taker buys it), best (lowest) price first. */
+  asks: LadderRung[];
+  minBase: bigint;
+  maxBase: bigint;
+}
+
 interface Level {
   upToBase: bigint;
   spreadBps: bigint;
@@ -122,6 +146,8 @@ const BPS = 10_000n;
 export class QuotingBook {
   /** Input mint, then output mint, for both directions of every pair. */
   private readonly byMints = new Map<string, Map<string, BookPair>>();
+  /** By pair key ("SOL/USDC"). */
+  private readonly pairs = new Map<string, BookPair>();
   private readonly now: () => number;
   private readonly deps: BookDeps;
 
@@ -161,6 +187,7 @@ export class QuotingBook {
           target: BigInt(base.targetInventory),
         };
       }
+      this.pairs.set(pair.key, pair);
       this.addDirection(base.mint, quote.mint, pair);
       this.addDirection(quote.mint, base.mint, pair);
     }
@@ -227,6 +254,60 @@ export class QuotingBook {
       skewBps: Number(skew),
       fromLadder: point.ladder !== undefined,
     };
+  }
+
+  /**
+   * The pair's standing ladders (RFQ v2): the same gates as `price()` (pause, pair switch, fresh
+   * price) and each level's price as `pick` computes it, so a level never quotes better than `/quote`
+   * would for a trade of its size. Sizes are cut at `maxBase`.
+   */
+  ladders(pairKey: string): PairLadders | NoQuote {
+    if (this.deps.controls?.isPaused()) {
+      const outage = this.deps.controls.outage?.();
+      return outage ? no("CONTROLS_UNAVAILABLE", outage) : no("PAUSED", "quoting is paused");
+    }
+    const pair = this.pairs.get(pairKey);
+    if (!pair) return no("PAIR_NOT_SUPPORTED", `no pair ${pairKey}`);
+    if (!this.enabled(pair)) return no("PAIR_DISABLED", `${pair.key} is disabled`);
+    const point = pair.source.price(pair.key);
+    if (!point) return no("PRICE_UNAVAILABLE", `no price for ${pair.key}`);
+    const age = this.now() - point.updatedAtMs;
+    if (age > pair.source.maxAgeMs) return no("PRICE_STALE", `${pair.key} price is ${age} ms old`);
+    if (point.mid.num === 0n) return no("PRICE_UNAVAILABLE", `${pair.key} price is zero`);
+    const skew = this.skewBps(pair);
+    const side = (s: "buy" | "sell"): LadderRung[] => {
+      const ladder = point.ladder ? (s === "sell" ? point.ladder.bids : point.ladder.asks) : undefined;
+      const levels = s === "sell" ? pair.bid : pair.ask;
+      const count = ladder ? ladder.length : levels.length;
+      const rungs: LadderRung[] = [];
+      for (let i = 0; i < count; i++) {
+        const r = ladder
+          ? this.rungPrice(pair, ladder[i]!.price, s, 0n, skew)
+          : this.rungPrice(pair, point.mid, s, levels[i]!.spreadBps, skew);
+        const upToBase = ladder ? ladder[i]!.upToBase : levels[i]!.upToBase;
+        if (r.num <= 0n) break;
+        const bound = upToBase < pair.maxBase ? upToBase : pair.maxBase;
+        rungs.push({ upToBase: bound, price: r });
+        if (bound === pair.maxBase) break;
+      }
+      return rungs;
+    };
+    return {
+      ok: true,
+      pairKey: pair.key,
+      base: pair.base,
+      quote: pair.quote,
+      bids: side("sell"),
+      asks: side("buy"),
+      minBase: pair.minBase,
+      maxBase: pair.maxBase,
+    };
+  }
+
+  /** A level's price in smallest units (quote per base) from a human price, a spread and the skew. */
+  private rungPrice(pair: BookPair, p: Ratio, side: "buy" | "sell", spread: bigint, skew: bigint): Ratio {
+    const factor = side === "sell" ? BPS - spread - skew : BPS + spread - skew;
+    return { num: p.num * pair.qScale * factor, den: p.den * pair.bScale * BPS };
   }
 
   /** Signed skew in bps from the base token's position against its target; 0 when unknown. */

@@ -2,8 +2,8 @@
 /**
  * `npm run build`: compiles what the service ships (src/, pricing/, inventory/, amounts/, config/; see
  * tsconfig.build.json) to dist/ with TypeScript, and copies the JSON configuration next to the compiled
- * dist/config/load.js, which finds its default file there. The production start is then `node
- * dist/src/main.js`: no tsx, no esbuild, one process that receives signals itself.
+ * dist/config/load.js, which finds its default file there, and the RFQ v2 .proto next to its loader.
+ * The production start is then `node dist/src/main.js`: no tsx, no esbuild, one process that receives signals itself.
  *
  *   node scripts/build.mjs             # clean build
  *   node scripts/build.mjs --if-stale  # build only when a shipped source is newer than the last build
@@ -71,6 +71,8 @@ function build() {
   for (const f of readdirSync(join(ROOT, "config"))) {
     if (f.endsWith(".json")) copyFileSync(join(ROOT, "config", f), join(OUT, "config", f));
   }
+  // The RFQ v2 service definition, which src/rfq-v2/proto.ts loads from beside itself.
+  copyFileSync(join(ROOT, "src/rfq-v2/market_maker.proto"), join(OUT, "src/rfq-v2/market_maker.proto"));
   writeFileSync(STAMP, `${new Date().toISOString()}\n`);
   console.error(`build: dist/ written in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }

@@ -47,6 +47,9 @@ import { MemoryQuoteStore } from "./quote-store/memory.ts";
 import { RedisQuoteStore } from "./quote-store/redis.ts";
 import { Circuit } from "./redis/circuit.ts";
 import { createRedisClient, type RedisClient, redisTarget, waitReady } from "./redis/client.ts";
+import { rfqV2Metrics } from "./rfq-v2/metrics.ts";
+import { RfqV2Service } from "./rfq-v2/service.ts";
+import { rfqV2Settings } from "./rfq-v2/settings.ts";
 import { registerAdminRoutes } from "./routes/admin.ts";
 import type { ReadinessProbe } from "./routes/health.ts";
 import { type KeypairSigner, makeSigner, type Signer } from "./signer/index.ts";
@@ -94,6 +97,8 @@ export interface ComposeOptions {
   markoutHorizons?: readonly MarkoutHorizon[];
   /** The ledger writer's tunables (tests drain quickly). */
   ledgerWriter?: { intervalMs?: number; staleMs?: number; batch?: number };
+  /** false: no RFQ v2 stream in this process even with RFQ_V2_URL (every worker but the first). */
+  rfqV2?: boolean;
 }
 
 export interface Service {
@@ -135,6 +140,8 @@ export interface Service {
   storeCircuit: Circuit;
   /** Shutdown state the apps read: set `draining` and /ready answers 503 (src/http/shutdown.ts). */
   lifecycle: { draining: boolean };
+  /** The RFQ v2 level stream, when RFQ_V2_URL is set (in one process of the service). */
+  rfqV2?: RfqV2Service;
   close(): Promise<void>;
 }
 
@@ -424,6 +431,25 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
 
   const storeCircuit = new Circuit({ name: "quoteStore", log, metrics, now });
 
+  const v2 = opts.rfqV2 === false ? undefined : rfqV2Settings(config.env, config.file.rfqV2.pairs);
+  let rfqV2: RfqV2Service | undefined;
+  if (v2) {
+    const stream = new RfqV2Service({
+      config,
+      settings: v2,
+      book,
+      inventory,
+      signer,
+      log: log.child({ channel: "rfq-v2" }),
+      metrics: rfqV2Metrics(metrics.registry),
+      now,
+    });
+    closers.push(async () => stream.close());
+    // Not awaited: the webhook serves while the stream connects (and reconnects) on its own.
+    void stream.start();
+    rfqV2 = stream;
+  }
+
   const lifecycle = { draining: false };
   const probes: ReadinessProbe[] = [
     ["quoteStore", () => store.ping()],
@@ -489,6 +515,7 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
     ...(takers ? { takers } : {}),
     storeCircuit,
     lifecycle,
+    ...(rfqV2 ? { rfqV2 } : {}),
     close: () => closeAll(closers),
   };
 }

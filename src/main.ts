@@ -49,6 +49,7 @@ function banner(service: Service, url: string, opsUrl: string, ledger: string, w
     `  chain:       ${service.chain.description}`,
     `  bundles:     ${service.bundles.port ? service.bundles.note : `none (${service.bundles.reason})`}`,
     `  fill ledger: ${ledger}`,
+    `  rfq v2:      ${config.env.RFQ_V2_URL ? `${config.file.rfqV2.pairs.join(", ")} to ${new URL(config.env.RFQ_V2_URL).host}` : "off (RFQ_V2_URL unset)"}`,
     `  api key:     ${config.env.API_KEY ? "required (X-API-KEY)" : "none"}`,
     `  /tokens:\n    ${symbols(service.tokenLists.tokens()) || "(none)"}`,
     `  /permissioned-tokens:\n    ${symbols(service.tokenLists.permissionedTokens()) || "(none)"}`,
@@ -139,6 +140,7 @@ async function main(): Promise<number> {
   const metrics = new Metrics({ defaultMetrics: true });
   const service = await composeService(config, {
     metrics,
+    rfqV2: slot <= 1,
     ...(slot ? { log: createLogger(config.env.LOG_LEVEL).child({ worker: slot }) } : {}),
   });
   const { log } = service;

@@ -43,6 +43,7 @@ const SAMPLE: Record<(typeof PRODUCTION_SETTINGS)[number], string> = {
   SIGNER_URL: "unix:///run/signer.sock",
   BUNDLE_URL: "https://block-engine.example",
   OPERATOR_API_URL: "https://operator.example",
+  RFQ_V2_URL: "https://rfq-v2.example",
 };
 
 const SAMPLE_PRODUCTION = () => ({

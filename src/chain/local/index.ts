@@ -74,6 +74,7 @@ import {
   LIGHTHOUSE_ASSERTION_FAILED,
   type LighthouseVerdict,
 } from "./lighthouse-emulation.ts";
+import { emulateRouteV2, isRouteV2Instruction } from "./rfq-v2-emulation.ts";
 import {
   emulateSmartAccount,
   isSmartAccountInstruction,
@@ -640,7 +641,13 @@ export class LocalChain implements Chain {
     }
     if (
       !smartAccount.expanded &&
-      !instructions.some((ix) => isOrderEngineInstruction(ix) || isAtaInstruction(ix) || isLighthouse(ix))
+      !instructions.some(
+        (ix) =>
+          isOrderEngineInstruction(ix) ||
+          isAtaInstruction(ix) ||
+          isLighthouse(ix) ||
+          isRouteV2Instruction(ix),
+      )
     ) {
       return { ok: true, tx, extraSignatures: 0 };
     }
@@ -678,6 +685,21 @@ export class LocalChain implements Chain {
           // What the program answers (lighthouse-sdk: LIGHTHOUSE_ERROR__ASSERTION_FAILED), at the
           // assertion's index in the transaction as sent, not at the stand-in's.
           emulationErrJson = { InstructionError: [index, { Custom: LIGHTHOUSE_ASSERTION_FAILED }] };
+          rewritten.push(failingInstruction(payer, ix));
+        }
+        continue;
+      }
+      if (isRouteV2Instruction(ix)) {
+        const emulated = emulationError
+          ? undefined
+          : emulateRouteV2(
+              ix,
+              instructions.filter((o) => o !== ix),
+              fillCtx,
+            );
+        if (emulated?.ok) rewritten.push(...emulated.instructions);
+        else {
+          emulationError ??= emulated?.error;
           rewritten.push(failingInstruction(payer, ix));
         }
         continue;

@@ -1,0 +1,31 @@
+/**
+ * Why an RFQ v2 swap (SWAP_AVAILABLE) was not co-signed. The value is the name; logs, metric labels and
+ * tests key on these strings: never rename or reuse one once released, only add.
+ */
+export const V2RejectCode = {
+  /** The base64 or the transaction bytes cannot be read, or an instruction names an account out of range. */
+  V2_MALFORMED_TRANSACTION: "V2_MALFORMED_TRANSACTION",
+  /** The message loads accounts from lookup tables the service could not resolve. */
+  V2_LOOKUP_TABLES_UNRESOLVED: "V2_LOOKUP_TABLES_UNRESOLVED",
+  /** Not exactly two required signatures, or the maker's key is not the read-only signer at slot 1. */
+  V2_INVALID_SIGNERS: "V2_INVALID_SIGNERS",
+  /** No aggregator route_v2 instruction holding exactly one leg, an RFQ v2 leg, for the maker. */
+  V2_ROUTE_NOT_FOUND: "V2_ROUTE_NOT_FOUND",
+  /** The route's or the leg's accounts are not the ones the fill needs (programs, mints, maker accounts, taker). */
+  V2_INVALID_ACCOUNTS: "V2_INVALID_ACCOUNTS",
+  /** The maker's key or token accounts appear outside the leg's own account slots. */
+  V2_MAKER_NOT_EXCLUSIVE: "V2_MAKER_NOT_EXCLUSIVE",
+  /** The pair is not one the maker streams, or its levels are withdrawn. */
+  V2_PAIR_NOT_STREAMED: "V2_PAIR_NOT_STREAMED",
+  /** Lot size, levels or prices match no level set the maker streamed that is still valid. */
+  V2_LEVELS_NOT_STREAMED: "V2_LEVELS_NOT_STREAMED",
+  /** expire_at is past, or later than the streamed levels' validity. */
+  V2_EXPIRED: "V2_EXPIRED",
+  /** The leg's input is not the whole route input (bps 10,000, input index 0), or the amounts do not follow. */
+  V2_INVALID_AMOUNTS: "V2_INVALID_AMOUNTS",
+  /** The maker cannot carry the fill's outflow (the inventory check). */
+  V2_INVENTORY_INSUFFICIENT: "V2_INVENTORY_INSUFFICIENT",
+  /** The swap id was signed before. */
+  V2_DUPLICATE_SWAP: "V2_DUPLICATE_SWAP",
+} as const;
+export type V2RejectCode = (typeof V2RejectCode)[keyof typeof V2RejectCode];

@@ -1,0 +1,406 @@
+/**
+ * An RFQ v2 swap as the operator offers it (SWAP_AVAILABLE): decoded, then judged against the levels
+ * the maker streamed. Signed only when it is the aggregator's `route_v2` with exactly one step, an RFQ
+ * v2 leg (tag 120), for a pair the maker streams, whose lot and levels are a streamed set still valid
+ * (each level no better for the taker than the streamed one, no more lots), whose amounts follow from
+ * the program's walk of those levels, and whose maker key and token accounts appear nowhere but the
+ * leg's own slots. Routes with other legs are refused: their payloads cannot be read here, so the
+ * maker's accounts could hide in them.
+ *
+ * Layouts (Borsh, little-endian): route_v2 = discriminator, in_amount u64, quoted_out_amount u64,
+ * slippage_bps u16, platform_fee_bps u16, positive_slippage_bps u16, u32 step count, then per step a
+ * u8 tag (120 = JupiterRfqV2), u8 side (0 Bid: the taker pays quote; 1 Ask: the taker pays base), u32
+ * length and fill data, u16 bps, u8 input index, u8 output index. Fill data = expire_at u64 (Unix s),
+ * tick_size_qpb u64, lot_size_base u64, u32 level count, per level px_ticks u64 and qty_lots u64.
+ * Accounts: 10 of the route, the RFQ v2 program, the 11 of fill_exact_in, one more.
+ */
+import { getAssociatedTokenAddressSync } from "@solana/spl-token";
+import { type PublicKey, VersionedTransaction } from "@solana/web3.js";
+import type { TokenConfig } from "../../config/schema.ts";
+import { V2RejectCode } from "./codes.ts";
+import { type LotLevel, sweep } from "./levels.ts";
+import type { StreamedSet } from "./streamed.ts";
+
+export const AGGREGATOR_PROGRAM = "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4";
+export const AGGREGATOR_EVENT_AUTHORITY = "D8cy77BBepLMngZx6ZukaTff5hCt1HrWyKk3Hnd9oitf";
+export const RFQ_V2_PROGRAM = "fd3nMFYTQjX1yr5ER8u7tPdHJB7qt8RpDpNtLQX2Br5";
+export const INSTRUCTIONS_SYSVAR = "Sysvar1nstructions1111111111111111111111111";
+export const ROUTE_V2_DISCRIMINATOR = Uint8Array.from([187, 100, 250, 204, 49, 196, 175, 20]);
+export const RFQ_V2_LEG_TAG = 120;
+/** Accounts of route_v2 before the legs, and of an RFQ v2 leg block (program, 11 fill accounts, 1 more). */
+export const ROUTE_FIXED_ACCOUNTS = 10;
+export const RFQ_LEG_ACCOUNTS = 13;
+
+/** Indexes inside the leg block (after the RFQ v2 program at 0). */
+const LEG = {
+  program: 0,
+  user: 1,
+  fillAuthority: 2,
+  userBase: 3,
+  userQuote: 4,
+  makerBase: 5,
+  makerQuote: 6,
+  baseMint: 7,
+  quoteMint: 8,
+  baseTokenProgram: 9,
+  quoteTokenProgram: 10,
+  instructionsSysvar: 11,
+} as const;
+
+export interface V2Leg {
+  takerSide: "bid" | "ask";
+  inAmount: bigint;
+  quotedOutAmount: bigint;
+  platformFeeBps: number;
+  bps: number;
+  inputIndex: number;
+  outputIndex: number;
+  expireAt: bigint;
+  tickSizeQpb: bigint;
+  lotSizeBase: bigint;
+  /** As the program walks them: price per lot = px_ticks x tick_size_qpb. */
+  levels: LotLevel[];
+  taker: PublicKey;
+  baseMint: PublicKey;
+  quoteMint: PublicKey;
+}
+
+export interface V2Pair {
+  pairKey: string;
+  base: TokenConfig;
+  quote: TokenConfig;
+}
+
+export interface V2CheckInput {
+  tx: VersionedTransaction;
+  /** Every account key of the message: static ones, then those loaded from lookup tables (writable, read-only). */
+  accountKeys: readonly PublicKey[];
+  maker: PublicKey;
+  /** Streamed pairs by "baseMint/quoteMint". */
+  pairs: ReadonlyMap<string, V2Pair>;
+  /** The pair's level sets still valid. */
+  streamed: (pairKey: string) => readonly StreamedSet[];
+  nowMs: number;
+}
+
+export type V2Verdict =
+  | {
+      ok: true;
+      leg: V2Leg;
+      pair: V2Pair;
+      set: StreamedSet;
+      /** What the taker pays and receives, as the program will compute it. */
+      amountIn: bigint;
+      amountOut: bigint;
+      /** Base atoms traded. */
+      baseAmount: bigint;
+    }
+  | { ok: false; code: V2RejectCode; detail: string };
+
+const refuse = (code: V2RejectCode, detail: string): V2Verdict => ({ ok: false, code, detail });
+
+/** Decodes base64 into a transaction, or a refusal. */
+export function decodeSwapTransaction(
+  base64: string,
+): VersionedTransaction | { code: V2RejectCode; detail: string } {
+  try {
+    const bytes = Buffer.from(base64, "base64");
+    if (bytes.length === 0) throw new Error("empty");
+    return VersionedTransaction.deserialize(bytes);
+  } catch (err) {
+    return {
+      code: V2RejectCode.V2_MALFORMED_TRANSACTION,
+      detail: `cannot read the transaction: ${(err as Error).message}`,
+    };
+  }
+}
+
+class Reader {
+  private at = 0;
+  constructor(private readonly b: Uint8Array) {}
+  private need(n: number): void {
+    if (this.at + n > this.b.length)
+      throw new Error(`data ends at byte ${this.b.length}, ${n} more needed at ${this.at}`);
+  }
+  u8(): number {
+    this.need(1);
+    return this.b[this.at++]!;
+  }
+  u16(): number {
+    this.need(2);
+    const v = this.b[this.at]! | (this.b[this.at + 1]! << 8);
+    this.at += 2;
+    return v;
+  }
+  u32(): number {
+    this.need(4);
+    const v = Buffer.from(this.b.buffer, this.b.byteOffset + this.at, 4).readUInt32LE(0);
+    this.at += 4;
+    return v;
+  }
+  u64(): bigint {
+    this.need(8);
+    const v = Buffer.from(this.b.buffer, this.b.byteOffset + this.at, 8).readBigUInt64LE(0);
+    this.at += 8;
+    return v;
+  }
+  bytes(n: number): Uint8Array {
+    this.need(n);
+    const v = this.b.subarray(this.at, this.at + n);
+    this.at += n;
+    return v;
+  }
+  done(): boolean {
+    return this.at === this.b.length;
+  }
+}
+
+/** The data of a route_v2 instruction with its one RFQ v2 step, read; or why it is not one. */
+export type RouteV2Data = Omit<V2Leg, "taker" | "baseMint" | "quoteMint">;
+
+export function decodeRouteV2(
+  data: Uint8Array,
+): { ok: true; leg: RouteV2Data } | { ok: false; code: V2RejectCode; detail: string } {
+  const no = (code: V2RejectCode, detail: string) => ({ ok: false as const, code, detail });
+  try {
+    const r = new Reader(data);
+    if (!startsWith(r.bytes(8), ROUTE_V2_DISCRIMINATOR))
+      return no(V2RejectCode.V2_ROUTE_NOT_FOUND, "not route_v2");
+    const inAmount = r.u64();
+    const quotedOutAmount = r.u64();
+    r.u16(); // slippage_bps
+    const platformFeeBps = r.u16();
+    r.u16(); // positive_slippage_bps
+    const steps = r.u32();
+    if (steps !== 1)
+      return no(
+        V2RejectCode.V2_ROUTE_NOT_FOUND,
+        `the route has ${steps} steps: only a lone RFQ v2 leg is signed`,
+      );
+    const tag = r.u8();
+    if (tag !== RFQ_V2_LEG_TAG)
+      return no(
+        V2RejectCode.V2_ROUTE_NOT_FOUND,
+        `the route's step is swap ${tag}, not an RFQ v2 leg (${RFQ_V2_LEG_TAG})`,
+      );
+    const side = r.u8();
+    if (side > 1) return no(V2RejectCode.V2_MALFORMED_TRANSACTION, `leg side ${side}`);
+    const fill = new Reader(r.bytes(r.u32()));
+    const bps = r.u16();
+    const inputIndex = r.u8();
+    const outputIndex = r.u8();
+    if (!r.done())
+      return no(V2RejectCode.V2_MALFORMED_TRANSACTION, "route data continues after its one step");
+    const expireAt = fill.u64();
+    const tickSizeQpb = fill.u64();
+    const lotSizeBase = fill.u64();
+    const count = fill.u32();
+    const levels: LotLevel[] = [];
+    for (let i = 0; i < count; i++) {
+      const px = fill.u64();
+      const qty = fill.u64();
+      levels.push({ perLot: px * tickSizeQpb, lots: qty });
+    }
+    if (!fill.done())
+      return no(V2RejectCode.V2_MALFORMED_TRANSACTION, "fill data continues after its levels");
+    return {
+      ok: true,
+      leg: {
+        takerSide: side === 0 ? "bid" : "ask",
+        inAmount,
+        quotedOutAmount,
+        platformFeeBps,
+        bps,
+        inputIndex,
+        outputIndex,
+        expireAt,
+        tickSizeQpb,
+        lotSizeBase,
+        levels,
+      },
+    };
+  } catch (err) {
+    return no(V2RejectCode.V2_MALFORMED_TRANSACTION, `route data: ${(err as Error).message}`);
+  }
+}
+
+/** Judges one offered swap. Pure: the streamed sets, the clock and the keys are given. */
+export function checkV2Swap(input: V2CheckInput): V2Verdict {
+  const { tx, maker, accountKeys } = input;
+  const msg = tx.message;
+  const header = msg.header;
+  // The maker co-signs slot 1 read-only; the taker pays the fee at slot 0.
+  if (header.numRequiredSignatures !== 2 || header.numReadonlySignedAccounts !== 1)
+    return refuse(
+      V2RejectCode.V2_INVALID_SIGNERS,
+      `${header.numRequiredSignatures} required signatures, ${header.numReadonlySignedAccounts} read-only: expected 2 and 1 (the maker at slot 1)`,
+    );
+  if (!accountKeys[1]?.equals(maker))
+    return refuse(V2RejectCode.V2_INVALID_SIGNERS, "the maker is not the signer at slot 1");
+
+  const key = (i: number) => accountKeys[i];
+  const ixs = msg.compiledInstructions;
+  for (const ix of ixs) {
+    if (ix.programIdIndex >= accountKeys.length || ix.accountKeyIndexes.some((i) => i >= accountKeys.length))
+      return refuse(
+        V2RejectCode.V2_MALFORMED_TRANSACTION,
+        "an instruction names an account beyond the message's keys",
+      );
+  }
+  const routes = ixs
+    .map((ix, index) => ({ ix, index }))
+    .filter(
+      ({ ix }) =>
+        key(ix.programIdIndex)!.toBase58() === AGGREGATOR_PROGRAM &&
+        startsWith(ix.data, ROUTE_V2_DISCRIMINATOR),
+    );
+  if (routes.length !== 1)
+    return refuse(
+      V2RejectCode.V2_ROUTE_NOT_FOUND,
+      `${routes.length} route_v2 instructions: expected exactly one`,
+    );
+  const route = routes[0]!;
+
+  const decoded = decodeRouteV2(route.ix.data);
+  if (!decoded.ok) return refuse(decoded.code, decoded.detail);
+  const leg = decoded.leg;
+
+  // Accounts: the route's 10, then the leg block.
+  const accs = route.ix.accountKeyIndexes;
+  if (accs.length !== ROUTE_FIXED_ACCOUNTS + RFQ_LEG_ACCOUNTS)
+    return refuse(
+      V2RejectCode.V2_INVALID_ACCOUNTS,
+      `the route has ${accs.length} accounts: expected ${ROUTE_FIXED_ACCOUNTS + RFQ_LEG_ACCOUNTS}`,
+    );
+  const at = (i: number) => key(accs[i]!)!;
+  const legAt = (name: keyof typeof LEG) => at(ROUTE_FIXED_ACCOUNTS + LEG[name]);
+  const taker = at(0);
+  if (!key(0)!.equals(taker) || !legAt("user").equals(taker))
+    return refuse(
+      V2RejectCode.V2_INVALID_ACCOUNTS,
+      "the route's authority, the leg's user and the fee payer are not one taker",
+    );
+  if (at(8).toBase58() !== AGGREGATOR_EVENT_AUTHORITY || at(9).toBase58() !== AGGREGATOR_PROGRAM)
+    return refuse(
+      V2RejectCode.V2_INVALID_ACCOUNTS,
+      "the route's event authority or program account is not the aggregator's",
+    );
+  if (legAt("program").toBase58() !== RFQ_V2_PROGRAM)
+    return refuse(V2RejectCode.V2_INVALID_ACCOUNTS, "the leg's program is not RFQ v2");
+  if (!legAt("fillAuthority").equals(maker))
+    return refuse(V2RejectCode.V2_INVALID_ACCOUNTS, "the leg's fill authority is not the maker");
+  if (legAt("instructionsSysvar").toBase58() !== INSTRUCTIONS_SYSVAR)
+    return refuse(V2RejectCode.V2_INVALID_ACCOUNTS, "the leg's instructions sysvar is another account");
+
+  const baseMint = legAt("baseMint");
+  const quoteMint = legAt("quoteMint");
+  const pair = input.pairs.get(`${baseMint.toBase58()}/${quoteMint.toBase58()}`);
+  if (!pair)
+    return refuse(
+      V2RejectCode.V2_PAIR_NOT_STREAMED,
+      `no streamed pair ${baseMint.toBase58()}/${quoteMint.toBase58()}`,
+    );
+  if (
+    legAt("baseTokenProgram").toBase58() !== pair.base.tokenProgram ||
+    legAt("quoteTokenProgram").toBase58() !== pair.quote.tokenProgram
+  )
+    return refuse(
+      V2RejectCode.V2_INVALID_ACCOUNTS,
+      `${pair.pairKey}: a token program is not the configured one`,
+    );
+  // The route's mints follow the taker's side: a Bid pays quote for base.
+  const [srcMint, dstMint] = leg.takerSide === "bid" ? [quoteMint, baseMint] : [baseMint, quoteMint];
+  if (!at(3).equals(srcMint) || !at(4).equals(dstMint))
+    return refuse(
+      V2RejectCode.V2_INVALID_ACCOUNTS,
+      "the route's source and destination mints do not match the leg's side",
+    );
+  const makerBase = getAssociatedTokenAddressSync(baseMint, maker, false, legAt("baseTokenProgram"));
+  const makerQuote = getAssociatedTokenAddressSync(quoteMint, maker, false, legAt("quoteTokenProgram"));
+  if (!legAt("makerBase").equals(makerBase) || !legAt("makerQuote").equals(makerQuote))
+    return refuse(
+      V2RejectCode.V2_INVALID_ACCOUNTS,
+      "the leg's maker token accounts are not the maker's associated accounts",
+    );
+
+  // Exclusivity: the maker's three accounts only in the leg's slots of this one instruction.
+  const own = [maker, makerBase, makerQuote];
+  const slots = new Set([
+    ROUTE_FIXED_ACCOUNTS + LEG.fillAuthority,
+    ROUTE_FIXED_ACCOUNTS + LEG.makerBase,
+    ROUTE_FIXED_ACCOUNTS + LEG.makerQuote,
+  ]);
+  for (const [n, ix] of ixs.entries()) {
+    if (own.some((k) => key(ix.programIdIndex)!.equals(k)))
+      return refuse(
+        V2RejectCode.V2_MAKER_NOT_EXCLUSIVE,
+        `instruction ${n} runs a maker account as a program`,
+      );
+    for (const [pos, idx] of ix.accountKeyIndexes.entries()) {
+      if (!own.some((k) => key(idx)!.equals(k))) continue;
+      if (n === route.index && slots.has(pos) && key(idx)!.equals(own[[...slots].indexOf(pos)]!)) continue;
+      return refuse(
+        V2RejectCode.V2_MAKER_NOT_EXCLUSIVE,
+        `instruction ${n} names a maker account at position ${pos}`,
+      );
+    }
+  }
+
+  // Amounts: a lone leg takes the whole route input.
+  if (leg.bps !== 10_000 || leg.inputIndex !== 0)
+    return refuse(
+      V2RejectCode.V2_INVALID_AMOUNTS,
+      `the leg takes ${leg.bps} bps of input ${leg.inputIndex}: expected all of input 0`,
+    );
+
+  // Levels: a streamed set still valid, the fill's levels each no better and no larger.
+  const consuming = (s: StreamedSet) => (leg.takerSide === "bid" ? s.asks : s.bids);
+  const noBetter = (fill: bigint, ours: bigint) => (leg.takerSide === "bid" ? fill >= ours : fill <= ours);
+  const sets = input.streamed(pair.pairKey);
+  if (sets.length === 0)
+    return refuse(V2RejectCode.V2_PAIR_NOT_STREAMED, `${pair.pairKey}: no level set is valid now`);
+  const set = [...sets]
+    .reverse()
+    .find(
+      (s) =>
+        s.lotSizeBase === leg.lotSizeBase &&
+        leg.levels.length > 0 &&
+        leg.levels.length <= consuming(s).length &&
+        leg.levels.every(
+          (l, i) =>
+            l.lots > 0n && l.lots <= consuming(s)[i]!.lots && noBetter(l.perLot, consuming(s)[i]!.perLot),
+        ),
+    );
+  if (!set)
+    return refuse(
+      V2RejectCode.V2_LEVELS_NOT_STREAMED,
+      `${pair.pairKey}: lot ${leg.lotSizeBase} and ${leg.levels.length} level(s) match no streamed set still valid`,
+    );
+  const nowS = BigInt(Math.floor(input.nowMs / 1000));
+  if (leg.expireAt <= nowS)
+    return refuse(V2RejectCode.V2_EXPIRED, `expire_at ${leg.expireAt} is past (now ${nowS})`);
+  if (leg.expireAt * 1000n > BigInt(set.validUntilMs))
+    return refuse(
+      V2RejectCode.V2_EXPIRED,
+      `expire_at ${leg.expireAt} is later than the levels' validity (${Math.floor(set.validUntilMs / 1000)})`,
+    );
+
+  const walked = sweep(leg.takerSide, leg.inAmount, leg.levels, leg.lotSizeBase);
+  if (walked.lots === 0n) return refuse(V2RejectCode.V2_INVALID_AMOUNTS, `${leg.inAmount} buys no whole lot`);
+  const baseAmount = walked.lots * leg.lotSizeBase;
+  return {
+    ok: true,
+    leg: { ...leg, taker, baseMint, quoteMint },
+    pair,
+    set,
+    amountIn: walked.spent,
+    amountOut: walked.out,
+    baseAmount,
+  };
+}
+
+export function startsWith(data: Uint8Array, prefix: Uint8Array): boolean {
+  if (data.length < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (data[i] !== prefix[i]) return false;
+  return true;
+}

@@ -1,0 +1,23 @@
+/** The RFQ v2 channel's settings from the environment, or why they cannot start it. */
+import { ConfigError } from "../../config/load.ts";
+import type { EnvConfig } from "../../config/schema.ts";
+import type { RfqV2Settings } from "./service.ts";
+
+/** Undefined when RFQ_V2_URL is unset (the channel is off); throws naming what is missing or refused. */
+export function rfqV2Settings(
+  env: Partial<Pick<EnvConfig, "RFQ_V2_URL" | "RFQ_V2_MAKER_ID" | "RFQ_V2_AUTH_TOKEN" | "SIGNER_URL">>,
+  pairs: readonly string[],
+): RfqV2Settings | undefined {
+  if (!env.RFQ_V2_URL) return undefined;
+  const missing = (["RFQ_V2_MAKER_ID", "RFQ_V2_AUTH_TOKEN"] as const).filter((n) => !env[n]);
+  if (missing.length) throw new ConfigError(`env: ${missing.join(", ")}: required when RFQ_V2_URL is set`);
+  if (pairs.length === 0)
+    throw new ConfigError(
+      'rfqV2.pairs: empty while RFQ_V2_URL is set: name the pairs to stream (e.g. ["SOL/USDC"])',
+    );
+  if (env.SIGNER_URL)
+    throw new ConfigError(
+      "env: RFQ_V2_URL with SIGNER_URL: the signer service does not judge RFQ v2 swaps yet, so the stream would sign without its checks; unset one of them",
+    );
+  return { url: env.RFQ_V2_URL, makerId: env.RFQ_V2_MAKER_ID!, authToken: env.RFQ_V2_AUTH_TOKEN! };
+}

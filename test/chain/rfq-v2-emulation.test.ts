@@ -1,0 +1,104 @@
+/**
+ * The local chain's stand-in for the aggregator's route_v2 with one RFQ v2 leg: an honest swap moves
+ * exactly the walked amounts; each of the RFQ v2 program's published errors fails the transaction
+ * (fee charged, nothing moved), as on mainnet.
+ */
+import { createTransferCheckedInstruction } from "@solana/spl-token";
+import { Keypair, PublicKey, type VersionedTransaction } from "@solana/web3.js";
+import { describe, expect, it } from "vitest";
+import { TOKEN_PROGRAM } from "../../config/schema.ts";
+import { buildV2SwapTransaction, type V2SwapParams } from "../../sandbox/rfq-v2/build.ts";
+import { ata, creditSol, creditToken, tokenBalance } from "../../src/chain/local/seed.ts";
+import { makeWorld } from "../inventory/support.ts";
+import { MINT } from "../support/config.ts";
+
+const SOL = new PublicKey(MINT.SOL);
+const USDC = new PublicKey(MINT.USDC);
+
+async function setup() {
+  const w = makeWorld();
+  const taker = Keypair.generate();
+  creditSol(w.chain, taker.publicKey, 1_000_000_000n);
+  creditToken(w.chain, taker.publicKey, USDC, 100_000_000n);
+  const { blockhash } = await w.chain.getLatestBlockhash();
+  const now = await w.chain.getUnixTimestamp();
+  const params = (over: Partial<V2SwapParams> = {}): V2SwapParams => ({
+    taker: taker.publicKey,
+    maker: w.maker.publicKey,
+    baseMint: SOL,
+    quoteMint: USDC,
+    baseTokenProgram: new PublicKey(TOKEN_PROGRAM),
+    quoteTokenProgram: new PublicKey(TOKEN_PROGRAM),
+    takerSide: "bid",
+    inAmount: 10_000_000n,
+    quotedOutAmount: 0n,
+    expireAt: now + 30n,
+    tickSizeQpb: 1n,
+    lotSizeBase: 100_000n,
+    levels: [
+      { pxTicks: 18_035n, qtyLots: 300n },
+      { pxTicks: 18_044n, qtyLots: 1_000n },
+    ],
+    recentBlockhash: blockhash,
+    ...over,
+  });
+  const send = async (tx: VersionedTransaction) => {
+    tx.sign([taker, w.maker]);
+    const r = await w.chain.send(tx);
+    if (!r.ok) return { state: "dropped", error: r.error };
+    return w.chain.getSignatureStatus(r.signature);
+  };
+  return { w, taker, params, send };
+}
+
+describe("route_v2 with an RFQ v2 leg on the local chain", () => {
+  it("moves what the program's walk gives: 300 lots at 18,035 then 254 at 18,044 for 10 USDC", async () => {
+    const { w, taker, params, send } = await setup();
+    const makerUsdc = tokenBalance(w.chain, w.maker.publicKey, USDC);
+    const makerSol = tokenBalance(w.chain, w.maker.publicKey, SOL);
+    expect(await send(buildV2SwapTransaction(params()))).toMatchObject({ state: "confirmed" });
+    // 300 x 18,035 = 5,410,500; the rest 4,589,500 buys 254 lots at 18,044 (4,583,176): 554 lots
+    const spent = 5_410_500n + 254n * 18_044n;
+    expect(tokenBalance(w.chain, taker.publicKey, USDC)).toBe(100_000_000n - spent);
+    expect(tokenBalance(w.chain, taker.publicKey, SOL)).toBe(554n * 100_000n);
+    expect(tokenBalance(w.chain, w.maker.publicKey, USDC)).toBe(makerUsdc + spent);
+    expect(tokenBalance(w.chain, w.maker.publicKey, SOL)).toBe(makerSol - 554n * 100_000n);
+  });
+
+  it.each([
+    [
+      "6002 StaleOrderbook: expire_at past",
+      (p: V2SwapParams) => ({ ...p, expireAt: p.expireAt - 60n }),
+      "6002",
+    ],
+    [
+      "6003 InvalidLevelOrdering: the worse level first",
+      (p: V2SwapParams) => ({ ...p, levels: [...p.levels].reverse() }),
+      "6003",
+    ],
+    ["6001 NoFill: the input buys no whole lot", (p: V2SwapParams) => ({ ...p, inAmount: 18_034n }), "6001"],
+  ])("fails %s, and moves nothing", async (_name, change, code) => {
+    const { w, taker, params, send } = await setup();
+    const status = await send(buildV2SwapTransaction(change(params())));
+    expect(status).toMatchObject({ state: "failed" });
+    expect("error" in status && status.error).toContain(code);
+    expect(tokenBalance(w.chain, taker.publicKey, USDC)).toBe(100_000_000n);
+  });
+
+  it("fails 6005 MakerAppearsInOtherInstruction when a maker account is named by another instruction", async () => {
+    const { w, taker, params, send } = await setup();
+    const makerSol = ata(w.chain, w.maker.publicKey, SOL);
+    const steal = createTransferCheckedInstruction(
+      makerSol,
+      SOL,
+      ata(w.chain, taker.publicKey, SOL),
+      w.maker.publicKey,
+      1n,
+      9,
+    );
+    creditToken(w.chain, taker.publicKey, SOL, 0n);
+    const status = await send(buildV2SwapTransaction(params(), { after: [steal] }));
+    expect(status).toMatchObject({ state: "failed" });
+    expect("error" in status && status.error).toContain("6005");
+  });
+});

@@ -1,0 +1,257 @@
+/**
+ * The RFQ v2 channel over a real gRPC socket against the sandbox's stand-in of the operator's service:
+ * levels streamed for every configured pair from the quoting book, a swap offered on them co-signed in
+ * the maker's slot with the inventory reserved, a tampered swap and a swap on withdrawn levels let
+ * pass, the sequence continued across a restart, and the streams reconnected after the server drops.
+ */
+import { Keypair, PublicKey } from "@solana/web3.js";
+import { Registry } from "prom-client";
+import { afterEach, describe, expect, it } from "vitest";
+import { TOKEN_PROGRAM } from "../../config/schema.ts";
+import { MemoryInventory } from "../../inventory/memory.ts";
+import { QuotingBook } from "../../pricing/book.ts";
+import { MemoryControls } from "../../pricing/controls/memory.ts";
+import { RfqV2StandIn } from "../../sandbox/rfq-v2/server.ts";
+import { creditSol, creditToken, tokenBalance } from "../../src/chain/local/seed.ts";
+import { createLogger } from "../../src/observability/logger.ts";
+import { sweep } from "../../src/rfq-v2/levels.ts";
+import { rfqV2Metrics } from "../../src/rfq-v2/metrics.ts";
+import { RfqV2Service } from "../../src/rfq-v2/service.ts";
+import { KeypairSigner } from "../../src/signer/index.ts";
+import { makeWorld } from "../inventory/support.ts";
+import { MINT } from "../support/config.ts";
+
+const MAKER_ID = "maker-e2e";
+const TOKEN = "jwt-for-the-stand-in-0123456789";
+const closers: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of closers.splice(0).reverse()) await c();
+});
+
+async function until(cond: () => boolean, what: string, ms = 5_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+async function stack(opts: { port?: number; standIn?: RfqV2StandIn; land?: boolean } = {}) {
+  const w = makeWorld((f) => ({
+    ...f,
+    rfqV2: { ...f.rfqV2, pairs: ["SOL/USDC"], quoteExpirySeconds: 30, refreshSeconds: 10 },
+  }));
+  const standIn =
+    opts.standIn ??
+    new RfqV2StandIn({
+      makers: [{ makerId: MAKER_ID, token: TOKEN }],
+      heartbeatMs: 60_000,
+      recentBlockhash: async () => (await w.chain.getLatestBlockhash()).blockhash,
+      ...(opts.land
+        ? {
+            land: async (tx) => {
+              const r = await w.chain.send(tx);
+              if (!r.ok) throw new Error(r.error);
+              const status = await w.chain.getSignatureStatus(r.signature);
+              if (status.state !== "confirmed")
+                throw new Error(`landed ${status.state}: ${"error" in status ? status.error : ""}`);
+              return r.signature;
+            },
+          }
+        : {}),
+    });
+  const url = opts.standIn
+    ? `http://127.0.0.1:${standIn.port}`
+    : await standIn.listen("127.0.0.1", opts.port ?? 0);
+  if (!opts.standIn) closers.push(() => standIn.close());
+  w.clock.t = Date.now();
+  const inventory = new MemoryInventory({ ...w.options(), now: Date.now });
+  await inventory.start();
+  closers.push(() => inventory.close());
+  const controls = new MemoryControls();
+  const book = new QuotingBook(w.config, w.sources, { controls });
+  const registry = new Registry();
+  const metrics = rfqV2Metrics(registry);
+  const service = new RfqV2Service({
+    config: w.config,
+    settings: { url, makerId: MAKER_ID, authToken: TOKEN },
+    book,
+    inventory,
+    signer: new KeypairSigner(w.maker),
+    log: createLogger("silent"),
+    metrics,
+    client: { backoff: { initialMs: 50, maxMs: 200 } },
+    tickMs: 100,
+  });
+  closers.push(() => service.close());
+  await service.start();
+  return { standIn, w, inventory, controls, service, registry, metrics };
+}
+
+const solUsdc = {
+  makerId: MAKER_ID,
+  baseMint: MINT.SOL,
+  quoteMint: MINT.USDC,
+  baseTokenProgram: TOKEN_PROGRAM,
+  quoteTokenProgram: TOKEN_PROGRAM,
+  baseDecimals: 9,
+};
+const swapsWith = async (registry: Registry, outcome: string) =>
+  (await registry.getSingleMetric("rfq_v2_swaps_total")!.get()).values.find(
+    (v) => v.labels.outcome === outcome,
+  )?.value ?? 0;
+
+describe("the RFQ v2 level stream against the operator's stand-in", () => {
+  it("lands a co-signed swap on the local chain (route_v2 emulated) and moves balances exactly as the levels say", async () => {
+    const s = await stack({ land: true });
+    await until(() => s.standIn.liveSet(MAKER_ID, MINT.SOL, MINT.USDC) !== undefined, "SOL/USDC levels");
+    const live = s.standIn.liveSet(MAKER_ID, MINT.SOL, MINT.USDC)!;
+    const taker = Keypair.generate();
+    const sol = new PublicKey(MINT.SOL);
+    const usdc = new PublicKey(MINT.USDC);
+    creditSol(s.w.chain, taker.publicKey, 1_000_000_000n);
+    creditToken(s.w.chain, taker.publicKey, usdc, 500_000_000n);
+    const before = {
+      takerUsdc: tokenBalance(s.w.chain, taker.publicKey, usdc),
+      takerSol: tokenBalance(s.w.chain, taker.publicKey, sol),
+      makerUsdc: tokenBalance(s.w.chain, s.w.maker.publicKey, usdc),
+      makerSol: tokenBalance(s.w.chain, s.w.maker.publicKey, sol),
+    };
+    const r = await s.standIn.offerSwap({ ...solUsdc, taker, takerSide: "bid", inAmount: 250_000_000n });
+    expect(r).toMatchObject({ ok: true });
+    const lot = BigInt(live.quote.lot_size_base);
+    const levels = live.quote.ask_levels.map((l) => ({
+      perLot: (BigInt(l.price) * lot) / 10n ** 9n,
+      lots: BigInt(l.volume) / lot,
+    }));
+    const walk = sweep("bid", 250_000_000n, levels, lot);
+    expect(walk.out).toBeGreaterThan(0n);
+    expect(tokenBalance(s.w.chain, taker.publicKey, usdc)).toBe(before.takerUsdc - walk.spent);
+    expect(tokenBalance(s.w.chain, taker.publicKey, sol)).toBe(before.takerSol + walk.out);
+    expect(tokenBalance(s.w.chain, s.w.maker.publicKey, usdc)).toBe(before.makerUsdc + walk.spent);
+    expect(tokenBalance(s.w.chain, s.w.maker.publicKey, sol)).toBe(before.makerSol - walk.out);
+  });
+
+  it("streams the configured pair's levels and co-signs a swap on them in the maker's slot, reserving what it pays", async () => {
+    const s = await stack();
+    await until(() => s.standIn.liveSet(MAKER_ID, MINT.SOL, MINT.USDC) !== undefined, "SOL/USDC levels");
+    const live = s.standIn.liveSet(MAKER_ID, MINT.SOL, MINT.USDC)!;
+    expect(live.quote.ask_levels.length).toBeGreaterThan(0);
+    expect(live.quote.bid_levels.length).toBeGreaterThan(0);
+    expect(live.quote.maker_address).toBe(s.w.maker.publicKey.toBase58());
+    expect(s.standIn.updates[0]!.update.update_type).toBe("UPDATE_TYPE_NEW");
+
+    const taker = Keypair.generate();
+    const r = await s.standIn.offerSwap({ ...solUsdc, taker, takerSide: "bid", inAmount: 100_000_000n });
+    expect(r).toMatchObject({ ok: true });
+    // the stand-in checked the maker's signature at slot 1; the reservation is the program's walk
+    const lot = BigInt(live.quote.lot_size_base);
+    const levels = live.quote.ask_levels.map((l) => ({
+      perLot: (BigInt(l.price) * lot) / 10n ** 9n,
+      lots: BigInt(l.volume) / lot,
+    }));
+    const walk = sweep("bid", 100_000_000n, levels, lot);
+    const reservations = await s.inventory.reservations();
+    expect(reservations).toContainEqual(
+      expect.objectContaining({
+        quoteId: `v2:${r.swapUuid}`,
+        mint: MINT.SOL,
+        amount: walk.out,
+        inputMint: MINT.USDC,
+        inputAmount: walk.spent,
+      }),
+    );
+    expect(await swapsWith(s.registry, "signed")).toBe(1);
+  });
+
+  it("lets a swap pass unsigned when the operator's levels are one quote atom per lot better for the taker than streamed", async () => {
+    const s = await stack();
+    await until(() => s.standIn.liveSet(MAKER_ID, MINT.SOL, MINT.USDC) !== undefined, "SOL/USDC levels");
+    const r = await s.standIn.offerSwap({
+      ...solUsdc,
+      taker: Keypair.generate(),
+      takerSide: "bid",
+      inAmount: 100_000_000n,
+      timeoutMs: 1_500,
+      tamper: (tx) => {
+        const route = tx.message.compiledInstructions.find((ix) => ix.data.length > 60)!;
+        const data = Buffer.from(route.data);
+        data.writeBigUInt64LE(data.readBigUInt64LE(68) - 1n, 68); // the first level's px_ticks
+        route.data = data;
+        return tx;
+      },
+    });
+    expect(r).toMatchObject({ ok: false, reason: "timeout" });
+    expect(await swapsWith(s.registry, "V2_LEVELS_NOT_STREAMED")).toBe(1);
+    expect(await s.inventory.reservations()).toEqual([]);
+  });
+
+  it("withdraws the levels when quoting is paused: a swap on the sets the operator still shows is not signed", async () => {
+    const s = await stack();
+    await until(() => s.standIn.liveSet(MAKER_ID, MINT.SOL, MINT.USDC) !== undefined, "SOL/USDC levels");
+    await s.controls.pause("test");
+    s.service.publish();
+    const r = await s.standIn.offerSwap({
+      ...solUsdc,
+      taker: Keypair.generate(),
+      takerSide: "ask",
+      inAmount: 1_000_000_000n,
+      timeoutMs: 1_500,
+    });
+    expect(r).toMatchObject({ ok: false, reason: "timeout" });
+    expect(await swapsWith(s.registry, "V2_PAIR_NOT_STREAMED")).toBe(1);
+    const withdrawn = (await s.registry.getSingleMetric("rfq_v2_withdrawals_total")!.get()).values;
+    expect(withdrawn).toContainEqual(
+      expect.objectContaining({ labels: { pair: "SOL/USDC", reason: "PAUSED" }, value: 1 }),
+    );
+  });
+
+  it("continues the sequence from the server's last number after a restart (GetLastSequenceNumber)", async () => {
+    const first = await stack();
+    await until(() => first.standIn.updates.length > 0, "a first answer");
+    const lastBefore = BigInt(first.standIn.updates.at(-1)!.sequence);
+    first.service.close();
+    const second = await stack({ standIn: first.standIn });
+    await until(
+      () => first.standIn.updates.some((u) => BigInt(u.sequence || "0") > lastBefore),
+      "a set from the restarted service",
+    );
+    const rejected = first.standIn.updates.filter((u) => u.update.update_type === "UPDATE_TYPE_REJECTED");
+    expect(rejected).toEqual([]);
+    expect(second.service.connected()).toBe(true);
+  });
+
+  it("reconnects after the server goes away and sends its levels again", async () => {
+    const s = await stack();
+    await until(() => s.standIn.liveSet(MAKER_ID, MINT.SOL, MINT.USDC) !== undefined, "SOL/USDC levels");
+    const port = s.standIn.port;
+    await s.standIn.close();
+    await until(() => !s.service.connected(), "the disconnect");
+    const again = new RfqV2StandIn({ makers: [{ makerId: MAKER_ID, token: TOKEN }] });
+    await again.listen("127.0.0.1", port);
+    closers.push(() => again.close());
+    await until(
+      () => again.liveSet(MAKER_ID, MINT.SOL, MINT.USDC) !== undefined,
+      "levels on the new server",
+      10_000,
+    );
+    expect(s.service.connected()).toBe(true);
+    const reconnects = (await s.registry.getSingleMetric("rfq_v2_reconnects_total")!.get()).values[0]!.value;
+    expect(reconnects).toBeGreaterThanOrEqual(1);
+  });
+
+  it("is refused without its token: UNAUTHENTICATED, no levels accepted", async () => {
+    const standIn = new RfqV2StandIn({ makers: [{ makerId: MAKER_ID, token: "another-token-abcdefghij" }] });
+    await standIn.listen();
+    closers.push(() => standIn.close());
+    const s = stack({ standIn });
+    // start() waits for the first connection: it never comes with a wrong token
+    const outcome = await Promise.race([
+      s.then(() => "connected"),
+      new Promise((r) => setTimeout(() => r("refused"), 1_000)),
+    ]);
+    expect(outcome).toBe("refused");
+    expect(standIn.updates).toEqual([]);
+    expect(new PublicKey(MINT.SOL).toBase58()).toBe(MINT.SOL);
+  });
+});
