@@ -442,6 +442,7 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
       signer,
       log: log.child({ channel: "rfq-v2" }),
       metrics: rfqV2Metrics(metrics.registry),
+      controls,
       now,
     });
     closers.push(async () => stream.close());

@@ -11,6 +11,7 @@ import type { VersionedTransaction } from "@solana/web3.js";
 import type { Config } from "../../config/load.ts";
 import type { Inventory } from "../../inventory/interface.ts";
 import type { PairLadders, QuotingBook } from "../../pricing/book.ts";
+import type { Controls } from "../../pricing/controls/interface.ts";
 import type { Logger } from "../observability/logger.ts";
 import type { Signer } from "../signer/index.ts";
 import { V2Client, type V2ClientOptions } from "./client.ts";
@@ -38,7 +39,9 @@ export interface RfqV2ServiceDeps {
   now?: () => number;
   /** Client options for tests (backoff, ping). */
   client?: Partial<Pick<V2ClientOptions, "backoff" | "pingMs">>;
-  /** How often the levels are recomputed, ms (default 1,000). */
+  /** The switches: a pause or a pair switch withdraws the pair's levels as it arrives. */
+  controls?: Pick<Controls, "onChange">;
+  /** How often the levels are recomputed, ms (default 1,000: a price that goes stale is withdrawn within it). */
   tickMs?: number;
 }
 
@@ -104,7 +107,13 @@ export class RfqV2Service {
   }
 
   async start(): Promise<void> {
-    this.unsubscribe = this.deps.inventory.onChange(() => this.publish());
+    const off = [
+      this.deps.inventory.onChange(() => this.publish()),
+      ...(this.deps.controls ? [this.deps.controls.onChange(() => this.publish())] : []),
+    ];
+    this.unsubscribe = () => {
+      for (const f of off) f();
+    };
     this.timer = setInterval(() => this.publish(), this.deps.tickMs ?? 1_000);
     this.timer.unref();
     await this.client.start();

@@ -11,6 +11,7 @@ import { TOKEN_PROGRAM } from "../../config/schema.ts";
 import { MemoryInventory } from "../../inventory/memory.ts";
 import { QuotingBook } from "../../pricing/book.ts";
 import { MemoryControls } from "../../pricing/controls/memory.ts";
+import type { PriceSource } from "../../pricing/interface.ts";
 import { RfqV2StandIn } from "../../sandbox/rfq-v2/server.ts";
 import { creditSol, creditToken, tokenBalance } from "../../src/chain/local/seed.ts";
 import { createLogger } from "../../src/observability/logger.ts";
@@ -36,7 +37,14 @@ async function until(cond: () => boolean, what: string, ms = 5_000): Promise<voi
   }
 }
 
-async function stack(opts: { port?: number; standIn?: RfqV2StandIn; land?: boolean } = {}) {
+async function stack(
+  opts: {
+    port?: number;
+    standIn?: RfqV2StandIn;
+    land?: boolean;
+    sources?: ReadonlyMap<string, PriceSource>;
+  } = {},
+) {
   const w = makeWorld((f) => ({
     ...f,
     rfqV2: { ...f.rfqV2, pairs: ["SOL/USDC"], quoteExpirySeconds: 30, refreshSeconds: 10 },
@@ -69,7 +77,7 @@ async function stack(opts: { port?: number; standIn?: RfqV2StandIn; land?: boole
   await inventory.start();
   closers.push(() => inventory.close());
   const controls = new MemoryControls();
-  const book = new QuotingBook(w.config, w.sources, { controls });
+  const book = new QuotingBook(w.config, opts.sources ?? w.sources, { controls });
   const registry = new Registry();
   const metrics = rfqV2Metrics(registry);
   const service = new RfqV2Service({
@@ -81,7 +89,7 @@ async function stack(opts: { port?: number; standIn?: RfqV2StandIn; land?: boole
     log: createLogger("silent"),
     metrics,
     client: { backoff: { initialMs: 50, maxMs: 200 } },
-    tickMs: 100,
+    controls,
   });
   closers.push(() => service.close());
   await service.start();
@@ -189,8 +197,9 @@ describe("the RFQ v2 level stream against the operator's stand-in", () => {
   it("withdraws the levels when quoting is paused: a swap on the sets the operator still shows is not signed", async () => {
     const s = await stack();
     await until(() => s.standIn.liveSet(MAKER_ID, MINT.SOL, MINT.USDC) !== undefined, "SOL/USDC levels");
+    // The service hears the switch itself: withdrawn before pause() returns, no tick waited for.
     await s.controls.pause("test");
-    s.service.publish();
+    expect(s.service.streamed.valid("SOL/USDC")).toEqual([]);
     const r = await s.standIn.offerSwap({
       ...solUsdc,
       taker: Keypair.generate(),
@@ -203,6 +212,25 @@ describe("the RFQ v2 level stream against the operator's stand-in", () => {
     const withdrawn = (await s.registry.getSingleMetric("rfq_v2_withdrawals_total")!.get()).values;
     expect(withdrawn).toContainEqual(
       expect.objectContaining({ labels: { pair: "SOL/USDC", reason: "PAUSED" }, value: 1 }),
+    );
+  });
+
+  it("withdraws the levels on its own tick (1 s) once the pair's price goes stale", async () => {
+    let updatedAtMs = Date.now();
+    const feed: PriceSource = {
+      name: "static",
+      maxAgeMs: 2_000,
+      price: () => ({ mid: { num: 18_025n, den: 100n }, updatedAtMs }),
+      start: async () => {},
+      close: async () => {},
+    };
+    const s = await stack({ sources: new Map([["static", feed]]) });
+    await until(() => s.service.streamed.valid("SOL/USDC").length > 0, "SOL/USDC levels");
+    updatedAtMs = Date.now() - 5_000;
+    await until(() => s.service.streamed.valid("SOL/USDC").length === 0, "the stale pair withdrawn", 5_000);
+    const withdrawn = (await s.registry.getSingleMetric("rfq_v2_withdrawals_total")!.get()).values;
+    expect(withdrawn).toContainEqual(
+      expect.objectContaining({ labels: { pair: "SOL/USDC", reason: "PRICE_STALE" }, value: 1 }),
     );
   });
 
