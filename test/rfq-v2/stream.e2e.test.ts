@@ -4,7 +4,14 @@
  * the maker's slot with the inventory reserved, a tampered swap and a swap on withdrawn levels let
  * pass, the sequence continued across a restart, and the streams reconnected after the server drops.
  */
-import { Keypair, PublicKey } from "@solana/web3.js";
+import { createTransferCheckedInstruction, getAssociatedTokenAddressSync } from "@solana/spl-token";
+import {
+  Keypair,
+  PublicKey,
+  TransactionInstruction,
+  TransactionMessage,
+  VersionedTransaction,
+} from "@solana/web3.js";
 import { Registry } from "prom-client";
 import { afterEach, describe, expect, it } from "vitest";
 import { TOKEN_PROGRAM } from "../../config/schema.ts";
@@ -170,6 +177,123 @@ describe("the RFQ v2 level stream against the operator's stand-in", () => {
       }),
     );
     expect(await swapsWith(s.registry, "signed")).toBe(1);
+  });
+
+  describe("a hostile operator's swaps, each let pass unsigned with the maker's accounts unchanged on the chain", () => {
+    /** The route instruction's data, changed at `offset` by `edit` (a u64 little-endian there). */
+    const routeU64 = (offset: number, edit: (v: bigint) => bigint) => (tx: VersionedTransaction) => {
+      const route = tx.message.compiledInstructions.find((ix) => ix.data.length > 60)!;
+      const data = Buffer.from(route.data);
+      data.writeBigUInt64LE(edit(data.readBigUInt64LE(offset)), offset);
+      route.data = data;
+      return tx;
+    };
+    /** The message rebuilt with its instructions changed (keys re-sorted, the signers kept). */
+    const rebuild =
+      (change: (ixs: TransactionInstruction[]) => TransactionInstruction[]) => (tx: VersionedTransaction) => {
+        const m = TransactionMessage.decompile(tx.message);
+        m.instructions = change(m.instructions);
+        return new VersionedTransaction(m.compileToV0Message());
+      };
+    const isRoute = (ix: TransactionInstruction) =>
+      ix.programId.toBase58() === "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4";
+    const cases: [
+      string,
+      (maker: PublicKey) => (tx: VersionedTransaction) => VersionedTransaction,
+      string,
+    ][] = [
+      [
+        "levels the maker never streamed (the first level 1 atom per lot cheaper)",
+        () => routeU64(68, (v) => v - 1n),
+        "V2_LEVELS_NOT_STREAMED",
+      ],
+      ["more lots than the level streamed", () => routeU64(76, (v) => v + 1n), "V2_LEVELS_NOT_STREAMED"],
+      [
+        "levels past their validity (expire_at already gone)",
+        () => routeU64(40, () => BigInt(Math.floor(Date.now() / 1000) - 1)),
+        "V2_EXPIRED",
+      ],
+      [
+        "a second leg in the route",
+        () => (tx) => {
+          const route = tx.message.compiledInstructions.find((ix) => ix.data.length > 60)!;
+          const data = Buffer.from(route.data);
+          data.writeUInt32LE(2, 30);
+          route.data = data;
+          return tx;
+        },
+        "V2_ROUTE_NOT_FOUND",
+      ],
+      [
+        "another program in the leg's place",
+        () =>
+          rebuild((ixs) =>
+            ixs.map((ix) => {
+              if (!isRoute(ix)) return ix;
+              const keys = ix.keys.map((k, i) =>
+                i === 10 ? { ...k, pubkey: Keypair.generate().publicKey } : k,
+              );
+              return new TransactionInstruction({ programId: ix.programId, keys, data: ix.data });
+            }),
+          ),
+        "V2_INVALID_ACCOUNTS",
+      ],
+      [
+        "a maker account used in another instruction (a transfer out of its SOL account)",
+        (maker) =>
+          rebuild((ixs) => [
+            ...ixs,
+            createTransferCheckedInstruction(
+              getAssociatedTokenAddressSync(new PublicKey(MINT.SOL), maker),
+              new PublicKey(MINT.SOL),
+              Keypair.generate().publicKey,
+              maker,
+              1n,
+              9,
+            ),
+          ]),
+        "V2_MAKER_NOT_EXCLUSIVE",
+      ],
+      [
+        "a fill for a maker address that is not ours",
+        (maker) => {
+          const other = Keypair.generate().publicKey;
+          return rebuild((ixs) =>
+            ixs.map(
+              (ix) =>
+                new TransactionInstruction({
+                  programId: ix.programId,
+                  keys: ix.keys.map((k) => (k.pubkey.equals(maker) ? { ...k, pubkey: other } : k)),
+                  data: ix.data,
+                }),
+            ),
+          );
+        },
+        "V2_INVALID_SIGNERS",
+      ],
+    ];
+    it.each(cases)("%s", async (_name, tamper, code) => {
+      const s = await stack({ land: true });
+      await until(() => s.standIn.liveSet(MAKER_ID, MINT.SOL, MINT.USDC) !== undefined, "SOL/USDC levels");
+      const taker = Keypair.generate();
+      creditSol(s.w.chain, taker.publicKey, 1_000_000_000n);
+      creditToken(s.w.chain, taker.publicKey, new PublicKey(MINT.USDC), 500_000_000n);
+      const makerAccounts = () =>
+        [MINT.SOL, MINT.USDC].map((m) => tokenBalance(s.w.chain, s.w.maker.publicKey, new PublicKey(m)));
+      const before = makerAccounts();
+      const r = await s.standIn.offerSwap({
+        ...solUsdc,
+        taker,
+        takerSide: "bid",
+        inAmount: 250_000_000n,
+        timeoutMs: 1_500,
+        tamper: tamper(s.w.maker.publicKey),
+      });
+      expect(r).toMatchObject({ ok: false, reason: "timeout" });
+      expect(await swapsWith(s.registry, code)).toBe(1);
+      expect(makerAccounts()).toEqual(before);
+      expect(await s.inventory.reservations()).toEqual([]);
+    });
   });
 
   it("lets a swap pass unsigned when the operator's levels are one quote atom per lot better for the taker than streamed", async () => {
