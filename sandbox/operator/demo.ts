@@ -8,7 +8,10 @@
  */
 import { join } from "node:path";
 
+import type { Keypair } from "@solana/web3.js";
+import { TOKEN_PROGRAM } from "../../config/schema.ts";
 import { parseArgs } from "../../src/cli/args.ts";
+import { sweep } from "../../src/rfq-v2/levels.ts";
 import { REPO_ROOT } from "../../tooling/processes.ts";
 import { startStack } from "./stack.ts";
 import { expectedDeltas, type OrderAsk, TakerClient } from "./taker.ts";
@@ -107,6 +110,7 @@ async function main(): Promise<number> {
     takers: [{ name: "demo", sol: 20_000_000_000n, tokens: { USDC: 1_000_000_000n, JUP: 1_000_000_000n } }],
     issuedToken: true,
     smartAccountTaker: { name: "squads", sol: 1_000_000_000n, tokens: { USDC: 1_000_000_000n } },
+    rfqV2: true,
     say: (s) => say(`  ${s}`),
   });
   const issued = stack.issued;
@@ -189,13 +193,20 @@ async function main(): Promise<number> {
         say("   OK: balances moved exactly as quoted");
       }
     }
+    if (stack.rfqV2) {
+      say(
+        `${swaps.length + 1}. buy SOL with 10 USDC over RFQ v2: the operator's swap on the maker's streamed levels, co-signed`,
+      );
+      const ok = await v2Swap(stack.rfqV2, taker, client, say);
+      if (!ok) failures++;
+    }
   } finally {
     await stack.close();
   }
   say(
     failures
-      ? `\nDEMO FAILED: ${failures} of ${swaps.length} swaps`
-      : `\nDEMO PASSED: ${swaps.length} swaps, balances as quoted${issued ? `, ${issued.symbol} supply as minted and burned` : ""}`,
+      ? `\nDEMO FAILED: ${failures} of ${swaps.length + (stack.rfqV2 ? 1 : 0)} swaps`
+      : `\nDEMO PASSED: ${swaps.length + (stack.rfqV2 ? 1 : 0)} swaps, balances as quoted${issued ? `, ${issued.symbol} supply as minted and burned` : ""}`,
   );
   return failures ? 1 : 0;
 }
@@ -207,3 +218,68 @@ main().then(
     process.exit(1);
   },
 );
+
+/**
+ * One RFQ v2 swap: the stand-in offers the taker's 10 USDC against the maker's live SOL/USDC asks, the
+ * webhook's stream co-signs, the stand-in lands it; the taker's USDC and SOL move exactly as the
+ * program's walk of the streamed levels says.
+ */
+async function v2Swap(
+  v2: NonNullable<Awaited<ReturnType<typeof startStack>>["rfqV2"]>,
+  taker: Keypair,
+  client: TakerClient,
+  say: (s: string) => void,
+): Promise<boolean> {
+  const until = Date.now() + 15_000;
+  let live = v2.standIn.liveSet(v2.makerId, SOL, USDC);
+  while (!live && Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 100));
+    live = v2.standIn.liveSet(v2.makerId, SOL, USDC);
+  }
+  if (!live) {
+    say("   FAIL no SOL/USDC levels streamed within 15 s");
+    return false;
+  }
+  const lot = BigInt(live.quote.lot_size_base);
+  const asks = live.quote.ask_levels.map((l) => ({
+    perLot: (BigInt(l.price) * lot) / 10n ** 9n,
+    lots: BigInt(l.volume) / lot,
+  }));
+  say(
+    `   levels: sequence ${live.quote.sequence_number}, lot ${lot} lamports, best ask ${asks[0]?.perLot} USDC atoms per lot`,
+  );
+  const inAmount = 10_000_000n;
+  const walk = sweep("bid", inAmount, asks, lot);
+  const before = await client.balances(taker.publicKey, [SOL, USDC]);
+  const r = await v2.standIn.offerSwap({
+    makerId: v2.makerId,
+    taker,
+    baseMint: SOL,
+    quoteMint: USDC,
+    baseTokenProgram: TOKEN_PROGRAM,
+    quoteTokenProgram: TOKEN_PROGRAM,
+    baseDecimals: 9,
+    takerSide: "bid",
+    inAmount,
+    timeoutMs: 20_000,
+  });
+  if (!r.ok) {
+    say(`   FAIL the swap: ${r.reason}`);
+    return false;
+  }
+  say(`   landed: ${r.signature ?? "(no signature)"}, swap ${r.swapUuid}`);
+  const after = await client.balances(taker.publicKey, [SOL, USDC]);
+  const moved = {
+    usdc: (after[USDC] ?? 0n) - (before[USDC] ?? 0n),
+    sol: (after[SOL] ?? 0n) - (before[SOL] ?? 0n),
+  };
+  say(
+    `   USDC ${fmt(USDC, moved.usdc)} (levels say ${fmt(USDC, -walk.spent)}), SOL ${fmt(SOL, moved.sol)} (levels say ${fmt(SOL, walk.out)})`,
+  );
+  if (moved.usdc !== -walk.spent || moved.sol !== walk.out) {
+    say("   FAIL balances differ from the levels");
+    return false;
+  }
+  say("   OK: balances moved exactly as the levels say");
+  return true;
+}

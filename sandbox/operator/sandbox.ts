@@ -3,8 +3,8 @@
  * 127.0.0.1, with two funded takers; prints the URLs and keeps running until Ctrl-C.
  *
  * Ports: CHAIN_PORT (8899), WEBHOOK_PORT (8080), WEBHOOK_ADMIN_PORT (8081, the webhook's operations
- * listener: /metrics, /admin), OPERATOR_PORT (8090). State (keys, chain seed, logs,
- * stack.json) lives in data/sandbox/. Redis: REDIS_URL, REDIS_CLUSTER_NODES (a Redis Cluster), or a throwaway redis-server.
+ * listener: /metrics, /admin), OPERATOR_PORT (8090), RFQ_V2_PORT (8092, the RFQ v2 stand-in). State
+ * (keys, chain seed, logs, stack.json) lives in data/sandbox/. Redis: REDIS_URL, REDIS_CLUSTER_NODES (a Redis Cluster), or a throwaway redis-server.
  */
 import { join } from "node:path";
 import { parseArgs } from "../../src/cli/args.ts";
@@ -32,7 +32,8 @@ const USAGE = {
   },
   notes:
     "environment: CHAIN_PORT (8899), WEBHOOK_PORT (8080), WEBHOOK_ADMIN_PORT (8081: /metrics, /admin),\n" +
-    "OPERATOR_PORT (8090), REDIS_URL or REDIS_CLUSTER_NODES (unset: a throwaway redis-server), CONFIG.",
+    "OPERATOR_PORT (8090), RFQ_V2_PORT (8092: the RFQ v2 stand-in), REDIS_URL or REDIS_CLUSTER_NODES\n" +
+    "(unset: a throwaway redis-server), CONFIG.",
 } as const;
 
 async function main(): Promise<void> {
@@ -47,6 +48,7 @@ async function main(): Promise<void> {
       webhook: port("WEBHOOK_PORT", 8080),
       webhookAdmin: port("WEBHOOK_ADMIN_PORT", 8081),
       operator: port("OPERATOR_PORT", 8090),
+      rfqV2: port("RFQ_V2_PORT", 8092),
     },
     takers: [
       {
@@ -57,6 +59,9 @@ async function main(): Promise<void> {
       { name: "2", sol: 5_000_000_000n, tokens: { USDC: 1_000_000_000n } },
     ],
     remoteSigner: values["remote-signer"],
+    // The operator's RFQ v2 service (stand-in) with every enabled pair streamed; not beside the
+    // signer service, which does not judge v2 swaps yet.
+    rfqV2: !values["remote-signer"],
     // TBILL, a permissioned token the maker issues just in time (sandbox/operator/issued-token.ts).
     issuedToken: true,
     say: (s) => say(`  ${s}`),
@@ -76,6 +81,9 @@ async function main(): Promise<void> {
       ...(stack.signerUrl ? [`  signer   (holds the maker key) ${stack.signerUrl}`] : []),
       `  webhook operations (metrics, admin) ${stack.webhookAdminUrl}`,
       `  operator (simulator)         ${stack.operatorUrl}`,
+      ...(stack.rfqV2
+        ? [`  rfq v2   (stand-in, gRPC)    ${stack.rfqV2.url}  maker id ${stack.rfqV2.makerId}`]
+        : []),
       ...(stack.issued
         ? [
             `  permissioned ${stack.issued.symbol} (Token-2022) mint ${stack.issued.mint}, issuer ${stack.issued.issuer}: minted for a buy, burned for a sell, in one bundle with the fill`,

@@ -10,12 +10,14 @@
  * Each child runs in its own process and logs to a file in the stack's folder; everything listens on
  * 127.0.0.1 only.
  */
+import { randomUUID } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { join, resolve } from "node:path";
 import type { Keypair, PublicKey } from "@solana/web3.js";
 import { DEFAULT_CONFIG_PATH, parseFileConfig } from "../../config/load.ts";
 import type { FileConfig } from "../../config/schema.ts";
+import { RpcChain } from "../../src/chain/rpc.ts";
 import { DEFAULT_SHUTDOWN_GRACE_MS } from "../../src/http/shutdown.ts";
 import { loadOrCreateKeypair } from "../../src/signer/index.ts";
 import {
@@ -27,6 +29,7 @@ import {
   waitForHttp,
 } from "../../tooling/processes.ts";
 import { smartAccountConfig } from "../fill/smart-account.ts";
+import { RfqV2StandIn } from "../rfq-v2/server.ts";
 import { type IssuedToken, withIssuedToken } from "./issued-token.ts";
 import { operatorChainOverRpc } from "./rpc-chain.ts";
 import { type OperatorServer, type OperatorServerOptions, startOperator } from "./server.ts";
@@ -43,7 +46,7 @@ export interface StackOptions {
   /** Folder for keys, the chain seed, logs and the manifest. */
   dir: string;
   /** Fixed ports (sandbox); 0 or absent picks free ones. */
-  ports?: { chain?: number; webhook?: number; webhookAdmin?: number; operator?: number };
+  ports?: { chain?: number; webhook?: number; webhookAdmin?: number; operator?: number; rfqV2?: number };
   takers: TakerSpec[];
   /** Maker inventory by symbol (smallest units); defaults to plenty of everything. */
   makerInventory?: Record<string, bigint>;
@@ -94,6 +97,12 @@ export interface StackOptions {
    * vault funded as `sol` and `tokens` say. The operator wraps its orders' fills as the toolkit does.
    */
   smartAccountTaker?: TakerSpec;
+  /**
+   * Runs the stand-in of the operator's RFQ v2 service (sandbox/rfq-v2/server.ts) in this process and
+   * streams every enabled pair's levels to it (RFQ_V2_URL and `rfqV2.pairs`); swaps offered on them land
+   * on the local chain. Not with `remoteSigner` (the signer service does not judge v2 swaps yet).
+   */
+  rfqV2?: boolean;
   /** Progress lines. */
   say?: (line: string) => void;
 }
@@ -126,6 +135,8 @@ export interface Stack {
   takers: StackTaker[];
   /** The permissioned token the maker issues, with `issuedToken`. */
   issued?: IssuedToken;
+  /** The RFQ v2 stand-in and the maker's id there, with `rfqV2`. */
+  rfqV2?: { url: string; makerId: string; standIn: RfqV2StandIn };
   /** The smart-account taker, with `smartAccountTaker`: its vault is the taker, its members sign. */
   smartAccount?: { name: string; vault: PublicKey; settings: PublicKey; members: Keypair[] };
   redis: string;
@@ -199,6 +210,20 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       });
       issued = made.issued;
       config = made.config;
+      configPath = join(dir, "config.json");
+      writeFileSync(configPath, JSON.stringify(config, null, 2));
+    }
+
+    if (opts.rfqV2 && opts.remoteSigner)
+      throw new Error("rfqV2 with remoteSigner: the signer service does not judge RFQ v2 swaps yet");
+    if (opts.rfqV2) {
+      config = {
+        ...config,
+        rfqV2: {
+          ...config.rfqV2,
+          pairs: config.pairs.filter((p) => p.enabled).map((p) => `${p.base}/${p.quote}`),
+        },
+      };
       configPath = join(dir, "config.json");
       writeFileSync(configPath, JSON.stringify(config, null, 2));
     }
@@ -329,6 +354,34 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       say(`signer    ${signerUrl}  (maker key, log ${signer.logPath})`);
     }
 
+    let rfqV2: Stack["rfqV2"];
+    if (opts.rfqV2) {
+      const rpc = new RpcChain({ urls: [chainUrl], timeoutMs: 5_000 });
+      const makerId = "sandbox-maker";
+      const standIn = new RfqV2StandIn({
+        makers: [{ makerId, token: `sandbox-${randomUUID()}` }],
+        recentBlockhash: async () => (await rpc.getLatestBlockhash()).blockhash,
+        land: async (tx) => {
+          const sent = await rpc.send(tx);
+          if (!sent.ok) throw new Error(sent.error);
+          for (const until = Date.now() + 20_000; Date.now() < until; ) {
+            const status = await rpc.getSignatureStatus(sent.signature);
+            if (status.state === "confirmed") return sent.signature;
+            if (status.state === "failed") throw new Error(`failed: ${status.error}`);
+            await new Promise((r) => setTimeout(r, 200));
+          }
+          throw new Error(`${sent.signature} not confirmed within 20 s`);
+        },
+      });
+      const url = await standIn.listen("127.0.0.1", opts.ports?.rfqV2 ?? 0);
+      closers.push(async () => {
+        await standIn.close();
+        await rpc.close();
+      });
+      rfqV2 = { url, makerId, standIn };
+      say(`rfq v2    ${url}  (the operator's RFQ v2 service, stand-in; maker id ${makerId})`);
+    }
+
     const instances = Math.max(1, opts.webhookInstances ?? 1);
     // Each instance can be killed and started again (the same settings, ports, data folder and log).
     const spawnWebhook = (name: string, env: Record<string, string>): Child => {
@@ -375,6 +428,13 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         WORKERS: "1",
         ...(opts.webhookAdminApiKey ? { ADMIN_API_KEY: opts.webhookAdminApiKey } : {}),
         ...(opts.webhookApiKey ? { API_KEY: opts.webhookApiKey } : { API_KEY: "", ALLOW_NO_API_KEY: "1" }),
+        ...(rfqV2
+          ? {
+              RFQ_V2_URL: rfqV2.url,
+              RFQ_V2_MAKER_ID: rfqV2.makerId,
+              RFQ_V2_AUTH_TOKEN: rfqV2.standIn.tokenOf(rfqV2.makerId),
+            }
+          : {}),
         ...opts.webhookEnv,
       };
       const w = {
@@ -432,6 +492,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       maker: maker.publicKey.toBase58(),
       takers,
       ...(issued ? { issued } : {}),
+      ...(rfqV2 ? { rfqV2 } : {}),
       ...(smartAccount
         ? {
             smartAccount: {
@@ -492,6 +553,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
           ...(signer && signerUrl
             ? { signer: { url: signerUrl, log: signer.logPath, limits: signerLimits } }
             : {}),
+          ...(rfqV2 ? { rfqV2: { url: rfqV2.url, makerId: rfqV2.makerId } } : {}),
           takers: takers.map((t) => ({
             name: t.name,
             pubkey: t.keypair.publicKey.toBase58(),

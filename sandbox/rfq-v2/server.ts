@@ -275,6 +275,13 @@ export class RfqV2StandIn {
     }
   }
 
+  /** The token a maker authenticates with. */
+  tokenOf(makerId: string): string {
+    const m = this.opts.makers.find((x) => x.makerId === makerId);
+    if (!m) throw new Error(`no maker ${makerId}`);
+    return m.token;
+  }
+
   /** The maker's live set for a pair, if any. */
   liveSet(makerId: string, baseMint: string, quoteMint: string): LiveSet | undefined {
     const s = this.books.get(makerId)?.get(`${baseMint}/${quoteMint}`);
