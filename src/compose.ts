@@ -23,8 +23,6 @@ import type { Controls } from "../pricing/controls/interface.ts";
 import { MemoryControls } from "../pricing/controls/memory.ts";
 import { RedisControls } from "../pricing/controls/redis.ts";
 import type { PriceSource } from "../pricing/interface.ts";
-import { createPriceSources } from "../pricing/sources.ts";
-import { UsdValuer } from "../pricing/usd.ts";
 import { AcceptanceSwapHandler } from "./acceptance/swap.ts";
 import { createApp, createOpsApp } from "./app.ts";
 import type { Chain } from "./chain/interface.ts";
@@ -41,6 +39,7 @@ import { ledgerLocation, openLedger } from "./ledger/open.ts";
 import { LedgerWriter } from "./ledger/writer.ts";
 import { createLogger, type Logger } from "./observability/logger.ts";
 import { Metrics } from "./observability/metrics.ts";
+import { configuredParts } from "./parts.ts";
 import { QuoteService } from "./quote/service.ts";
 import type { QuoteStore } from "./quote-store/interface.ts";
 import { MemoryQuoteStore } from "./quote-store/memory.ts";
@@ -190,9 +189,16 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
   if (target) {
     const owned = createRedisClient(target, { client: "main", log, metrics });
     closers.push(async () => owned.disconnect());
-    await waitReady(owned, target.setting, target.address, startTimeoutMs);
     redis = owned;
   }
+  // Every entry point builds these the same way: a configuration refused here is refused by all.
+  const parts = configuredParts(config, {
+    ...(redis ? { redis } : {}),
+    log,
+    now,
+    ...(opts.priceSources ? { priceSources: opts.priceSources } : {}),
+  });
+  if (target && redis) await waitReady(redis, target.setting, target.address, startTimeoutMs);
 
   const { signer, created: keyCreated } = opts.signer
     ? { signer: opts.signer, created: false }
@@ -249,16 +255,11 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
       );
   closers.push(() => store.close());
 
-  let priceSources = opts.priceSources;
-  if (!priceSources) {
-    const own = createPriceSources(config, { ...(redis ? { redis } : {}), log });
-    for (const s of own.values()) {
-      await s.start();
-      closers.push(() => s.close());
-    }
-    priceSources = own;
+  const { priceSources, usd } = parts;
+  if (!opts.priceSources) {
+    closers.push(() => parts.close());
+    for (const s of priceSources.values()) await s.start();
   }
-  const usd = new UsdValuer(config, priceSources, now);
 
   let inventory = opts.inventory;
   if (!inventory) {

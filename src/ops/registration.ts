@@ -7,6 +7,7 @@
 import type { Config } from "../../config/load.ts";
 import { AdvertisedTokenLists } from "../../inventory/advertised.ts";
 import { MemoryInventory } from "../../inventory/memory.ts";
+import type { UsdValuer } from "../../pricing/usd.ts";
 import type { Chain } from "../chain/interface.ts";
 import type { Signer } from "../signer/index.ts";
 import { table } from "./table.ts";
@@ -36,6 +37,8 @@ export async function registration(deps: {
   config: Config;
   chain: Chain;
   signer: Signer;
+  /** The service's USD values (src/parts.ts); exposure limits in USD need them. */
+  usd?: UsdValuer;
 }): Promise<Registration> {
   const { config } = deps;
   const base = config.file.basePath;
@@ -53,7 +56,12 @@ export async function registration(deps: {
   }
 
   // One read of the maker's holdings, through the same code the running service uses.
-  const inventory = new MemoryInventory({ config, chain: deps.chain, maker: deps.signer.publicKey });
+  const inventory = new MemoryInventory({
+    config,
+    chain: deps.chain,
+    maker: deps.signer.publicKey,
+    ...(deps.usd ? { usd: deps.usd } : {}),
+  });
   await inventory.refresh();
   const lists = new AdvertisedTokenLists(config, inventory);
   lists.recompute();
