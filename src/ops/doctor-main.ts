@@ -4,7 +4,7 @@
  */
 import { createInterface } from "node:readline/promises";
 import { formatRatio } from "../../amounts/decimal.ts";
-import { loadConfig } from "../../config/load.ts";
+import { dotEnvLine, loadConfig, loadDotEnv } from "../../config/load.ts";
 import { startPriceSources } from "../../pricing/sources.ts";
 import { parseArgs } from "../cli/args.ts";
 import { runMain } from "../cli/run.ts";
@@ -53,11 +53,14 @@ async function main(): Promise<number> {
   const { values } = parseArgs(process.argv.slice(2), USAGE);
   const { fix, yes } = values;
   // Hazards are rows of the table here, not a refusal to run.
+  const dotEnv = loadDotEnv();
   const config = loadConfig(process.env, { hazards: "report" });
   const ctx = await opsContext(config);
   const operatorApi = makeOperatorSwapApi(config.env, { orderAttempts: 1 });
   try {
-    process.stdout.write(`doctor: ${config.configPath}, mode ${config.mode}, chain ${ctx.chainNote}\n\n`);
+    process.stdout.write(
+      `doctor: ${config.configPath}, mode ${config.mode}, chain ${ctx.chainNote}\n.env: ${dotEnvLine(dotEnv)}\n\n`,
+    );
     await ctx.redis?.connect().catch(() => undefined);
     await startPriceSources(ctx.sources).catch((e) => {
       process.stdout.write(`price sources did not start: ${(e as Error).message}\n`);

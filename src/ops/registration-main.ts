@@ -1,5 +1,5 @@
 /** `npm run registration [-- --json]`: what to give the operator (see registration.ts). */
-import { loadConfig } from "../../config/load.ts";
+import { loadConfig, loadDotEnv } from "../../config/load.ts";
 import { parseArgs } from "../cli/args.ts";
 import { runMain } from "../cli/run.ts";
 import { opsContext } from "./context.ts";
@@ -17,6 +17,7 @@ const USAGE = {
 async function main(): Promise<number> {
   const { values } = parseArgs(process.argv.slice(2), USAGE);
   // Production hazards are doctor's to report; what to register does not depend on them.
+  loadDotEnv();
   const config = loadConfig(process.env, { hazards: "report" });
   const ctx = await opsContext(config);
   try {

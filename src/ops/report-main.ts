@@ -6,7 +6,7 @@
  * opens at a time: while a webhook has it open, the report is asked of that webhook's admin API
  * (GET /admin/report on ADMIN_HOST:ADMIN_PORT with ADMIN_API_KEY), or the refusal says how.
  */
-import { type Config, loadConfig } from "../../config/load.ts";
+import { type Config, loadConfig, loadDotEnv } from "../../config/load.ts";
 import { parseArgs } from "../cli/args.ts";
 import { runMain } from "../cli/run.ts";
 import { ledgerLocation, openLedger } from "../ledger/open.ts";
@@ -60,6 +60,7 @@ async function main(): Promise<number> {
   } catch (e) {
     return usage((e as Error).message);
   }
+  loadDotEnv();
   const config = loadConfig(process.env, { hazards: "report" });
   await refuseWhatTheServiceRefuses(config);
   const where = ledgerLocation(config);

@@ -1,6 +1,6 @@
 /**
  * Finding 8 of issue 47: errors a person can act on. Each case is one item of the finding, seen on
- * main: a `.env` file silently ignored; a near-miss name not named in the refusal it causes; settings
+ * main: a `.env` file silently ignored (now read, as every entry point reads it); a near-miss name not named in the refusal it causes; settings
  * missing from the README's table; REDIS_URL without a scheme given as "Invalid URL"; EADDRINUSE as a
  * stack trace; the banner naming dist/config/default.json while the maker edits config/default.json.
  * The start-up cases run the compiled service (`npm start`'s dist/src/main.js) as its own process.
@@ -69,14 +69,17 @@ async function startBuilt(
 }
 
 describe("finding 8: errors a person can act on", () => {
-  it("warns that a .env file in the working directory is not read, naming it and how to load it", {
+  it("reads a .env file in the working directory (the environment's own values win) and names it and what it set in the banner", {
     timeout: 90_000,
   }, async () => {
     const dir = fileTempDir("dotenv");
-    writeFileSync(join(dir, ".env"), "API_KEY=never-read-by-the-service\n");
+    const path = join(dir, ".env");
+    writeFileSync(path, "API_KEY=from-dotenv-0123456789\nPAPER=1\nHOST=10.255.255.1\n");
     const r = await startBuilt(dir, {});
-    expect(r.stdout).toContain(`.env: ${join(dir, ".env")} is not read by this service`);
-    expect(r.stdout).toContain("set -a; . ./.env; set +a");
+    expect(r.stdout).toContain(`.env:        ${path} (set API_KEY, PAPER; the environment's own values win)`);
+    expect(r.stdout).toContain("api key:     required (X-API-KEY)");
+    expect(r.stdout).toMatch(/listening on http:\/\/127\.0\.0\.1:/);
+    expect(r.stdout).not.toContain("from-dotenv-0123456789");
   });
 
   it("names the config file the maker edits (config/default.json), not the compiled copy", {
