@@ -91,6 +91,8 @@ export interface ComposeOptions {
   issuanceBook?: IssuanceBook;
   /** Markout horizons (default 0 s, 5 s, 60 s, 5 min; tests shorten them). */
   markoutHorizons?: readonly MarkoutHorizon[];
+  /** How often markouts keep each pair's mid for horizons that come due unseen (ms, 1,000; tests shorten it). */
+  markoutSampleMs?: number;
   /** The ledger writer's tunables (tests drain quickly). */
   ledgerWriter?: { intervalMs?: number; staleMs?: number; batch?: number };
 }
@@ -387,8 +389,10 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
       ...(opts.swap ? { tuning: opts.swap } : {}),
       ledger: ledger !== undefined,
       ...(issuance ? { issuance } : {}),
+      // From its send, not its settlement: it lands within seconds of the send, while a process
+      // restarted meanwhile settles it minutes later.
       onLanded: (fill) => {
-        if (fill.trade) markouts?.onLanded(fill.signature, fill.quoteId, fill.trade);
+        if (fill.trade) markouts?.onLanded(fill.signature, fill.quoteId, fill.trade, fill.sentAtMs);
       },
       ...(takers ? { takers } : {}),
     });
@@ -405,10 +409,18 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
         log,
         now,
         ...(opts.markoutHorizons ? { horizons: opts.markoutHorizons } : {}),
+        ...(opts.markoutSampleMs ? { sampleMs: opts.markoutSampleMs } : {}),
         ...(takers ? { judge: new ToxicFlagger({ config: tox, takers, ledger, metrics, log, now }) } : {}),
       });
+      tracker.start();
       closers.push(async () => tracker.close());
       markouts = tracker;
+      // Fills landed before a restart whose horizons are not all in the ledger: take the rest.
+      const resumed = await tracker.resume((await ledger).db).catch((err: unknown) => {
+        log.warn({ err }, "markouts: could not read the ledger's unfinished fills; their horizons are lost");
+        return 0;
+      });
+      if (resumed) log.info({ fills: resumed }, "markouts resumed from the ledger");
       const writer = new LedgerWriter({
         journal: ports.journal,
         ledger,
