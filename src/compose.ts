@@ -23,6 +23,7 @@ import type { Controls } from "../pricing/controls/interface.ts";
 import { MemoryControls } from "../pricing/controls/memory.ts";
 import { RedisControls } from "../pricing/controls/redis.ts";
 import type { PriceSource } from "../pricing/interface.ts";
+import type { UsdValuer } from "../pricing/usd.ts";
 import { AcceptanceSwapHandler } from "./acceptance/swap.ts";
 import { createApp, createOpsApp } from "./app.ts";
 import type { Chain } from "./chain/interface.ts";
@@ -115,6 +116,8 @@ export interface Service {
   book: QuotingBook;
   tokenLists: TokenLists;
   priceSources: ReadonlyMap<string, PriceSource>;
+  /** USD values over the price sources (src/parts.ts). */
+  usd: UsdValuer;
   redis?: RedisClient;
   /** Set when this process created and seeded a local chain. */
   seeded?: SeededToken[];
@@ -490,6 +493,7 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
     book,
     tokenLists,
     priceSources,
+    usd,
     ...(redis ? { redis } : {}),
     ...(seeded ? { seeded } : {}),
     keyCreated,

@@ -19,6 +19,7 @@ import { backlogWarning, OPERATOR_KEEP_ALIVE_MS, requestListener, somaxconn } fr
 import { GracefulShutdown } from "./http/shutdown.ts";
 import { createLogger } from "./observability/logger.ts";
 import { Metrics } from "./observability/metrics.ts";
+import { formatPairs, pairLines } from "./ops/pairs.ts";
 
 const USAGE = {
   command: "npm start",
@@ -58,6 +59,7 @@ function banner(
     `  bundles:     ${service.bundles.port ? service.bundles.note : `none (${service.bundles.reason})`}`,
     `  fill ledger: ${ledger}`,
     `  api key:     ${config.env.API_KEY ? "required (X-API-KEY)" : "none"}`,
+    `  pairs:\n${indent(formatPairs(pairLines(config, service.priceSources, service.usd)))}`,
     `  /tokens:\n    ${symbols(service.tokenLists.tokens()) || "(none)"}`,
     `  /permissioned-tokens:\n    ${symbols(service.tokenLists.permissionedTokens()) || "(none)"}`,
   ];
@@ -81,6 +83,12 @@ function banner(
   }
   return `${lines.join("\n")}\n`;
 }
+
+const indent = (text: string) =>
+  text
+    .split("\n")
+    .map((l) => `    ${l}`)
+    .join("\n");
 
 /** A plain node:http server: Hono's listener with the native routes first (src/http/listener.ts). */
 type Server = HttpServer;

@@ -8,6 +8,7 @@
  */
 import type { Config } from "../../config/load.ts";
 import type { PriceSource } from "../../pricing/interface.ts";
+import { startPriceSources } from "../../pricing/sources.ts";
 import type { UsdValuer } from "../../pricing/usd.ts";
 import type { Chain } from "../chain/interface.ts";
 import { makeChain } from "../chain/make.ts";
@@ -26,6 +27,12 @@ export interface OpsContext {
   usd: UsdValuer;
   /** "rpc <host>" or "local chain (paper setup, seeded by this command)". */
   chainNote: string;
+  /**
+   * Starts the price sources and waits up to `waitMs` for every enabled pair's first price (streaming
+   * sources need a moment; static and Redis ones have it at start). A source that cannot start is
+   * reported by the returned message, not thrown.
+   */
+  startPrices(waitMs: number): Promise<string | undefined>;
   close(): Promise<void>;
 }
 
@@ -68,6 +75,20 @@ export async function opsContext(config: Config): Promise<OpsContext> {
     sources,
     usd: parts.usd,
     chainNote,
+    async startPrices(waitMs) {
+      const problem = await startPriceSources(sources).then(
+        () => undefined,
+        (e: unknown) => `price sources did not start: ${(e as Error).message}`,
+      );
+      const pairs = config.file.pairs.filter((p) => p.enabled);
+      const until = Date.now() + waitMs;
+      while (
+        Date.now() < until &&
+        pairs.some((p) => !sources.get(p.priceSource)?.price(`${p.base}/${p.quote}`))
+      )
+        await new Promise((r) => setTimeout(r, 100));
+      return problem;
+    },
     async close() {
       await parts.close();
       await chain.close();

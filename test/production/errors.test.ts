@@ -89,6 +89,18 @@ describe("finding 8: errors a person can act on", () => {
     expect(r.stdout).toContain(`config:      ${join(REPO_ROOT, "config", "default.json")}\n`);
   });
 
+  it("prints the pairs in the banner in tokens and USD with spreads, caps, price, source and age (finding 7)", {
+    timeout: 90_000,
+  }, async () => {
+    const r = await startBuilt(REPO_ROOT, {});
+    expect(r.stdout).toMatch(
+      /\n {2}pairs:\n {4}PAIR\s+SIZE\s+SIZE \(USD\)\s+SPREADS\s+CAPS\s+PRICE\s+SOURCE\s+PRICE AGE\n/,
+    );
+    expect(r.stdout).toMatch(
+      /\n {4}SOL\/USDC\s+0\.001 - 500 SOL\s+\$0\.18 - \$90,125\.00\s+5 bps to 10 SOL, 10 bps to 100 SOL, 25 bps to 500 SOL\s+none\s+180\.250000\s+static \(static\)\s+static\n/,
+    );
+  });
+
   it("gives EADDRINUSE as one line naming PORT and the address, exit 69, no stack trace", {
     timeout: 90_000,
   }, async () => {
