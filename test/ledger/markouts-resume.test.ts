@@ -13,6 +13,7 @@ import { createLogger } from "../../src/observability/logger.ts";
 import { Metrics } from "../../src/observability/metrics.ts";
 import type { FillJournal } from "../../src/swap/journal/interface.ts";
 import { testConfig } from "../support/config.ts";
+import { createHarness, type Harness } from "../support/harness.ts";
 import { decision, freshLedger, settlement } from "./support.ts";
 
 /** The "static" source of the shipped configuration, its SOL/USDC mid set by the test. */
@@ -158,6 +159,45 @@ describe("finding 9: markouts from the landing, across a restart", () => {
       ]);
       expect(records[0]?.markoutBps).toBeCloseTo(((100.5 - 95) / 95) * 10_000, 9);
     } finally {
+      await ledger.db.close();
+    }
+  });
+
+  it("a service composed on a ledger holding an unfinished fill writes that fill's horizon still to come", {
+    timeout: 60_000,
+  }, async () => {
+    const ledger: Ledger = await freshLedger("postgres");
+    let h: Harness | undefined;
+    try {
+      const sentAtMs = Date.now() - 1_500;
+      const d = decision({
+        pair: "SOL/USDC",
+        side: "sell",
+        quote: { ...decision().quote!, amountIn: "180000000", amountOut: "1000000000" },
+      });
+      await ledger.write([d, settlement(d, { sentAtMs, settledAtMs: sentAtMs + 200 })]);
+      h = await createHarness({
+        ledger,
+        ledgerWriter: { intervalMs: 50 },
+        markoutHorizons: [
+          { label: "0s", ms: 0 },
+          { label: "60s", ms: 3_000 },
+        ],
+      });
+      const row = async () =>
+        (
+          await ledger.db.query<{ horizon: string; mid: number; at_ms: string }>(
+            "SELECT horizon, mid, at_ms::text AS at_ms FROM markouts WHERE tx_signature = $1",
+            [d.txSignature!],
+          )
+        ).map((r) => [r.horizon, Number(r.mid), Number(r.at_ms)]);
+      const until = Date.now() + 20_000;
+      while ((await row()).length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+      // The shipped static SOL/USDC mid; the 0 s horizon passed (more than a sample ago) before this
+      // service saw a price, so it is left out.
+      expect(await row()).toEqual([["60s", 180.25, sentAtMs + 3_000]]);
+    } finally {
+      await h?.close();
       await ledger.db.close();
     }
   });
