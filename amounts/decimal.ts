@@ -34,6 +34,12 @@ export function formatRatio(r: Ratio, places = 6): string {
   return places === 0 ? s : `${s.slice(0, -places)}.${s.slice(-places)}`;
 }
 
+/** `units` smallest units of a token with `decimals` decimals, exactly, without trailing zeros ("0.001"). */
+export function formatUnits(units: bigint, decimals: number): string {
+  const s = formatRatio({ num: units, den: 10n ** BigInt(decimals) }, decimals);
+  return decimals === 0 ? s : s.replace(/\.?0+$/, "");
+}
+
 /** a < b, a = b, a > b as -1, 0, 1, for non-negative ratios. */
 export function compareRatio(a: Ratio, b: Ratio): -1 | 0 | 1 {
   const l = a.num * b.den;

@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { parseEnv as parseDotEnv } from "node:util";
 import type { z } from "zod";
 import { type Hazard, productionHazards } from "./safety.ts";
 import {
@@ -29,13 +30,38 @@ export const DEFAULT_CONFIG_PATH = (() => {
   return basename(dirname(here)) === "dist" && existsSync(source) ? source : join(here, "default.json");
 })();
 
-/** A `.env` file in the working directory, which nothing here reads, for a start-up warning. */
-function ignoredDotEnv(): string[] {
-  const path = join(process.cwd(), ".env");
-  if (!existsSync(path)) return [];
-  return [
-    `.env: ${path} is not read by this service (settings come from the environment only): unless its settings are already exported, export them (set -a; . ./.env; set +a) or give the file to your process manager (systemd EnvironmentFile=, docker compose env_file:)`,
-  ];
+/** What `loadDotEnv` read: the file and the names it set (those the environment did not already set). */
+export interface DotEnv {
+  path: string;
+  set: string[];
+}
+
+/**
+ * Reads `.env` in the working directory into `env` with Node's own parser (as `--env-file` would,
+ * without Node's notice on stderr when there is none): a variable the environment already sets wins.
+ * Every entry point that reads the service's settings calls it first (npm start, doctor, registration,
+ * report, rebalance), so they all see the same settings.
+ */
+export function loadDotEnv(
+  env: Record<string, string | undefined> = process.env,
+  dir = process.cwd(),
+): DotEnv | undefined {
+  const path = join(dir, ".env");
+  if (!existsSync(path)) return undefined;
+  const set: string[] = [];
+  for (const [name, value] of Object.entries(parseDotEnv(readFileSync(path, "utf8")))) {
+    if (env[name] !== undefined) continue;
+    env[name] = value;
+    set.push(name);
+  }
+  return { path, set: set.sort() };
+}
+
+/** What `.env` did, for the banner and doctor: which file set which names (never their values). */
+export function dotEnvLine(dotEnv: DotEnv | undefined): string {
+  if (!dotEnv) return "none in the working directory";
+  const set = dotEnv.set.length ? `set ${dotEnv.set.join(", ")}` : "set nothing";
+  return `${dotEnv.path} (${set}; the environment's own values win)`;
 }
 
 export type Mode = "paper" | "production" | "acceptance";
@@ -308,7 +334,7 @@ function loadChecked(
         "\n(production mode refuses these unless each is allowed by name; see docs/deployment.md, Production guards)",
     );
   }
-  return { ...config, hazards, warnings: [...unknownEnvWarnings(envVars), ...ignoredDotEnv()] };
+  return { ...config, hazards, warnings: unknownEnvWarnings(envVars) };
 }
 
 /** Assembles a Config from already-validated parts (tests use this to vary one piece). */

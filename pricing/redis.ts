@@ -58,6 +58,8 @@ export class RedisPriceSource implements PriceSource {
   private timer: NodeJS.Timeout | undefined;
   private polling: Promise<void> | undefined;
   private pollFailing = false;
+  /** Per pair, the last malformed payload logged. */
+  private readonly lastMalformed = new Map<string, string>();
 
   /** `pairs` are the "BASE/QUOTE" keys configured to use this source. */
   constructor(
@@ -127,15 +129,23 @@ export class RedisPriceSource implements PriceSource {
 
   /** Applies one payload; malformed, unknown or older ones are logged and dropped. */
   private ingest(raw: string, pairFromKey?: string): void {
-    let payload: z.output<typeof redisPricePayload>;
+    let json: unknown;
     try {
-      const parsed = redisPricePayload.safeParse(JSON.parse(raw));
-      if (!parsed.success) throw new Error(parsed.error.issues.map((i) => i.message).join("; "));
-      payload = parsed.data;
-    } catch (err) {
-      this.opts.log?.warn({ err, source: this.name }, "redis prices: malformed payload ignored");
+      json = JSON.parse(raw);
+    } catch (e) {
+      this.malformed(raw, pairFromKey, undefined, `not JSON: ${(e as Error).message}`);
       return;
     }
+    const parsed = redisPricePayload.safeParse(json);
+    if (!parsed.success) {
+      const named = (json as { pair?: unknown } | null)?.pair;
+      const pair = pairFromKey ?? (typeof named === "string" ? named : undefined);
+      const issue = parsed.error.issues[0]!;
+      this.malformed(raw, pair, issue.path.join(".") || undefined, issue.message);
+      return;
+    }
+    const payload = parsed.data;
+    this.lastMalformed.delete(pairFromKey ?? payload.pair ?? "");
     const pairKey = pairFromKey ?? payload.pair;
     if (!pairKey || !this.pairSet.has(pairKey)) return;
     const current = this.prices.get(pairKey);
@@ -150,6 +160,17 @@ export class RedisPriceSource implements PriceSource {
     }
     this.prices.set(pairKey, point);
     for (const l of this.listeners) l(pairKey, point);
+  }
+
+  /** One line per bad payload, naming the pair and the field; the poll re-reading it stays quiet. */
+  private malformed(raw: string, pair: string | undefined, field: string | undefined, problem: string): void {
+    const key = pair ?? "";
+    if (this.lastMalformed.get(key) === raw) return;
+    this.lastMalformed.set(key, raw);
+    this.opts.log?.warn(
+      { source: this.name, pair: pair ?? "(none)", field: field ?? "(payload)", problem },
+      "redis prices: malformed payload ignored",
+    );
   }
 }
 

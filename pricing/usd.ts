@@ -96,3 +96,25 @@ export class UsdValuer implements UsdValues {
     return unitsForUsd(usd, p, scale);
   }
 }
+
+/**
+ * The USD limits the configuration sets that no configured pair can value: a token's
+ * `maxExposureUsd` or a pair's `maxNotionalUsd` whose token has no route to a stablecoin.
+ */
+export function usdRouteProblems(config: Config, usd: UsdValuer): string[] {
+  const problems: string[] = [];
+  for (const t of config.file.tokens) {
+    if (t.maxExposureUsd !== undefined && !usd.hasRoute(t.mint)) {
+      problems.push(
+        `tokens.${t.symbol}.maxExposureUsd: no pair values ${t.symbol} in USD (needs a route to a stable token)`,
+      );
+    }
+  }
+  for (const p of config.file.pairs) {
+    const quote = config.tokensBySymbol.get(p.quote)!;
+    if (p.maxNotionalUsd !== undefined && !usd.hasRoute(quote.mint)) {
+      problems.push(`pairs.${p.base}/${p.quote}.maxNotionalUsd: no USD price for ${quote.symbol}`);
+    }
+  }
+  return problems;
+}

@@ -367,7 +367,7 @@ export function renderConfigDoc(doc = new SchemaDoc()): string {
 file is not what the schemas give. A setting's meaning is the JSDoc comment on its key. -->
 
 Every setting the service reads, generated from the schemas it parses them with. The webhook reads its
-environment (a \`.env\` file is not loaded) and one JSON configuration file (\`CONFIG\`); both are
+environment (and a \`.env\` file in the working directory, the environment winning) and one JSON configuration file (\`CONFIG\`); both are
 validated once at start, and a bad or unknown value stops the start naming it. How they are read, the
 modes they select and the production guards are in [deployment.md](deployment.md); the signer service
 is described in [signer.md](signer.md); \`config/.env.example\` is an annotated example.

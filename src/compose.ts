@@ -23,8 +23,7 @@ import type { Controls } from "../pricing/controls/interface.ts";
 import { MemoryControls } from "../pricing/controls/memory.ts";
 import { RedisControls } from "../pricing/controls/redis.ts";
 import type { PriceSource } from "../pricing/interface.ts";
-import { createPriceSources } from "../pricing/sources.ts";
-import { UsdValuer } from "../pricing/usd.ts";
+import type { UsdValuer } from "../pricing/usd.ts";
 import { AcceptanceSwapHandler } from "./acceptance/swap.ts";
 import { createApp, createOpsApp } from "./app.ts";
 import type { Chain } from "./chain/interface.ts";
@@ -41,6 +40,7 @@ import { ledgerLocation, openLedger } from "./ledger/open.ts";
 import { LedgerWriter } from "./ledger/writer.ts";
 import { createLogger, type Logger } from "./observability/logger.ts";
 import { Metrics } from "./observability/metrics.ts";
+import { configuredParts } from "./parts.ts";
 import { QuoteService } from "./quote/service.ts";
 import type { QuoteStore } from "./quote-store/interface.ts";
 import { MemoryQuoteStore } from "./quote-store/memory.ts";
@@ -95,6 +95,8 @@ export interface ComposeOptions {
   issuanceBook?: IssuanceBook;
   /** Markout horizons (default 0 s, 5 s, 60 s, 5 min; tests shorten them). */
   markoutHorizons?: readonly MarkoutHorizon[];
+  /** How often markouts keep each pair's mid for horizons that come due unseen (ms, 1,000; tests shorten it). */
+  markoutSampleMs?: number;
   /** The ledger writer's tunables (tests drain quickly). */
   ledgerWriter?: { intervalMs?: number; staleMs?: number; batch?: number };
   /** false: no RFQ v2 stream in this process even with RFQ_V2_URL (every worker but the first). */
@@ -119,6 +121,8 @@ export interface Service {
   book: QuotingBook;
   tokenLists: TokenLists;
   priceSources: ReadonlyMap<string, PriceSource>;
+  /** USD values over the price sources (src/parts.ts). */
+  usd: UsdValuer;
   redis?: RedisClient;
   /** Set when this process created and seeded a local chain. */
   seeded?: SeededToken[];
@@ -197,9 +201,16 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
   if (target) {
     const owned = createRedisClient(target, { client: "main", log, metrics });
     closers.push(async () => owned.disconnect());
-    await waitReady(owned, target.setting, target.address, startTimeoutMs);
     redis = owned;
   }
+  // Every entry point builds these the same way: a configuration refused here is refused by all.
+  const parts = configuredParts(config, {
+    ...(redis ? { redis } : {}),
+    log,
+    now,
+    ...(opts.priceSources ? { priceSources: opts.priceSources } : {}),
+  });
+  if (target && redis) await waitReady(redis, target.setting, target.address, startTimeoutMs);
 
   const { signer, created: keyCreated } = opts.signer
     ? { signer: opts.signer, created: false }
@@ -256,16 +267,11 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
       );
   closers.push(() => store.close());
 
-  let priceSources = opts.priceSources;
-  if (!priceSources) {
-    const own = createPriceSources(config, { ...(redis ? { redis } : {}), log });
-    for (const s of own.values()) {
-      await s.start();
-      closers.push(() => s.close());
-    }
-    priceSources = own;
+  const { priceSources, usd } = parts;
+  if (!opts.priceSources) {
+    closers.push(() => parts.close());
+    for (const s of priceSources.values()) await s.start();
   }
-  const usd = new UsdValuer(config, priceSources, now);
 
   let inventory = opts.inventory;
   if (!inventory) {
@@ -393,8 +399,10 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
       ...(opts.swap ? { tuning: opts.swap } : {}),
       ledger: ledger !== undefined,
       ...(issuance ? { issuance } : {}),
+      // From its send, not its settlement: it lands within seconds of the send, while a process
+      // restarted meanwhile settles it minutes later.
       onLanded: (fill) => {
-        if (fill.trade) markouts?.onLanded(fill.signature, fill.quoteId, fill.trade);
+        if (fill.trade) markouts?.onLanded(fill.signature, fill.quoteId, fill.trade, fill.sentAtMs);
       },
       ...(takers ? { takers } : {}),
     });
@@ -411,10 +419,18 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
         log,
         now,
         ...(opts.markoutHorizons ? { horizons: opts.markoutHorizons } : {}),
+        ...(opts.markoutSampleMs ? { sampleMs: opts.markoutSampleMs } : {}),
         ...(takers ? { judge: new ToxicFlagger({ config: tox, takers, ledger, metrics, log, now }) } : {}),
       });
+      tracker.start();
       closers.push(async () => tracker.close());
       markouts = tracker;
+      // Fills landed before a restart whose horizons are not all in the ledger: take the rest.
+      const resumed = await tracker.resume((await ledger).db).catch((err: unknown) => {
+        log.warn({ err }, "markouts: could not read the ledger's unfinished fills; their horizons are lost");
+        return 0;
+      });
+      if (resumed) log.info({ fills: resumed }, "markouts resumed from the ledger");
       const writer = new LedgerWriter({
         journal: ports.journal,
         ledger,
@@ -504,6 +520,7 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
     book,
     tokenLists,
     priceSources,
+    usd,
     ...(redis ? { redis } : {}),
     ...(seeded ? { seeded } : {}),
     keyCreated,

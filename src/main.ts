@@ -9,7 +9,7 @@ import cluster from "node:cluster";
 import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { AggregatorRegistry } from "prom-client";
-import { loadConfig } from "../config/load.ts";
+import { type DotEnv, dotEnvLine, loadConfig, loadDotEnv } from "../config/load.ts";
 import { parseArgs } from "./cli/args.ts";
 import { runMain } from "./cli/run.ts";
 import { composeService, type Service } from "./compose.ts";
@@ -19,6 +19,7 @@ import { backlogWarning, OPERATOR_KEEP_ALIVE_MS, requestListener, somaxconn } fr
 import { GracefulShutdown } from "./http/shutdown.ts";
 import { createLogger } from "./observability/logger.ts";
 import { Metrics } from "./observability/metrics.ts";
+import { formatPairs, pairLines } from "./ops/pairs.ts";
 
 const USAGE = {
   command: "npm start",
@@ -32,7 +33,14 @@ const USAGE = {
 const urlOf = (info: AddressInfo) =>
   `http://${info.address.includes(":") ? `[${info.address}]` : info.address}:${info.port}`;
 
-function banner(service: Service, url: string, opsUrl: string, ledger: string, workers: string): string {
+function banner(
+  service: Service,
+  url: string,
+  opsUrl: string,
+  ledger: string,
+  workers: string,
+  dotEnv: DotEnv | undefined,
+): string {
   const { config, signer } = service;
   const symbols = (mints: string[]) =>
     mints.map((m) => `${config.tokensByMint.get(m)?.symbol ?? "?"} ${m}`).join("\n    ");
@@ -45,12 +53,14 @@ function banner(service: Service, url: string, opsUrl: string, ledger: string, w
     `  mode:        ${config.mode}${config.mode === "paper" ? " (PAPER SETUP: local chain, static prices, nothing real)" : ""}`,
     `  maker:       ${signer.publicKey.toBase58()}${service.keyCreated ? " (generated now)" : ""}`,
     `  config:      ${config.configPath}`,
+    `  .env:        ${dotEnvLine(dotEnv)}`,
     `  quote store: ${service.redis ? "redis" : "in-memory (single instance)"}`,
     `  chain:       ${service.chain.description}`,
     `  bundles:     ${service.bundles.port ? service.bundles.note : `none (${service.bundles.reason})`}`,
     `  fill ledger: ${ledger}`,
     `  rfq v2:      ${config.env.RFQ_V2_URL ? `${config.file.rfqV2.pairs.join(", ")} to ${new URL(config.env.RFQ_V2_URL).host}` : "off (RFQ_V2_URL unset)"}`,
     `  api key:     ${config.env.API_KEY ? "required (X-API-KEY)" : "none"}`,
+    `  pairs:\n${indent(formatPairs(pairLines(config, service.priceSources, service.usd)))}`,
     `  /tokens:\n    ${symbols(service.tokenLists.tokens()) || "(none)"}`,
     `  /permissioned-tokens:\n    ${symbols(service.tokenLists.permissionedTokens()) || "(none)"}`,
   ];
@@ -74,6 +84,12 @@ function banner(service: Service, url: string, opsUrl: string, ledger: string, w
   }
   return `${lines.join("\n")}\n`;
 }
+
+const indent = (text: string) =>
+  text
+    .split("\n")
+    .map((l) => `    ${l}`)
+    .join("\n");
 
 /** A plain node:http server: Hono's listener with the native routes first (src/http/listener.ts). */
 type Server = HttpServer;
@@ -120,6 +136,7 @@ function listenExclusive(app: Service["opsApp"]): Promise<[Server, AddressInfo]>
 /** Resolves with the exit code once the server has stopped (it runs until SIGINT/SIGTERM). */
 async function main(): Promise<number> {
   parseArgs(process.argv.slice(2), USAGE);
+  const dotEnv = loadDotEnv();
   const config = loadConfig(process.env);
   const slot = cluster.isWorker ? Number(process.env[WORKER_SLOT_ENV] ?? cluster.worker?.id) : 0;
   const workers = cluster.isWorker ? undefined : workerCount(config);
@@ -187,7 +204,7 @@ async function main(): Promise<number> {
   const workersLine = slot
     ? `${Number(process.env.WORKERS) || "?"} (node:cluster; primary pid ${process.ppid})`
     : "1 (this process)";
-  if (slot <= 1) process.stdout.write(banner(service, urlOf(info), opsUrl, ledger, workersLine));
+  if (slot <= 1) process.stdout.write(banner(service, urlOf(info), opsUrl, ledger, workersLine, dotEnv));
   log.info(
     {
       port: info.port,

@@ -9,8 +9,13 @@
  * kept); negative: the price moved against it (the taker knew). Each sample is observed on
  * `rfq_markout_bps{horizon,pair}` (no taker label: one series per taker would be unbounded) and
  * journaled to the ledger outbox as a `markout` record, one row per fill and horizon in the ledger,
- * where per-taker and per-pair averages are queried (report.ts). Samples are timers in this process:
- * a restart loses the horizons still to come for fills landed before it.
+ * where per-taker and per-pair averages are queried (report.ts).
+ *
+ * Horizons are measured from the fill's landing, not from when this process learnt of it: a fill
+ * settled late (by a process restarted meanwhile) takes, for each horizon already past, the mid this
+ * process saw at that time (its price history, sampled every `sampleMs`), and a horizon past before
+ * this process saw any price is left out rather than given a later mid. At start, `resume` reads the
+ * ledger's landed fills whose horizons are not all in it and takes the ones still to come.
  *
  * Toxic-flow flagging (src/toxicity/) is decided here too: once a taker's 60 s markout is in the
  * outbox, the tracker hands it to the flagger, which averages it with the taker's previous 60 s
@@ -97,6 +102,41 @@ export interface MarkoutTrackerOptions {
   now?: () => number;
   /** The toxic-flow flagger, given every `FLAG_HORIZON` sample of a known taker (toxicity enabled). */
   judge?: MarkoutJudge;
+  /** How often each pair's mid is kept for horizons that come due unseen (ms, 1,000). */
+  sampleMs?: number;
+}
+
+/** A landed fill's horizons already in the ledger, and its mid at landing when known. */
+export interface TakenHorizons {
+  horizons: ReadonlySet<string>;
+  midAtFill?: number;
+}
+
+/** Each pair's mid as this process saw it, every `sampleMs`, for as long as the longest horizon. */
+class MidHistory {
+  private readonly points = new Map<string, { atMs: number; mid: number }[]>();
+
+  constructor(
+    private readonly keepMs: number,
+    private readonly sampleMs: number,
+  ) {}
+
+  record(pair: string, atMs: number, mid: number): void {
+    const list = this.points.get(pair) ?? [];
+    this.points.set(pair, list);
+    list.push({ atMs, mid });
+    while (list.length > 1 && (list[0] as { atMs: number }).atMs < atMs - this.keepMs) list.shift();
+  }
+
+  /** The mid seen last at or before `atMs`, if one was seen within two samples before it. */
+  at(pair: string, atMs: number): number | undefined {
+    const list = this.points.get(pair) ?? [];
+    for (let i = list.length - 1; i >= 0; i--) {
+      const p = list[i] as { atMs: number; mid: number };
+      if (p.atMs <= atMs) return atMs - p.atMs <= 2 * this.sampleMs ? p.mid : undefined;
+    }
+    return undefined;
+  }
 }
 
 const ratioToNumber = (r: { num: bigint; den: bigint }) => Number(r.num) / Number(r.den);
@@ -109,17 +149,62 @@ export function markoutBps(side: "buy" | "sell", price: number, mid: number): nu
 export class MarkoutTracker {
   private readonly horizons: readonly MarkoutHorizon[];
   private readonly now: () => number;
+  private readonly sampleMs: number;
+  private readonly history: MidHistory;
   private readonly timers = new Set<NodeJS.Timeout>();
+  private sampler: NodeJS.Timeout | undefined;
   /** Samples still being appended to the outbox (and judged). */
   private readonly working = new Set<Promise<void>>();
 
   constructor(private readonly opts: MarkoutTrackerOptions) {
     this.horizons = opts.horizons ?? MARKOUT_HORIZONS;
     this.now = opts.now ?? Date.now;
+    this.sampleMs = opts.sampleMs ?? 1_000;
+    const longest = Math.max(0, ...this.horizons.map((h) => h.ms));
+    this.history = new MidHistory(longest + 4 * this.sampleMs, this.sampleMs);
   }
 
-  /** Starts sampling a landed fill's markouts. */
-  onLanded(txSignature: string, quoteId: string, trade: TradeTerms): void {
+  /** Starts keeping each pair's mid (horizons that come due unseen take theirs from it). */
+  start(): void {
+    this.sampleMids();
+    this.sampler ??= setInterval(() => this.sampleMids(), this.sampleMs);
+    this.sampler.unref();
+  }
+
+  private sampleMids(): void {
+    const at = this.now();
+    for (const p of this.opts.config.file.pairs) {
+      const pair = `${p.base}/${p.quote}`;
+      const mid = this.liveMid(pair);
+      if (mid !== undefined) this.history.record(pair, at, mid);
+    }
+  }
+
+  /** The pair's mid from its price source now. */
+  private liveMid(pair: string): number | undefined {
+    const p = this.opts.config.file.pairs.find((x) => `${x.base}/${x.quote}` === pair);
+    const point = p ? this.opts.priceSources.get(p.priceSource)?.price(pair) : undefined;
+    const mid = point ? ratioToNumber(point.mid) : undefined;
+    return mid !== undefined && mid > 0 ? mid : undefined;
+  }
+
+  /** The pair's mid at `atMs`: the live one within a sample of now, else this process's history. */
+  private midAt(pair: string, atMs: number): number | undefined {
+    if (this.now() - atMs <= this.sampleMs) return this.liveMid(pair);
+    return this.history.at(pair, atMs);
+  }
+
+  /**
+   * Samples a landed fill's markouts from `landedAtMs` (default now): each horizon still to come on
+   * its timer, each one already past at the mid of its time. `taken`: horizons already in the ledger.
+   */
+  onLanded(
+    txSignature: string,
+    quoteId: string,
+    trade: TradeTerms,
+    landedAtMs: number = this.now(),
+    taken?: TakenHorizons,
+  ): void {
     const pair = this.opts.config.file.pairs.find((p) => `${p.base}/${p.quote}` === trade.pair);
     const base = this.opts.config.tokensBySymbol.get(pair?.base ?? "");
     const quote = this.opts.config.tokensBySymbol.get(pair?.quote ?? "");
@@ -129,14 +214,13 @@ export class MarkoutTracker {
     const quoteUnits = Number(trade.quoteAmount) / 10 ** quote.decimals;
     if (!(baseUnits > 0)) return;
     const price = quoteUnits / baseUnits;
-    let midAtFill: number | undefined;
+    const midAtFill = taken?.midAtFill ?? this.midAt(trade.pair, landedAtMs);
+    const missed: string[] = [];
     for (const h of this.horizons) {
-      const sample = () => {
-        const point = source.price(trade.pair);
-        if (!point) return;
-        const mid = ratioToNumber(point.mid);
-        if (!(mid > 0)) return;
-        if (h.ms === 0) midAtFill = mid;
+      if (taken?.horizons.has(h.label)) continue;
+      const dueMs = landedAtMs + h.ms;
+      const sample = (mid: number | undefined) => {
+        if (mid === undefined) return;
         const bps = markoutBps(trade.side, price, mid);
         this.opts.metrics.markout.observe({ horizon: h.label, pair: trade.pair }, bps);
         const record: MarkoutRecord = {
@@ -152,7 +236,7 @@ export class MarkoutTracker {
           ...(midAtFill !== undefined ? { midAtFill } : {}),
           mid,
           markoutBps: bps,
-          atMs: this.now(),
+          atMs: dueMs,
         };
         const { judge } = this.opts;
         const taker = trade.taker;
@@ -172,16 +256,79 @@ export class MarkoutTracker {
           .finally(() => this.working.delete(work));
         this.working.add(work);
       };
-      if (h.ms === 0) sample();
-      else {
+      const delay = dueMs - this.now();
+      if (delay <= 0) {
+        const mid = this.midAt(trade.pair, dueMs);
+        if (mid === undefined) missed.push(h.label);
+        sample(mid);
+      } else {
         const timer = setTimeout(() => {
           this.timers.delete(timer);
-          sample();
-        }, h.ms);
+          sample(this.liveMid(trade.pair));
+        }, delay);
         timer.unref();
         this.timers.add(timer);
       }
     }
+    if (missed.length)
+      this.opts.log.info(
+        { txSignature, quoteId, horizons: missed },
+        "markouts: horizons past before this process saw a price are left out",
+      );
+  }
+
+  /**
+   * Takes up, from the ledger, the landed fills whose horizons are not all in it (this process
+   * restarted while they were being sampled). Fills sent longer ago than the longest horizon are done.
+   */
+  async resume(db: SqlQueries): Promise<number> {
+    const longest = Math.max(0, ...this.horizons.map((h) => h.ms));
+    const since = this.now() - longest - 4 * this.sampleMs;
+    const fills = await db.query<{
+      tx_signature: string;
+      quote_id: string;
+      sent_at_ms: string | number;
+      pair: string;
+      side: "buy" | "sell";
+      taker: string | null;
+      quoted_amount_in: string;
+      quoted_amount_out: string;
+    }>(
+      `SELECT f.tx_signature, f.quote_id, f.sent_at_ms, d.pair, d.side, d.taker,
+              d.quoted_amount_in::text AS quoted_amount_in, d.quoted_amount_out::text AS quoted_amount_out
+         FROM fills f JOIN swap_decisions d ON d.decision_key = f.decision_key
+        WHERE f.outcome = 'landed' AND f.sent_at_ms >= $1
+          AND d.pair IS NOT NULL AND d.side IS NOT NULL
+          AND d.quoted_amount_in IS NOT NULL AND d.quoted_amount_out IS NOT NULL`,
+      [since],
+    );
+    if (!fills.length) return 0;
+    const rows = await db.query<{ tx_signature: string; horizon: string; mid_at_fill: number | null }>(
+      "SELECT tx_signature, horizon, mid_at_fill FROM markouts WHERE at_ms >= $1",
+      [since],
+    );
+    const taken = new Map<string, { horizons: Set<string>; midAtFill?: number }>();
+    for (const r of rows) {
+      const t = taken.get(r.tx_signature) ?? { horizons: new Set<string>() };
+      t.horizons.add(r.horizon);
+      if (r.mid_at_fill !== null) t.midAtFill = Number(r.mid_at_fill);
+      taken.set(r.tx_signature, t);
+    }
+    let resumed = 0;
+    for (const f of fills) {
+      const t = taken.get(f.tx_signature);
+      if (t && this.horizons.every((h) => t.horizons.has(h.label))) continue;
+      const trade: TradeTerms = {
+        pair: f.pair,
+        side: f.side,
+        ...(f.taker ? { taker: f.taker } : {}),
+        baseAmount: f.side === "sell" ? f.quoted_amount_out : f.quoted_amount_in,
+        quoteAmount: f.side === "sell" ? f.quoted_amount_in : f.quoted_amount_out,
+      };
+      this.onLanded(f.tx_signature, f.quote_id, trade, Number(f.sent_at_ms), t);
+      resumed++;
+    }
+    return resumed;
   }
 
   /** Horizons not sampled yet (tests, shutdown). */
@@ -195,6 +342,8 @@ export class MarkoutTracker {
   }
 
   close(): void {
+    if (this.sampler) clearInterval(this.sampler);
+    this.sampler = undefined;
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
   }

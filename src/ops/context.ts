@@ -3,13 +3,16 @@
  * same makeSigner and makeChain as src/compose.ts): the maker key (the signer service's at SIGNER_URL,
  * MAKER_KEYPAIR, or the paper setup's key in DATA_DIR), the chain (RPC_URL, or a freshly seeded local
  * chain in the paper setup), Redis when one is configured (REDIS_URL, REDIS_CLUSTER_NODES or
- * REDIS_SENTINELS; the same factory as the service), and the configured price sources (not started).
+ * REDIS_SENTINELS; the same factory as the service), and the service's configured parts (src/parts.ts:
+ * the price sources, not started, and USD values).
  */
 import type { Config } from "../../config/load.ts";
 import type { PriceSource } from "../../pricing/interface.ts";
-import { createPriceSources } from "../../pricing/sources.ts";
+import { startPriceSources } from "../../pricing/sources.ts";
+import type { UsdValuer } from "../../pricing/usd.ts";
 import type { Chain } from "../chain/interface.ts";
 import { makeChain } from "../chain/make.ts";
+import { configuredParts } from "../parts.ts";
 import { createRedisClient, type RedisClient, redisTarget } from "../redis/client.ts";
 import { makeSigner, type Signer } from "../signer/index.ts";
 import { RemoteSigner } from "../signer/remote.ts";
@@ -19,13 +22,32 @@ export interface OpsContext {
   chain: Chain;
   signer: Signer;
   redis?: RedisClient;
-  sources: Map<string, PriceSource>;
+  sources: ReadonlyMap<string, PriceSource>;
+  /** USD values over those sources, as the service values (src/parts.ts). */
+  usd: UsdValuer;
   /** "rpc <host>" or "local chain (paper setup, seeded by this command)". */
   chainNote: string;
+  /**
+   * Starts the price sources and waits up to `waitMs` for every enabled pair's first price (streaming
+   * sources need a moment; static and Redis ones have it at start). A source that cannot start is
+   * reported by the returned message, not thrown.
+   */
+  startPrices(waitMs: number): Promise<string | undefined>;
   close(): Promise<void>;
 }
 
 export async function opsContext(config: Config): Promise<OpsContext> {
+  // The service's own parts first: a configuration the service refuses is refused here, before any
+  // key is read or generated.
+  const target = redisTarget(config.env);
+  const redis = target ? createRedisClient(target, { client: "doctor", use: "probe" }) : undefined;
+  let parts: ReturnType<typeof configuredParts>;
+  try {
+    parts = configuredParts(config, redis ? { redis } : {});
+  } catch (e) {
+    redis?.disconnect();
+    throw e;
+  }
   // With SIGNER_URL the key is the signer service's: never generate or read one here.
   const remote = config.env.SIGNER_URL
     ? await RemoteSigner.connect({
@@ -44,20 +66,31 @@ export async function opsContext(config: Config): Promise<OpsContext> {
   const chainNote = made.seeded
     ? "local chain (paper setup: a fresh one, seeded as `npm start` seeds it)"
     : made.note;
-  // The service's own factory and topology settings; one try, so an unreachable Redis is a FAIL row
-  // in doctor's table, not a wait or a stack trace on stderr.
-  const target = redisTarget(config.env);
-  const redis = target ? createRedisClient(target, { client: "doctor", use: "probe" }) : undefined;
-  const sources = createPriceSources(config, redis ? { redis } : {});
+  const sources = parts.priceSources;
   return {
     config,
     chain,
     signer,
     ...(redis ? { redis } : {}),
     sources,
+    usd: parts.usd,
     chainNote,
+    async startPrices(waitMs) {
+      const problem = await startPriceSources(sources).then(
+        () => undefined,
+        (e: unknown) => `price sources did not start: ${(e as Error).message}`,
+      );
+      const pairs = config.file.pairs.filter((p) => p.enabled);
+      const until = Date.now() + waitMs;
+      while (
+        Date.now() < until &&
+        pairs.some((p) => !sources.get(p.priceSource)?.price(`${p.base}/${p.quote}`))
+      )
+        await new Promise((r) => setTimeout(r, 100));
+      return problem;
+    },
     async close() {
-      await Promise.allSettled([...sources.values()].map((s) => s.close()));
+      await parts.close();
       await chain.close();
       redis?.disconnect();
       remote?.close();

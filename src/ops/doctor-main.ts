@@ -4,13 +4,13 @@
  */
 import { createInterface } from "node:readline/promises";
 import { formatRatio } from "../../amounts/decimal.ts";
-import { loadConfig } from "../../config/load.ts";
-import { startPriceSources } from "../../pricing/sources.ts";
+import { dotEnvLine, loadConfig, loadDotEnv } from "../../config/load.ts";
 import { parseArgs } from "../cli/args.ts";
 import { runMain } from "../cli/run.ts";
 import { makeOperatorSwapApi } from "../operator-api/http.ts";
 import { opsContext } from "./context.ts";
 import { createMissingAtas, type Diagnosis, diagnose } from "./doctor.ts";
+import { formatPairs, pairLines } from "./pairs.ts";
 import { table } from "./table.ts";
 
 /** Streaming sources need a moment for their first price; static and Redis ones have it at start. */
@@ -39,9 +39,11 @@ async function confirm(question: string): Promise<boolean> {
 const USAGE = {
   command: "npm run doctor",
   summary:
-    "Is this maker ready to be registered? Checks the RPC, the maker's SOL, every traded mint and the\n" +
-    "maker's ATAs, Redis, price freshness and the production hazards (no API key, static prices, a\n" +
-    "keypair others can read); prints a table with a fix for each problem. Exit 0 when nothing FAILs.\n" +
+    "Is this maker ready to be registered? Prints the pairs in tokens and USD (sizes, spreads, caps,\n" +
+    "price and its age), then checks the RPC, the maker's SOL, every traded mint and the maker's ATAs,\n" +
+    "Redis, price freshness, the production hazards (no API key, static prices, a keypair others can\n" +
+    "read, the embedded ledger), ADMIN_API_KEY and an https PUBLIC_BASE_URL; prints a table with a fix\n" +
+    "for each problem. Exit 0 when nothing FAILs.\n" +
     "Configured like `npm start` (environment and CONFIG).",
   flags: {
     fix: { type: "boolean", description: "create the maker's missing ATAs (asks first)" },
@@ -53,23 +55,18 @@ async function main(): Promise<number> {
   const { values } = parseArgs(process.argv.slice(2), USAGE);
   const { fix, yes } = values;
   // Hazards are rows of the table here, not a refusal to run.
+  const dotEnv = loadDotEnv();
   const config = loadConfig(process.env, { hazards: "report" });
   const ctx = await opsContext(config);
   const operatorApi = makeOperatorSwapApi(config.env, { orderAttempts: 1 });
   try {
-    process.stdout.write(`doctor: ${config.configPath}, mode ${config.mode}, chain ${ctx.chainNote}\n\n`);
+    process.stdout.write(
+      `doctor: ${config.configPath}, mode ${config.mode}, chain ${ctx.chainNote}\n.env: ${dotEnvLine(dotEnv)}\n\n`,
+    );
     await ctx.redis?.connect().catch(() => undefined);
-    await startPriceSources(ctx.sources).catch((e) => {
-      process.stdout.write(`price sources did not start: ${(e as Error).message}\n`);
-    });
-    const pairs = config.file.pairs.filter((p) => p.enabled);
-    const until = Date.now() + PRICE_WAIT_MS;
-    while (
-      Date.now() < until &&
-      pairs.some((p) => !ctx.sources.get(p.priceSource)?.price(`${p.base}/${p.quote}`))
-    ) {
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const problem = await ctx.startPrices(PRICE_WAIT_MS);
+    if (problem) process.stdout.write(`${problem}\n`);
+    process.stdout.write(`${formatPairs(pairLines(config, ctx.sources, ctx.usd))}\n\n`);
     const deps = {
       config,
       chain: ctx.chain,

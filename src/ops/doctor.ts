@@ -5,8 +5,9 @@
  * included) the mint (exists, program, decimals, no Token-2022 transfer fee) and the maker's ATA
  * (the operator's simulation fails without it, and the quotes are silently dropped) and its balance
  * against minInventory; Redis reachable (when configured); every pair's price fresh; the production
- * hazards (no API key, static prices, a keypair file others can read: FAIL unless allowed by name,
- * then warn) and unknown environment variables that look like ours. `--fix` creates
+ * hazards (no API key, static prices, a keypair file others can read, the embedded ledger: FAIL unless
+ * allowed by name, then warn), in production a missing ADMIN_API_KEY and a PUBLIC_BASE_URL unset
+ * (warn) or not https (FAIL), and unknown environment variables that look like ours. `--fix` creates
  * the missing ATAs, paid by the maker, after confirmation.
  */
 import { createAssociatedTokenAccountIdempotentInstruction } from "@solana/spl-token";
@@ -203,6 +204,8 @@ export async function diagnose(deps: DoctorDeps): Promise<Diagnosis> {
     });
   }
 
+  checks.push(...operationsChecks(config));
+
   // Production hazards (config/safety.ts): the service refuses to start on each one not allowed.
   for (const h of config.hazards) {
     checks.push({
@@ -219,6 +222,53 @@ export async function diagnose(deps: DoctorDeps): Promise<Diagnosis> {
   if (deps.operatorApi) checks.push(await operatorApiCheck(config, deps.operatorApi));
 
   return { checks, missingAtas, ataRentLamports, healthy: checks.every((c) => c.status !== "FAIL") };
+}
+
+/**
+ * What production needs beyond quoting: the admin API's key (switches, reports, taker lists) and the
+ * public HTTPS address the operator is given (`npm run registration`). Flagged in production only.
+ */
+export function operationsChecks(config: Config): Check[] {
+  const production = config.mode === "production";
+  const out: Check[] = [];
+  out.push(
+    config.env.ADMIN_API_KEY
+      ? { check: "ADMIN_API_KEY", status: "ok", detail: "set: the admin API answers (X-ADMIN-API-KEY)" }
+      : {
+          check: "ADMIN_API_KEY",
+          status: production ? "warn" : "ok",
+          detail: "not set: no admin API (no pause switch over HTTP, no /admin/report, no taker lists)",
+          fix: "set ADMIN_API_KEY (a long random string)",
+        },
+  );
+  const url = config.env.PUBLIC_BASE_URL;
+  const protocol = url ? safeProtocol(url) : undefined;
+  out.push(
+    !url
+      ? {
+          check: "PUBLIC_BASE_URL",
+          status: production ? "warn" : "ok",
+          detail: "not set: `npm run registration` prints the local address",
+          fix: "set PUBLIC_BASE_URL to the https:// address the operator calls",
+        }
+      : protocol === "https:"
+        ? { check: "PUBLIC_BASE_URL", status: "ok", detail: url }
+        : {
+            check: "PUBLIC_BASE_URL",
+            status: production ? "FAIL" : "warn",
+            detail: `${url} is not https: the operator calls its makers over HTTPS`,
+            fix: "put the webhook behind TLS and set PUBLIC_BASE_URL to its https:// address",
+          },
+  );
+  return out;
+}
+
+function safeProtocol(url: string): string | undefined {
+  try {
+    return new URL(url).protocol;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

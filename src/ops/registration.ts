@@ -1,14 +1,17 @@
 /**
  * `npm run registration`: everything the operator asks for when registering the webhook, from the
  * same sources the service uses: the base URL, the maker address, whether an API key is required
- * (never the key itself), both token lists as the service would serve them now, and the hash of
- * their sorted union (the operator's change detection).
+ * (never the key itself), both token lists as the service would serve them now, the hash of
+ * their sorted union (the operator's change detection), and the pairs in human units.
  */
 import type { Config } from "../../config/load.ts";
 import { AdvertisedTokenLists } from "../../inventory/advertised.ts";
 import { MemoryInventory } from "../../inventory/memory.ts";
+import type { PriceSource } from "../../pricing/interface.ts";
+import type { UsdValuer } from "../../pricing/usd.ts";
 import type { Chain } from "../chain/interface.ts";
 import type { Signer } from "../signer/index.ts";
+import { formatPairs, type PairLine, pairLines } from "./pairs.ts";
 import { table } from "./table.ts";
 
 export interface TokenLine {
@@ -30,12 +33,17 @@ export interface Registration {
   lines: TokenLine[];
   /** The maker's holdings could not be read: the lists are empty until they can. */
   holdingsUnread: boolean;
+  /** The enabled pairs in human units (sizes, spreads, caps, price and its age). */
+  pairs: PairLine[];
 }
 
 export async function registration(deps: {
   config: Config;
   chain: Chain;
   signer: Signer;
+  /** The service's price sources (started) and USD values over them (src/parts.ts). */
+  sources: ReadonlyMap<string, PriceSource>;
+  usd: UsdValuer;
 }): Promise<Registration> {
   const { config } = deps;
   const base = config.file.basePath;
@@ -53,7 +61,12 @@ export async function registration(deps: {
   }
 
   // One read of the maker's holdings, through the same code the running service uses.
-  const inventory = new MemoryInventory({ config, chain: deps.chain, maker: deps.signer.publicKey });
+  const inventory = new MemoryInventory({
+    config,
+    chain: deps.chain,
+    maker: deps.signer.publicKey,
+    usd: deps.usd,
+  });
   await inventory.refresh();
   const lists = new AdvertisedTokenLists(config, inventory);
   lists.recompute();
@@ -74,6 +87,7 @@ export async function registration(deps: {
       why: r.why,
     })),
     holdingsUnread: inventory.snapshot().chainReadAtMs === undefined,
+    pairs: pairLines(config, deps.sources, deps.usd),
   };
 }
 
@@ -92,6 +106,7 @@ export function formatRegistration(r: Registration): string {
       r.lines.map((l) => [l.symbol, l.mint, l.list, l.list === "not advertised" ? l.why : ""]),
     ),
   ];
+  out.push("", formatPairs(r.pairs));
   if (r.holdingsUnread)
     out.push("", "the maker's holdings could not be read from the chain: both lists are empty");
   return `${out.join("\n")}\n`;

@@ -6,13 +6,15 @@
  * opens at a time: while a webhook has it open, the report is asked of that webhook's admin API
  * (GET /admin/report on ADMIN_HOST:ADMIN_PORT with ADMIN_API_KEY), or the refusal says how.
  */
-import { type Config, loadConfig } from "../../config/load.ts";
+import { type Config, loadConfig, loadDotEnv } from "../../config/load.ts";
 import { parseArgs } from "../cli/args.ts";
 import { runMain } from "../cli/run.ts";
 import { ledgerLocation, openLedger } from "../ledger/open.ts";
 import { embeddedLedgerHolder } from "../ledger/pglite.ts";
 import { ledgerReport, reportRange } from "../ledger/report.ts";
 import { formatReport, type ReportFormat, withSymbols } from "../ledger/report-format.ts";
+import { configuredParts } from "../parts.ts";
+import { createRedisClient, redisTarget } from "../redis/client.ts";
 
 const USAGE = {
   command: "npm run report",
@@ -58,7 +60,9 @@ async function main(): Promise<number> {
   } catch (e) {
     return usage((e as Error).message);
   }
+  loadDotEnv();
   const config = loadConfig(process.env, { hazards: "report" });
+  await refuseWhatTheServiceRefuses(config);
   const where = ledgerLocation(config);
   if (!where) {
     process.stderr.write("LEDGER=off: there is no fill ledger to report on\n");
@@ -119,6 +123,18 @@ async function fromRunningService(
   process.stderr.write(`(from the running webhook, process ${pid}, at ${base})\n`);
   process.stdout.write(body);
   return 0;
+}
+
+/** Builds the service's configured parts (src/parts.ts) and closes them: the report reads none of them. */
+async function refuseWhatTheServiceRefuses(config: Config): Promise<void> {
+  const target = redisTarget(config.env);
+  // A probe client connects only when asked: this one never is.
+  const redis = target ? createRedisClient(target, { client: "report", use: "probe" }) : undefined;
+  try {
+    await configuredParts(config, redis ? { redis } : {}).close();
+  } finally {
+    redis?.disconnect();
+  }
 }
 
 const ledgerLocationText = (config: Config) => {

@@ -33,6 +33,36 @@ export type DeclineReason =
   /** Toxic-flow controls: the taker is on the deny list. */
   | "taker_denied";
 
+// A Record over the union: a reason added to DeclineReason and not listed here fails the type-check.
+const DECLINE_REASON_SET: Record<DeclineReason, true> = {
+  PAIR_NOT_SUPPORTED: true,
+  PAIR_DISABLED: true,
+  PRICE_UNAVAILABLE: true,
+  PRICE_STALE: true,
+  SIZE_BELOW_MIN: true,
+  SIZE_ABOVE_MAX: true,
+  AMOUNT_TOO_SMALL: true,
+  AMOUNT_TOO_LARGE: true,
+  PAUSED: true,
+  CONTROLS_UNAVAILABLE: true,
+  NOTIONAL_EXCEEDED: true,
+  INVENTORY_INSUFFICIENT: true,
+  EXPOSURE_LIMIT_EXCEEDED: true,
+  INVENTORY_STALE: true,
+  SOL_FOR_FEES_LOW: true,
+  TOKEN_NOT_SUPPORTED: true,
+  HOLDER_NOT_ALLOWED: true,
+  ISSUANCE_DISABLED: true,
+  ISSUANCE_CAP_EXCEEDED: true,
+  ISSUANCE_UNAVAILABLE: true,
+  SELF_TRADE: true,
+  RECEIVER_NOT_TAKER: true,
+  taker_flagged: true,
+  taker_denied: true,
+};
+/** Every DeclineReason, for the no-quote counter's series at 0 from the start. */
+export const DECLINE_REASONS = Object.keys(DECLINE_REASON_SET) as DeclineReason[];
+
 export type QuoteDecision =
   | {
       ok: true;

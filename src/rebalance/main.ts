@@ -10,7 +10,7 @@
  * notional) with the webhooks through Redis (REDIS_URL), so quotes never promise what it is selling.
  * Configured like `npm start` (environment and CONFIG).
  */
-import { loadConfig, redisKeys } from "../../config/load.ts";
+import { loadConfig, loadDotEnv, redisKeys } from "../../config/load.ts";
 import type { Inventory } from "../../inventory/interface.ts";
 import { MemoryInventory } from "../../inventory/memory.ts";
 import { RedisInventory } from "../../inventory/redis.ts";
@@ -72,6 +72,7 @@ export function formatPass(report: PassReport, dryRun: boolean): string {
 async function main(): Promise<number> {
   const { values } = parseArgs(process.argv.slice(2), USAGE);
   const dryRun = values["dry-run"];
+  loadDotEnv();
   const config = loadConfig(process.env, { hazards: "report" });
   const log = createLogger(config.env.LOG_LEVEL);
   const ctx = await opsContext(config);

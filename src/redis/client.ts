@@ -343,12 +343,29 @@ export function watchRedis(redis: RedisClient, opts: RedisClientOptions & { addr
  * Resolves once `redis` is connected; otherwise throws a StartupError naming the setting, the address
  * and the last cause after `timeoutMs`. The client keeps reconnecting in the background either way.
  */
-export function waitReady(
+export async function waitReady(
   redis: RedisClient,
   setting: string,
   address: string,
   timeoutMs = 5_000,
 ): Promise<void> {
+  await connected(redis, setting, address, timeoutMs);
+  // ioredis is ready even when the URL's SELECT failed, and then writes to database 0.
+  const db = redis instanceof Redis ? redis.options.db : undefined;
+  if (db) {
+    try {
+      await redis.select(db);
+    } catch (e) {
+      throw new StartupError(
+        setting,
+        address,
+        `database ${db} (the URL's /${db}) cannot be selected: ${(e as Error).message}; use one below the server's \`databases\` setting (16 by default)`,
+      );
+    }
+  }
+}
+
+function connected(redis: RedisClient, setting: string, address: string, timeoutMs: number): Promise<void> {
   if (redis.status === "ready") return Promise.resolve();
   return new Promise((resolve, reject) => {
     let cause = "no answer";

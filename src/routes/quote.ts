@@ -21,7 +21,7 @@ import { type AppEnv, header } from "../http/env.ts";
 import { OVERLOADED_MESSAGE, StandingQueue, shedDecision } from "../http/shed.ts";
 import type { Logger } from "../observability/logger.ts";
 import type { Metrics } from "../observability/metrics.ts";
-import type { QuoteService } from "../quote/service.ts";
+import { DECLINE_REASONS, type DeclineReason, type QuoteService } from "../quote/service.ts";
 import type { QuoteStore } from "../quote-store/interface.ts";
 import { Circuit } from "../redis/circuit.ts";
 
@@ -59,6 +59,18 @@ export interface QuoteCall {
   log: Logger;
 }
 
+/** The route's own reasons to decline, beside the quote service's (DECLINE_REASONS). */
+const ROUTE_DECLINES = [
+  "DEADLINE",
+  "OVERLOADED",
+  "STORE_FULL",
+  "STORE_UNAVAILABLE",
+  "QUOTE_ID_CLAIMED",
+] as const;
+/** Every `reason` label of rfq_no_quote_total. */
+type NoQuoteCounted = DeclineReason | (typeof ROUTE_DECLINES)[number];
+export const NO_QUOTE_REASONS: readonly NoQuoteCounted[] = [...DECLINE_REASONS, ...ROUTE_DECLINES];
+
 /** The answer: a priced quote, or a 404 whose reason was counted. Errors are thrown (AppError). */
 export type QuoteAnswer = { status: 200; body: QuoteResponse } | { status: 404; body: { message: string } };
 
@@ -73,8 +85,11 @@ export function quoteHandler(deps: QuoteRouteDeps): (call: QuoteCall) => Promise
   /** The level of this quote's line: info for every `sample`th quote, debug otherwise. */
   const quoteLevel = (): "info" | "debug" => (sample > 0 && ++seen % sample === 0 ? "info" : "debug");
 
+  // Every reason's series exists at 0 before its first decline (rate() then sees the first one).
+  for (const reason of NO_QUOTE_REASONS) metrics.noQuotes.inc({ reason }, 0);
+
   /** A 404 with its reason counted: the body the error handler gives a QUOTE_NOT_AVAILABLE. */
-  const decline = (reason: string, message: string): QuoteAnswer => {
+  const decline = (reason: NoQuoteCounted, message: string): QuoteAnswer => {
     metrics.noQuotes.inc({ reason });
     return { status: 404, body: { message } };
   };

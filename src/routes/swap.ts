@@ -1,12 +1,15 @@
 /** POST /swap: parse, then hand to the SwapHandler (the executor, or acceptance mode's canned answers). */
 import type { Hono } from "hono";
-import { swapRequestSchema } from "../contract/swap.ts";
+import { REJECTION_REASONS, swapRequestSchema } from "../contract/swap.ts";
 import { parseJsonBody } from "../http/body.ts";
 import type { AppEnv } from "../http/env.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import type { SwapHandler } from "../swap/handler.ts";
 
 export function registerSwapRoute(app: Hono<AppEnv>, handler: SwapHandler, metrics: Metrics): void {
+  // Every state and reason the answer can carry, at 0 before the first swap.
+  for (const state of ["accepted", "rejected"]) metrics.swaps.inc({ state, reason: "none" }, 0);
+  for (const reason of REJECTION_REASONS) metrics.swaps.inc({ state: "rejectedWithReason", reason }, 0);
   app.post("/swap", async (c) => {
     const started = performance.now();
     const req = await parseJsonBody(c, swapRequestSchema);

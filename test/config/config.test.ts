@@ -1,7 +1,10 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig, parseFileConfig, redisKeys } from "../../config/load.ts";
+import { ConfigError, loadConfig, loadDotEnv, parseFileConfig, redisKeys } from "../../config/load.ts";
 import { base58Pubkey } from "../../config/schema.ts";
 import { defaultFileConfig } from "../support/config.ts";
+import { fileTempDir } from "../support/tmp.ts";
 
 /** The file config as loose JSON, so a test can break one field the schema would never produce. */
 // biome-ignore lint/suspicious/noExplicitAny: deliberately malformed configuration
@@ -111,5 +114,24 @@ describe("one Redis prefix", () => {
       "desk2:tox:",
       "desk2:iss:",
     ]);
+  });
+});
+
+describe(".env (every entry point reads it before its settings)", () => {
+  it("sets the names the environment does not set, keeps the environment's own values, and says which it set", () => {
+    const dir = fileTempDir("dotenv-unit");
+    writeFileSync(
+      join(dir, ".env"),
+      "# a comment\nRPC_URL=https://from-file\nPORT=9000\nAPI_KEY='quoted value'\n",
+    );
+    const env: Record<string, string | undefined> = { PORT: "8080" };
+    expect(loadDotEnv(env, dir)).toEqual({ path: join(dir, ".env"), set: ["API_KEY", "RPC_URL"] });
+    expect(env).toEqual({ PORT: "8080", RPC_URL: "https://from-file", API_KEY: "quoted value" });
+  });
+
+  it("is nothing without a .env file", () => {
+    const env = { PORT: "8080" };
+    expect(loadDotEnv(env, fileTempDir("dotenv-none"))).toBeUndefined();
+    expect(env).toEqual({ PORT: "8080" });
   });
 });

@@ -6,6 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Service } from "../../src/compose.ts";
+import { REJECTION_REASONS } from "../../src/contract/swap.ts";
+import { NO_QUOTE_REASONS } from "../../src/routes/quote.ts";
 import { listen } from "../support/harness.ts";
 import { testService } from "../support/service.ts";
 
@@ -43,5 +45,31 @@ describe("finding 8: /metrics follows Prometheus' conventions from the first scr
     for (const outcome of ["landed", "failed", "expired"])
       expect(text).toContain(`\nrfq_fills_total{outcome="${outcome}"} 0\n`);
     expect(text).toMatch(/\nrfq_ledger_write_errors_total 0\n/);
+  });
+
+  it("shows rfq_swaps_total at 0 for every state and contract reason before any swap", () => {
+    const series = [...text.matchAll(/^rfq_swaps_total\{(.*)\} 0$/gm)].map((m) => m[1]);
+    expect(series.sort()).toEqual(
+      [
+        'state="accepted",reason="none"',
+        'state="rejected",reason="none"',
+        ...REJECTION_REASONS.map((r) => `state="rejectedWithReason",reason="${r}"`),
+      ].sort(),
+    );
+  });
+
+  it("shows rfq_no_quote_total at 0 for each reason a quote can be declined with, before any quote", () => {
+    const reasons = [...text.matchAll(/^rfq_no_quote_total\{reason="(\w+)"\} 0$/gm)].map((m) => m[1]);
+    // From the book, the inventory, the issuance rules, the toxic-flow controls and the route itself.
+    for (const r of [
+      "PRICE_STALE",
+      "INVENTORY_INSUFFICIENT",
+      "ISSUANCE_CAP_EXCEEDED",
+      "taker_denied",
+      "DEADLINE",
+      "STORE_FULL",
+    ])
+      expect(reasons).toContain(r);
+    expect(reasons.sort()).toEqual([...NO_QUOTE_REASONS].sort());
   });
 });

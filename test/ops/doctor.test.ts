@@ -167,6 +167,15 @@ describe("npm run doctor (against the local chain's JSON-RPC endpoint)", () => {
     expect(report.stdout).toMatch(new RegExp(`ATA SOL \\(wSOL\\)\\s+FAIL\\s+missing: ${wsolAta.toBase58()}`));
     expect(report.stdout).toMatch(/ATA USDC\s+ok/);
     expect(report.stdout).toMatch(/1 problem\(s\) to fix/);
+    // The pairs in human units before the checks, and what production needs beyond quoting.
+    expect(report.stdout).toMatch(
+      /\nSOL\/USDC\s+0\.001 - 500 SOL\s+\$0\.18 - \$90,125\.00\s+5 bps to 10 SOL, /,
+    );
+    expect(report.stdout).toMatch(/ADMIN_API_KEY\s+warn\s+not set: no admin API/);
+    expect(report.stdout).toMatch(
+      /PUBLIC_BASE_URL\s+warn\s+not set: `npm run registration` prints the local address/,
+    );
+    expect(report.stdout).toMatch(/unsafe embedded ledger\s+warn\s+/);
 
     const asked = await npmRun("doctor", ["--fix"], env);
     expect(asked.code).toBe(1);
@@ -178,7 +187,11 @@ describe("npm run doctor (against the local chain's JSON-RPC endpoint)", () => {
     expect(fixed.code).toBe(0);
     expect(chain.svm.getAccount(wsolAta)!.data.length).toBe(165);
     expect(fixed.stdout).toMatch(/unsafe static prices\s+warn\s+.*allowed by ALLOW_STATIC_PRICES=1/);
-    // the new wSOL ATA is empty, static prices, the embedded ledger
-    expect(fixed.stdout).toMatch(/ready \(3 warning\(s\)\)/);
+    // the new wSOL ATA is empty, static prices, the embedded ledger, no ADMIN_API_KEY, no PUBLIC_BASE_URL
+    expect(fixed.stdout).toMatch(/ready \(5 warning\(s\)\)/);
+
+    const plain = await npmRun("doctor", [], { ...env, PUBLIC_BASE_URL: "http://mm.example.com" });
+    expect(plain.stdout).toMatch(/PUBLIC_BASE_URL\s+FAIL\s+http:\/\/mm\.example\.com is not https/);
+    expect(plain.code).toBe(1);
   });
 });

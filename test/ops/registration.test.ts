@@ -6,8 +6,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Keypair } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
-import { buildConfig, parseEnv } from "../../config/load.ts";
+import { buildConfig, type Config, parseEnv } from "../../config/load.ts";
 import { formatRegistration, registration } from "../../src/ops/registration.ts";
+import { configuredParts } from "../../src/parts.ts";
 import { KeypairSigner } from "../../src/signer/index.ts";
 import { makeWorld, removeAta, sortedUnionHash, withToken } from "../inventory/support.ts";
 import { MINT } from "../support/config.ts";
@@ -15,6 +16,12 @@ import { npmRun } from "../support/npm-run.ts";
 import { fileTempDir } from "../support/tmp.ts";
 
 const dir = fileTempDir("registration");
+
+/** The service's price sources (static here: priced without starting) and USD values. */
+function parts(config: Config) {
+  const p = configuredParts(config);
+  return { sources: p.priceSources, usd: p.usd };
+}
 
 describe("registration", () => {
   it("lists what the service would advertise, why the rest is not, and the union hash", async () => {
@@ -28,7 +35,12 @@ describe("registration", () => {
       }),
       { ...w.config.file, basePath: "/jupiter/rfq" },
     );
-    const r = await registration({ config, chain: w.chain, signer: new KeypairSigner(w.maker) });
+    const r = await registration({
+      config,
+      chain: w.chain,
+      signer: new KeypairSigner(w.maker),
+      ...parts(config),
+    });
     expect(r).toMatchObject({
       baseUrl: "https://mm.example.com/jupiter/rfq",
       maker: w.maker.publicKey.toBase58(),
@@ -54,7 +66,12 @@ describe("registration", () => {
       ...w.config.file,
       basePath: "/jupiter/rfq",
     });
-    const r = await registration({ config, chain: w.chain, signer: new KeypairSigner(w.maker) });
+    const r = await registration({
+      config,
+      chain: w.chain,
+      signer: new KeypairSigner(w.maker),
+      ...parts(config),
+    });
     expect(r.baseUrlNote).toMatch(/does not end with the configured basePath \/jupiter\/rfq/);
   });
 
@@ -78,5 +95,8 @@ describe("registration", () => {
     expect(r.apiKey).toBe("set");
     expect(r.tokens).toEqual([MINT.SOL, MINT.USDC, MINT.USDT, MINT.JUP]);
     expect(r.unionHash).toBe(sortedUnionHash(r.tokens));
+    expect(r.pairs).toContainEqual(
+      expect.objectContaining({ pair: "SOL/USDC", size: "0.001 - 500 SOL", sizeUsd: "$0.18 - $90,125.00" }),
+    );
   });
 });

@@ -49,6 +49,20 @@ describe("start-up with a dependency out of reach", () => {
     expect(r.stderr).not.toMatch(/secret/);
   });
 
+  it("refuses a REDIS_URL database index the server does not have, naming REDIS_URL, before anything listens", {
+    timeout: 30_000,
+  }, async () => {
+    const u = new URL(redisUrl());
+    u.pathname = "/99";
+    const r = await start({ REDIS_URL: u.toString() });
+    expect(r.code).toBe(69);
+    expectOneLine(
+      r.stderr,
+      /^cannot start: REDIS_URL: .*database 99 \(the URL's \/99\) cannot be selected: ERR DB index is out of range/,
+    );
+    expect(r.stdout).not.toMatch(/listening/);
+  });
+
   it("names DATABASE_URL, its address and the cause when the ledger's PostgreSQL does not answer", {
     timeout: 30_000,
   }, async () => {

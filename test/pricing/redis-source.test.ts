@@ -2,12 +2,14 @@
  * Prices from the maker's pricing engine through a real Redis: loaded at start, pushed by pub/sub to
  * every instance, re-read by the poll, refused when malformed, crossed or older, stale by timestamp.
  */
+import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import type { Config } from "../../config/load.ts";
 import { QuotingBook } from "../../pricing/book.ts";
 import type { PriceSource } from "../../pricing/interface.ts";
 import { publishPrice, RedisPriceSource } from "../../pricing/redis.ts";
 import { closePriceSources, createPriceSources, startPriceSources } from "../../pricing/sources.ts";
+import { createLogger } from "../../src/observability/logger.ts";
 import { cleanupsAfterEach } from "../support/cleanups.ts";
 import { MINT, testConfig } from "../support/config.ts";
 import { deleteKeys, fileRedis } from "../support/redis.ts";
@@ -192,5 +194,47 @@ describe("Redis price source", () => {
     await publishPrice(redis, "SOL/USDC", { ts: last, mid: "180.30" }, names);
     await done;
     expect(mids).toEqual(["18030/100"]);
+  });
+
+  it("logs a malformed payload from the engine once, as one line naming the pair and the field, without a stack trace", async () => {
+    const lines: Record<string, unknown>[] = [];
+    const sink = new Writable({
+      write(chunk, _enc, cb) {
+        lines.push(JSON.parse(chunk.toString()));
+        cb();
+      },
+    });
+    const s = new RedisPriceSource("engine", redis, ["SOL/USDC"], {
+      ...names,
+      pollMs: 3_600_000,
+      log: createLogger("info", sink),
+    });
+    cleanups.push(() => s.close());
+    await redis.set(`${keyPrefix}SOL/USDC`, JSON.stringify({ ts: Date.now(), mid: "180,25" }));
+    await s.start();
+    await s.poll();
+    await s.poll();
+    await redis.set(`${keyPrefix}SOL/USDC`, "{not json");
+    await s.poll();
+    expect(
+      lines.map(({ msg, source, pair, field, problem }) => ({ msg, source, pair, field, problem })),
+    ).toEqual([
+      {
+        msg: "redis prices: malformed payload ignored",
+        source: "engine",
+        pair: "SOL/USDC",
+        field: "mid",
+        problem: "must be a positive decimal number",
+      },
+      {
+        msg: "redis prices: malformed payload ignored",
+        source: "engine",
+        pair: "SOL/USDC",
+        field: "(payload)",
+        problem: expect.stringMatching(/^not JSON: /),
+      },
+    ]);
+    expect(JSON.stringify(lines)).not.toMatch(/"stack"|"err"/);
+    expect(s.price("SOL/USDC")).toBeUndefined();
   });
 });

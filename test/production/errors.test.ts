@@ -1,7 +1,8 @@
 /**
  * Finding 8 of issue 47: errors a person can act on. Each case is one item of the finding, seen on
- * main: a `.env` file silently ignored; a near-miss name not named in the refusal it causes (settings
- * missing from the documentation: test/layout/config-doc.test.ts); REDIS_URL without a scheme given as "Invalid URL"; EADDRINUSE as a
+ * main: a `.env` file silently ignored (now read, as every entry point reads it); a near-miss name not
+ * named in the refusal it causes (settings missing from the documentation: test/layout/config-doc.test.ts);
+ * REDIS_URL without a scheme given as "Invalid URL"; EADDRINUSE as a
  * stack trace; the banner naming dist/config/default.json while the maker edits config/default.json.
  * The start-up cases run the compiled service (`npm start`'s dist/src/main.js) as its own process.
  */
@@ -68,14 +69,17 @@ async function startBuilt(
 }
 
 describe("finding 8: errors a person can act on", () => {
-  it("warns that a .env file in the working directory is not read, naming it and how to load it", {
+  it("reads a .env file in the working directory (the environment's own values win) and names it and what it set in the banner", {
     timeout: 90_000,
   }, async () => {
     const dir = fileTempDir("dotenv");
-    writeFileSync(join(dir, ".env"), "API_KEY=never-read-by-the-service\n");
+    const path = join(dir, ".env");
+    writeFileSync(path, "API_KEY=from-dotenv-0123456789\nPAPER=1\nHOST=10.255.255.1\n");
     const r = await startBuilt(dir, {});
-    expect(r.stdout).toContain(`.env: ${join(dir, ".env")} is not read by this service`);
-    expect(r.stdout).toContain("set -a; . ./.env; set +a");
+    expect(r.stdout).toContain(`.env:        ${path} (set API_KEY, PAPER; the environment's own values win)`);
+    expect(r.stdout).toContain("api key:     required (X-API-KEY)");
+    expect(r.stdout).toMatch(/listening on http:\/\/127\.0\.0\.1:/);
+    expect(r.stdout).not.toContain("from-dotenv-0123456789");
   });
 
   it("names the config file the maker edits (config/default.json), not the compiled copy", {
@@ -83,6 +87,18 @@ describe("finding 8: errors a person can act on", () => {
   }, async () => {
     const r = await startBuilt(REPO_ROOT, {});
     expect(r.stdout).toContain(`config:      ${join(REPO_ROOT, "config", "default.json")}\n`);
+  });
+
+  it("prints the pairs in the banner in tokens and USD with spreads, caps, price, source and age (finding 7)", {
+    timeout: 90_000,
+  }, async () => {
+    const r = await startBuilt(REPO_ROOT, {});
+    expect(r.stdout).toMatch(
+      /\n {2}pairs:\n {4}PAIR\s+SIZE\s+SIZE \(USD\)\s+SPREADS\s+CAPS\s+PRICE\s+SOURCE\s+PRICE AGE\n/,
+    );
+    expect(r.stdout).toMatch(
+      /\n {4}SOL\/USDC\s+0\.001 - 500 SOL\s+\$0\.18 - \$90,125\.00\s+5 bps to 10 SOL, 10 bps to 100 SOL, 25 bps to 500 SOL\s+none\s+180\.250000\s+static \(static\)\s+static\n/,
+    );
   });
 
   it("gives EADDRINUSE as one line naming PORT and the address, exit 69, no stack trace", {

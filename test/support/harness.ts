@@ -59,6 +59,7 @@ export interface HarnessOptions {
   ledger?: Ledger;
   ledgerWriter?: ComposeOptions["ledgerWriter"];
   markoutHorizons?: ComposeOptions["markoutHorizons"];
+  markoutSampleMs?: ComposeOptions["markoutSampleMs"];
   /** The issuer key of the config's `issuance` (mint authority of issued tokens, seeded as such). */
   issuer?: Keypair;
   /** The bundle engine over the harness's chain (permissioned fills). */
@@ -112,6 +113,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
     ...(opts.ledger ? { ledger: opts.ledger } : {}),
     ...(opts.ledgerWriter ? { ledgerWriter: opts.ledgerWriter } : {}),
     ...(opts.markoutHorizons ? { markoutHorizons: opts.markoutHorizons } : {}),
+    ...(opts.markoutSampleMs ? { markoutSampleMs: opts.markoutSampleMs } : {}),
     ...(opts.issuer ? { issuer: new KeypairSigner(opts.issuer) } : {}),
     ...(opts.bundles === "none"
       ? { bundles: { port: null, reason: "no bundle engine in this test" } }

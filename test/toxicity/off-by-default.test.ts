@@ -101,7 +101,10 @@ describe("toxic-flow controls off (the default)", () => {
       expect(((await list.json()) as { message: string }).message).toContain("toxicity.enabled");
       const metrics = await h.metrics.registry.metrics();
       expect(metrics).not.toMatch(/rfq_toxic_\w+\{/);
-      expect(metrics).not.toMatch(/reason="botActivityDetected"/);
+      // Present from the start at 0 (a counter's closed label set), and still 0.
+      expect(metrics).toMatch(
+        /\nrfq_swaps_total\{state="rejectedWithReason",reason="botActivityDetected"\} 0\n/,
+      );
     } finally {
       await server.close();
       await admin.close();

@@ -59,6 +59,8 @@ describe("the sandbox's issued token", () => {
   });
 
   it("does not answer it SIZE_ABOVE_MAX (the pair quotes past the cap)", async () => {
-    expect(await svc.metrics.registry.metrics()).not.toMatch(/reason="SIZE_ABOVE_MAX"/);
+    expect(await svc.metrics.registry.metrics()).toMatch(
+      /\nrfq_no_quote_total\{reason="SIZE_ABOVE_MAX"\} 0\n/,
+    );
   });
 });
