@@ -55,6 +55,8 @@ export class RfqV2Service {
   private readonly lots = new Map<string, bigint>();
   private readonly lastSent = new Map<string, { key: string; atMs: number }>();
   private readonly seen = new Set<string>();
+  /** Why a pair is not streamed now, to say it once. */
+  private readonly notStreamed = new Map<string, string>();
   private readonly now: () => number;
   private timer: NodeJS.Timeout | undefined;
   private unsubscribe: (() => void) | undefined;
@@ -136,7 +138,13 @@ export class RfqV2Service {
       const lot = this.lotOf(ladders);
       const levels = pairLevels(ladders, lot, this.fits(pair));
       if (levels.bids.length + levels.asks.length === 0) {
-        this.withdraw(pair.pairKey, "INVENTORY_INSUFFICIENT", "the inventory carries no whole lot");
+        // Why, as the inventory says it for one lot of base out.
+        const one = this.deps.inventory.check({ outMint: pair.base.mint, outAmount: lot });
+        this.withdraw(
+          pair.pairKey,
+          one.ok ? "INVENTORY_INSUFFICIENT" : one.reason,
+          one.ok ? "the inventory carries no whole lot on either side" : one.detail,
+        );
         continue;
       }
       const bidLevels = levels.bids.map((l) => wireLevel(l, lot, pair.base.decimals, "bid"));
@@ -159,6 +167,7 @@ export class RfqV2Service {
         ask_levels: askLevels.map((l) => ({ volume: l.volume.toString(), price: l.price.toString() })),
       });
       if (sequence === undefined) continue;
+      this.notStreamed.delete(pair.pairKey);
       this.lastSent.set(pair.pairKey, { key, atMs: now });
       this.streamed.add({
         pairKey: pair.pairKey,
@@ -176,7 +185,15 @@ export class RfqV2Service {
   }
 
   private withdraw(pairKey: string, reason: string, detail: string): void {
-    if (!this.lastSent.has(pairKey) && this.streamed.valid(pairKey).length === 0) return;
+    if (!this.lastSent.has(pairKey) && this.streamed.valid(pairKey).length === 0) {
+      // Never streamed (or already withdrawn): said once per reason, not on every tick.
+      if (this.notStreamed.get(pairKey) !== reason) {
+        this.notStreamed.set(pairKey, reason);
+        this.deps.log.warn({ pair: pairKey, reason, detail }, "rfq v2: levels not streamed");
+      }
+      return;
+    }
+    this.notStreamed.set(pairKey, reason);
     this.streamed.withdraw(pairKey);
     this.lastSent.delete(pairKey);
     this.deps.metrics.withdrawn.inc({ pair: pairKey, reason });

@@ -21,7 +21,9 @@ const ruleSchema = z.strictObject({
   annotations: z.strictObject({
     summary: z.string().min(1),
     description: z.string().min(1),
-    runbook_url: z.string().regex(/^docs\/runbook\.md#[a-z0-9-]+$/),
+    runbook_url: z
+      .string()
+      .regex(/^\{\{ \$externalLabels\.runbook_base_url \}\}\/docs\/runbook\.md#[a-z0-9-]+$/),
   }),
 });
 const rulesSchema = z.strictObject({

@@ -63,6 +63,18 @@ describe("docs/runbook.md", () => {
   const runbook = readFileSync(join(REPO_ROOT, "docs/runbook.md"), "utf8");
   const anchors = new Set([...runbook.matchAll(/^#{1,6} (.+)$/gm)].map((m) => slug(m[1] as string)));
 
+  it("links every alert absolutely: the runbook_base_url external label, which Prometheus fills from RUNBOOK_BASE_URL in compose", () => {
+    const prom = readFileSync(join(REPO_ROOT, "deploy/monitoring/prometheus/prometheus.yml"), "utf8");
+    expect(prom).toMatch(/^ {4}runbook_base_url: \$\{RUNBOOK_BASE_URL\}$/m);
+    const compose = readFileSync(join(REPO_ROOT, "docker-compose.yml"), "utf8");
+    expect(compose).toContain("--enable-feature=expand-external-labels");
+    expect(compose).toMatch(/RUNBOOK_BASE_URL: \$\{RUNBOOK_BASE_URL:-\}/);
+    for (const r of alertRules())
+      expect(r.annotations.runbook_url, r.alert).toMatch(
+        /^\{\{ \$externalLabels\.runbook_base_url \}\}\/docs\/runbook\.md#/,
+      );
+  });
+
   it("has the section every alert's runbook_url points at", () => {
     const rules = alertRules();
     expect(rules.length).toBeGreaterThanOrEqual(10);
