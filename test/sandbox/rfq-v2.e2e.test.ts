@@ -36,7 +36,10 @@ async function liveLevels(base: string, quote: string) {
     if (live) return live;
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`no levels for ${base}/${quote}`);
+  // What the stand-in answered, and the webhook's log names why a pair is not streamed.
+  throw new Error(
+    `no levels for ${base}/${quote}; answers: ${JSON.stringify(v2.standIn.updates.slice(-12))}; see ${dir}/webhook.log`,
+  );
 }
 
 describe("the sandbox's RFQ v2 channel", () => {
