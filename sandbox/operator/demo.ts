@@ -11,7 +11,7 @@ import { join } from "node:path";
 import type { Keypair } from "@solana/web3.js";
 import { TOKEN_PROGRAM } from "../../config/schema.ts";
 import { parseArgs } from "../../src/cli/args.ts";
-import { sweep } from "../../src/rfq-v2/levels.ts";
+import { sweep } from "../../src/program/rfq-v2.ts";
 import { REPO_ROOT } from "../../tooling/processes.ts";
 import { startStack } from "./stack.ts";
 import { expectedDeltas, type OrderAsk, TakerClient } from "./taker.ts";

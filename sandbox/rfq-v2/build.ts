@@ -25,7 +25,7 @@ import {
   RFQ_V2_LEG_TAG,
   RFQ_V2_PROGRAM,
   ROUTE_V2_DISCRIMINATOR,
-} from "../../src/rfq-v2/fill.ts";
+} from "../../src/program/rfq-v2.ts";
 
 export interface V2SwapParams {
   taker: PublicKey;

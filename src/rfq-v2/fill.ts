@@ -7,29 +7,26 @@
  * leg's own slots. Routes with other legs are refused: their payloads cannot be read here, so the
  * maker's accounts could hide in them.
  *
- * Layouts (Borsh, little-endian): route_v2 = discriminator, in_amount u64, quoted_out_amount u64,
- * slippage_bps u16, platform_fee_bps u16, positive_slippage_bps u16, u32 step count, then per step a
- * u8 tag (120 = JupiterRfqV2), u8 side (0 Bid: the taker pays quote; 1 Ask: the taker pays base), u32
- * length and fill data, u16 bps, u8 input index, u8 output index. Fill data = expire_at u64 (Unix s),
- * tick_size_qpb u64, lot_size_base u64, u32 level count, per level px_ticks u64 and qty_lots u64.
- * Accounts: 10 of the route, the RFQ v2 program, the 11 of fill_exact_in, one more.
+ * The layouts are in src/program/rfq-v2.ts.
  */
 import { getAssociatedTokenAddressSync } from "@solana/spl-token";
 import { type PublicKey, VersionedTransaction } from "@solana/web3.js";
 import type { TokenConfig } from "../../config/schema.ts";
+import {
+  AGGREGATOR_EVENT_AUTHORITY,
+  AGGREGATOR_PROGRAM,
+  decodeRouteV2,
+  INSTRUCTIONS_SYSVAR,
+  RFQ_LEG_ACCOUNTS,
+  RFQ_V2_PROGRAM,
+  ROUTE_FIXED_ACCOUNTS,
+  ROUTE_V2_DISCRIMINATOR,
+  type RouteV2Data,
+  startsWith,
+  sweep,
+} from "../program/rfq-v2.ts";
 import { V2RejectCode } from "./codes.ts";
-import { type LotLevel, sweep } from "./levels.ts";
 import type { StreamedSet } from "./streamed.ts";
-
-export const AGGREGATOR_PROGRAM = "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4";
-export const AGGREGATOR_EVENT_AUTHORITY = "D8cy77BBepLMngZx6ZukaTff5hCt1HrWyKk3Hnd9oitf";
-export const RFQ_V2_PROGRAM = "fd3nMFYTQjX1yr5ER8u7tPdHJB7qt8RpDpNtLQX2Br5";
-export const INSTRUCTIONS_SYSVAR = "Sysvar1nstructions1111111111111111111111111";
-export const ROUTE_V2_DISCRIMINATOR = Uint8Array.from([187, 100, 250, 204, 49, 196, 175, 20]);
-export const RFQ_V2_LEG_TAG = 120;
-/** Accounts of route_v2 before the legs, and of an RFQ v2 leg block (program, 11 fill accounts, 1 more). */
-export const ROUTE_FIXED_ACCOUNTS = 10;
-export const RFQ_LEG_ACCOUNTS = 13;
 
 /** Indexes inside the leg block (after the RFQ v2 program at 0). */
 const LEG = {
@@ -47,19 +44,7 @@ const LEG = {
   instructionsSysvar: 11,
 } as const;
 
-export interface V2Leg {
-  takerSide: "bid" | "ask";
-  inAmount: bigint;
-  quotedOutAmount: bigint;
-  platformFeeBps: number;
-  bps: number;
-  inputIndex: number;
-  outputIndex: number;
-  expireAt: bigint;
-  tickSizeQpb: bigint;
-  lotSizeBase: bigint;
-  /** As the program walks them: price per lot = px_ticks x tick_size_qpb. */
-  levels: LotLevel[];
+export interface V2Leg extends RouteV2Data {
   taker: PublicKey;
   baseMint: PublicKey;
   quoteMint: PublicKey;
@@ -115,115 +100,6 @@ export function decodeSwapTransaction(
   }
 }
 
-class Reader {
-  private at = 0;
-  constructor(private readonly b: Uint8Array) {}
-  private need(n: number): void {
-    if (this.at + n > this.b.length)
-      throw new Error(`data ends at byte ${this.b.length}, ${n} more needed at ${this.at}`);
-  }
-  u8(): number {
-    this.need(1);
-    return this.b[this.at++]!;
-  }
-  u16(): number {
-    this.need(2);
-    const v = this.b[this.at]! | (this.b[this.at + 1]! << 8);
-    this.at += 2;
-    return v;
-  }
-  u32(): number {
-    this.need(4);
-    const v = Buffer.from(this.b.buffer, this.b.byteOffset + this.at, 4).readUInt32LE(0);
-    this.at += 4;
-    return v;
-  }
-  u64(): bigint {
-    this.need(8);
-    const v = Buffer.from(this.b.buffer, this.b.byteOffset + this.at, 8).readBigUInt64LE(0);
-    this.at += 8;
-    return v;
-  }
-  bytes(n: number): Uint8Array {
-    this.need(n);
-    const v = this.b.subarray(this.at, this.at + n);
-    this.at += n;
-    return v;
-  }
-  done(): boolean {
-    return this.at === this.b.length;
-  }
-}
-
-/** The data of a route_v2 instruction with its one RFQ v2 step, read; or why it is not one. */
-export type RouteV2Data = Omit<V2Leg, "taker" | "baseMint" | "quoteMint">;
-
-export function decodeRouteV2(
-  data: Uint8Array,
-): { ok: true; leg: RouteV2Data } | { ok: false; code: V2RejectCode; detail: string } {
-  const no = (code: V2RejectCode, detail: string) => ({ ok: false as const, code, detail });
-  try {
-    const r = new Reader(data);
-    if (!startsWith(r.bytes(8), ROUTE_V2_DISCRIMINATOR))
-      return no(V2RejectCode.V2_ROUTE_NOT_FOUND, "not route_v2");
-    const inAmount = r.u64();
-    const quotedOutAmount = r.u64();
-    r.u16(); // slippage_bps
-    const platformFeeBps = r.u16();
-    r.u16(); // positive_slippage_bps
-    const steps = r.u32();
-    if (steps !== 1)
-      return no(
-        V2RejectCode.V2_ROUTE_NOT_FOUND,
-        `the route has ${steps} steps: only a lone RFQ v2 leg is signed`,
-      );
-    const tag = r.u8();
-    if (tag !== RFQ_V2_LEG_TAG)
-      return no(
-        V2RejectCode.V2_ROUTE_NOT_FOUND,
-        `the route's step is swap ${tag}, not an RFQ v2 leg (${RFQ_V2_LEG_TAG})`,
-      );
-    const side = r.u8();
-    if (side > 1) return no(V2RejectCode.V2_MALFORMED_TRANSACTION, `leg side ${side}`);
-    const fill = new Reader(r.bytes(r.u32()));
-    const bps = r.u16();
-    const inputIndex = r.u8();
-    const outputIndex = r.u8();
-    if (!r.done())
-      return no(V2RejectCode.V2_MALFORMED_TRANSACTION, "route data continues after its one step");
-    const expireAt = fill.u64();
-    const tickSizeQpb = fill.u64();
-    const lotSizeBase = fill.u64();
-    const count = fill.u32();
-    const levels: LotLevel[] = [];
-    for (let i = 0; i < count; i++) {
-      const px = fill.u64();
-      const qty = fill.u64();
-      levels.push({ perLot: px * tickSizeQpb, lots: qty });
-    }
-    if (!fill.done())
-      return no(V2RejectCode.V2_MALFORMED_TRANSACTION, "fill data continues after its levels");
-    return {
-      ok: true,
-      leg: {
-        takerSide: side === 0 ? "bid" : "ask",
-        inAmount,
-        quotedOutAmount,
-        platformFeeBps,
-        bps,
-        inputIndex,
-        outputIndex,
-        expireAt,
-        tickSizeQpb,
-        lotSizeBase,
-        levels,
-      },
-    };
-  } catch (err) {
-    return no(V2RejectCode.V2_MALFORMED_TRANSACTION, `route data: ${(err as Error).message}`);
-  }
-}
-
 /** Judges one offered swap. Pure: the streamed sets, the clock and the keys are given. */
 export function checkV2Swap(input: V2CheckInput): V2Verdict {
   const { tx, maker, accountKeys } = input;
@@ -262,7 +138,11 @@ export function checkV2Swap(input: V2CheckInput): V2Verdict {
   const route = routes[0]!;
 
   const decoded = decodeRouteV2(route.ix.data);
-  if (!decoded.ok) return refuse(decoded.code, decoded.detail);
+  if (!decoded.ok)
+    return refuse(
+      decoded.malformed ? V2RejectCode.V2_MALFORMED_TRANSACTION : V2RejectCode.V2_ROUTE_NOT_FOUND,
+      decoded.detail,
+    );
   const leg = decoded.leg;
 
   // Accounts: the route's 10, then the leg block.
@@ -397,10 +277,4 @@ export function checkV2Swap(input: V2CheckInput): V2Verdict {
     amountOut: walked.out,
     baseAmount,
   };
-}
-
-export function startsWith(data: Uint8Array, prefix: Uint8Array): boolean {
-  if (data.length < prefix.length) return false;
-  for (let i = 0; i < prefix.length; i++) if (data[i] !== prefix[i]) return false;
-  return true;
 }

@@ -96,36 +96,6 @@ export function wireLevel(
 }
 
 /**
- * The program's walk of a level list (fill_exact_in): whole lots, every division floored, stopping when
- * the input is spent or the levels end. `takerSide` "bid": the taker pays quote and takes the maker's
- * asks; "ask": the taker pays base and takes the maker's bids. Returns the input spent and the output.
- */
-export function sweep(
-  takerSide: "bid" | "ask",
-  amountIn: bigint,
-  levels: readonly { perLot: bigint; lots: bigint }[],
-  lotSizeBase: bigint,
-): { spent: bigint; out: bigint; lots: bigint } {
-  let remaining = amountIn;
-  let spent = 0n;
-  let out = 0n;
-  let lots = 0n;
-  for (const l of levels) {
-    if (remaining <= 0n) break;
-    const unit = takerSide === "bid" ? l.perLot : lotSizeBase;
-    if (unit <= 0n) break;
-    const affordable = remaining / unit;
-    const n = affordable < l.lots ? affordable : l.lots;
-    const pay = n * unit;
-    remaining -= pay;
-    spent += pay;
-    out += takerSide === "bid" ? n * lotSizeBase : n * l.perLot;
-    lots += n;
-  }
-  return { spent, out, lots };
-}
-
-/**
  * A lot for a pair whose configuration names none: the smallest power of ten, at least
  * 10^(base decimals - quote decimals), at which one quote atom per lot is at most 1 bps of the mid
  * (`midPerBaseAtom`: quote atoms per base atom), so rounding a level to whole quote atoms per lot costs

@@ -11,9 +11,10 @@ import { QuotingBook } from "../../pricing/book.ts";
 import type { PriceSource } from "../../pricing/interface.ts";
 import { StaticPriceSource } from "../../pricing/static.ts";
 import { buildV2SwapTransaction, routeV2Instruction, type V2SwapParams } from "../../sandbox/rfq-v2/build.ts";
+import { RFQ_V2_PROGRAM, sweep } from "../../src/program/rfq-v2.ts";
 import { V2RejectCode } from "../../src/rfq-v2/codes.ts";
-import { checkV2Swap, decodeSwapTransaction, RFQ_V2_PROGRAM, type V2Pair } from "../../src/rfq-v2/fill.ts";
-import { type PairLevels, pairLevels, sweep } from "../../src/rfq-v2/levels.ts";
+import { checkV2Swap, decodeSwapTransaction, type V2Pair } from "../../src/rfq-v2/fill.ts";
+import { type PairLevels, pairLevels } from "../../src/rfq-v2/levels.ts";
 import { StreamedLevels } from "../../src/rfq-v2/streamed.ts";
 import { MINT, testConfig } from "../support/config.ts";
 

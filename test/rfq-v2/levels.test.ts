@@ -7,7 +7,8 @@ import { describe, expect, it } from "vitest";
 import { QuotingBook } from "../../pricing/book.ts";
 import type { PriceSource } from "../../pricing/interface.ts";
 import { StaticPriceSource } from "../../pricing/static.ts";
-import { lotSizeFor, pairLevels, sweep, wireLevel } from "../../src/rfq-v2/levels.ts";
+import { sweep } from "../../src/program/rfq-v2.ts";
+import { lotSizeFor, pairLevels, wireLevel } from "../../src/rfq-v2/levels.ts";
 import { MINT, testConfig } from "../support/config.ts";
 
 function book(deps: ConstructorParameters<typeof QuotingBook>[2] = {}) {

@@ -22,7 +22,7 @@ import type { PriceSource } from "../../pricing/interface.ts";
 import { RfqV2StandIn } from "../../sandbox/rfq-v2/server.ts";
 import { creditSol, creditToken, tokenBalance } from "../../src/chain/local/seed.ts";
 import { createLogger } from "../../src/observability/logger.ts";
-import { sweep } from "../../src/rfq-v2/levels.ts";
+import { sweep } from "../../src/program/rfq-v2.ts";
 import { rfqV2Metrics } from "../../src/rfq-v2/metrics.ts";
 import { RfqV2Service } from "../../src/rfq-v2/service.ts";
 import { KeypairSigner } from "../../src/signer/index.ts";

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TOKEN_PROGRAM } from "../../config/schema.ts";
 import { type Stack, startStack } from "../../sandbox/operator/stack.ts";
 import { TakerClient } from "../../sandbox/operator/taker.ts";
-import { sweep } from "../../src/rfq-v2/levels.ts";
+import { sweep } from "../../src/program/rfq-v2.ts";
 import { MINT } from "../support/config.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "rfq-v2-sandbox-"));

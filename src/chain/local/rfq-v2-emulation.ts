@@ -17,8 +17,8 @@ import {
   ROUTE_FIXED_ACCOUNTS,
   ROUTE_V2_DISCRIMINATOR,
   startsWith,
-} from "../../rfq-v2/fill.ts";
-import { sweep } from "../../rfq-v2/levels.ts";
+  sweep,
+} from "../../program/rfq-v2.ts";
 import type { Emulation, EmulationContext } from "./fill-emulation.ts";
 import { readMint } from "./spl-state.ts";
 
