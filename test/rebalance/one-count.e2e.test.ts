@@ -68,9 +68,15 @@ function scenario(name: string, settleMarginMs: number, swapA: SwapTuning, held:
       const onChain = tokenBalance(s.a.chain, a, JUP);
       const deficit = SEEDED - onChain;
       expect(deficit).toBeGreaterThan(2n * BAND);
-      // The overlap this test is about: the fills have landed and their units are still reserved.
-      const still = (await s.a.inventory.reservations()).filter((r) => quoteIds.includes(r.quoteId));
-      expect(still.map((r) => r.state)).toEqual([held, held]);
+      // The overlap this test is about: the fills have landed and their units are still reserved. The
+      // webhook commits a landed fill's reservation in the background: give a loaded machine a moment.
+      const states = async () =>
+        (await s.a.inventory.reservations()).filter((r) => quoteIds.includes(r.quoteId)).map((r) => r.state);
+      for (let until = Date.now() + 10_000; Date.now() < until; ) {
+        if ((await states()).every((x) => x === held)) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(await states()).toEqual([held, held]);
 
       const report = await s.rebalancer.runPass();
       expect(report.trades).toHaveLength(1);
