@@ -9,7 +9,7 @@ import { createHash } from "node:crypto";
 import { PublicKey, type VersionedTransaction } from "@solana/web3.js";
 import type { TokenConfig } from "../../config/schema.ts";
 import type { StoredQuote } from "../quote-store/interface.ts";
-import { FillRejectCode } from "./codes.ts";
+import { FillRejectCode } from "../refusal/codes.ts";
 import { COMPUTE_UNITS, type ComputeUnitTable } from "./compute-units.ts";
 import { decodeFillTransaction } from "./decode.ts";
 import type { FillTerms } from "./layout.ts";
@@ -89,7 +89,7 @@ export interface ValidatedFill extends FillTerms {
 export type FillValidation =
   | { ok: true; fill: ValidatedFill }
   /** `rule`: the name of the rule in FILL_RULES that refused (absent when the bytes did not decode). */
-  | { ok: false; code: FillRejectCode; detail: string; rule?: string };
+  | { ok: false; code: FillRejectCode; context: string; rule?: string };
 
 /** sha256 (hex) of serialized message bytes: the id a fill's claim records. */
 export function messageBytesHash(messageBytes: Uint8Array): string {
@@ -104,12 +104,12 @@ export function fillMessageHash(tx: VersionedTransaction): string {
 /** Checks a fill transaction against every rule of the contract (rules/index.ts). */
 export function validateFill(input: ValidateFillInput): FillValidation {
   const decoded = decodeFillTransaction(input.tx);
-  if (!decoded.ok) return { ok: false, code: FillRejectCode.MALFORMED_TRANSACTION, detail: decoded.problem };
+  if (!decoded.ok) return { ok: false, code: FillRejectCode.MALFORMED_TRANSACTION, context: decoded.problem };
   const d = decoded.decoded;
   // With lookup tables the envelope's accounts cannot all be named: noLookupTables refuses it first.
   const env = d.addressTableLookups === 0 ? decodeSmartAccountEnvelope(d) : { kind: "plain" as const };
   if (env.kind === "malformed")
-    return { ok: false, code: FillRejectCode.INVALID_SMART_ACCOUNT, detail: env.problem };
+    return { ok: false, code: FillRejectCode.INVALID_SMART_ACCOUNT, context: env.problem };
   const envelope = env.kind === "envelope" ? env.envelope : undefined;
   const indexOf = (key: PublicKey) => d.staticKeys.findIndex((k) => k.equals(key));
   const c: FillCheck = {

@@ -29,16 +29,16 @@ export type DeclineReason =
    */
   | "RECEIVER_NOT_TAKER"
   /** Toxic-flow controls (src/toxicity/): the taker is flagged and flagged takers are refused. */
-  | "taker_flagged"
+  | "TAKER_FLAGGED"
   /** Toxic-flow controls: the taker is on the deny list. */
-  | "taker_denied";
+  | "TAKER_DENIED";
 
 export type QuoteDecision =
   | {
       ok: true;
       stored: StoredQuote;
       /** Set when the toxic-flow controls widened this quote: by how many bps, and why. */
-      widened?: { bps: number; reason: "taker_flagged" };
+      widened?: { bps: number; reason: "TAKER_FLAGGED" };
     }
   | { ok: false; reason: DeclineReason; detail: string };
 
@@ -119,16 +119,16 @@ export class QuoteService {
       if (standing.kind === "denied") {
         return {
           ok: false,
-          reason: "taker_denied",
-          detail: `taker_denied: taker ${req.taker} is on the deny list (${standing.entry.reason})`,
+          reason: "TAKER_DENIED",
+          detail: `TAKER_DENIED: taker ${req.taker} is on the deny list (${standing.entry.reason})`,
         };
       }
       if (standing.kind === "flagged") {
         if (tox.action === "refuse") {
           return {
             ok: false,
-            reason: "taker_flagged",
-            detail: `taker_flagged: taker ${req.taker} is flagged for toxic flow (${standing.entry.reason})`,
+            reason: "TAKER_FLAGGED",
+            detail: `TAKER_FLAGGED: taker ${req.taker} is flagged for toxic flow (${standing.entry.reason})`,
           };
         }
         widenBps = tox.widenBps;
@@ -190,7 +190,7 @@ export class QuoteService {
       nowMs + this.ttlMs,
     );
     return widenBps > 0
-      ? { ok: true, widened: { bps: widenBps, reason: "taker_flagged" }, stored }
+      ? { ok: true, widened: { bps: widenBps, reason: "TAKER_FLAGGED" }, stored }
       : { ok: true, stored };
   }
 }

@@ -71,29 +71,28 @@ import { RecentBlockhashes } from "../chain/recent-blockhashes.ts";
 import {
   accepted,
   type RejectionReason,
-  rejected,
-  rejectedWithReason,
+  refusedAnswer,
   type SwapRequest,
   type SwapResponse,
 } from "../contract/swap.ts";
 import { deserializeFillTransaction } from "../fill/decode.ts";
 import { raisedFeeCaps } from "../fill/raised-fee-cap.ts";
-import {
-  FillRejectCode,
-  type FillValidation,
-  messageBytesHash,
-  type ValidatedFill,
-  validateFill,
-} from "../fill/validate.ts";
+import { type FillValidation, messageBytesHash, type ValidatedFill, validateFill } from "../fill/validate.ts";
 import type { IssuanceNeed } from "../issuance/policy.ts";
 import type { IssuancePorts } from "../issuance/ports.ts";
 import { decisionKey } from "../ledger/ledger.ts";
 import { pairSide } from "../ledger/pairs.ts";
 import type { DecisionRecord } from "../ledger/records.ts";
-import { reasonCode } from "../ledger/report.ts";
 import type { Logger } from "../observability/logger.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import type { QuoteStore, StoredQuote } from "../quote-store/interface.ts";
+import {
+  FillRejectCode,
+  isRefusalCode,
+  type Refusal,
+  refusal,
+  SwapRefusalCode as S,
+} from "../refusal/codes.ts";
 import { type Signer, SignerRefusal } from "../signer/index.ts";
 import type { TakerStanding } from "../toxicity/interface.ts";
 import { Budget, bounded, sleep } from "./bounded.ts";
@@ -202,6 +201,8 @@ interface Decision {
   releaseClaim?: boolean;
   /** A duplicate answered from the claim: the first request's decision is the ledger's. */
   duplicate?: boolean;
+  /** Why the fill was refused, as a value (the answer's text is rendered from it). */
+  refusal?: Refusal;
 }
 
 /** What `decide` learned on the way, for the ledger's decision record. */
@@ -245,7 +246,10 @@ const decided = (response: SwapResponse): Decision => {
   return { response, kind };
 };
 
-const refused = (req: SwapRequest, reason: string): Decision => decided(rejected(req.quoteId, reason));
+const refused = (req: SwapRequest, r: Refusal): Decision => ({
+  ...decided(refusedAnswer(req.quoteId, r)),
+  refusal: r,
+});
 
 export class SwapExecutor implements SwapHandler {
   private readonly budgetMs: number;
@@ -289,18 +293,18 @@ export class SwapExecutor implements SwapHandler {
       // A bug, not a verdict on the transaction: answer honestly rather than with a 500 the operator
       // reads as "webhook down". Nothing was sent if we got here before send.
       log.error({ err }, "swap executor failed unexpectedly");
-      decision = decided(rejected(req.quoteId, "internal error while processing the swap"));
+      decision = refused(req, refusal(S.INTERNAL_ERROR, "internal error while processing the swap"));
     }
     if (decision.kind) this.opts.fillRate?.recordDecision(decision.kind);
-    if (!decision.duplicate) this.journalDecision(req, decision.response, seen, receivedAtMs);
+    if (!decision.duplicate) this.journalDecision(req, decision, seen, receivedAtMs);
     return decision.response;
   }
 
   /** Appends the decision to the ledger outbox without waiting for it (the answer goes out now). */
-  private journalDecision(req: SwapRequest, response: SwapResponse, seen: Seen, receivedAtMs: number): void {
+  private journalDecision(req: SwapRequest, decision: Decision, seen: Seen, receivedAtMs: number): void {
     const journal = this.opts.ledgerJournal;
     if (!journal) return;
-    const record = decisionRecord(this.opts.config, req, response, seen, receivedAtMs, this.now());
+    const record = decisionRecord(this.opts.config, req, decision, seen, receivedAtMs, this.now());
     journal.appendLedger(record).catch((err: unknown) => {
       this.opts.log?.warn(
         { quoteId: req.quoteId, requestId: req.requestId, err },
@@ -314,7 +318,7 @@ export class SwapExecutor implements SwapHandler {
 
     // 1. Bytes -> transaction -> message hash.
     const parsed = deserializeFillTransaction(req.transaction);
-    if (!parsed.ok) return refused(req, `${FillRejectCode.MALFORMED_TRANSACTION}: ${parsed.problem}`);
+    if (!parsed.ok) return refused(req, refusal(FillRejectCode.MALFORMED_TRANSACTION, parsed.problem));
     const tx = parsed.tx;
     const messageBytes = tx.message.serialize();
     const messageHash = messageBytesHash(messageBytes);
@@ -328,13 +332,13 @@ export class SwapExecutor implements SwapHandler {
       return refused(req, storeUnavailable(got));
     }
     const quote = got.value;
-    if (!quote)
-      return refused(req, `unknown quote ${quoteId} (never quoted here, or forgotten long after expiry)`);
+    if (!quote) {
+      const why = `unknown quote ${quoteId} (never quoted here, or forgotten long after expiry)`;
+      return refused(req, refusal(S.QUOTE_NOT_FOUND, why));
+    }
     if (quote.requestId !== req.requestId) {
-      return refused(
-        req,
-        `requestId ${req.requestId} does not match the quote's requestId ${quote.requestId}`,
-      );
+      const why = `requestId ${req.requestId} does not match the quote's requestId ${quote.requestId}`;
+      return refused(req, refusal(S.INVALID_REQUEST_ID, why));
     }
     seen.quote = quote;
 
@@ -343,10 +347,10 @@ export class SwapExecutor implements SwapHandler {
     this.countPriceRaise(validation);
     if (!validation.ok) {
       log.info(
-        { code: validation.code, rule: validation.rule, detail: validation.detail },
+        { code: validation.code, rule: validation.rule, detail: validation.context },
         "fill refused by validation",
       );
-      return refused(req, `${validation.code}: ${validation.detail}`);
+      return refused(req, refusal(validation.code, validation.context));
     }
     seen.fill = validation.fill;
 
@@ -354,14 +358,14 @@ export class SwapExecutor implements SwapHandler {
     const sigs = checkTakerSignatures(tx, messageBytes, validation.fill.makerSlot);
     if (!sigs.ok) {
       log.info({ detail: sigs.detail }, "fill refused: signatures");
-      return sigs.kind === "signatureInvalid"
-        ? decided(rejectedWithReason(quoteId, "signatureVerificationFailed", sigs.detail))
-        : refused(req, sigs.detail);
+      const code =
+        sigs.kind === "signatureInvalid" ? S.SIGNATURE_VERIFICATION_FAILED : S.INVALID_MAKER_SIGNATURE_SLOT;
+      return refused(req, refusal(code, sigs.detail));
     }
 
     // 4b. A quote asked with no taker is priced blind; its filler, now known and signed for, must not
     // be one the toxic-flow controls flagged or denied (a firm quote already answered for its taker).
-    const bot = this.botActivity(quote, validation.fill, log);
+    const bot = this.botActivity(req, quote, validation.fill, log);
     if (bot) return bot;
 
     // 4c. Issued tokens: the holder rules and the issuer's own limits, judged on the message alone.
@@ -403,7 +407,12 @@ export class SwapExecutor implements SwapHandler {
   }
 
   /** Step 4b: botActivityDetected for a flagged or denied taker filling an indicative quote. */
-  private botActivity(quote: StoredQuote, fill: ValidatedFill, log: Logger): Decision | undefined {
+  private botActivity(
+    req: SwapRequest,
+    quote: StoredQuote,
+    fill: ValidatedFill,
+    log: Logger,
+  ): Decision | undefined {
     const takers = this.opts.takers;
     if (!takers || quote.taker !== undefined) return undefined;
     const taker = fill.taker.toBase58();
@@ -414,13 +423,8 @@ export class SwapExecutor implements SwapHandler {
       { taker, quoteId: quote.quoteId, standing: standing.kind, why: standing.entry.reason },
       "swap refused: botActivityDetected (a flagged or denied taker filling an indicative quote)",
     );
-    return decided(
-      rejectedWithReason(
-        quote.quoteId,
-        "botActivityDetected",
-        `taker ${taker} is ${standing.kind === "flagged" ? "flagged for toxic flow" : "on the deny list"}`,
-      ),
-    );
+    const why = `taker ${taker} is ${standing.kind === "flagged" ? "flagged for toxic flow" : "on the deny list"}`;
+    return refused(req, refusal(S.BOT_ACTIVITY_DETECTED, why));
   }
 
   /**
@@ -450,11 +454,12 @@ export class SwapExecutor implements SwapHandler {
       );
     if (!checked.ok) {
       log.info({ code: checked.reason, detail: checked.detail }, "fill refused: issuance");
-      return refused(req, `${checked.reason}: ${checked.detail}`);
+      return refused(req, refusal(checked.reason, checked.detail));
     }
     if (!checked.need) return undefined;
     if (!iss.bundles) {
-      return refused(req, `ISSUANCE_UNAVAILABLE: ${iss.unavailable ?? "no bundle engine is configured"}`);
+      const why = iss.unavailable ?? "no bundle engine is configured";
+      return refused(req, refusal(S.ISSUANCE_UNAVAILABLE, why));
     }
     return { need: checked.need };
   }
@@ -478,7 +483,8 @@ export class SwapExecutor implements SwapHandler {
     }
     if (bound.value !== quoteId) {
       log.warn({ firstQuoteId: bound.value }, "fill replayed under another quote");
-      return refused(req, `the transaction was already submitted for another quote (${bound.value})`);
+      const why = `the transaction was already submitted for another quote (${bound.value})`;
+      return refused(req, refusal(S.MESSAGE_BOUND_TO_OTHER_QUOTE, why));
     }
 
     // 5b. The exactly-once step.
@@ -494,13 +500,23 @@ export class SwapExecutor implements SwapHandler {
       const existing = claim.value.existing;
       if (existing.messageHash !== messageHash) {
         log.warn({ claimedHash: existing.messageHash }, "quote already claimed by a different transaction");
-        return refused(req, "quote already claimed by a different transaction");
+        return refused(
+          req,
+          refusal(S.QUOTE_ALREADY_CLAIMED, "quote already claimed by a different transaction"),
+        );
       }
       const first = existing.outcome ?? (await this.awaitOutcome(quoteId, messageHash, budget, log));
       log.info({ duplicate: true, state: first?.state }, "duplicate swap: answering the first outcome");
       return {
         response:
-          first ?? rejected(quoteId, "an earlier request for this quote is still in flight; retry later"),
+          first ??
+          refusedAnswer(
+            quoteId,
+            refusal(
+              S.DUPLICATE_IN_FLIGHT,
+              "an earlier request for this quote is still in flight; retry later",
+            ),
+          ),
         kind: undefined,
         duplicate: true,
       };
@@ -530,7 +546,12 @@ export class SwapExecutor implements SwapHandler {
         chainStep,
       ),
     ]);
-    if (!chainTime.ok) return refused(req, `could not read the chain clock: ${chainTime.error}`);
+    if (!chainTime.ok) {
+      return refused(
+        req,
+        refusal(S.CHAIN_CLOCK_UNAVAILABLE, `could not read the chain clock: ${chainTime.error}`),
+      );
+    }
     const expired = expiryRefusal({
       quoteExpiresAtMs: quote.expiresAtMs,
       expireAt: fill.expireAt,
@@ -542,22 +563,23 @@ export class SwapExecutor implements SwapHandler {
         { code: FillRejectCode.QUOTE_EXPIRED, rule: "expiry", detail: expired },
         "fill refused: expired",
       );
-      return refused(req, `${FillRejectCode.QUOTE_EXPIRED}: ${expired}`);
+      return refused(req, refusal(FillRejectCode.QUOTE_EXPIRED, expired));
     }
-    if (!blockhash.ok) return refused(req, `could not check the recent blockhash: ${blockhash.error}`);
+    if (!blockhash.ok) {
+      const why = `could not check the recent blockhash: ${blockhash.error}`;
+      return refused(req, refusal(S.BLOCKHASH_CHECK_UNAVAILABLE, why));
+    }
     if (!blockhash.value.ok) {
       const code =
         blockhash.value.kind === "notFound"
           ? FillRejectCode.BLOCKHASH_NOT_FOUND
           : FillRejectCode.BLOCKHASH_AGE_EXCEEDED;
       log.info({ rule: code, detail: blockhash.value.detail }, "fill refused: recent blockhash");
-      return refused(req, `${code}: ${blockhash.value.detail}`);
+      return refused(req, refusal(code, blockhash.value.detail));
     }
     if (!funds.ok) {
-      log.info({ reason: funds.reason, detail: funds.detail }, "taker cannot be shown to pay");
-      return funds.reason === "unverifiable"
-        ? refused(req, funds.detail)
-        : decided(rejectedWithReason(req.quoteId, funds.reason, funds.detail));
+      log.info({ code: funds.code, detail: funds.detail }, "taker cannot be shown to pay");
+      return refused(req, refusal(funds.code, funds.detail));
     }
     return undefined;
   }
@@ -583,12 +605,12 @@ export class SwapExecutor implements SwapHandler {
       // A reserve that timed out may still land later: release so nothing is stranded.
       void this.releaseQuietly(quoteId);
       log.info({ detail: reserved.error }, "maker inventory unavailable");
-      return refused(req, `inventory unavailable: ${reserved.error}`);
+      return refused(req, refusal(S.INVENTORY_UNAVAILABLE, `inventory unavailable: ${reserved.error}`));
     }
     if (!reserved.value.ok) {
-      const why = `${reserved.value.reason}: ${reserved.value.detail}`;
-      log.info({ detail: why }, "maker inventory refused the fill");
-      return refused(req, why);
+      const { reason, detail } = reserved.value;
+      log.info({ code: reason, detail }, "maker inventory refused the fill");
+      return refused(req, refusal(reason, detail));
     }
     if (need) {
       const refusal = await this.reserveIssuance(req, need, budget, log);
@@ -596,7 +618,7 @@ export class SwapExecutor implements SwapHandler {
     }
     if (budget.left() < 250) {
       await this.releaseQuietly(quoteId);
-      return refused(req, "the swap ran out of its time budget before signing");
+      return refused(req, refusal(S.BUDGET_EXCEEDED, "the swap ran out of its time budget before signing"));
     }
     return undefined;
   }
@@ -627,9 +649,9 @@ export class SwapExecutor implements SwapHandler {
     if (got.ok && got.value.ok) return undefined;
     await this.releaseQuietly(req.quoteId);
     const why = got.ok
-      ? `${(got.value as { reason: string }).reason}: ${(got.value as { detail: string }).detail}`
-      : `issuance unavailable: ${got.error}`;
-    log.info({ detail: why }, "issuance refused the fill");
+      ? refusal(S.ISSUANCE_CAP_EXCEEDED, (got.value as { detail: string }).detail)
+      : refusal(S.ISSUANCE_STORE_UNAVAILABLE, `issuance unavailable: ${got.error}`);
+    log.info({ code: why.code, detail: why.context }, "issuance refused the fill");
     return refused(req, why);
   }
 
@@ -650,10 +672,8 @@ export class SwapExecutor implements SwapHandler {
       !tx.message.staticAccountKeys[makerSlot]?.equals(this.opts.signer.publicKey)
     ) {
       await this.releaseQuietly(quoteId);
-      return refused(
-        req,
-        `${FillRejectCode.INVALID_FEE_PAYER}: the fee payer or the maker's slot is not as validated`,
-      );
+      const why = "the fee payer or the maker's slot is not as validated";
+      return refused(req, refusal(FillRejectCode.INVALID_FEE_PAYER, why));
     }
     // 8a. Simulate before anyone signs: a refused fill never gets a maker signature, so none is in a
     // log or in the request an RPC receives. A bundle is judged as a whole instead (signAndBundle).
@@ -671,20 +691,31 @@ export class SwapExecutor implements SwapHandler {
       await this.releaseQuietly(quoteId);
       if (err instanceof SignerRefusal) {
         log.warn({ code: err.code, detail: err.detail }, "fill refused by the signer");
-        return refused(req, `${err.code}: ${err.detail}`);
+        return refused(
+          req,
+          isRefusalCode(err.code)
+            ? refusal(err.code, err.detail)
+            : refusal(S.SIGNER_REFUSED, `${err.code}: ${err.detail}`),
+        );
       }
       // The signer could not be asked (or did not answer): nothing was sent, so the quote is given
       // back; the signer's own record refuses another message for it while this one could land.
       log.warn({ error: (err as Error).message }, "the maker signature could not be produced");
       return {
-        ...refused(req, `the maker signature could not be produced: ${(err as Error).message}`),
+        ...refused(
+          req,
+          refusal(
+            S.SIGNATURE_UNAVAILABLE,
+            `the maker signature could not be produced: ${(err as Error).message}`,
+          ),
+        ),
         releaseClaim: true,
       };
     }
     const makerSig = tx.signatures[makerSlot];
     if (!makerSig || makerSig.every((b) => b === 0)) {
       await this.releaseQuietly(quoteId);
-      return refused(req, "the maker signature could not be produced");
+      return refused(req, refusal(S.SIGNATURE_UNAVAILABLE, "the maker signature could not be produced"));
     }
     // The transaction's id is its first signature: the maker's in a plain fill, the paying member's in
     // a smart-account fill (as the toolkit's server example answers it).
@@ -717,7 +748,7 @@ export class SwapExecutor implements SwapHandler {
           ? `the chain did not acknowledge the transaction in time (${sent.error})`
           : `sending failed: ${sent.error}`;
       slog.warn({ detail: why }, "fill not sent");
-      return refused(req, why);
+      return refused(req, refusal(S.SEND_FAILED, why));
     }
     slog.info(
       {
@@ -761,7 +792,7 @@ export class SwapExecutor implements SwapHandler {
       pending.decision = decisionRecord(
         this.opts.config,
         req,
-        accepted(quoteId, txSignature),
+        { response: accepted(quoteId, txSignature) },
         seen,
         seen.receivedAtMs ?? this.now(),
         this.now(),
@@ -794,10 +825,8 @@ export class SwapExecutor implements SwapHandler {
       await this.releaseQuietly(quoteId);
       const why = tips.ok ? "it listed none" : tips.error;
       slog.warn({ detail: why }, "fill not sent: no tip account");
-      return refused(
-        req,
-        `ISSUANCE_UNAVAILABLE: the bundle engine's tip accounts could not be read (${why}); not sent`,
-      );
+      const context = `the bundle engine's tip accounts could not be read (${why}); not sent`;
+      return refused(req, refusal(S.ISSUANCE_UNAVAILABLE, context));
     }
     const tipAccount = tips.value[
       Math.floor(Math.random() * tips.value.length)
@@ -818,10 +847,8 @@ export class SwapExecutor implements SwapHandler {
         { error: (err as Error).message },
         "fill not sent: the companion transaction could not be signed",
       );
-      return refused(
-        req,
-        `the ${need.direction} transaction could not be signed: ${(err as Error).message}; not sent`,
-      );
+      const why = `the ${need.direction} transaction could not be signed: ${(err as Error).message}; not sent`;
+      return refused(req, refusal(S.COMPANION_UNAVAILABLE, why));
     }
     const pending = this.pendingOf(held, txSignature);
     const journaled = await this.opts.confirmations.record(
@@ -845,7 +872,7 @@ export class SwapExecutor implements SwapHandler {
         ? `the bundle was not accepted: ${(sent.value as { error: string }).error}`
         : `the bundle engine did not answer in time (${sent.error})`;
       slog.warn({ detail: why }, "fill not sent");
-      return refused(req, why);
+      return refused(req, refusal(S.BUNDLE_FAILED, why));
     }
     slog.info(
       {
@@ -874,13 +901,16 @@ export class SwapExecutor implements SwapHandler {
   ): Promise<Decision | undefined> {
     const sim = await bounded(() => this.opts.chain.preflight(tx), budget.forStep(this.steps.simulate));
     if (sim.ok && sim.value.ok) return undefined;
-    const why = sim.ok
-      ? `${FillRejectCode.SIMULATION_FAILED}: the transaction fails in simulation: ${(sim.value as { error: string }).error}`
-      : `${FillRejectCode.SIMULATION_FAILED}: the pre-flight simulation could not run (${sim.error}); not sent`;
+    const why = refusal(
+      FillRejectCode.SIMULATION_FAILED,
+      sim.ok
+        ? `the transaction fails in simulation: ${(sim.value as { error: string }).error}`
+        : `the pre-flight simulation could not run (${sim.error}); not sent`,
+    );
     log.warn(
       {
         rule: FillRejectCode.SIMULATION_FAILED,
-        detail: why,
+        detail: why.context,
         logs: sim.ok ? sim.value.logs.slice(-8) : undefined,
       },
       "fill not sent: pre-flight simulation failed",
@@ -947,7 +977,8 @@ export class SwapExecutor implements SwapHandler {
         // The first request gave the quote back (its pre-flight failed, nothing was sent) or its
         // claim lapsed: this caller now holds a fresh claim it did not validate for; give it back too.
         await this.opts.store.releaseClaim(quoteId, messageHash).catch(() => false);
-        return rejected(quoteId, "the earlier request for this quote was not sent and released it; retry");
+        const why = "the earlier request for this quote was not sent and released it; retry";
+        return refusedAnswer(quoteId, refusal(S.DUPLICATE_IN_FLIGHT, why));
       }
       if (res.value.existing.outcome) return res.value.existing.outcome;
       // The first request may be gone (its process killed after sending): if this process has seen
@@ -959,9 +990,12 @@ export class SwapExecutor implements SwapHandler {
         const answer =
           known.state === "landed"
             ? accepted(quoteId, sig)
-            : rejected(
+            : refusedAnswer(
                 quoteId,
-                `the transaction ${sig} ${known.state === "expired" ? "expired before it landed" : "failed on chain"}`,
+                refusal(
+                  S.DUPLICATE_NOT_LANDED,
+                  `the transaction ${sig} ${known.state === "expired" ? "expired before it landed" : "failed on chain"}`,
+                ),
               );
         log.info(
           { txSignature: sig, state: known.state },
@@ -980,7 +1014,7 @@ export class SwapExecutor implements SwapHandler {
 export function decisionRecord(
   config: Config,
   req: SwapRequest,
-  response: SwapResponse,
+  { response, refusal }: Pick<Decision, "response" | "refusal">,
   seen: Seen,
   receivedAtMs: number,
   decidedAtMs: number,
@@ -990,7 +1024,6 @@ export function decisionRecord(
   const state = response.state;
   const where = quote ? pairSide(config, quote.request.tokenIn, quote.request.tokenOut) : undefined;
   const taker = fill?.taker.toBase58() ?? quote?.taker;
-  const reason = typeof state === "object" ? state.rejectedWithReason : response.rejectionReason;
   return {
     kind: "decision",
     decisionKey: decisionKey(req.quoteId, hash),
@@ -1023,7 +1056,7 @@ export function decisionRecord(
         }
       : {}),
     decision: state === "accepted" ? "accepted" : state === "rejected" ? "rejected" : "rejectedWithReason",
-    ...(reason ? { reason, reasonCode: typeof state === "object" ? reason : reasonCode(reason) } : {}),
+    ...(refusal ? { refusal } : {}),
     ...(seen.messageHash ? { messageHash: seen.messageHash } : {}),
     ...(response.txSignature ? { txSignature: response.txSignature } : {}),
     receivedAtMs,
@@ -1036,8 +1069,11 @@ export function decisionRecord(
  * client's own text, e.g. "Stream isn't writeable and enableOfflineQueue options is false", stays in
  * the log line beside it).
  */
-function storeUnavailable(failed: { timedOut: boolean; error: string }): string {
-  if (failed.timedOut) return `quote store unavailable: ${failed.error}`;
-  if (/circuit open/i.test(failed.error)) return "quote store unavailable: failing fast while it is down";
-  return "quote store unavailable: Redis could not be reached";
+function storeUnavailable(failed: { timedOut: boolean; error: string }): Refusal {
+  const why = failed.timedOut
+    ? `quote store unavailable: ${failed.error}`
+    : /circuit open/i.test(failed.error)
+      ? "quote store unavailable: failing fast while it is down"
+      : "quote store unavailable: Redis could not be reached";
+  return refusal(S.QUOTE_STORE_UNAVAILABLE, why);
 }

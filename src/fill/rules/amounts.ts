@@ -8,7 +8,7 @@
  * expiry rounded up to the second plus the configured grace for the operator's clock. Whether the
  * fill or the quote has expired is judged once, after the claim, against chain time (src/swap).
  */
-import { FillRejectCode } from "../codes.ts";
+import { FillRejectCode } from "../../refusal/codes.ts";
 import { checkFeeShape } from "../fee-shape.ts";
 import { type FillRule, refuse } from "./check.ts";
 
@@ -29,7 +29,7 @@ export const amountsFollowAFeeShape: FillRule = (c) => {
     inputAmount: c.args!.inputAmount,
     outputAmount: c.args!.outputAmount,
   });
-  if (!shape.ok) return refuse(shape.code, shape.detail);
+  if (!shape.ok) return refuse(shape.code, shape.context);
   c.feeOwed = shape.feeOwed;
   c.feeMint = shape.feeSide === "input" ? c.inputMint : c.outputMint;
   return undefined;

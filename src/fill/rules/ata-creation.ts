@@ -5,8 +5,8 @@
  * maker's wallet appears nowhere in it (not even as the owner a receiver could name).
  */
 import type { PublicKey } from "@solana/web3.js";
+import { FillRejectCode } from "../../refusal/codes.ts";
 import { associatedTokenAddress } from "../ata.ts";
-import { FillRejectCode } from "../codes.ts";
 import { type AtaCreateIdempotentIx, type AtaOtherIx, describeAccount } from "../decode.ts";
 import { SYSTEM_PROGRAM_ID } from "../layout.ts";
 import { type FillCheck, isMaker, keyOf, type Refusal, refuse } from "./check.ts";

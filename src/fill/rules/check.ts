@@ -7,19 +7,19 @@
 import type { PublicKey, VersionedTransaction } from "@solana/web3.js";
 import type { TokenConfig } from "../../../config/schema.ts";
 import type { StoredQuote } from "../../quote-store/interface.ts";
-import type { FillRejectCode } from "../codes.ts";
+import type { Refusal as AnyRefusal, FillRejectCode } from "../../refusal/codes.ts";
 import type { ComputeUnitTable } from "../compute-units.ts";
 import type { AccountRef, DecodedFillTx, DecodedInstruction, FillAccounts, FillIx } from "../decode.ts";
 import type { FillArgs } from "../layout.ts";
 import type { RaisedFeeCap } from "../raised-fee-cap.ts";
 import type { SmartAccountEnvelope } from "../smart-account.ts";
 
-export interface Refusal {
+/** A fill rule's refusal: always one of the fill rules' own codes. */
+export interface Refusal extends AnyRefusal {
   code: FillRejectCode;
-  detail: string;
 }
 
-export const refuse = (code: FillRejectCode, detail: string): Refusal => ({ code, detail });
+export const refuse = (code: FillRejectCode, context: string): Refusal => ({ code, context });
 
 export interface AtaCreation {
   payer: PublicKey;

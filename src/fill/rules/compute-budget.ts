@@ -6,7 +6,7 @@
  * when a smart account's member pays); a price above the quoted prioritizationFeeToUse only within
  * the raise cap.
  */
-import { FillRejectCode } from "../codes.ts";
+import { FillRejectCode } from "../../refusal/codes.ts";
 import type { ComputeBudgetOtherIx, ComputeUnitLimitIx, ComputeUnitPriceIx } from "../decode.ts";
 import { LAMPORTS_PER_SIGNATURE, NATIVE_MINT } from "../layout.ts";
 import type { RaisedFeeCap } from "../raised-fee-cap.ts";

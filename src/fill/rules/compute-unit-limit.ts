@@ -10,7 +10,7 @@
  * Ceiling: the runtime's 1,400,000, and 200,000 for permissioned pairs (docs/contract.md, "Permissioned
  * tokens": no quote-time simulation, the fill must fit in the default maximum).
  */
-import { FillRejectCode } from "../codes.ts";
+import { FillRejectCode } from "../../refusal/codes.ts";
 import { COMPUTE_UNITS, type ComputeUnitTable, type LegKind, legKey } from "../compute-units.ts";
 import { TOKEN_2022_PROGRAM_ID } from "../layout.ts";
 import { type FillCheck, type FillRule, refuse } from "./check.ts";

@@ -3,7 +3,7 @@
  * being the maker's temporary wSOL PDA), the transaction's taker (key 1) as its taker, our maker as
  * its maker and nowhere else, the System program where it belongs.
  */
-import { FillRejectCode } from "../codes.ts";
+import { FillRejectCode } from "../../refusal/codes.ts";
 import { type AccountRef, describeAccount } from "../decode.ts";
 import { SYSTEM_PROGRAM_ID, temporaryWsolAccount } from "../layout.ts";
 import { type FillRule, isMaker, keyOf, refuse } from "./check.ts";

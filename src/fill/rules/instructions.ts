@@ -4,7 +4,7 @@
  * instruction. Each instruction's own rules live beside it (compute-budget.ts, ata-creation.ts,
  * lighthouse.ts); this walk records the fill, the compute budget and the ATA creations on the check.
  */
-import { FillRejectCode } from "../codes.ts";
+import { FillRejectCode } from "../../refusal/codes.ts";
 import type { DecodedInstruction } from "../decode.ts";
 import { ataInstruction } from "./ata-creation.ts";
 import { type FillCheck, type FillRule, type Refusal, refuse } from "./check.ts";

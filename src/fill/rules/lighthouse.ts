@@ -5,7 +5,7 @@
  * wallet: these four only read their account (no write, no CPI), and the operator's own client
  * asserts the maker's lamports (toolkit tests/suites/integration/swap.ts).
  */
-import { FillRejectCode } from "../codes.ts";
+import { FillRejectCode } from "../../refusal/codes.ts";
 import type { LighthouseIx } from "../decode.ts";
 import { LIGHTHOUSE_ALLOWED_DISCRIMINATORS } from "../layout.ts";
 import { type FillCheck, type Refusal, refuse } from "./check.ts";

@@ -3,7 +3,7 @@
  * maker (key 0, the fee payer) and the taker (key 1, a writable signer, the quote's taker when the
  * quote named one), for a quote answered by this maker wallet.
  */
-import { FillRejectCode } from "../codes.ts";
+import { FillRejectCode } from "../../refusal/codes.ts";
 import { type FillRule, refuse } from "./check.ts";
 
 export const messageIsV0: FillRule = ({ d }) =>

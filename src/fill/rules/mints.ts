@@ -2,7 +2,7 @@
  * The fill's mints are the quote's, both traded here, each with its configured token program.
  */
 import { PublicKey } from "@solana/web3.js";
-import { FillRejectCode } from "../codes.ts";
+import { FillRejectCode } from "../../refusal/codes.ts";
 import { describeAccount } from "../decode.ts";
 import { type FillRule, keyOf, refuse } from "./check.ts";
 

@@ -8,7 +8,7 @@
  * fill's taker is the vault of the settings account and account index (fill-accounts.ts checks it
  * against `takerIndex`). A plain fill passes each of these untouched.
  */
-import { FillRejectCode } from "../codes.ts";
+import { FillRejectCode } from "../../refusal/codes.ts";
 import { describeAccount } from "../decode.ts";
 import { SMART_ACCOUNT_PROGRAM_ID } from "../smart-account.ts";
 import { type FillRule, isMaker, keyOf, refuse } from "./check.ts";

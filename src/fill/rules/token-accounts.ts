@@ -5,8 +5,8 @@
  * on-chain after the maker has paid its fee.
  */
 import type { PublicKey } from "@solana/web3.js";
+import { FillRejectCode } from "../../refusal/codes.ts";
 import { associatedTokenAddress } from "../ata.ts";
-import { FillRejectCode } from "../codes.ts";
 import { type AccountRef, describeAccount } from "../decode.ts";
 import { NATIVE_MINT, ORDER_ENGINE_PROGRAM_ID } from "../layout.ts";
 import { type FillRule, keyOf, refuse } from "./check.ts";

@@ -32,9 +32,9 @@ import { buildCompanion } from "../../issuance/companion.ts";
 import { IssuancePolicies } from "../../issuance/policy.ts";
 import type { Logger } from "../../observability/logger.ts";
 import type { QuoteStore, StoredQuote } from "../../quote-store/interface.ts";
+import { SignerRefusalCode } from "../../refusal/codes.ts";
 import { checkTakerSignatures } from "../../swap/signatures.ts";
 import { KeypairSigner } from "../index.ts";
-import { SignerRefusalCode } from "../protocol.ts";
 import { bandFor, judgeBand } from "./band.ts";
 import type { LimitTable, PairBand, QuoteRecord, SignerIssuanceLedger, SignerLedger } from "./limits.ts";
 
@@ -150,7 +150,7 @@ export class SigningPolicy {
     if (!quote)
       return refuse(SignerRefusalCode.UNKNOWN_QUOTE, `no quote ${quoteId} in the store`, { messageHash });
     const { held, validation } = this.#validate(tx, messageHash, quote);
-    if (!validation.ok) return refuse(validation.code, validation.detail, { messageHash });
+    if (!validation.ok) return refuse(validation.code, validation.context, { messageHash });
     const fill = validation.fill;
     const policies = new IssuancePolicies(this.opts.config);
     const { tokenIn, tokenOut } = quote.request;
@@ -241,7 +241,7 @@ export class SigningPolicy {
 
     const { held, validation } = this.#validate(tx, messageHash, quote);
     if (!validation.ok) {
-      return refuse(validation.code, validation.detail, { messageHash, rule: validation.rule });
+      return refuse(validation.code, validation.context, { messageHash, rule: validation.rule });
     }
     const sigs = checkTakerSignatures(tx, messageBytes, validation.fill.makerSlot);
     if (!sigs.ok) return refuse(SignerRefusalCode.TAKER_SIGNATURE, sigs.detail, { messageHash });
