@@ -8,10 +8,15 @@
 import { FillRejectCode } from "../../refusal/codes.ts";
 import type { LighthouseIx } from "../decode.ts";
 import { LIGHTHOUSE_ALLOWED_DISCRIMINATORS } from "../layout.ts";
-import { type FillCheck, type Refusal, refuse } from "./check.ts";
+import { type Refusal, refuse } from "./check.ts";
 
-export function lighthouseAssertion(c: FillCheck, ix: LighthouseIx, where: string): Refusal | undefined {
-  if (!c.fill) {
+/** One Lighthouse instruction; `afterFill`: the walk has passed the fill. */
+export function lighthouseAssertion(
+  afterFill: boolean,
+  ix: LighthouseIx,
+  where: string,
+): Refusal | undefined {
+  if (!afterFill) {
     return refuse(
       FillRejectCode.INVALID_INSTRUCTION_ORDER,
       `${where} is a Lighthouse assertion before the fill`,

@@ -29,12 +29,12 @@ export const makerAndTakerSign: FillRule = ({ d }) =>
 
 /** A plain fill; the fee payer of a smart-account envelope is one of its members (smart-account.ts). */
 export const makerPaysTheFee: FillRule = ({ d, maker, envelope }) => {
-  const feePayer = d.staticKeys[0]!;
-  return envelope || feePayer.equals(maker)
+  const feePayer = d.staticKeys[0];
+  return envelope || feePayer?.equals(maker)
     ? undefined
     : refuse(
         FillRejectCode.INVALID_FEE_PAYER,
-        `account key 0 (fee payer, signature slot 0) is ${feePayer.toBase58()}, not the maker ${maker.toBase58()}`,
+        `account key 0 (fee payer, signature slot 0) is ${feePayer?.toBase58()}, not the maker ${maker.toBase58()}`,
       );
 };
 

@@ -98,7 +98,7 @@ export class SigningPolicy {
   keys(): { active: string; keys: string[]; issuer?: string } {
     const issuer = this.opts.issuer?.keypair.publicKey.toBase58();
     return {
-      active: this.#keys[0]!.base58,
+      active: (this.#keys[0] as HeldKey).base58,
       keys: this.#keys.map((k) => k.base58),
       ...(issuer ? { issuer } : {}),
     };
@@ -202,7 +202,7 @@ export class SigningPolicy {
     const companion = await buildCompanion({
       need,
       makerTokenAccount: fill.makerOutputTokenAccount,
-      maker: new KeypairSigner(this.opts.keys.find((k) => k.publicKey.equals(held.publicKey))!),
+      maker: new KeypairSigner(this.opts.keys.find((k) => k.publicKey.equals(held.publicKey)) as Keypair),
       issuer: new KeypairSigner(issuer.keypair),
       tipAccount: tip,
       recentBlockhash: tx.message.recentBlockhash,
@@ -381,7 +381,8 @@ export class SigningPolicy {
    */
   #validate(tx: VersionedTransaction, messageHash: string, quote: StoredQuote) {
     const signers = tx.message.staticAccountKeys.slice(0, tx.message.header.numRequiredSignatures);
-    const held = this.#keys.find((k) => signers.some((s) => s.equals(k.publicKey))) ?? this.#keys[0]!;
+    const held =
+      this.#keys.find((k) => signers.some((s) => s.equals(k.publicKey))) ?? (this.#keys[0] as HeldKey);
     const validation = validateFill({
       tx,
       messageHash,
