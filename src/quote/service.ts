@@ -4,7 +4,7 @@
  */
 import type { Config } from "../../config/load.ts";
 import type { Inventory, InventoryDecline } from "../../inventory/interface.ts";
-import type { IssuanceBook } from "../../inventory/issuance/interface.ts";
+import type { IssuanceUsage } from "../../inventory/issuance/interface.ts";
 import type { NoQuoteReason, QuotingBook } from "../../pricing/book.ts";
 import { type QuoteRequest, quoteAnswer } from "../contract/quote.ts";
 import type { IssuancePolicies, IssuanceRefusalCode } from "../issuance/policy.ts";
@@ -59,12 +59,12 @@ export interface QuoteServiceDeps {
   toxicity?: { takers: Pick<TakerStanding, "standing">; action: "widen" | "refuse"; widenBps: number };
   /**
    * Permissioned tokens the maker mints or burns just in time: what it can deliver of one is the
-   * issuance left under its caps (as `book` last saw it), not held inventory, and only an allowed
+   * issuance left under its caps (as `usage` last saw it), not held inventory, and only an allowed
    * holder is quoted when the taker is given.
    */
   issuance?: {
     policies: IssuancePolicies;
-    book: Pick<IssuanceBook, "used">;
+    usage: Pick<IssuanceUsage, "used">;
     /** Set when there is no bundle engine: an issued token cannot be filled, so it is not quoted. */
     unavailable?: string;
   };
@@ -155,7 +155,7 @@ export class QuoteService {
         amountIn: priced.amountIn,
         amountOut: priced.amountOut,
       },
-      issuance.book,
+      issuance.usage,
       nowMs,
     );
     if (issued && !issued.ok) return issued;

@@ -65,7 +65,7 @@ async function reserveIssuance(
   log: Logger,
 ): Promise<Decision | undefined> {
   // A need comes only from the issuance ports (checks.ts).
-  const usage = (ports.issuance as IssuancePorts).book;
+  const usage = (ports.issuance as IssuancePorts).usage;
   const got = await bounded(
     () =>
       usage.reserve({

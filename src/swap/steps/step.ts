@@ -108,7 +108,7 @@ export function releaseQuietly(ports: StepPorts, quoteId: string): Promise<void>
       () => undefined,
       () => undefined,
     );
-  const usage = ports.issuance?.book;
+  const usage = ports.issuance?.usage;
   return Promise.all([
     quiet(ports.inventory.release(quoteId)),
     usage ? quiet(usage.release(quoteId)) : undefined,
