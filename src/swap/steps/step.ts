@@ -87,13 +87,6 @@ export interface Held {
   need?: IssuanceNeed;
 }
 
-export const decided = (response: SwapResponse): Decision => {
-  const s = response.state;
-  const kind: SwapDecisionKind =
-    s === "accepted" ? "accepted" : typeof s === "object" ? "honestRejection" : "rejected";
-  return { response, kind };
-};
-
 /** A refusal's decision: the answer rendered from it, counted as honest when the contract says so. */
 export const refused = (req: SwapRequest, r: Refusal): Decision => ({
   response: refusedAnswer(req.quoteId, r),
