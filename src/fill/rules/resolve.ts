@@ -82,7 +82,7 @@ export function resolveFill(input: ResolveInput): FillCheck {
   const takerInputTokenAccount = accounts && keyOf(accounts.takerInputTokenAccount);
   const takerOutputTokenAccount = accounts && keyOf(accounts.takerOutputTokenAccount);
   const nativeLeg = (account: PublicKey | undefined, mint: PublicKey) =>
-    (account?.equals(ORDER_ENGINE_PROGRAM_ID) ?? false) && mint.equals(NATIVE_MINT);
+    account?.equals(ORDER_ENGINE_PROGRAM_ID) === true && mint.equals(NATIVE_MINT);
 
   return {
     tx: input.tx,
