@@ -118,7 +118,7 @@ function once(record: boolean): void {
     tokens: config.tokensByMint,
     maxFeeLamports,
   });
-  if (!v.ok) throw new Error(`${v.code}: ${v.detail}`);
+  if (!v.ok) throw new Error(`${v.code}: ${v.context}`);
   const sigs = checkTakerSignatures(parsed.tx, messageBytes, 0);
   if (!sigs.ok) throw new Error(sigs.detail);
   const t2 = process.hrtime.bigint();

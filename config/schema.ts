@@ -259,11 +259,11 @@ export const toxicitySchema = strictObject({
     .min(1_000)
     .max(90 * 86_400_000)
     .default(86_400_000),
-  /** What a flagged taker's quote gets: `widen` (the spread plus `widenBps`) or `refuse` (404 taker_flagged). */
+  /** What a flagged taker's quote gets: `widen` (the spread plus `widenBps`) or `refuse` (404 TAKER_FLAGGED). */
   action: z.enum(["widen", "refuse"]).default("widen"),
   /** Added to the pair's spread for a flagged taker (each side moves this far further from mid). */
   widenBps: z.number().int().min(1).max(5_000).default(25),
-  /** Always refused (404 taker_denied), whatever its markouts; merged with the admin API's list. */
+  /** Always refused (404 TAKER_DENIED), whatever its markouts; merged with the admin API's list. */
   deny: z.array(base58Pubkey).default([]),
   /** Never flagged, widened or refused (the deny list included); merged with the admin API's list. */
   allow: z.array(base58Pubkey).default([]),

@@ -1,20 +1,20 @@
 /**
  * The Redis-backed Inventory: production, shared by every instance. Balances and reservations live in
- * Redis under the maker's hash tag (see ledger-redis.ts); a restarted instance picks up every open
+ * Redis under the maker's hash tag (see reservations/redis.ts); a restarted instance picks up every open
  * reservation from there, and expired ones are swept by the next script that runs.
  */
 import type { Cluster, Redis } from "ioredis";
 import { redisKeys } from "../config/load.ts";
-import { type InventoryOptions, LedgerInventory } from "./ledger-inventory.ts";
-import { RedisLedger } from "./ledger-redis.ts";
+import { type InventoryOptions, ReservationInventory } from "./reservations/inventory.ts";
+import { RedisReservations } from "./reservations/redis.ts";
 
-export class RedisInventory extends LedgerInventory {
+export class RedisInventory extends ReservationInventory {
   /** `prefix` defaults to the config's `<redisPrefix>inv:` ("rfq:inv:"). */
   constructor(
     redis: Redis | Cluster,
     opts: InventoryOptions,
     prefix = redisKeys(opts.config.file).inventory,
   ) {
-    super(new RedisLedger(redis, opts.maker.toBase58(), prefix), opts);
+    super(new RedisReservations(redis, opts.maker.toBase58(), prefix), opts);
   }
 }

@@ -12,9 +12,9 @@ import { AdvertisedTokenLists } from "../inventory/advertised.ts";
 import { FileAdvertisedStore } from "../inventory/advertised-store/file.ts";
 import { RedisAdvertisedStore } from "../inventory/advertised-store/redis.ts";
 import type { Inventory } from "../inventory/interface.ts";
-import type { IssuanceBook } from "../inventory/issuance/interface.ts";
-import { MemoryIssuanceBook } from "../inventory/issuance/memory.ts";
-import { RedisIssuanceBook } from "../inventory/issuance/redis.ts";
+import type { IssuanceUsage } from "../inventory/issuance/interface.ts";
+import { MemoryIssuanceUsage } from "../inventory/issuance/memory.ts";
+import { RedisIssuanceUsage } from "../inventory/issuance/redis.ts";
 import { MemoryInventory } from "../inventory/memory.ts";
 import { RedisInventory } from "../inventory/redis.ts";
 import type { TokenLists } from "../inventory/token-lists.ts";
@@ -91,8 +91,8 @@ export interface ComposeOptions {
   ledger?: Ledger;
   /** The issuer key (tests); else ISSUER_KEYPAIR, or the paper setup's generated one (src/issuance/issuer.ts). */
   issuer?: KeypairSigner;
-  /** The issuance book (shared between two "instances" in tests); else built here. */
-  issuanceBook?: IssuanceBook;
+  /** The issuance usage (shared between two "instances" in tests); else built here. */
+  issuanceUsage?: IssuanceUsage;
   /** Markout horizons (default 0 s, 5 s, 60 s, 5 min; tests shorten them). */
   markoutHorizons?: readonly MarkoutHorizon[];
   /** How often markouts keep each pair's mid for horizons that come due unseen (ms, 1,000; tests shorten it). */
@@ -331,18 +331,18 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
   }
   let issuance: IssuancePorts | undefined;
   if (issuer) {
-    let issuanceBook = opts.issuanceBook;
-    if (!issuanceBook) {
-      const own: IssuanceBook = redis
-        ? new RedisIssuanceBook(redis, keys.issuance, { syncMs: config.file.inventory.syncMs, now })
-        : new MemoryIssuanceBook();
+    let issuanceUsage = opts.issuanceUsage;
+    if (!issuanceUsage) {
+      const own: IssuanceUsage = redis
+        ? new RedisIssuanceUsage(redis, keys.issuance, { syncMs: config.file.inventory.syncMs, now })
+        : new MemoryIssuanceUsage();
       await own.start();
       closers.push(() => own.close());
-      issuanceBook = own;
+      issuanceUsage = own;
     }
     issuance = {
       policies: new IssuancePolicies(config),
-      book: issuanceBook,
+      usage: issuanceUsage,
       companions: issuer.companions,
       bundles: bundles.port ?? undefined,
       ...(bundles.port ? {} : { unavailable: bundles.reason }),
@@ -358,7 +358,7 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
       ? {
           issuance: {
             policies: issuance.policies,
-            book: issuance.book,
+            usage: issuance.usage,
             ...(issuance.unavailable ? { unavailable: issuance.unavailable } : {}),
           },
         }

@@ -1,7 +1,7 @@
 /**
- * Issuance book: how much of each permissioned token has been minted (and burned) today, and the
+ * Issuance usage: how much of each permissioned token has been minted (and burned) today, and the
  * reservations of claimed swaps whose bundle is still to land. The issuance analogue of the inventory
- * ledger: the daily cap holds across every instance because a reservation is one atomic step (a Redis
+ * reservations: the daily cap holds across every instance because a reservation is one atomic step (a Redis
  * Lua script; one process's memory in the paper setup), and a swap never mints without first holding
  * its reservation. A reservation is released when its bundle fails or its blockhash expires, and
  * committed (counted for good) when the fill lands.
@@ -26,7 +26,7 @@ export type IssuanceReserveResult =
   | { ok: true }
   | { ok: false; reason: "ISSUANCE_CAP_EXCEEDED"; detail: string };
 
-export interface IssuanceBook {
+export interface IssuanceUsage {
   /**
    * Units counted today (committed plus reserved) for a mint and direction, as this instance last saw
    * them: synchronous and in memory, for the quote path. Its own reservations count at once; other

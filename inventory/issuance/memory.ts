@@ -1,14 +1,14 @@
-/** The in-process IssuanceBook: the paper setup's, where one process is the only instance. */
+/** The in-process IssuanceUsage: the paper setup's, where one process is the only instance. */
 import type {
-  IssuanceBook,
   IssuanceDirection,
   IssuanceReservation,
   IssuanceReserveResult,
+  IssuanceUsage,
 } from "./interface.ts";
 
 const keyOf = (mint: string, direction: IssuanceDirection, day: string) => `${mint} ${direction} ${day}`;
 
-export class MemoryIssuanceBook implements IssuanceBook {
+export class MemoryIssuanceUsage implements IssuanceUsage {
   private readonly totals = new Map<string, bigint>();
   private readonly open = new Map<string, IssuanceReservation>();
 

@@ -1,20 +1,20 @@
 /**
- * The IssuanceBook shared by every instance (production): Redis, changed only by the Lua scripts
+ * The IssuanceUsage shared by every instance (production): Redis, changed only by the Lua scripts
  * below, so two instances racing for the last units of a daily cap cannot both get them. Every key
  * carries one hash tag, so the scripts run unchanged on Redis Cluster:
  *
  *   <prefix>{issuance}:res        hash quoteId -> "mint direction day amount" (open reservations)
  *   <prefix>{issuance}:day:<day>  hash "mint direction" -> units counted that UTC day (kept 3 days)
  *
- * Amounts are u64 decimal strings, added and compared as strings (ledger-redis.ts, LUA_DECIMAL).
+ * Amounts are u64 decimal strings, added and compared as strings (../reservations/redis.ts, LUA_DECIMAL).
  */
 import type { Cluster, Redis } from "ioredis";
-import { LUA_DECIMAL } from "../ledger-redis.ts";
+import { LUA_DECIMAL } from "../reservations/redis.ts";
 import type {
-  IssuanceBook,
   IssuanceDirection,
   IssuanceReservation,
   IssuanceReserveResult,
+  IssuanceUsage,
 } from "./interface.ts";
 import { utcDay } from "./interface.ts";
 import { capExceeded } from "./memory.ts";
@@ -56,7 +56,7 @@ export function issuanceKeys(prefix: string): { res: string; day: (day: string) 
 
 const field = (mint: string, direction: IssuanceDirection) => `${mint} ${direction}`;
 
-export class RedisIssuanceBook implements IssuanceBook {
+export class RedisIssuanceUsage implements IssuanceUsage {
   private readonly keys: ReturnType<typeof issuanceKeys>;
   private readonly redis: Redis & Scripted;
   /** The last seen day totals, by day then field (only today and yesterday are kept). */

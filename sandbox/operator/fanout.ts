@@ -6,8 +6,9 @@
  */
 import { createHash, randomUUID } from "node:crypto";
 import { z } from "zod";
+import type { QuoteType } from "../../pricing/book.ts";
 import { base58Pubkey, positiveU64 } from "../../src/contract/common.ts";
-import type { QuoteResponse, QuoteType } from "../../src/contract/quote.ts";
+import type { QuoteResponse } from "../../src/contract/quote.ts";
 import type { FillRateTracker } from "./fill-rate.ts";
 import type { HttpClient } from "./http-client.ts";
 import { endpointUrl, type Webhook, type WebhookRegistry } from "./webhooks.ts";

@@ -15,7 +15,7 @@
  *   exactly what it asked), or for the amount asked (exactOut); the taker pays the quoted amountIn
  *   plus the fee (exactIn: the amount it asked; exactOut: the gross G of the quoted amountIn).
  */
-import type { QuoteType } from "../../src/contract/quote.ts";
+import type { QuoteType } from "../../pricing/book.ts";
 import { grossForNet } from "../../src/fill/fee-shape.ts";
 import { NATIVE_MINT, operatorFee } from "../../src/fill/layout.ts";
 

@@ -4,7 +4,7 @@
  * swap-order fields.
  */
 import type { VersionedTransaction } from "@solana/web3.js";
-import type { QuoteType } from "../../src/contract/quote.ts";
+import type { QuoteType } from "../../pricing/book.ts";
 import { type SmartAccountConfig, wrapFillForSmartAccount } from "../fill/smart-account.ts";
 import {
   type BuildOptions,

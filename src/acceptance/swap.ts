@@ -40,7 +40,7 @@ export class AcceptanceSwapHandler implements SwapHandler {
         return rejectedWithReason(req.quoteId, "signatureVerificationFailed");
       default:
         // The taker's signature identifies the transaction; the maker slot is empty in the suite's bytes.
-        return accepted(req.quoteId, bs58.encode(tx.signatures[1] ?? tx.signatures[0]!));
+        return accepted(req.quoteId, bs58.encode((tx.signatures[1] ?? tx.signatures[0]) as Uint8Array));
     }
   }
 }

@@ -65,7 +65,7 @@ export function formatUsage(usage: Usage): string {
     "flags:",
     ...Object.values(flags).map(
       (s, i) =>
-        `  ${names[i]!.padEnd(width)}  ${s.description}${s.default !== undefined ? ` (default ${s.default})` : ""}`,
+        `  ${(names[i] ?? "").padEnd(width)}  ${s.description}${s.default !== undefined ? ` (default ${s.default})` : ""}`,
     ),
   ];
   if (usage.notes) lines.push("", usage.notes);

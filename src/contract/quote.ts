@@ -1,5 +1,6 @@
 /** POST /quote: the operator's request and our answer (docs/contract.md, "POST /quote"). */
 import { z } from "zod";
+import type { QuoteType } from "../../pricing/book.ts";
 import { base58Pubkey, positiveU64, wireId } from "./common.ts";
 
 /** The toolkit accepts several spellings; we normalise to the camelCase form we echo back. */
@@ -13,8 +14,6 @@ const QUOTE_TYPE_ALIASES: Record<string, QuoteType> = {
   exact_out: "exactOut",
   EXACT_OUT: "exactOut",
 };
-export type QuoteType = "exactIn" | "exactOut";
-
 export const quoteTypeSchema = z
   .string({ error: "must be a string" })
   // Own keys only: `in` would also take Object.prototype's ("toString", "constructor") and turn the

@@ -1,5 +1,6 @@
 /** POST /swap: the operator's request and our answer (docs/contract.md, "POST /swap"). */
 import { z } from "zod";
+import type { Refusal, RefusalCode } from "../refusal/codes.ts";
 import { wireId } from "./common.ts";
 
 /** A v0 transaction is at most 1232 bytes; base64 of that is 1644 characters. Leave headroom. */
@@ -63,3 +64,48 @@ export const rejectedWithReason = (
   state: { rejectedWithReason: reason },
   ...(detail ? { rejectionReason: detail } : {}),
 });
+
+/** The refusals the operator reads as honest, and the contract's tag for each. */
+const HONEST_TAGS: Partial<Record<RefusalCode, RejectionReason>> = {
+  INSUFFICIENT_BALANCE: "insufficientBalance",
+  INSUFFICIENT_BALANCE_FOR_ATA_CREATION: "insufficientBalanceForAtaCreation",
+  SIGNATURE_VERIFICATION_FAILED: "signatureVerificationFailed",
+  BOT_ACTIVITY_DETECTED: "botActivityDetected",
+};
+
+/** The contract's honest-rejection tag of a refusal code; undefined for a plain rejection. */
+export const honestTag = (code: RefusalCode): RejectionReason | undefined => HONEST_TAGS[code];
+
+/** Codes answered with their context alone: the wording operators have always read for them. */
+const CONTEXT_ONLY: ReadonlySet<RefusalCode> = new Set<RefusalCode>([
+  "QUOTE_STORE_UNAVAILABLE",
+  "QUOTE_NOT_FOUND",
+  "INVALID_REQUEST_ID",
+  "INVALID_MAKER_SIGNATURE_SLOT",
+  "ISSUANCE_STORE_UNAVAILABLE",
+  "MESSAGE_BOUND_TO_OTHER_QUOTE",
+  "QUOTE_ALREADY_CLAIMED",
+  "DUPLICATE_IN_FLIGHT",
+  "DUPLICATE_NOT_LANDED",
+  "CHAIN_CLOCK_UNAVAILABLE",
+  "BLOCKHASH_CHECK_UNAVAILABLE",
+  "TAKER_FUNDS_UNVERIFIABLE",
+  "INVENTORY_UNAVAILABLE",
+  "BUDGET_EXCEEDED",
+  "SIGNATURE_UNAVAILABLE",
+  "SIGNER_REFUSED",
+  "SEND_FAILED",
+  "COMPANION_UNAVAILABLE",
+  "BUNDLE_FAILED",
+  "INTERNAL_ERROR",
+]);
+
+/** A refusal as the operator reads it in `rejectionReason` (and as logs may quote it). */
+export const refusalText = (r: Refusal): string =>
+  CONTEXT_ONLY.has(r.code) ? r.context : `${r.code}: ${r.context}`;
+
+/** The answer to a refused swap: the contract's honest tag when the code has one, else `rejected`. */
+export function refusedAnswer(quoteId: string, r: Refusal): SwapResponse {
+  const tag = honestTag(r.code);
+  return tag ? rejectedWithReason(quoteId, tag, r.context) : rejected(quoteId, refusalText(r));
+}

@@ -37,7 +37,7 @@ const SMALL_ORDER_Y: readonly Buffer[] = [
 /** True when the 32 bytes at `offset`, sign bit ignored, encode y = one of the small-order y values. */
 function hasSmallOrderY(bytes: Uint8Array, offset: number): boolean {
   for (const y of SMALL_ORDER_Y) {
-    let same = (bytes[offset + 31]! & 0x7f) === y[31];
+    let same = ((bytes[offset + 31] as number) & 0x7f) === y[31];
     for (let i = 0; i < 31 && same; i++) same = bytes[offset + i] === y[i];
     if (same) return true;
   }
@@ -46,16 +46,16 @@ function hasSmallOrderY(bytes: Uint8Array, offset: number): boolean {
 
 /** True when the encoded y (sign bit ignored) is >= p = 2^255 - 19: a non-canonical encoding. */
 function hasNonCanonicalY(bytes: Uint8Array, offset: number): boolean {
-  if ((bytes[offset + 31]! & 0x7f) !== 0x7f) return false;
+  if (((bytes[offset + 31] as number) & 0x7f) !== 0x7f) return false;
   for (let i = 30; i >= 1; i--) if (bytes[offset + i] !== 0xff) return false;
-  return bytes[offset]! >= 0xed;
+  return (bytes[offset] as number) >= 0xed;
 }
 
 /** True when the scalar at `offset` (32 bytes little-endian) is below L, i.e. canonical. */
 function isCanonicalScalar(bytes: Uint8Array, offset: number): boolean {
   for (let i = 31; i >= 0; i--) {
-    const b = bytes[offset + i]!;
-    const l = L_LE[i]!;
+    const b = bytes[offset + i] as number;
+    const l = L_LE[i] as number;
     if (b !== l) return b < l;
   }
   return false; // S == L

@@ -17,7 +17,7 @@
  * operator's fee-mint priority is not published in full, so the maker does not second-guess the side
  * it chose; the invariant protects the maker on either side.)
  */
-import { FillRejectCode } from "./codes.ts";
+import { FillRejectCode } from "../refusal/codes.ts";
 
 const BPS = 10_000n;
 
@@ -43,7 +43,7 @@ export type FeeSide = "input" | "output";
 
 export type FeeShapeCheck =
   | { ok: true; feeSide: FeeSide; feeOwed: bigint }
-  | { ok: false; code: FillRejectCode; detail: string };
+  | { ok: false; code: FillRejectCode; context: string };
 
 export interface FillAmountsToCheck {
   quotedIn: bigint;
@@ -60,7 +60,7 @@ export function checkFeeShape(a: FillAmountsToCheck): FeeShapeCheck {
     return {
       ok: false,
       code: FillRejectCode.INVALID_INPUT_AMOUNT,
-      detail: `the fill takes ${inputAmount} from the taker, less than the quote's amountIn ${quotedIn}`,
+      context: `the fill takes ${inputAmount} from the taker, less than the quote's amountIn ${quotedIn}`,
     };
   }
   if (inputAmount === quotedIn) {
@@ -71,7 +71,7 @@ export function checkFeeShape(a: FillAmountsToCheck): FeeShapeCheck {
       return {
         ok: false,
         code: FillRejectCode.INVALID_OUTPUT_AMOUNT,
-        detail: `the fill gives the taker ${outputAmount}, but the quote's amountOut ${quotedOut} less the ${feeBps} bps fee is ${minOut === maxOut ? maxOut : `${minOut}..${maxOut}`}`,
+        context: `the fill gives the taker ${outputAmount}, but the quote's amountOut ${quotedOut} less the ${feeBps} bps fee is ${minOut === maxOut ? maxOut : `${minOut}..${maxOut}`}`,
       };
     }
     return { ok: true, feeSide: "output", feeOwed: quotedOut - outputAmount };
@@ -81,7 +81,7 @@ export function checkFeeShape(a: FillAmountsToCheck): FeeShapeCheck {
     return {
       ok: false,
       code: FillRejectCode.INVALID_OUTPUT_AMOUNT,
-      detail: `the fill takes ${inputAmount} (the fee on the input side) but gives the taker ${outputAmount}; with the fee on the input the output must be the quote's amountOut ${quotedOut}`,
+      context: `the fill takes ${inputAmount} (the fee on the input side) but gives the taker ${outputAmount}; with the fee on the input the output must be the quote's amountOut ${quotedOut}`,
     };
   }
   const fee = inputAmount - quotedIn;
@@ -89,7 +89,7 @@ export function checkFeeShape(a: FillAmountsToCheck): FeeShapeCheck {
     return {
       ok: false,
       code: FillRejectCode.INVALID_INPUT_AMOUNT,
-      detail: `the fill takes ${inputAmount} from the taker: ${fee} above the quote's amountIn ${quotedIn}, which is not the ${feeBps} bps fee on ${inputAmount}`,
+      context: `the fill takes ${inputAmount} from the taker: ${fee} above the quote's amountIn ${quotedIn}, which is not the ${feeBps} bps fee on ${inputAmount}`,
     };
   }
   return { ok: true, feeSide: "input", feeOwed: fee };

@@ -83,7 +83,7 @@ export function decodeSmartAccountEnvelope(d: DecodedFillTx): EnvelopeDecode {
       problem: `the message calls the smart-account program ${calls.length} times`,
     };
   }
-  const ix = calls[0]!;
+  const ix = calls[0] as DecodedInstruction;
   const data = ix.data;
   if (!isExecute(data)) {
     return { kind: "malformed", problem: "the smart-account instruction is not executeTransactionSyncV2" };
@@ -112,7 +112,7 @@ export function decodeSmartAccountEnvelope(d: DecodedFillTx): EnvelopeDecode {
       problem: `executeTransactionSyncV2 names ${accounts.length} accounts, fewer than its settings, program and ${numSigners} members`,
     };
   }
-  const settings = accounts[0]!;
+  const settings = accounts[0] as AccountRef;
   if (!settings.key)
     return { kind: "malformed", problem: "the smart account's settings come from a lookup table" };
   const remaining = accounts.slice(EXECUTE_FIXED_ACCOUNTS + numSigners);
@@ -127,7 +127,7 @@ export function decodeSmartAccountEnvelope(d: DecodedFillTx): EnvelopeDecode {
       numSigners,
       padding,
       settings,
-      program: accounts[1]!,
+      program: accounts[1] as AccountRef,
       members: accounts.slice(EXECUTE_FIXED_ACCOUNTS, EXECUTE_FIXED_ACCOUNTS + numSigners),
       remaining,
       vault,

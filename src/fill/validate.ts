@@ -1,21 +1,23 @@
 /**
  * The maker's check of a fill transaction before it co-signs (docs/contract.md, "The fill transaction"),
  * against the quote we answered and our configuration: decode, then every rule of `FILL_RULES`
- * (rules/index.ts) in order; the first broken rule names the refusal. Pure: no clock, no network.
+ * (rules/index.ts), each a pure check of the fill resolved once (rules/resolve.ts); the first broken
+ * rule in that list names the refusal. Pure: no clock, no network.
  * The caller verifies the taker's signature, claims the quote, then judges time (the quote's and the
  * fill's expiry, against chain time) and the taker's balances: see src/swap/executor.ts.
  */
 import { createHash } from "node:crypto";
-import { PublicKey, type VersionedTransaction } from "@solana/web3.js";
+import type { PublicKey, VersionedTransaction } from "@solana/web3.js";
 import type { TokenConfig } from "../../config/schema.ts";
 import type { StoredQuote } from "../quote-store/interface.ts";
-import { FillRejectCode } from "./codes.ts";
+import { FillRejectCode } from "../refusal/codes.ts";
 import { COMPUTE_UNITS, type ComputeUnitTable } from "./compute-units.ts";
 import { decodeFillTransaction } from "./decode.ts";
 import type { FillTerms } from "./layout.ts";
 import type { RaisedFeeCap } from "./raised-fee-cap.ts";
 import type { AtaCreation, FillCheck } from "./rules/check.ts";
 import { FILL_RULES, RULE_NAMES } from "./rules/index.ts";
+import { resolveFill } from "./rules/resolve.ts";
 import { decodeSmartAccountEnvelope } from "./smart-account.ts";
 
 export { MAX_COMPUTE_UNIT_LIMIT, makerFeeLamports } from "./rules/compute-budget.ts";
@@ -89,7 +91,7 @@ export interface ValidatedFill extends FillTerms {
 export type FillValidation =
   | { ok: true; fill: ValidatedFill }
   /** `rule`: the name of the rule in FILL_RULES that refused (absent when the bytes did not decode). */
-  | { ok: false; code: FillRejectCode; detail: string; rule?: string };
+  | { ok: false; code: FillRejectCode; context: string; rule?: string };
 
 /** sha256 (hex) of serialized message bytes: the id a fill's claim records. */
 export function messageBytesHash(messageBytes: Uint8Array): string {
@@ -101,20 +103,21 @@ export function fillMessageHash(tx: VersionedTransaction): string {
   return messageBytesHash(tx.message.serialize());
 }
 
-/** Checks a fill transaction against every rule of the contract (rules/index.ts). */
-export function validateFill(input: ValidateFillInput): FillValidation {
+/** The fill resolved for the rules (rules/resolve.ts), or why its bytes cannot be read as one. */
+export function resolveForRules(
+  input: ValidateFillInput,
+): { ok: true; check: FillCheck } | { ok: false; code: FillRejectCode; context: string } {
   const decoded = decodeFillTransaction(input.tx);
-  if (!decoded.ok) return { ok: false, code: FillRejectCode.MALFORMED_TRANSACTION, detail: decoded.problem };
+  if (!decoded.ok) return { ok: false, code: FillRejectCode.MALFORMED_TRANSACTION, context: decoded.problem };
   const d = decoded.decoded;
   // With lookup tables the envelope's accounts cannot all be named: noLookupTables refuses it first.
   const env = d.addressTableLookups === 0 ? decodeSmartAccountEnvelope(d) : { kind: "plain" as const };
   if (env.kind === "malformed")
-    return { ok: false, code: FillRejectCode.INVALID_SMART_ACCOUNT, detail: env.problem };
-  const envelope = env.kind === "envelope" ? env.envelope : undefined;
-  const indexOf = (key: PublicKey) => d.staticKeys.findIndex((k) => k.equals(key));
-  const c: FillCheck = {
+    return { ok: false, code: FillRejectCode.INVALID_SMART_ACCOUNT, context: env.problem };
+  const check = resolveFill({
     tx: input.tx,
     d,
+    envelope: env.kind === "envelope" ? env.envelope : undefined,
     quote: input.quote,
     maker: input.maker,
     tokens: input.tokens,
@@ -122,21 +125,15 @@ export function validateFill(input: ValidateFillInput): FillValidation {
     raisedFeeCap: input.raisedFeeCap,
     expiryGraceSeconds: input.expiryGraceSeconds ?? 0n,
     computeUnits: input.computeUnits ?? COMPUTE_UNITS,
-    envelope,
-    instructions: envelope
-      ? [
-          ...d.instructions.slice(0, envelope.position),
-          ...envelope.inner,
-          ...d.instructions.slice(envelope.position + 1),
-        ]
-      : d.instructions,
-    makerIndex: envelope ? indexOf(input.maker) : 0,
-    takerIndex: envelope ? indexOf(envelope.vault) : 1,
-    taker: envelope ? envelope.vault : (d.staticKeys[1] as PublicKey),
-    inputMint: new PublicKey(input.quote.request.tokenIn),
-    outputMint: new PublicKey(input.quote.request.tokenOut),
-    ataCreations: [],
-  };
+  });
+  return { ok: true, check };
+}
+
+/** Checks a fill transaction against every rule of the contract (rules/index.ts). */
+export function validateFill(input: ValidateFillInput): FillValidation {
+  const resolved = resolveForRules(input);
+  if (!resolved.ok) return resolved;
+  const c = resolved.check;
   for (const rule of FILL_RULES) {
     const refusal = rule(c);
     if (refusal) return { ok: false, ...refusal, rule: RULE_NAMES.get(rule) };
@@ -144,25 +141,36 @@ export function validateFill(input: ValidateFillInput): FillValidation {
   return { ok: true, fill: acceptedFill(c, input.messageHash ?? fillMessageHash(input.tx)) };
 }
 
+/** Thrown only if a fact every rule held without is missing: a rule that should have refused did not. */
+export class UnresolvedFillError extends Error {}
+
+/** A fact the rules require; present once every rule held. */
+export function must<T>(value: T | undefined): T {
+  if (value === undefined)
+    throw new UnresolvedFillError("a fill passed every rule without a fact they require");
+  return value;
+}
+
 /** What the rules established, once every one of them held. */
 function acceptedFill(c: FillCheck, messageHash: string): ValidatedFill {
-  const args = c.args!;
+  const args = must(c.args);
+  const fee = must(c.feeShape?.ok ? c.feeShape : undefined);
   return {
     taker: c.taker,
     inputMint: c.inputMint,
     outputMint: c.outputMint,
-    inputTokenProgram: c.inputTokenProgram!,
-    outputTokenProgram: c.outputTokenProgram!,
+    inputTokenProgram: must(c.inputTokenProgram),
+    outputTokenProgram: must(c.outputTokenProgram),
     inputAmount: args.inputAmount,
     outputAmount: args.outputAmount,
     expireAt: args.expireAt,
     feeBps: c.quote.request.feeBps,
     exactOut: c.quote.request.quoteType === "exactOut",
-    feeOwed: c.feeOwed!,
-    feeMint: c.feeMint!,
-    computeUnitLimit: c.computeUnitLimit!,
-    computeUnitPrice: c.computeUnitPrice!,
-    priceRaised: c.priceRaised!,
+    feeOwed: fee.feeOwed,
+    feeMint: fee.feeSide === "input" ? c.inputMint : c.outputMint,
+    computeUnitLimit: must(c.computeUnitLimit),
+    computeUnitPrice: must(c.computeUnitPrice),
+    priceRaised: c.priceRaised,
     numSignatures: c.d.header.numRequiredSignatures,
     ...(c.envelope
       ? {
@@ -173,14 +181,14 @@ function acceptedFill(c: FillCheck, messageHash: string): ValidatedFill {
         }
       : {}),
     makerSlot: c.makerIndex,
-    makerPaysLamports: c.makerPaysLamports!,
-    ataCreations: c.ataCreations,
-    takerInputTokenAccount: c.takerInputTokenAccount!,
-    takerOutputTokenAccount: c.takerOutputTokenAccount!,
-    makerInputTokenAccount: c.makerInputTokenAccount!,
-    makerOutputTokenAccount: c.makerOutputTokenAccount!,
-    nativeSolIn: c.nativeSolIn!,
-    nativeSolOut: c.nativeSolOut!,
+    makerPaysLamports: must(c.makerPaysLamports),
+    ataCreations: [...c.ataCreations],
+    takerInputTokenAccount: must(c.takerInputTokenAccount),
+    takerOutputTokenAccount: must(c.takerOutputTokenAccount),
+    makerInputTokenAccount: must(c.makerInputTokenAccount),
+    makerOutputTokenAccount: must(c.makerOutputTokenAccount),
+    nativeSolIn: c.nativeSolIn,
+    nativeSolOut: c.nativeSolOut,
     messageHash,
   };
 }

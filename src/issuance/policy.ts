@@ -5,7 +5,7 @@
  */
 import type { Config } from "../../config/load.ts";
 import type { IssuanceConfig, TokenConfig } from "../../config/schema.ts";
-import type { IssuanceBook, IssuanceDirection } from "../../inventory/issuance/interface.ts";
+import type { IssuanceDirection, IssuanceUsage } from "../../inventory/issuance/interface.ts";
 import { utcDay } from "../../inventory/issuance/interface.ts";
 
 export interface IssuedToken {
@@ -87,7 +87,7 @@ export class IssuancePolicies {
    */
   check(
     trade: { tokenIn: string; tokenOut: string; amountIn: bigint; amountOut: bigint },
-    book: Pick<IssuanceBook, "used"> | undefined,
+    book: Pick<IssuanceUsage, "used"> | undefined,
     nowMs: number,
   ): IssuanceCheck {
     const out = this.byMint.get(trade.tokenOut);

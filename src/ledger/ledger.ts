@@ -36,7 +36,7 @@ const DECISION_COLUMNS = [
   "fee_owed",
   "decision",
   "reason",
-  "reason_code",
+  "code",
   "message_hash",
   "tx_signature",
   "received_at_ms",
@@ -102,8 +102,8 @@ function decisionParams(r: DecisionRecord): (string | number | undefined)[] {
     r.feeMint,
     r.feeOwed,
     r.decision,
-    r.reason,
-    r.reasonCode,
+    r.refusal?.context,
+    r.refusal?.code,
     r.messageHash,
     r.txSignature,
     r.receivedAtMs,
@@ -137,6 +137,9 @@ export interface DecisionRow {
   pair: string | null;
   side: string | null;
   decision: string;
+  /** The refusal's code (src/refusal/codes.ts); null for an acceptance. */
+  code: string | null;
+  /** The refusal's context. */
   reason: string | null;
   tx_signature: string | null;
   fee_mint: string | null;
@@ -171,7 +174,7 @@ export class Ledger {
   /** Every decision, oldest first (tests and tooling). */
   decisions(): Promise<DecisionRow[]> {
     return this.db.query<DecisionRow>(
-      `SELECT decision_key, quote_id, request_id, taker, pair, side, decision, reason, tx_signature, fee_mint,
+      `SELECT decision_key, quote_id, request_id, taker, pair, side, decision, code, reason, tx_signature, fee_mint,
               fee_owed::text AS fee_owed, filled_amount_in::text AS filled_amount_in,
               filled_amount_out::text AS filled_amount_out, decided_at_ms::float8 AS decided_at_ms
          FROM swap_decisions ORDER BY decided_at_ms, decision_key`,

@@ -110,6 +110,38 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE markouts ADD COLUMN maker text;
     `,
   },
+  {
+    version: 5,
+    name: "refusal codes",
+    // Rows from before refusals were values: their grouping key, or their text's known opening, names
+    // the code once, here; a reason none of these names keeps a null code.
+    sql: `
+      ALTER TABLE swap_decisions ADD COLUMN code text;
+      UPDATE swap_decisions SET code = CASE
+          WHEN reason_code ~ '^[A-Z][A-Z0-9_]+$' THEN reason_code
+          WHEN reason_code = 'insufficientBalance' THEN 'INSUFFICIENT_BALANCE'
+          WHEN reason_code = 'insufficientBalanceForAtaCreation' THEN 'INSUFFICIENT_BALANCE_FOR_ATA_CREATION'
+          WHEN reason_code = 'signatureVerificationFailed' THEN 'SIGNATURE_VERIFICATION_FAILED'
+          WHEN reason_code = 'botActivityDetected' THEN 'BOT_ACTIVITY_DETECTED'
+          WHEN reason LIKE 'quote store unavailable%' THEN 'QUOTE_STORE_UNAVAILABLE'
+          WHEN reason LIKE 'unknown quote %' THEN 'QUOTE_NOT_FOUND'
+          WHEN reason LIKE 'requestId % does not match %' THEN 'INVALID_REQUEST_ID'
+          WHEN reason LIKE 'the transaction was already submitted for another quote%' THEN 'MESSAGE_BOUND_TO_OTHER_QUOTE'
+          WHEN reason LIKE 'quote already claimed by a different transaction%' THEN 'QUOTE_ALREADY_CLAIMED'
+          WHEN reason LIKE 'could not read the chain clock%' THEN 'CHAIN_CLOCK_UNAVAILABLE'
+          WHEN reason LIKE 'could not check the recent blockhash%' THEN 'BLOCKHASH_CHECK_UNAVAILABLE'
+          WHEN reason LIKE 'inventory unavailable%' THEN 'INVENTORY_UNAVAILABLE'
+          WHEN reason LIKE 'issuance unavailable%' THEN 'ISSUANCE_STORE_UNAVAILABLE'
+          WHEN reason LIKE 'the swap ran out of its time budget%' THEN 'BUDGET_EXCEEDED'
+          WHEN reason LIKE 'the maker signature could not be produced%' THEN 'SIGNATURE_UNAVAILABLE'
+          WHEN reason LIKE 'internal error while processing the swap%' THEN 'INTERNAL_ERROR'
+        END
+        WHERE decision <> 'accepted';
+      DROP INDEX swap_decisions_reason_code;
+      ALTER TABLE swap_decisions DROP COLUMN reason_code;
+      CREATE INDEX swap_decisions_code ON swap_decisions (code) WHERE decision <> 'accepted';
+    `,
+  },
 ];
 
 /** An arbitrary constant: the advisory lock migrations hold (pg_advisory_xact_lock). */

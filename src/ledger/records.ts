@@ -7,6 +7,7 @@
  *
  * Amounts are decimal strings in smallest units (bigint on the wire, NUMERIC in the database).
  */
+import type { Refusal } from "../refusal/codes.ts";
 
 /** The quote a decision answered, as stored when it was quoted. */
 export interface LedgerQuote {
@@ -44,10 +45,8 @@ export interface DecisionRecord {
   feeMint?: string;
   feeOwed?: string;
   decision: "accepted" | "rejected" | "rejectedWithReason";
-  /** The rejectedWithReason tag or the rejection text. */
-  reason?: string;
-  /** The reason without its ids, for grouping (report.ts `reasonCode`). */
-  reasonCode?: string;
+  /** Why a rejected fill was refused: its code (the ledger's `code` column) and context (`reason`). */
+  refusal?: Refusal;
   messageHash?: string;
   txSignature?: string;
   receivedAtMs: number;

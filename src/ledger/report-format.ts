@@ -73,9 +73,9 @@ function sections(r: SymbolReport): { name: string; headers: string[]; rows: str
       ]),
     },
     {
-      name: "rejections by reason",
-      headers: ["reason", "count"],
-      rows: r.rejectionsByReason.map((x) => [x.reason, String(x.count)]),
+      name: "rejections by code",
+      headers: ["code", "count"],
+      rows: r.rejectionsByCode.map((x) => [x.code, String(x.count)]),
     },
     {
       name: "markouts by pair (bps, maker's side)",

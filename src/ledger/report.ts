@@ -2,7 +2,7 @@
  * Reports over the fill ledger for a time range [from, to): the landed fills, volume by pair, fees
  * owed by mint (what the operator will invoice: the sum of the fee every landed fill kept back, in the
  * mint it was kept in), the fill rate by hour (landed over decided, honest rejections left out, as
- * `rfq_fill_rate_1h` counts it) and rejections by reason. `npm run report` prints them; the admin API
+ * `rfq_fill_rate_1h` counts it) and rejections by refusal code. `npm run report` prints them; the admin API
  * serves them (`GET /admin/fills`, `GET /admin/fees`).
  */
 import type { SqlQueries } from "./sql.ts";
@@ -58,7 +58,8 @@ export interface HourFillRate {
 }
 
 export interface RejectionCount {
-  reason: string;
+  /** The refusal code (src/refusal/codes.ts); "?" for a row from before codes that none could name. */
+  code: string;
   count: number;
 }
 
@@ -69,7 +70,7 @@ export interface LedgerReport {
   volumeByPair: PairVolume[];
   feesOwedByMint: FeesOwed[];
   fillRateByHour: HourFillRate[];
-  rejectionsByReason: RejectionCount[];
+  rejectionsByCode: RejectionCount[];
   markoutsByPair: (MarkoutAverage & { pair: string })[];
   markoutsByTaker: (MarkoutAverage & { taker: string })[];
 }
@@ -185,9 +186,9 @@ export async function fillRateByHour(db: SqlQueries, r: ReportRange): Promise<Ho
   });
 }
 
-export async function rejectionsByReason(db: SqlQueries, r: ReportRange): Promise<RejectionCount[]> {
-  const rows = await db.query<{ reason: string; count: number }>(
-    `SELECT coalesce(reason_code, reason, '?') AS reason, count(*)::int4 AS count
+export async function rejectionsByCode(db: SqlQueries, r: ReportRange): Promise<RejectionCount[]> {
+  const rows = await db.query<{ code: string; count: number }>(
+    `SELECT coalesce(code, '?') AS code, count(*)::int4 AS count
        FROM swap_decisions
       WHERE decision <> 'accepted' AND decided_at_ms >= $1 AND decided_at_ms < $2
       GROUP BY 1 ORDER BY 2 DESC, 1`,
@@ -204,27 +205,10 @@ export async function ledgerReport(db: SqlQueries, r: ReportRange): Promise<Ledg
     volumeByPair: await volumeByPair(db, r),
     feesOwedByMint: await feesOwedByMint(db, r),
     fillRateByHour: await fillRateByHour(db, r),
-    rejectionsByReason: await rejectionsByReason(db, r),
+    rejectionsByCode: await rejectionsByCode(db, r),
     markoutsByPair: await markoutsByPair(db, r),
     markoutsByTaker: await markoutsByTaker(db, r),
   };
-}
-
-/**
- * A rejection's reason without the ids in it, so that reasons group: the fill rule's code when the
- * text starts with one (`QUOTE_EXPIRED: ...` -> QUOTE_EXPIRED), else the text before any detail with
- * every word that carries a digit replaced (`unknown quote q-17 (never ...)` -> `unknown quote *`).
- */
-export function reasonCode(reason: string): string {
-  const code = /^([A-Z][A-Z0-9_]{2,}):/.exec(reason);
-  if (code?.[1]) return code[1];
-  const head = reason.split(/[(:]/)[0] ?? reason;
-  return head
-    .trim()
-    .split(/\s+/)
-    .map((w) => (/\d/.test(w) ? "*" : w))
-    .join(" ")
-    .slice(0, 120);
 }
 
 /** Parses a report bound: a date (YYYY-MM-DD, UTC midnight) or a full ISO 8601 instant. */

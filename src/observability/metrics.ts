@@ -163,10 +163,10 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  /** Quotes a taker's standing changed: widened or refused, by reason (taker_flagged, taker_denied). */
+  /** Quotes a taker's standing changed: widened or refused, by reason (TAKER_FLAGGED, TAKER_DENIED). */
   readonly toxicQuotes = new Counter({
     name: "rfq_toxic_quotes_total",
-    help: "Quotes changed by the toxic-flow controls, by action (widened, refused) and reason (taker_flagged, taker_denied)",
+    help: "Quotes changed by the toxic-flow controls, by action (widened, refused) and reason (TAKER_FLAGGED, TAKER_DENIED)",
     labelNames: ["action", "reason"] as const,
     registers: [this.registry],
   });

@@ -14,6 +14,7 @@ import { createAssociatedTokenAccountIdempotentInstruction } from "@solana/spl-t
 import { PublicKey, TransactionMessage, VersionedTransaction } from "@solana/web3.js";
 import { formatRatio } from "../../amounts/decimal.ts";
 import type { Config } from "../../config/load.ts";
+import type { TokenConfig } from "../../config/schema.ts";
 import { readHoldings } from "../../inventory/holdings.ts";
 import type { PriceSource } from "../../pricing/interface.ts";
 import type { Chain } from "../chain/interface.ts";
@@ -101,7 +102,7 @@ export async function diagnose(deps: DoctorDeps): Promise<Diagnosis> {
     );
     ataRentLamports = await chain.getMinimumBalanceForRentExemption(165).catch(() => 2_039_280n);
     for (const t of tokens) {
-      const h = holdings.tokens.get(t.mint)!;
+      const h = holdings.tokens.get(t.mint) as NonNullable<ReturnType<typeof holdings.tokens.get>>;
       const label =
         t.mint === "So11111111111111111111111111111111111111112" ? `${t.symbol} (wSOL)` : t.symbol;
       if (h.problem && !h.problem.startsWith("ATA")) {
@@ -276,9 +277,11 @@ function safeProtocol(url: string): string | undefined {
  * for the first enabled pair with the configured key.
  */
 async function operatorApiCheck(config: Config, api: OperatorSwapApi): Promise<Check> {
-  const pair = config.file.pairs.find((p) => p.enabled) ?? config.file.pairs[0]!;
-  const base = config.tokensBySymbol.get(pair.base)!;
-  const quote = config.tokensBySymbol.get(pair.quote)!;
+  const pair = (config.file.pairs.find((p) => p.enabled) ??
+    config.file.pairs[0]) as Config["file"]["pairs"][number];
+  // The configuration's load refuses a pair whose tokens are not configured.
+  const base = config.tokensBySymbol.get(pair.base) as TokenConfig;
+  const quote = config.tokensBySymbol.get(pair.quote) as TokenConfig;
   const r = await api.order({
     inputMint: quote.mint,
     outputMint: base.mint,

@@ -42,34 +42,39 @@ export function pairLines(
 ): PairLine[] {
   return config.file.pairs
     .filter((p) => p.enabled)
-    .map((p) => {
+    .flatMap((p) => {
       const key = `${p.base}/${p.quote}`;
-      const base = config.tokensBySymbol.get(p.base)!;
+      const base = config.tokensBySymbol.get(p.base);
+      if (!base) return []; // the configuration refuses a pair of an unknown token
+
       const tokens = (units: string) => formatUnits(BigInt(units), base.decimals);
       const minUsd = usdValues.value(base.mint, BigInt(p.minBase));
       const maxUsd = usdValues.value(base.mint, BigInt(p.maxBase));
       const source = sources.get(p.priceSource);
       const point = source?.price(key);
       const kind = config.file.priceSources[p.priceSource]?.kind ?? "?";
-      return {
-        pair: key,
-        size: `${tokens(p.minBase)} - ${tokens(p.maxBase)} ${p.base}`,
-        sizeUsd:
-          minUsd && maxUsd
-            ? `${usd(minUsd)} - ${usd(maxUsd)}`
-            : usdValues.hasRoute(base.mint)
-              ? "no fresh price"
-              : "no route to USD",
-        spreads: spreads(p, tokens, point?.ladder !== undefined),
-        caps: caps(config, p),
-        price: point ? formatRatio(point.mid, 6) : "no price",
-        source: `${p.priceSource} (${kind})`,
-        age: !point
-          ? "-"
-          : Number.isFinite(source!.maxAgeMs)
-            ? `${seconds(now - point.updatedAtMs)} (limit ${seconds(source!.maxAgeMs)})`
-            : "static",
-      };
+      return [
+        {
+          pair: key,
+          size: `${tokens(p.minBase)} - ${tokens(p.maxBase)} ${p.base}`,
+          sizeUsd:
+            minUsd && maxUsd
+              ? `${usd(minUsd)} - ${usd(maxUsd)}`
+              : usdValues.hasRoute(base.mint)
+                ? "no fresh price"
+                : "no route to USD",
+          spreads: spreads(p, tokens, point?.ladder !== undefined),
+          caps: caps(config, p),
+          price: point ? formatRatio(point.mid, 6) : "no price",
+          source: `${p.priceSource} (${kind})`,
+          age:
+            !point || !source
+              ? "-"
+              : Number.isFinite(source.maxAgeMs)
+                ? `${seconds(now - point.updatedAtMs)} (limit ${seconds(source.maxAgeMs)})`
+                : "static",
+        },
+      ];
     });
 }
 
@@ -86,7 +91,8 @@ function caps(config: Config, p: PairConfig): string {
   const out: string[] = [];
   if (p.maxNotionalUsd !== undefined) out.push(`notional ${usd(parseDecimal(p.maxNotionalUsd))}`);
   for (const symbol of [p.base, p.quote]) {
-    const t = config.tokensBySymbol.get(symbol)!;
+    const t = config.tokensBySymbol.get(symbol);
+    if (!t) continue;
     if (t.maxExposureUsd !== undefined) out.push(`${symbol} exposure ${usd(parseDecimal(t.maxExposureUsd))}`);
     const issued = config.file.issuance[symbol];
     if (issued)

@@ -1,7 +1,7 @@
 /**
  * `npm run report -- [--from 2026-11-01] [--to 2026-11-30] [--format text|csv|json]`: the fill ledger's
  * report for a range (src/ledger/report.ts; default: today, UTC): landed fills, volume by pair, fees
- * owed by mint (what the operator will invoice), fill rate by hour, rejections by reason. Reads the
+ * owed by mint (what the operator will invoice), fill rate by hour, rejections by refusal code. Reads the
  * ledger the service writes: DATABASE_URL, else the embedded one in DATA_DIR/ledger, which one process
  * opens at a time: while a webhook has it open, the report is asked of that webhook's admin API
  * (GET /admin/report on ADMIN_HOST:ADMIN_PORT with ADMIN_API_KEY), or the refusal says how.
@@ -20,7 +20,7 @@ const USAGE = {
   command: "npm run report",
   summary:
     "Prints the fill ledger's report for [--from, --to): the landed fills, volume by pair, fees owed by\n" +
-    "mint (what the operator will invoice), fill rate by hour and rejections by reason. A bare date is\n" +
+    "mint (what the operator will invoice), fill rate by hour and rejections by refusal code. A bare date is\n" +
     "UTC midnight; as --to it includes that whole day; both default to today (UTC). Reads DATABASE_URL,\n" +
     "else the embedded ledger in DATA_DIR/ledger; while a webhook has that open, asks the webhook\n" +
     "(GET /admin/report on ADMIN_HOST:ADMIN_PORT, with ADMIN_API_KEY).",

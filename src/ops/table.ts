@@ -6,10 +6,12 @@ export function table(headers: string[], rows: string[][], maxWidth = Number.POS
   const widths = headers.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? "").length)));
   const line = (r: string[]) =>
     r
-      .map((c, i) => c.padEnd(widths[i]!))
+      .map((c, i) => c.padEnd(widths[i] ?? 0))
       .join("  ")
       .trimEnd();
-  return [line(cells[0]!), widths.map((w) => "-".repeat(w)).join("  "), ...cells.slice(1).map(line)].join(
-    "\n",
-  );
+  return [
+    line(headers.map(clip)),
+    widths.map((w) => "-".repeat(w)).join("  "),
+    ...cells.slice(1).map(line),
+  ].join("\n");
 }

@@ -32,11 +32,13 @@ class Reader {
   }
   u8(): number {
     this.need(1);
-    return this.b[this.at++]!;
+    const v = Buffer.from(this.b.buffer, this.b.byteOffset + this.at, 1).readUInt8(0);
+    this.at += 1;
+    return v;
   }
   u16(): number {
     this.need(2);
-    const v = this.b[this.at]! | (this.b[this.at + 1]! << 8);
+    const v = Buffer.from(this.b.buffer, this.b.byteOffset + this.at, 2).readUInt16LE(0);
     this.at += 2;
     return v;
   }

@@ -4,7 +4,7 @@
  */
 import type { Config } from "../../config/load.ts";
 import type { Inventory, InventoryDecline } from "../../inventory/interface.ts";
-import type { IssuanceBook } from "../../inventory/issuance/interface.ts";
+import type { IssuanceUsage } from "../../inventory/issuance/interface.ts";
 import type { NoQuoteReason, QuotingBook } from "../../pricing/book.ts";
 import { type QuoteRequest, quoteAnswer } from "../contract/quote.ts";
 import type { IssuancePolicies, IssuanceRefusalCode } from "../issuance/policy.ts";
@@ -29,9 +29,9 @@ export type DeclineReason =
    */
   | "RECEIVER_NOT_TAKER"
   /** Toxic-flow controls (src/toxicity/): the taker is flagged and flagged takers are refused. */
-  | "taker_flagged"
+  | "TAKER_FLAGGED"
   /** Toxic-flow controls: the taker is on the deny list. */
-  | "taker_denied";
+  | "TAKER_DENIED";
 
 // A Record over the union: a reason added to DeclineReason and not listed here fails the type-check.
 const DECLINE_REASON_SET: Record<DeclineReason, true> = {
@@ -57,8 +57,8 @@ const DECLINE_REASON_SET: Record<DeclineReason, true> = {
   ISSUANCE_UNAVAILABLE: true,
   SELF_TRADE: true,
   RECEIVER_NOT_TAKER: true,
-  taker_flagged: true,
-  taker_denied: true,
+  TAKER_FLAGGED: true,
+  TAKER_DENIED: true,
 };
 /** Every DeclineReason, for the no-quote counter's series at 0 from the start. */
 export const DECLINE_REASONS = Object.keys(DECLINE_REASON_SET) as DeclineReason[];
@@ -68,7 +68,7 @@ export type QuoteDecision =
       ok: true;
       stored: StoredQuote;
       /** Set when the toxic-flow controls widened this quote: by how many bps, and why. */
-      widened?: { bps: number; reason: "taker_flagged" };
+      widened?: { bps: number; reason: "TAKER_FLAGGED" };
     }
   | { ok: false; reason: DeclineReason; detail: string };
 
@@ -89,12 +89,12 @@ export interface QuoteServiceDeps {
   toxicity?: { takers: Pick<TakerStanding, "standing">; action: "widen" | "refuse"; widenBps: number };
   /**
    * Permissioned tokens the maker mints or burns just in time: what it can deliver of one is the
-   * issuance left under its caps (as `book` last saw it), not held inventory, and only an allowed
+   * issuance left under its caps (as `usage` last saw it), not held inventory, and only an allowed
    * holder is quoted when the taker is given.
    */
   issuance?: {
     policies: IssuancePolicies;
-    book: Pick<IssuanceBook, "used">;
+    usage: Pick<IssuanceUsage, "used">;
     /** Set when there is no bundle engine: an issued token cannot be filled, so it is not quoted. */
     unavailable?: string;
   };
@@ -149,16 +149,16 @@ export class QuoteService {
       if (standing.kind === "denied") {
         return {
           ok: false,
-          reason: "taker_denied",
-          detail: `taker_denied: taker ${req.taker} is on the deny list (${standing.entry.reason})`,
+          reason: "TAKER_DENIED",
+          detail: `TAKER_DENIED: taker ${req.taker} is on the deny list (${standing.entry.reason})`,
         };
       }
       if (standing.kind === "flagged") {
         if (tox.action === "refuse") {
           return {
             ok: false,
-            reason: "taker_flagged",
-            detail: `taker_flagged: taker ${req.taker} is flagged for toxic flow (${standing.entry.reason})`,
+            reason: "TAKER_FLAGGED",
+            detail: `TAKER_FLAGGED: taker ${req.taker} is flagged for toxic flow (${standing.entry.reason})`,
           };
         }
         widenBps = tox.widenBps;
@@ -185,7 +185,7 @@ export class QuoteService {
         amountIn: priced.amountIn,
         amountOut: priced.amountOut,
       },
-      issuance.book,
+      issuance.usage,
       nowMs,
     );
     if (issued && !issued.ok) return issued;
@@ -220,7 +220,7 @@ export class QuoteService {
       nowMs + this.ttlMs,
     );
     return widenBps > 0
-      ? { ok: true, widened: { bps: widenBps, reason: "taker_flagged" }, stored }
+      ? { ok: true, widened: { bps: widenBps, reason: "TAKER_FLAGGED" }, stored }
       : { ok: true, stored };
   }
 }

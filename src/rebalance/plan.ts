@@ -10,7 +10,7 @@
 import { compareRatio, formatRatio, mulDivCeil, parseDecimal, type Ratio } from "../../amounts/decimal.ts";
 import type { UsdValues } from "../../amounts/usd.ts";
 import type { Config } from "../../config/load.ts";
-import type { RebalanceTarget } from "../../config/schema.ts";
+import type { RebalanceTarget, TokenConfig } from "../../config/schema.ts";
 import type { Holding } from "../../inventory/interface.ts";
 
 export interface TokenTradeState {
@@ -68,8 +68,9 @@ export function planRebalance(args: {
   const skip = (symbol: string, why: string) => skipped.push({ symbol, why });
 
   for (const [symbol, target] of Object.entries(config.file.rebalance.targets)) {
-    const token = bySymbol.get(symbol)!;
-    const other = bySymbol.get(target.against)!;
+    // The configuration's load refuses a target whose tokens are not configured.
+    const token = bySymbol.get(symbol) as TokenConfig;
+    const other = bySymbol.get(target.against) as TokenConfig;
     const h = held.get(token.mint);
     const ho = held.get(other.mint);
     if (!h || !ho || h.problem || ho.problem) {

@@ -136,15 +136,16 @@ export async function proveTransaction(args: {
   const deltas = new Map<string, bigint>();
   let lamportsDelta = (wallet.after?.lamports ?? 0n) - (wallet.before?.lamports ?? 0n);
   for (let i = 1; i < list.length; i++) {
-    const address = list[i]!.toBase58();
+    const address = (list[i] as PublicKey).toBase58();
     const before = readTokenAccount(pre[i] ?? null);
     const after = readTokenAccount(sim.post[i] ?? null);
     const bad = authorities(address, me, before, after);
     if (bad) return bad;
     const mineBefore = before?.owner === me ? before : undefined;
     const mineAfter = after?.owner === me ? after : undefined;
-    if (!mineBefore && !mineAfter) continue;
-    const mint = (mineAfter ?? mineBefore)!.mint;
+    const mine = mineAfter ?? mineBefore;
+    if (!mine) continue;
+    const mint = mine.mint;
     const change = (mineAfter?.amount ?? 0n) - (mineBefore?.amount ?? 0n);
     deltas.set(mint, (deltas.get(mint) ?? 0n) + change);
     lamportsDelta += (mineAfter?.lamports ?? 0n) - (mineBefore?.lamports ?? 0n);

@@ -189,7 +189,7 @@ const allowlist: Rule = (c) => {
 /** router_2: the fill is the order (the maker as taker, the counterparty as maker, mints, amounts). */
 const fillAsOrdered: Rule = (c) => {
   if (c.order.router !== "router_2") return ok;
-  const fill = c.decoded.fills[0]!;
+  const fill = c.decoded.fills[0] as (typeof c.decoded.fills)[number];
   const n = fill.named;
   const a = fill.args;
   if (!n || !a)
@@ -236,7 +236,7 @@ const writableMakerAccounts: Rule = (c) => {
   const keys = msg.staticAccountKeys;
   for (let i = 0; i < keys.length; i++) {
     if (!msg.isAccountWritable(i)) continue;
-    const key = keys[i]!.toBase58();
+    const key = (keys[i] as PublicKey).toBase58();
     if (key === c.me || c.tradeAtas.has(key)) continue;
     const t = readTokenAccount(c.accounts[i] ?? null);
     if (t && (t.owner === c.me || t.delegate === c.me || t.closeAuthority === c.me))

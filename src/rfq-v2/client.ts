@@ -37,9 +37,20 @@ export interface V2ClientOptions {
 }
 
 type Duplex<Req, Res> = grpc.ClientDuplexStream<Req, Res>;
+/** The service's methods as grpc-js builds them from the .proto. */
+interface IngestionMethods {
+  GetLastSequenceNumber(
+    req: { maker_id: string; auth_token: string },
+    meta: grpc.Metadata,
+    opts: grpc.CallOptions,
+    cb: (err: grpc.ServiceError | null, res: SequenceNumberResponseMsg) => void,
+  ): void;
+  StreamQuotes(meta: grpc.Metadata): Duplex<MarketMakerQuoteMsg, QuoteUpdateMsg>;
+  StreamSwap(meta: grpc.Metadata): Duplex<MarketMakerSwapMsg, SwapUpdateMsg>;
+}
 
 export class V2Client {
-  private client: grpc.Client & Record<string, (...args: unknown[]) => unknown>;
+  private client: grpc.Client & IngestionMethods;
   private quotes: Duplex<MarketMakerQuoteMsg, QuoteUpdateMsg> | undefined;
   private swaps: Duplex<MarketMakerSwapMsg, SwapUpdateMsg> | undefined;
   private nextSequence = 1n;
@@ -94,11 +105,11 @@ export class V2Client {
 
   private lastSequence(): Promise<SequenceNumberResponseMsg> {
     return new Promise((resolve, reject) => {
-      this.client.GetLastSequenceNumber!(
+      this.client.GetLastSequenceNumber(
         { maker_id: this.opts.makerId, auth_token: this.opts.authToken },
         this.metadata(),
         { deadline: Date.now() + 10_000 },
-        (err: grpc.ServiceError | null, res: SequenceNumberResponseMsg) => (err ? reject(err) : resolve(res)),
+        (err, res) => (err ? reject(err) : resolve(res)),
       );
     });
   }
@@ -113,8 +124,8 @@ export class V2Client {
       this.fail(`GetLastSequenceNumber: ${(err as Error).message}`);
       return;
     }
-    const quotes = this.client.StreamQuotes!(this.metadata()) as Duplex<MarketMakerQuoteMsg, QuoteUpdateMsg>;
-    const swaps = this.client.StreamSwap!(this.metadata()) as Duplex<MarketMakerSwapMsg, SwapUpdateMsg>;
+    const quotes = this.client.StreamQuotes(this.metadata());
+    const swaps = this.client.StreamSwap(this.metadata());
     this.quotes = quotes;
     this.swaps = swaps;
     quotes.on("data", (u: QuoteUpdateMsg) => this.opts.onQuoteUpdate?.(u));

@@ -114,7 +114,12 @@ export function checkV2Swap(input: V2CheckInput): V2Verdict {
   if (!accountKeys[1]?.equals(maker))
     return refuse(V2RejectCode.V2_INVALID_SIGNERS, "the maker is not the signer at slot 1");
 
-  const key = (i: number) => accountKeys[i];
+  // Every index is checked against the keys below before any is read; out of range is a bug, not input.
+  const key = (i: number): PublicKey => {
+    const k = accountKeys[i];
+    if (!k) throw new Error(`account index ${i} beyond the message's ${accountKeys.length} keys`);
+    return k;
+  };
   const ixs = msg.compiledInstructions;
   for (const ix of ixs) {
     if (ix.programIdIndex >= accountKeys.length || ix.accountKeyIndexes.some((i) => i >= accountKeys.length))
@@ -127,7 +132,7 @@ export function checkV2Swap(input: V2CheckInput): V2Verdict {
     .map((ix, index) => ({ ix, index }))
     .filter(
       ({ ix }) =>
-        key(ix.programIdIndex)!.toBase58() === AGGREGATOR_PROGRAM &&
+        key(ix.programIdIndex).toBase58() === AGGREGATOR_PROGRAM &&
         startsWith(ix.data, ROUTE_V2_DISCRIMINATOR),
     );
   if (routes.length !== 1)
@@ -135,7 +140,7 @@ export function checkV2Swap(input: V2CheckInput): V2Verdict {
       V2RejectCode.V2_ROUTE_NOT_FOUND,
       `${routes.length} route_v2 instructions: expected exactly one`,
     );
-  const route = routes[0]!;
+  const [route] = routes as [(typeof routes)[number]];
 
   const decoded = decodeRouteV2(route.ix.data);
   if (!decoded.ok)
@@ -152,10 +157,10 @@ export function checkV2Swap(input: V2CheckInput): V2Verdict {
       V2RejectCode.V2_INVALID_ACCOUNTS,
       `the route has ${accs.length} accounts: expected ${ROUTE_FIXED_ACCOUNTS + RFQ_LEG_ACCOUNTS}`,
     );
-  const at = (i: number) => key(accs[i]!)!;
+  const at = (i: number) => key(accs[i] ?? Number.NaN);
   const legAt = (name: keyof typeof LEG) => at(ROUTE_FIXED_ACCOUNTS + LEG[name]);
   const taker = at(0);
-  if (!key(0)!.equals(taker) || !legAt("user").equals(taker))
+  if (!key(0).equals(taker) || !legAt("user").equals(taker))
     return refuse(
       V2RejectCode.V2_INVALID_ACCOUNTS,
       "the route's authority, the leg's user and the fee payer are not one taker",
@@ -211,14 +216,14 @@ export function checkV2Swap(input: V2CheckInput): V2Verdict {
     ROUTE_FIXED_ACCOUNTS + LEG.makerQuote,
   ]);
   for (const [n, ix] of ixs.entries()) {
-    if (own.some((k) => key(ix.programIdIndex)!.equals(k)))
+    if (own.some((k) => key(ix.programIdIndex).equals(k)))
       return refuse(
         V2RejectCode.V2_MAKER_NOT_EXCLUSIVE,
         `instruction ${n} runs a maker account as a program`,
       );
     for (const [pos, idx] of ix.accountKeyIndexes.entries()) {
-      if (!own.some((k) => key(idx)!.equals(k))) continue;
-      if (n === route.index && slots.has(pos) && key(idx)!.equals(own[[...slots].indexOf(pos)]!)) continue;
+      if (!own.some((k) => key(idx).equals(k))) continue;
+      if (n === route.index && slots.has(pos) && own[[...slots].indexOf(pos)]?.equals(key(idx))) continue;
       return refuse(
         V2RejectCode.V2_MAKER_NOT_EXCLUSIVE,
         `instruction ${n} names a maker account at position ${pos}`,
@@ -239,18 +244,16 @@ export function checkV2Swap(input: V2CheckInput): V2Verdict {
   const sets = input.streamed(pair.pairKey);
   if (sets.length === 0)
     return refuse(V2RejectCode.V2_PAIR_NOT_STREAMED, `${pair.pairKey}: no level set is valid now`);
-  const set = [...sets]
-    .reverse()
-    .find(
-      (s) =>
-        s.lotSizeBase === leg.lotSizeBase &&
-        leg.levels.length > 0 &&
-        leg.levels.length <= consuming(s).length &&
-        leg.levels.every(
-          (l, i) =>
-            l.lots > 0n && l.lots <= consuming(s)[i]!.lots && noBetter(l.perLot, consuming(s)[i]!.perLot),
-        ),
-    );
+  const set = [...sets].reverse().find(
+    (s) =>
+      s.lotSizeBase === leg.lotSizeBase &&
+      leg.levels.length > 0 &&
+      leg.levels.length <= consuming(s).length &&
+      leg.levels.every((l, i) => {
+        const ours = consuming(s)[i];
+        return ours !== undefined && l.lots > 0n && l.lots <= ours.lots && noBetter(l.perLot, ours.perLot);
+      }),
+  );
   if (!set)
     return refuse(
       V2RejectCode.V2_LEVELS_NOT_STREAMED,

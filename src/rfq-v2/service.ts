@@ -67,8 +67,10 @@ export class RfqV2Service {
     const { config } = deps;
     for (const key of config.file.rfqV2.pairs) {
       const [b, q] = key.split("/") as [string, string];
-      const base = config.tokensBySymbol.get(b)!;
-      const quote = config.tokensBySymbol.get(q)!;
+      const base = config.tokensBySymbol.get(b);
+      const quote = config.tokensBySymbol.get(q);
+      // The configuration's refinement already refused a streamed pair that is not configured.
+      if (!base || !quote) throw new Error(`rfqV2.pairs: ${key} is not a configured pair`);
       this.pairs.set(`${base.mint}/${quote.mint}`, { pairKey: key, base, quote });
       const lot = config.file.rfqV2.lotSizeBase[key];
       if (lot !== undefined) this.lots.set(key, BigInt(lot));
@@ -203,7 +205,8 @@ export class RfqV2Service {
   private lotOf(l: PairLadders): bigint {
     let lot = this.lots.get(l.pairKey);
     if (lot === undefined) {
-      const ref = l.asks[0]?.price ?? l.bids[0]!.price;
+      const ref = l.asks[0]?.price ?? l.bids[0]?.price;
+      if (!ref) return 1n; // no level on either side: nothing is sent for the pair anyway
       lot = lotSizeFor(ref, l.base.decimals, l.quote.decimals);
       this.lots.set(l.pairKey, lot);
     }

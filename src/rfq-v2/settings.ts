@@ -19,5 +19,7 @@ export function rfqV2Settings(
     throw new ConfigError(
       "env: RFQ_V2_URL with SIGNER_URL: the signer service does not judge RFQ v2 swaps yet, so the stream would sign without its checks; unset one of them",
     );
-  return { url: env.RFQ_V2_URL, makerId: env.RFQ_V2_MAKER_ID!, authToken: env.RFQ_V2_AUTH_TOKEN! };
+  const { RFQ_V2_MAKER_ID: makerId, RFQ_V2_AUTH_TOKEN: authToken } = env;
+  if (!makerId || !authToken) throw new Error("unreachable: both checked above");
+  return { url: env.RFQ_V2_URL, makerId, authToken };
 }

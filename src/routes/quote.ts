@@ -149,7 +149,7 @@ export function quoteHandler(deps: QuoteRouteDeps): (call: QuoteCall) => Promise
       const decision = service.decide(req, at);
       if (!decision.ok) {
         outcome = "no_quote";
-        if (decision.reason === "taker_flagged" || decision.reason === "taker_denied") {
+        if (decision.reason === "TAKER_FLAGGED" || decision.reason === "TAKER_DENIED") {
           // A taker's standing is news worth a line at info (one taker, not the whole flow).
           metrics.toxicQuotes.inc({ action: "refused", reason: decision.reason });
           log().info(

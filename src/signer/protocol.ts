@@ -18,44 +18,6 @@
  */
 import { z } from "zod";
 
-/** Why the signer refused, beside the fill rules' own codes (src/fill/codes.ts), which it repeats. */
-export const SignerRefusalCode = {
-  /** The request is not one the protocol knows. */
-  BAD_REQUEST: "SIGNER_BAD_REQUEST",
-  /** No such quote in the shared store (never quoted, or forgotten). */
-  UNKNOWN_QUOTE: "SIGNER_UNKNOWN_QUOTE",
-  /** The shared quote store or the signer's own record could not be read or written. */
-  STORE_UNAVAILABLE: "SIGNER_STORE_UNAVAILABLE",
-  /** The taker's signature is missing or wrong, or the maker's slot is not empty. */
-  TAKER_SIGNATURE: "SIGNER_TAKER_SIGNATURE",
-  /** This exact message was signed before (the signer's own record). */
-  ALREADY_SIGNED: "SIGNER_ALREADY_SIGNED",
-  /**
-   * The quote was signed for another message that can still land (its blockhash is still valid, or
-   * the signer has no chain to tell): one landable fill per quote.
-   */
-  QUOTE_ALREADY_SIGNED: "SIGNER_QUOTE_ALREADY_SIGNED",
-  /** The fill's pair has no price band in the signer's file: the signer does not sign what it cannot price. */
-  NO_PRICE_BAND: "SIGNER_NO_PRICE_BAND",
-  /** The signer's own price source has no fresh price for the pair. */
-  NO_PRICE: "SIGNER_NO_PRICE",
-  /** The fill's price is worse for the maker than the signer's band around its own mid allows. */
-  PRICE_BAND: "SIGNER_PRICE_BAND",
-  /** What the fill gives away beyond the signer's price would cross the token's daily loss limit. */
-  LIMIT_LOSS_PER_DAY: "SIGNER_LIMIT_LOSS_PER_DAY",
-  /** The fill's token has no limit configured: the signer does not sign what it cannot bound. */
-  NO_LIMIT: "SIGNER_NO_LIMIT",
-  LIMIT_PER_FILL: "SIGNER_LIMIT_PER_FILL",
-  LIMIT_PER_MINUTE: "SIGNER_LIMIT_PER_MINUTE",
-  LIMIT_PER_DAY: "SIGNER_LIMIT_PER_DAY",
-  /** The signer holds no issuer key (SIGNER_ISSUER_KEYPAIR), or the fill is not one it makes a companion for. */
-  NO_ISSUER: "SIGNER_NO_ISSUER",
-  /** A companion is asked for a fill this signer did not sign for that quote. */
-  COMPANION_UNSIGNED_FILL: "SIGNER_COMPANION_UNSIGNED_FILL",
-  /** A companion was already made for this quote: one per quote. */
-  COMPANION_ALREADY_MADE: "SIGNER_COMPANION_ALREADY_MADE",
-} as const;
-
 export const MAX_LINE_BYTES = 64 * 1024;
 
 export const signerRequestSchema = z.discriminatedUnion("op", [

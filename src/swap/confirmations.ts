@@ -16,7 +16,7 @@
  * chain never decides (status pending/unknown past `trackUntilMs`) is settled as expired then.
  */
 import type { Inventory } from "../../inventory/interface.ts";
-import type { IssuanceBook } from "../../inventory/issuance/interface.ts";
+import type { IssuanceUsage } from "../../inventory/issuance/interface.ts";
 import type { BundlePort } from "../chain/bundle.ts";
 import type { Chain, SignatureStatus } from "../chain/interface.ts";
 import type { LedgerRecord, SettlementRecord } from "../ledger/records.ts";
@@ -39,7 +39,7 @@ export interface ConfirmationTrackerOptions {
    * Permissioned fills: the issuance reservation is committed or released with the inventory's, and a
    * fill sent in a bundle is also judged by the bundle's status (a bundle that failed settles at once).
    */
-  issuance?: Pick<IssuanceBook, "commit" | "release">;
+  issuance?: Pick<IssuanceUsage, "commit" | "release">;
   bundles?: BundlePort;
   /** Journal a settlement record into the ledger outbox with each settle (src/ledger/). */
   ledger?: boolean;

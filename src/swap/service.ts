@@ -96,7 +96,7 @@ export function createSwapPorts(deps: SwapPortDeps): SwapPorts {
     now,
     ...(deps.ledger ? { ledger: true } : {}),
     ...(deps.onLanded ? { onLanded: deps.onLanded } : {}),
-    ...(deps.issuance ? { issuance: deps.issuance.book } : {}),
+    ...(deps.issuance ? { issuance: deps.issuance.usage } : {}),
     ...(deps.issuance?.bundles ? { bundles: deps.issuance.bundles } : {}),
     ...(tuning.confirmationPollMs !== undefined ? { pollMs: tuning.confirmationPollMs } : {}),
   });

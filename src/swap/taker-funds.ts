@@ -27,9 +27,9 @@ const TOKEN_2022_ATA_SIZE = 170;
 
 export type TakerFunds =
   | { ok: true; takerLamports: bigint; ataRentLamports: bigint }
-  | { ok: false; reason: "insufficientBalance" | "insufficientBalanceForAtaCreation"; detail: string }
+  | { ok: false; code: "INSUFFICIENT_BALANCE" | "INSUFFICIENT_BALANCE_FOR_ATA_CREATION"; detail: string }
   /** Not a balance problem the chain shows (unreadable chain, an account that cannot pay at all). */
-  | { ok: false; reason: "unverifiable"; detail: string };
+  | { ok: false; code: "TAKER_FUNDS_UNVERIFIABLE"; detail: string };
 
 /**
  * Checks the taker (and any other ATA payer) can pay for a validated fill. `timeoutMs` bounds the
@@ -68,13 +68,17 @@ export async function checkTakerFunds(
   if (!read.ok) {
     return {
       ok: false,
-      reason: "unverifiable",
+      code: "TAKER_FUNDS_UNVERIFIABLE",
       detail: `could not read the taker's balances: ${read.error}`,
     };
   }
   const { accounts, rents } = read.value;
   if (accounts.length !== keys.length) {
-    return { ok: false, reason: "unverifiable", detail: "the chain answered a different number of accounts" };
+    return {
+      ok: false,
+      code: "TAKER_FUNDS_UNVERIFIABLE",
+      detail: "the chain answered a different number of accounts",
+    };
   }
   const rentFor = new Map([...sizes].map((s, i) => [s, rents[i] as bigint]));
   const byKey = new Map(keys.map((k, i) => [k.toBase58(), accounts[i] ?? null]));
@@ -86,7 +90,7 @@ export async function checkTakerFunds(
     if (!acc) {
       return {
         ok: false,
-        reason: "insufficientBalance",
+        code: "INSUFFICIENT_BALANCE",
         detail: `the taker's input token account ${inputAccount.toBase58()} does not exist`,
       };
     }
@@ -96,12 +100,16 @@ export async function checkTakerFunds(
     ) {
       return {
         ok: false,
-        reason: "unverifiable",
+        code: "TAKER_FUNDS_UNVERIFIABLE",
         detail: "the taker's input account is not a token account of the input mint",
       };
     }
     if (acc.data[STATE_OFFSET] === STATE_FROZEN) {
-      return { ok: false, reason: "unverifiable", detail: "the taker's input token account is frozen" };
+      return {
+        ok: false,
+        code: "TAKER_FUNDS_UNVERIFIABLE",
+        detail: "the taker's input token account is frozen",
+      };
     }
     const balance = Buffer.from(acc.data.buffer, acc.data.byteOffset, acc.data.byteLength).readBigUInt64LE(
       64,
@@ -109,7 +117,7 @@ export async function checkTakerFunds(
     if (balance < fill.inputAmount) {
       return {
         ok: false,
-        reason: "insufficientBalance",
+        code: "INSUFFICIENT_BALANCE",
         detail: `the taker holds ${balance} of the input mint, the fill needs ${fill.inputAmount}`,
       };
     }
@@ -127,7 +135,7 @@ export async function checkTakerFunds(
     if (lamports < owed + rentExemptWallet) {
       return {
         ok: false,
-        reason: "insufficientBalanceForAtaCreation",
+        code: "INSUFFICIENT_BALANCE_FOR_ATA_CREATION",
         detail: `${id} has ${lamports} lamports; creating the token account needs ${owed} and ${rentExemptWallet} must remain`,
       };
     }
@@ -139,7 +147,7 @@ export async function checkTakerFunds(
   if (nativeIn && takerLamports < fill.inputAmount + takerAtaRent + rentExemptWallet) {
     return {
       ok: false,
-      reason: "insufficientBalance",
+      code: "INSUFFICIENT_BALANCE",
       detail: `the taker has ${takerLamports} lamports; the fill needs ${fill.inputAmount} plus ${takerAtaRent} of token account rent, and ${rentExemptWallet} must remain`,
     };
   }

@@ -1,5 +1,5 @@
 /**
- * Every refusal code of src/fill/codes.ts is exercised by the attack table: some attack in the
+ * Every refusal code of src/refusal/codes.ts is exercised by the attack table: some attack in the
  * tables of test/fill/tamper.ts expects it, and every table is run by an attack test file
  * (test/fill/validate.attacks.test.ts through validateFill, test/swap/attacks.security.test.ts
  * through POST /swap, test/swap/lands.security.test.ts for the chain-state attacks). A new code
@@ -8,8 +8,8 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { FillRejectCode } from "../../src/fill/codes.ts";
 import { FILL_RULES, RULE_NAMES } from "../../src/fill/rules/index.ts";
+import { FillRejectCode } from "../../src/refusal/codes.ts";
 import {
   ATTACK_SCENARIOS,
   nativeSolOutScenario,

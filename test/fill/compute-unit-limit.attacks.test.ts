@@ -117,7 +117,7 @@ describe.each(SHAPES)("computeUnitLimitCoversShape (%s)", (_label, make) => {
     const s = make();
     const r = validateWithLimit(s, computeUnitFloor(shapeOfParams(s.params)) - 1);
     expect(outcome(r)).toBe("COMPUTE_UNIT_LIMIT_TOO_LOW");
-    expect(!r.ok && r.detail).toMatch(/would fail on-chain/);
+    expect(!r.ok && r.context).toMatch(/would fail on-chain/);
   });
 });
 
@@ -171,7 +171,7 @@ describe("computeUnitLimitCoversShape: each Lighthouse assertion adds its measur
       "COMPUTE_UNIT_LIMIT_TOO_LOW",
       "computeUnitLimitCoversShape",
     ]);
-    expect(!r.ok && r.detail).toMatch(/2 Lighthouse assertion\(s\)/);
+    expect(!r.ok && r.context).toMatch(/2 Lighthouse assertion\(s\)/);
   });
 
   it("computeUnitLimitCoversShape: refuses a fill with two assertions whose limit fits the fill without them", () => {
@@ -215,7 +215,7 @@ describe("computeUnitLimitWithinCeiling", () => {
     const s = scenario(MINT.JUP, MINT.USDC, { permissioned: true });
     const r = validateWithLimit(s, PERMISSIONED_COMPUTE_UNIT_LIMIT + 1);
     expect(outcome(r)).toBe("COMPUTE_UNIT_LIMIT_EXCEEDED");
-    expect(!r.ok && r.detail).toMatch(/permissioned/);
+    expect(!r.ok && r.context).toMatch(/permissioned/);
   });
 });
 

@@ -7,9 +7,9 @@
 import { Keypair } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
 import { buildFillTransaction, fillAmountsFromQuote } from "../../sandbox/fill/builder.ts";
-import { FillRejectCode } from "../../src/fill/codes.ts";
 import { checkFeeShape, grossForNet } from "../../src/fill/fee-shape.ts";
 import { validateFill } from "../../src/fill/validate.ts";
+import { FillRejectCode } from "../../src/refusal/codes.ts";
 import { MINT } from "../support/config.ts";
 import { storedQuote } from "../support/quotes.ts";
 import { scenarioFromQuote, tokenMap } from "./tamper.ts";
@@ -156,7 +156,7 @@ describe("validateFill books the fee in the mint the fill carried it in", () => 
     // 5,550,344 - floor(5,550,344 x 10 / 10,000) = 5,550,344 - 5,550 = 5,544,794, the quoted amountIn;
     // 5,550,343 would leave 5,544,793. So the gross is 5,550,344 and the fee 5,550.
     const r = validated("input");
-    if (!r.ok) throw new Error(`${r.code}: ${r.detail}`);
+    if (!r.ok) throw new Error(`${r.code}: ${r.context}`);
     expect(r.fill.outputAmount).toBe(1_000_000n);
     expect(r.fill.inputAmount).toBe(5_550_344n);
     expect(r.fill.feeOwed).toBe(5_550n);
@@ -165,7 +165,7 @@ describe("validateFill books the fee in the mint the fill carried it in", () => 
 
   it("fee in USDC (output): 999,000 reaches the taker, 1,000 owed in USDC", () => {
     const r = validated("output");
-    if (!r.ok) throw new Error(`${r.code}: ${r.detail}`);
+    if (!r.ok) throw new Error(`${r.code}: ${r.context}`);
     expect(r.fill.outputAmount).toBe(999_000n);
     expect(r.fill.inputAmount).toBe(5_544_794n);
     expect(r.fill.feeOwed).toBe(1_000n);

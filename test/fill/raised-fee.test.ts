@@ -21,7 +21,7 @@ import { withInstructions } from "./tamper.ts";
 
 const jupUsdc = ATTACK_SCENARIOS[0]![1];
 const solUsdt = ATTACK_SCENARIOS[1]![1];
-const outcome = (r: ReturnType<typeof validate>) => (r.ok ? "accepted" : `${r.code}: ${r.detail}`);
+const outcome = (r: ReturnType<typeof validate>) => (r.ok ? "accepted" : `${r.code}: ${r.context}`);
 
 describe("a raised compute-unit price", () => {
   it("accepts a price one micro-lamport above the quote, and says it was raised", () => {

@@ -4,9 +4,9 @@
  */
 import { Keypair } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
-import { FillRejectCode } from "../../src/fill/codes.ts";
 import type { FillCheck } from "../../src/fill/rules/check.ts";
 import { signersAreTheMembersAndTheMaker, vaultInTheMessage } from "../../src/fill/rules/smart-account.ts";
+import { FillRejectCode } from "../../src/refusal/codes.ts";
 
 /** Two signing members in slots 0 and 1, the maker (when present) a third signer. */
 function check(over: Partial<{ makerIndex: number; takerIndex: number }>): FillCheck {

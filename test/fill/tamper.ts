@@ -34,7 +34,6 @@ import {
 import { compileSortedMessageV0 } from "../../sandbox/fill/compile.ts";
 import type { LocalChain } from "../../src/chain/local/index.ts";
 import type { RecentBlockhashes } from "../../src/chain/recent-blockhashes.ts";
-import { FillRejectCode } from "../../src/fill/codes.ts";
 import {
   ASSOCIATED_TOKEN_PROGRAM_ID,
   COMPUTE_BUDGET_PROGRAM_ID,
@@ -46,6 +45,7 @@ import {
 import type { RaisedFeeCap } from "../../src/fill/raised-fee-cap.ts";
 import { computeUnitFloor, type FillShape } from "../../src/fill/rules/compute-unit-limit.ts";
 import type { StoredQuote } from "../../src/quote-store/interface.ts";
+import { FillRejectCode } from "../../src/refusal/codes.ts";
 
 /** Everything an attack needs: the honest parameters for the quote and the context they answer to. */
 export interface FillScenario {

@@ -24,7 +24,7 @@ function expectRuleNamed(name: string, r: FillValidation): void {
 describe.each(scenarios)("fill attacks refused (%s)", (_label, make) => {
   it("accepts the honest fill the attacks start from", () => {
     const r = validate(make());
-    expect(r.ok ? "accepted" : `${r.code}: ${r.detail}`).toBe("accepted");
+    expect(r.ok ? "accepted" : `${r.code}: ${r.context}`).toBe("accepted");
   });
 
   it.each(FILL_ATTACKS.map((a) => [a.name, a] as const))("refuses %s", (_name, attack) => {
@@ -35,7 +35,7 @@ describe.each(scenarios)("fill attacks refused (%s)", (_label, make) => {
     );
     const r = validate(s, tx);
     expect(r.ok ? "accepted" : r.code).toBe(attack.code);
-    expect(!r.ok && r.detail.length).toBeGreaterThan(10);
+    expect(!r.ok && r.context.length).toBeGreaterThan(10);
     expectRuleNamed(attack.name, r);
   });
 });
@@ -44,7 +44,7 @@ describe.each(SMART_ACCOUNT_SCENARIOS)("smart-account fill attacks refused (%s)"
   it("accepts the honest fill, wrapped as the toolkit's SDK wraps it, the maker signing a later slot", () => {
     const s = make();
     const r = validate(s, wrapped(s));
-    expect(r.ok ? "accepted" : `${r.code}: ${r.detail}`).toBe("accepted");
+    expect(r.ok ? "accepted" : `${r.code}: ${r.context}`).toBe("accepted");
     // The executor tells who pays the fee from this: present exactly for a smart-account fill.
     const sa = r.ok ? r.fill.smartAccount : undefined;
     expect(sa?.settings.toBase58()).toBe(s.account.settings.toBase58());
@@ -55,7 +55,7 @@ describe.each(SMART_ACCOUNT_SCENARIOS)("smart-account fill attacks refused (%s)"
   it.each(SMART_ACCOUNT_ATTACKS.map((a) => [a.name, a] as const))("refuses %s", (_name, attack) => {
     const s = make();
     const r = validate(s, attack.tamper(s));
-    expect(r.ok ? "accepted" : `${r.code}: ${r.detail}`).toMatch(new RegExp(`^${attack.code}: `));
+    expect(r.ok ? "accepted" : `${r.code}: ${r.context}`).toMatch(new RegExp(`^${attack.code}: `));
     expectRuleNamed(attack.name, r);
   });
 });
@@ -65,7 +65,7 @@ describe("native-SOL output attacks refused", () => {
 
   it("accepts the honest native-SOL output fill the attacks start from", () => {
     const r = validate(make());
-    expect(r.ok ? "accepted" : `${r.code}: ${r.detail}`).toBe("accepted");
+    expect(r.ok ? "accepted" : `${r.code}: ${r.context}`).toBe("accepted");
   });
 
   it.each(NATIVE_SOL_OUT_ATTACKS.map((a) => [a.name, a] as const))("refuses %s", (_name, attack) => {
@@ -89,7 +89,7 @@ describe("the attack table", () => {
       (a) => a.name === "an output amount one unit above the quote less the fee",
     )!;
     const r = validate(s, attack.tamper(s));
-    expect(!r.ok && r.detail).toBe(
+    expect(!r.ok && r.context).toBe(
       "the fill gives the taker 24975001, but the quote's amountOut 25000000 less the 10 bps fee is 24975000",
     );
   });
@@ -112,7 +112,7 @@ describe("refusal details", () => {
   it("name the broken rule the same way every time, for every attack (snapshot, keys elided)", () => {
     const lines: string[] = [];
     const record = (label: string, r: FillValidation) =>
-      lines.push(`${label}\n  -> ${r.ok ? "accepted" : `${r.code} [${r.rule}] ${elideKeys(r.detail)}`}`);
+      lines.push(`${label}\n  -> ${r.ok ? "accepted" : `${r.code} [${r.rule}] ${elideKeys(r.context)}`}`);
     for (const [scenarioName, make] of scenarios) {
       for (const attack of FILL_ATTACKS) {
         const s = make();

@@ -53,7 +53,7 @@ const SMALL_QUOTE = {
 
 /** The validated fill; a rejection fails the test with its code and detail. */
 function accepted(r: FillValidation): ValidatedFill {
-  if (!r.ok) throw new Error(`${r.code}: ${r.detail}`);
+  if (!r.ok) throw new Error(`${r.code}: ${r.context}`);
   return r.fill;
 }
 
@@ -353,7 +353,7 @@ describe("validateFill boundaries", () => {
     const ceilExpiry = BigInt(Math.ceil(s.quote.expiresAtMs / 1000));
     const tx = buildFillTransaction({ ...s.params, expireAt: ceilExpiry + 3n });
     const r = validateFill({ ...input(tx), expiryGraceSeconds: 2n });
-    expect(r.ok ? "accepted" : `${r.code}: ${r.detail}`).toBe(
+    expect(r.ok ? "accepted" : `${r.code}: ${r.context}`).toBe(
       `INVALID_EXPIRY: the fill expires at ${ceilExpiry + 3n}, after the quote's expiry ${ceilExpiry} (+2 s grace)`,
     );
   });

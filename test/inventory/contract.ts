@@ -1,6 +1,6 @@
 /**
  * The Inventory contract: every adapter (memory, Redis) must pass these. `instance()` builds another
- * instance over the same shared state (the same MemoryLedger, or the same Redis keys): what a second
+ * instance over the same shared state (the same MemoryReservations, or the same Redis keys): what a second
  * webhook process, or the same one after a restart, would see.
  */
 import { describe, expect, it } from "vitest";

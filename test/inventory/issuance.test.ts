@@ -1,14 +1,14 @@
 /**
- * The issuance book (inventory/issuance/): daily caps of permissioned tokens, reserved at claim time,
+ * The issuance usage (inventory/issuance/): daily caps of permissioned tokens, reserved at claim time,
  * released when a bundle fails, held across instances. Runs on the memory adapter, on one real Redis
  * node (two books on one Redis, as two webhook instances) and on the test Redis Cluster.
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
-import type { IssuanceBook, IssuanceReservation } from "../../inventory/issuance/interface.ts";
+import type { IssuanceReservation, IssuanceUsage } from "../../inventory/issuance/interface.ts";
 import { utcDay } from "../../inventory/issuance/interface.ts";
-import { MemoryIssuanceBook } from "../../inventory/issuance/memory.ts";
-import { RedisIssuanceBook } from "../../inventory/issuance/redis.ts";
+import { MemoryIssuanceUsage } from "../../inventory/issuance/memory.ts";
+import { RedisIssuanceUsage } from "../../inventory/issuance/redis.ts";
 import type { RedisClient } from "../../src/redis/client.ts";
 import { fileRedisOn, topologies } from "../support/redis.ts";
 
@@ -31,11 +31,11 @@ const res = (
 
 interface Setup {
   /** A new instance sharing the others' state (one process for memory). */
-  instance(): Promise<IssuanceBook>;
+  instance(): Promise<IssuanceUsage>;
 }
 
 function issuanceContract(name: string, setup: () => Setup, shared: boolean): void {
-  describe(`issuance book: ${name}`, () => {
+  describe(`issuance usage: ${name}`, () => {
     it("reserves under the daily cap and refuses the reservation that would cross it", async () => {
       const book = await setup().instance();
       expect(await book.reserve(res("q1", 600n))).toEqual({ ok: true });
@@ -79,7 +79,7 @@ function issuanceContract(name: string, setup: () => Setup, shared: boolean): vo
         Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).reserve(res(`race-${i}`, 100n))),
       );
       expect(results.filter((r) => r.ok)).toHaveLength(10);
-      if (shared && b instanceof RedisIssuanceBook) await b.sync();
+      if (shared && b instanceof RedisIssuanceUsage) await b.sync();
       expect(b.used(MINT, "mint", DAY)).toBe(1_000n);
     });
   });
@@ -88,7 +88,7 @@ function issuanceContract(name: string, setup: () => Setup, shared: boolean): vo
 issuanceContract(
   "memory",
   () => {
-    const book = new MemoryIssuanceBook();
+    const book = new MemoryIssuanceUsage();
     return { instance: async () => book };
   },
   false,
@@ -97,7 +97,7 @@ issuanceContract(
 for (const topology of topologies()) {
   const { prefix } = fileRedisOn(topology);
   const conns: RedisClient[] = [];
-  const books: IssuanceBook[] = [];
+  const books: IssuanceUsage[] = [];
   afterAll(async () => {
     for (const b of books) await b.close();
     for (const c of conns) c.disconnect();
@@ -111,7 +111,7 @@ for (const topology of topologies()) {
           // Each instance has its own connection, as separate webhook processes would.
           const conn = topology.connect();
           conns.push(conn);
-          const book = new RedisIssuanceBook(conn, run, { now: () => Date.UTC(2026, 10, 23, 12) });
+          const book = new RedisIssuanceUsage(conn, run, { now: () => Date.UTC(2026, 10, 23, 12) });
           await book.start();
           books.push(book);
           return book;

@@ -8,7 +8,7 @@ import { Keypair, PublicKey, TransactionMessage, VersionedTransaction } from "@s
 import type { Redis } from "ioredis";
 import type { Config } from "../../config/load.ts";
 import type { FileConfig } from "../../config/schema.ts";
-import type { InventoryOptions } from "../../inventory/ledger-inventory.ts";
+import type { InventoryOptions } from "../../inventory/reservations/inventory.ts";
 import type { PriceSource } from "../../pricing/interface.ts";
 import { createPriceSources } from "../../pricing/sources.ts";
 import { UsdValuer } from "../../pricing/usd.ts";

@@ -96,7 +96,7 @@ describe("a taker buys a permissioned token the maker holds none of, then sells 
     expect((await engine.lastStatus())?.state).toBe("landed");
     expect(last?.txs).toHaveLength(2);
     expect(Buffer.from(last!.txs[1]!.message.serialize())).toEqual(Buffer.from(tx.message.serialize()));
-    expect(h.service.issuance?.book.used(TBILL.toBase58(), "mint", utcDay(Date.now()))).toBe(bought);
+    expect(h.service.issuance?.usage.used(TBILL.toBase58(), "mint", utcDay(Date.now()))).toBe(bought);
   });
 
   it("burns in the same bundle as the fill when the taker sells it back: supply falls by exactly that", async () => {
@@ -134,7 +134,7 @@ describe("a bundle whose fill fails on chain", () => {
     const { response, tx } = await buy(taker, 105_000_000n);
     const supply = supplyOf(h.chain, TBILL);
     const day = utcDay(Date.now());
-    const usedBefore = h.service.issuance?.book.used(TBILL.toBase58(), "mint", day);
+    const usedBefore = h.service.issuance?.usage.used(TBILL.toBase58(), "mint", day);
     const maker = makerBalances();
     // Between the maker's checks and the bundle running, the taker spends its USDC elsewhere.
     engine.beforeSend = () => drainUsdc(h.chain, taker.publicKey);
@@ -153,7 +153,7 @@ describe("a bundle whose fill fails on chain", () => {
     expect(supplyOf(h.chain, TBILL)).toBe(supply);
     expect(makerBalances()).toEqual(maker);
     expect(tokenBalance(h.chain, taker.publicKey, TBILL)).toBe(0n);
-    expect(h.service.issuance?.book.used(TBILL.toBase58(), "mint", day)).toBe(usedBefore);
+    expect(h.service.issuance?.usage.used(TBILL.toBase58(), "mint", day)).toBe(usedBefore);
   });
 });
 
@@ -189,7 +189,7 @@ describe("quoting an issued token", () => {
     // Fill up to within the per-fill cap of the daily one.
     const taker = setup.holders[2] as Keypair;
     fundTaker(h.chain, taker.publicKey, { tokens: { [MINT.USDC]: 10_000_000_000n } });
-    const usedNow = () => h.service.issuance?.book.used(TBILL.toBase58(), "mint", day) ?? 0n;
+    const usedNow = () => h.service.issuance?.usage.used(TBILL.toBase58(), "mint", day) ?? 0n;
     const fillTo = TBILL_LIMITS.maxPerDay - TBILL_LIMITS.maxPerFill + 1_000_000n;
     const { response, tx } = await buy(taker, ((fillTo - usedNow()) * 105n) / 100n);
     const swap = await postSwap(http(), {

@@ -22,7 +22,7 @@ describe("layer check", () => {
   it("refuses an import between pricing/ and inventory/ in either direction", () => {
     const g = graph({
       "pricing/book.ts": ["inventory/interface.ts"],
-      "inventory/ledger.ts": ["pricing/usd.ts"],
+      "inventory/reservations/interface.ts": ["pricing/usd.ts"],
     });
     expect(layerViolations(g)).toHaveLength(2);
   });

@@ -2,14 +2,15 @@
  * The fill ledger's database layer, against a real PostgreSQL server and against PGlite, with the
  * same migrations and queries: the schema migrates once and only once, every write is an idempotent
  * upsert (one row per decision and per fill whatever is delivered twice), a later decision replaces
- * an earlier refusal but never an acceptance, and a batch is written all or nothing.
+ * an earlier refusal but never an acceptance, a batch is written all or nothing, and the refusal-codes
+ * migration names the code of rows written before codes.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Ledger } from "../../src/ledger/ledger.ts";
 import { MIGRATIONS, migrate, schemaVersion } from "../../src/ledger/migrations.ts";
 import { PostgresSqlClient } from "../../src/ledger/postgres.ts";
 import type { DecisionRecord } from "../../src/ledger/records.ts";
-import { BACKENDS, decision, freshDatabase, freshLedger, settlement } from "./support.ts";
+import { BACKENDS, decision, freshClient, freshDatabase, freshLedger, settlement } from "./support.ts";
 
 describe.each(BACKENDS)("ledger on %s", (backend) => {
   let ledger: Ledger;
@@ -69,13 +70,13 @@ describe.each(BACKENDS)("ledger on %s", (backend) => {
   it("replaces an earlier refusal with the later acceptance of the same message, never the reverse", async () => {
     const refusedFirst = decision({
       decision: "rejected",
-      reason: "SIMULATION_FAILED: x",
+      refusal: { code: "SIMULATION_FAILED", context: "x" },
       txSignature: undefined,
     });
     const acceptedLater = {
       ...refusedFirst,
       decision: "accepted" as const,
-      reason: undefined,
+      refusal: undefined,
       txSignature: "sig-late",
       decidedAtMs: refusedFirst.decidedAtMs + 5_000,
     };
@@ -87,17 +88,23 @@ describe.each(BACKENDS)("ledger on %s", (backend) => {
       { decision: "accepted", tx_signature: "sig-late" },
     ]);
 
-    const a = decision({ decision: "rejected", reason: "one" });
-    const b = { ...a, reason: "two", decidedAtMs: a.decidedAtMs + 1 };
+    const a = decision({ decision: "rejected", refusal: { code: "QUOTE_EXPIRED", context: "one" } });
+    const b = {
+      ...a,
+      refusal: { code: "SEND_FAILED" as const, context: "two" },
+      decidedAtMs: a.decidedAtMs + 1,
+    };
     await ledger.write([b]);
     await ledger.write([a]);
-    expect(await rowsFor(a.quoteId)).toMatchObject([{ decision: "rejected", reason: "two" }]);
+    expect(await rowsFor(a.quoteId)).toMatchObject([
+      { decision: "rejected", code: "SEND_FAILED", reason: "two" },
+    ]);
   });
 
   it("keeps a different message for the same quote as its own decision", async () => {
     const first = decision({
       decision: "rejected",
-      reason: "quote already claimed by a different transaction",
+      refusal: { code: "QUOTE_ALREADY_CLAIMED", context: "quote already claimed by a different transaction" },
     });
     const other = decision({ quoteId: first.quoteId });
     await ledger.write([first, other]);
@@ -110,6 +117,52 @@ describe.each(BACKENDS)("ledger on %s", (backend) => {
     await expect(ledger.write([good, bad])).rejects.toThrow();
     expect(await rowsFor(good.quoteId)).toEqual([]);
   });
+});
+
+describe.each(BACKENDS)("refusal codes migration on %s", (backend) => {
+  it("names the code of rows written before codes from their grouping key or their text, else leaves it null", async () => {
+    const db = await freshClient(backend);
+    try {
+      await migrate(
+        db,
+        MIGRATIONS.filter((m) => m.version < 5),
+      );
+      const legacy = [
+        ["k1", "rejected", "QUOTE_EXPIRED: expired 3 s ago", "QUOTE_EXPIRED"],
+        ["k2", "rejectedWithReason", "insufficientBalance", "insufficientBalance"],
+        ["k3", "rejected", "unknown quote q-17 (never quoted here)", "unknown quote *"],
+        ["k4", "rejected", "quote store unavailable: timed out", "quote store unavailable"],
+        ["k5", "rejected", "something no code names", "something no code names"],
+        ["k6", "accepted", null, null],
+      ];
+      for (const [key, decisionKind, reason, reasonCode] of legacy) {
+        await db.query(
+          `INSERT INTO swap_decisions (decision_key, quote_id, request_id, decision, reason, reason_code,
+                                       received_at_ms, decided_at_ms)
+           VALUES ($1, 'q', 'r', $2, $3, $4, 1, 2)`,
+          [key, decisionKind, reason, reasonCode],
+        );
+      }
+      expect(await migrate(db)).toEqual(MIGRATIONS.filter((m) => m.version >= 5).map((m) => m.version));
+      const rows = await db.query<{ decision_key: string; code: string | null }>(
+        "SELECT decision_key, code FROM swap_decisions ORDER BY decision_key",
+      );
+      expect(rows).toEqual([
+        { decision_key: "k1", code: "QUOTE_EXPIRED" },
+        { decision_key: "k2", code: "INSUFFICIENT_BALANCE" },
+        { decision_key: "k3", code: "QUOTE_NOT_FOUND" },
+        { decision_key: "k4", code: "QUOTE_STORE_UNAVAILABLE" },
+        { decision_key: "k5", code: null },
+        { decision_key: "k6", code: null },
+      ]);
+      const columns = await db.query<{ column_name: string }>(
+        "SELECT column_name FROM information_schema.columns WHERE table_name = 'swap_decisions' AND column_name = 'reason_code'",
+      );
+      expect(columns).toEqual([]);
+    } finally {
+      await db.close();
+    }
+  }, 60_000);
 });
 
 describe("migrations on postgres", () => {

@@ -2,7 +2,7 @@
  * The ledger's reports on both backends over a known set of decisions and fills: fees owed by mint are
  * the sum of the landed fills' fees (failed and expired ones owe nothing), volume by pair counts base
  * and quote from the maker's side, the fill rate by hour leaves honest rejections out, rejections
- * group by reason without their ids, and the range is [from, to). Then the same through
+ * group by their stored refusal code, and the range is [from, to). Then the same through
  * `npm run report` (a real process on the PostgreSQL server: csv, json, usage errors) and through
  * the admin API on a real socket (GET /admin/fees, GET /admin/fills).
  */
@@ -17,8 +17,7 @@ import {
   fillRateByHour,
   landedFills,
   ledgerReport,
-  reasonCode,
-  rejectionsByReason,
+  rejectionsByCode,
   reportRange,
   volumeByPair,
 } from "../../src/ledger/report.ts";
@@ -77,37 +76,27 @@ function dataset(): LedgerRecord[] {
     out.push(decision({ decidedAtMs: at, txSignature: undefined, feeOwed: undefined, ...over }));
   refuse(H10 + 9_000, {
     decision: "rejected",
-    reason: "QUOTE_EXPIRED: expired 3 s ago",
-    reasonCode: "QUOTE_EXPIRED",
+    refusal: { code: "QUOTE_EXPIRED", context: "expired 3 s ago" },
   });
   refuse(H11 + 9_000, {
     decision: "rejected",
-    reason: "QUOTE_EXPIRED: expired 9 s ago",
-    reasonCode: "QUOTE_EXPIRED",
+    refusal: { code: "QUOTE_EXPIRED", context: "expired 9 s ago" },
   });
   refuse(H11 + 9_500, {
     decision: "rejectedWithReason",
-    reason: "insufficientBalance",
-    reasonCode: "insufficientBalance",
+    refusal: { code: "INSUFFICIENT_BALANCE", context: "the taker holds 5 of the 10 it sends" },
   });
   refuse(H11 + 9_900, {
     decision: "rejected",
-    reason: "unknown quote q-17 (never quoted here, or forgotten long after expiry)",
-    reasonCode: reasonCode("unknown quote q-17 (never quoted here, or forgotten long after expiry)"),
+    refusal: {
+      code: "QUOTE_NOT_FOUND",
+      context: "unknown quote q-17 (never quoted here, or forgotten long after expiry)",
+    },
   });
   return out;
 }
 
-describe("reasonCode and report ranges", () => {
-  it("groups a reason by its rule code, or by its words without ids", () => {
-    expect(reasonCode("QUOTE_EXPIRED: the quote expired 3 s ago")).toBe("QUOTE_EXPIRED");
-    expect(reasonCode("unknown quote q-17 (never quoted here)")).toBe("unknown quote *");
-    expect(reasonCode("requestId r-1 does not match the quote's requestId r-2")).toBe(
-      "requestId * does not match the quote's requestId *",
-    );
-    expect(reasonCode("quote store unavailable: timed out")).toBe("quote store unavailable");
-  });
-
+describe("report ranges", () => {
   it("takes a bare --to date as that whole day, and refuses bad or reversed bounds", () => {
     expect(reportRange("2026-11-01", "2026-11-30")).toEqual({
       fromMs: Date.parse("2026-11-01T00:00:00Z"),
@@ -168,11 +157,11 @@ describe.each(BACKENDS)("ledger reports on %s", (backend) => {
     ]);
   });
 
-  it("counts rejections by reason, ids left out", async () => {
-    expect(await rejectionsByReason(ledger.db, RANGE)).toEqual([
-      { reason: "QUOTE_EXPIRED", count: 2 },
-      { reason: "insufficientBalance", count: 1 },
-      { reason: "unknown quote *", count: 1 },
+  it("counts rejections by their stored refusal code, most frequent first", async () => {
+    expect(await rejectionsByCode(ledger.db, RANGE)).toEqual([
+      { code: "QUOTE_EXPIRED", count: 2 },
+      { code: "INSUFFICIENT_BALANCE", count: 1 },
+      { code: "QUOTE_NOT_FOUND", count: 1 },
     ]);
   });
 
@@ -229,7 +218,7 @@ describe("npm run report and the admin API", () => {
     expect(json.code).toBe(0);
     const report = JSON.parse(json.stdout);
     expect(report.fills).toHaveLength(5);
-    expect(report.rejectionsByReason[0]).toEqual({ reason: "QUOTE_EXPIRED", count: 2 });
+    expect(report.rejectionsByCode[0]).toEqual({ code: "QUOTE_EXPIRED", count: 2 });
   });
 
   it("finding 5: defaults to today (UTC): no range at all, and --from alone as the runbook runs it", {

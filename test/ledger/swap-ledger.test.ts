@@ -69,9 +69,9 @@ describe.each(BACKENDS)("the swap path's ledger on %s", (backend) => {
         },
       ]);
       expect(byQuote(poor.response.quoteId)).toMatchObject([
-        { decision: "rejectedWithReason", reason: "insufficientBalance" },
+        { decision: "rejectedWithReason", code: "INSUFFICIENT_BALANCE" },
       ]);
-      expect(byQuote("never-quoted")).toMatchObject([{ decision: "rejected" }]);
+      expect(byQuote("never-quoted")).toMatchObject([{ decision: "rejected", code: "QUOTE_NOT_FOUND" }]);
       expect(byQuote("never-quoted")[0]?.reason).toContain("unknown quote");
       expect(decisions).toHaveLength(3);
 

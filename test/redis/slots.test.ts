@@ -1,7 +1,7 @@
 /**
  * Every multi-key operation keeps its keys in one cluster slot. Statically, from the key builders the
  * stores use (for arbitrary ids and prefixes): the quote store's put and release scripts, the
- * inventory ledger's scripts, the issuance book's reserve and release scripts, the fill journal's settle script, the signer service's record-and-spend script. Against the real test cluster: the slot
+ * inventory reservations' scripts, the issuance usage's reserve and release scripts, the fill journal's settle script, the signer service's record-and-spend script. Against the real test cluster: the slot
  * function agrees with CLUSTER KEYSLOT, and a multi-key command across slots is refused (CROSSSLOT),
  * which is what makes the suites' cluster runs (test/support/redis.ts `topologies`) fail on a new one.
  */
@@ -9,7 +9,7 @@ import fc from "fast-check";
 import { Cluster } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { issuanceKeys } from "../../inventory/issuance/redis.ts";
-import { ledgerKeys } from "../../inventory/ledger-redis.ts";
+import { reservationKeys } from "../../inventory/reservations/redis.ts";
 import { quoteKeys } from "../../src/quote-store/redis.ts";
 import { signerKeys } from "../../src/signer/service/limits.ts";
 import { journalKeys } from "../../src/swap/journal/redis.ts";
@@ -32,8 +32,8 @@ describe("multi-key operations stay in one slot (key builders)", () => {
   });
 
   it("puts all seven ledger keys of one maker in one slot", () => {
-    fc.assert(fc.property(prefix, id, (p, maker) => oneSlot(ledgerKeys(p, maker))));
-    expect(ledgerKeys("rfq:inv:", "M")).toHaveLength(7);
+    fc.assert(fc.property(prefix, id, (p, maker) => oneSlot(reservationKeys(p, maker))));
+    expect(reservationKeys("rfq:inv:", "M")).toHaveLength(7);
   });
 
   it("puts the signer service's replay record and the token's minute and day windows in one slot", () => {

@@ -19,15 +19,14 @@ import { TOKEN_2022_PROGRAM, type TokenConfig, tokenSchema } from "../../config/
 import { buildFillTransaction } from "../../sandbox/fill/builder.ts";
 import { LocalChain } from "../../src/chain/local/index.ts";
 import { verifyEd25519 } from "../../src/crypto/ed25519.ts";
-import { FillRejectCode } from "../../src/fill/codes.ts";
 import { fillMessageHash } from "../../src/fill/validate.ts";
 import { loadIssuer } from "../../src/issuance/issuer.ts";
 import type { IssuanceNeed } from "../../src/issuance/policy.ts";
 import { createLogger } from "../../src/observability/logger.ts";
 import { opsContext } from "../../src/ops/context.ts";
 import { RedisQuoteStore } from "../../src/quote-store/redis.ts";
+import { FillRejectCode, SignerRefusalCode } from "../../src/refusal/codes.ts";
 import { SignerRefusal } from "../../src/signer/index.ts";
-import { SignerRefusalCode } from "../../src/signer/protocol.ts";
 import { RemoteSigner } from "../../src/signer/remote.ts";
 import { type SignerService, startSignerService } from "../../src/signer/service/index.ts";
 import { parseLimits } from "../../src/signer/service/limits.ts";

@@ -64,8 +64,8 @@ export interface HarnessOptions {
   issuer?: Keypair;
   /** The bundle engine over the harness's chain (permissioned fills). */
   bundles?: ((chain: LocalChain) => BundlePort) | "none";
-  /** Share one issuance book between instances (memory); Redis-backed instances share it through Redis. */
-  issuanceBook?: ComposeOptions["issuanceBook"];
+  /** Share one issuance usage between instances (memory); Redis-backed instances share it through Redis. */
+  issuanceUsage?: ComposeOptions["issuanceUsage"];
 }
 
 export interface Harness {
@@ -120,7 +120,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
       : opts.bundles
         ? { bundles: { port: opts.bundles(chain), note: "bundle engine given by the test" } }
         : {}),
-    ...(opts.issuanceBook ? { issuanceBook: opts.issuanceBook } : {}),
+    ...(opts.issuanceUsage ? { issuanceUsage: opts.issuanceUsage } : {}),
   });
   const swap = service.swapPorts;
   if (!swap) throw new Error("the composed service has no swap executor (acceptance mode?)");

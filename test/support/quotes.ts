@@ -1,7 +1,7 @@
 /** Quote request bodies as the operator sends them, and quotes as the service stores them. */
 import { randomUUID } from "node:crypto";
 import type { PublicKey } from "@solana/web3.js";
-import type { QuoteType } from "../../src/contract/quote.ts";
+import type { QuoteType } from "../../pricing/book.ts";
 import type { StoredQuote } from "../../src/quote-store/interface.ts";
 import { MINT } from "./config.ts";
 

@@ -4,7 +4,7 @@
  * real fill ledger (the test PostgreSQL server) and the local chain. A taker fills, then the script
  * moves the Redis price feed against the maker; its 60 s markouts (horizons shortened) come out with
  * the move's sign and size, the flagger reads them back from the ledger and flags the taker, and its
- * next quote is widened by exactly the configured spread (or refused 404 `taker_flagged`), while its
+ * next quote is widened by exactly the configured spread (or refused 404 `TAKER_FLAGGED`), while its
  * fill of an indicative quote is refused `botActivityDetected`, unsigned and unsent.
  */
 import { Keypair } from "@solana/web3.js";
@@ -268,7 +268,7 @@ describe("toxic flow, action widen: a taker made toxic by a scripted price move"
 
     const metrics = await s.h.metrics.registry.metrics();
     expect(metrics).toMatch(/rfq_toxic_flags_total\{source="markouts"\} 1\n/);
-    expect(metrics).toMatch(/rfq_toxic_quotes_total\{action="widened",reason="taker_flagged"\} 2\n/);
+    expect(metrics).toMatch(/rfq_toxic_quotes_total\{action="widened",reason="TAKER_FLAGGED"\} 2\n/);
     expect(metrics).toMatch(/rfq_toxic_swaps_rejected_total\{standing="flagged"\} 1\n/);
     expect(metrics).toMatch(/rfq_swaps_total\{state="rejectedWithReason",reason="botActivityDetected"\} 1\n/);
     expect(metrics).not.toContain(taker.publicKey.toBase58());
@@ -279,7 +279,7 @@ describe("toxic flow, action refuse", () => {
   let s: Stack | undefined;
   afterAll(() => closeStack(s));
 
-  it("refuses a flagged taker's quote 404 taker_flagged, its indicative fill botActivityDetected; the admin API's removal and expiry give it back its quotes", {
+  it("refuses a flagged taker's quote 404 TAKER_FLAGGED, its indicative fill botActivityDetected; the admin API's removal and expiry give it back its quotes", {
     timeout: 120_000,
   }, async () => {
     s = await stack("refuse", { minFills: 1, action: "refuse" });
@@ -291,7 +291,7 @@ describe("toxic flow, action refuse", () => {
     const refused = await quoteStatus(s.op.fetch, taker);
     expect(refused.status).toBe(404);
     expect(String(refused.body.message)).toMatch(
-      new RegExp(`^no quote: taker_flagged: taker ${taker.publicKey.toBase58()} is flagged`),
+      new RegExp(`^no quote: TAKER_FLAGGED: taker ${taker.publicKey.toBase58()} is flagged`),
     );
 
     const { response, stored } = await askQuote(s.h, s.op.fetch, {
@@ -338,12 +338,12 @@ describe("toxic flow, action refuse", () => {
     expect(deny.status).toBe(200);
     const denied = await quoteStatus(s.op.fetch, taker);
     expect(denied.status).toBe(404);
-    expect(String(denied.body.message)).toContain("taker_denied");
+    expect(String(denied.body.message)).toContain("TAKER_DENIED");
 
     const metrics = await s.h.metrics.registry.metrics();
-    expect(metrics).toMatch(/rfq_toxic_quotes_total\{action="refused",reason="taker_flagged"\} 2\n/);
-    expect(metrics).toMatch(/rfq_toxic_quotes_total\{action="refused",reason="taker_denied"\} 1\n/);
-    expect(metrics).toMatch(/rfq_no_quote_total\{reason="taker_flagged"\} 2\n/);
+    expect(metrics).toMatch(/rfq_toxic_quotes_total\{action="refused",reason="TAKER_FLAGGED"\} 2\n/);
+    expect(metrics).toMatch(/rfq_toxic_quotes_total\{action="refused",reason="TAKER_DENIED"\} 1\n/);
+    expect(metrics).toMatch(/rfq_no_quote_total\{reason="TAKER_FLAGGED"\} 2\n/);
     expect(metrics).toMatch(/rfq_toxic_flags_total\{source="admin"\} 1\n/);
   });
 });

@@ -137,7 +137,7 @@ describe("a taker dodging its standing is refused", () => {
     });
   const inProcessWithKey = (path: string, init: RequestInit) => op(path, init);
 
-  it("a denied taker: 404 taker_denied when named, botActivityDetected on an indicative quote, unsigned", async () => {
+  it("a denied taker: 404 TAKER_DENIED when named, botActivityDetected on an indicative quote, unsigned", async () => {
     const named = await op("/quote", {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -154,7 +154,7 @@ describe("a taker dodging its standing is refused", () => {
       }),
     });
     expect(named.status).toBe(404);
-    expect(((await named.json()) as { message: string }).message).toMatch(/^no quote: taker_denied: /);
+    expect(((await named.json()) as { message: string }).message).toMatch(/^no quote: TAKER_DENIED: /);
 
     const { response, stored } = await quote();
     const tx = await operatorFill(h, stored, denied.publicKey);

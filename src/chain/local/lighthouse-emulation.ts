@@ -191,7 +191,7 @@ function field(data: Uint8Array, offset: number, n: number, what: string): Uint8
 /** A COption<T> in SPL account data: a u32 tag, then the value. */
 function cOption(data: Uint8Array, offset: number, n: number, what: string): Uint8Array | null {
   const tag = field(data, offset, 4, what);
-  const t = tag[0]! | (tag[1]! << 8) | (tag[2]! << 16) | (tag[3]! << 24);
+  const t = new DataView(tag.buffer, tag.byteOffset, 4).getInt32(0, true);
   if (t === 0) return null;
   if (t === 1) return field(data, offset + 4, n, what);
   throw new Malformed(`${what}: bad option tag`);

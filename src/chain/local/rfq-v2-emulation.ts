@@ -39,7 +39,11 @@ export function emulateRouteV2(
   const leg = decoded.leg;
   if (ix.keys.length < LEG + 12)
     return { ok: false, error: `aggregator: route has ${ix.keys.length} accounts` };
-  const k = (i: number) => ix.keys[i]!;
+  const k = (i: number) => {
+    const meta = ix.keys[i];
+    if (!meta) throw new Error(`route account ${i} missing`); // unreachable after the length check
+    return meta;
+  };
   if (k(LEG).pubkey.toBase58() !== RFQ_V2_PROGRAM)
     return { ok: false, error: "aggregator: the leg is not RFQ v2" };
   const user = k(LEG + 1);
@@ -63,8 +67,10 @@ export function emulateRouteV2(
       ok: false,
       error: `rfq v2: 6002 StaleOrderbook (expire_at ${leg.expireAt} < now ${ctx.unixTimestamp})`,
     };
-  for (let i = 1; i < leg.levels.length; i++) {
-    const [a, b] = [leg.levels[i - 1]!.perLot, leg.levels[i]!.perLot];
+  for (const [i, level] of leg.levels.entries()) {
+    const before = leg.levels[i - 1];
+    if (!before) continue;
+    const [a, b] = [before.perLot, level.perLot];
     if (leg.takerSide === "bid" ? b < a : b > a)
       return { ok: false, error: "rfq v2: 6003 InvalidLevelOrdering" };
   }

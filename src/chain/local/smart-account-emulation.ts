@@ -21,7 +21,7 @@
  * (the fee charged), with a custom error of this stand-in's, not the program's error numbers.
  */
 import { createHash } from "node:crypto";
-import { PublicKey, TransactionInstruction } from "@solana/web3.js";
+import { type AccountMeta, PublicKey, TransactionInstruction } from "@solana/web3.js";
 import {
   EXECUTE_FIXED_ACCOUNTS,
   EXECUTE_HEADER_LENGTH,
@@ -109,8 +109,9 @@ export function emulateSmartAccount(ix: TransactionInstruction, ctx: Ctx): Smart
   if (d.readUInt32LE(11) !== d.length - EXECUTE_HEADER_LENGTH) return fail("payload length");
   const keys = ix.keys;
   if (keys.length < EXECUTE_FIXED_ACCOUNTS + numSigners || numSigners === 0) return fail("accounts");
-  const settingsKey = keys[0]!.pubkey;
-  if (!keys[1]!.pubkey.equals(SMART_ACCOUNT_PROGRAM_ID)) return fail("the second account is not the program");
+  const [settingsMeta, program] = keys as [AccountMeta, AccountMeta];
+  const settingsKey = settingsMeta.pubkey;
+  if (!program.pubkey.equals(SMART_ACCOUNT_PROGRAM_ID)) return fail("the second account is not the program");
   const acc = ctx.read(settingsKey);
   if (!acc?.owner.equals(SMART_ACCOUNT_PROGRAM_ID)) return fail("no settings account");
   const settings = decodeSettings(acc.data);

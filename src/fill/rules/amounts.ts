@@ -8,38 +8,26 @@
  * expiry rounded up to the second plus the configured grace for the operator's clock. Whether the
  * fill or the quote has expired is judged once, after the claim, against chain time (src/swap).
  */
-import { FillRejectCode } from "../codes.ts";
-import { checkFeeShape } from "../fee-shape.ts";
+import { FillRejectCode } from "../../refusal/codes.ts";
 import { type FillRule, refuse } from "./check.ts";
 
 export const feeBpsIsRequested: FillRule = ({ args, quote }) =>
-  args!.feeBps !== quote.request.feeBps
+  args && args.feeBps !== quote.request.feeBps
     ? refuse(
         FillRejectCode.INVALID_FEE_BPS,
-        `the fill's fee is ${args!.feeBps} bps, but the quote request's feeBps is ${quote.request.feeBps}`,
+        `the fill's fee is ${args.feeBps} bps, but the quote request's feeBps is ${quote.request.feeBps}`,
       )
     : undefined;
 
-/** The amounts in one of the two fee shapes; records the fee owed and the mint it was carried in. */
-export const amountsFollowAFeeShape: FillRule = (c) => {
-  const shape = checkFeeShape({
-    quotedIn: BigInt(c.quote.response.amountIn),
-    quotedOut: BigInt(c.quote.response.amountOut),
-    feeBps: c.quote.request.feeBps,
-    inputAmount: c.args!.inputAmount,
-    outputAmount: c.args!.outputAmount,
-  });
-  if (!shape.ok) return refuse(shape.code, shape.detail);
-  c.feeOwed = shape.feeOwed;
-  c.feeMint = shape.feeSide === "input" ? c.inputMint : c.outputMint;
-  return undefined;
-};
+/** The amounts in one of the two fee shapes (resolved once, with the fee owed and its side). */
+export const amountsFollowAFeeShape: FillRule = ({ feeShape }) =>
+  feeShape && !feeShape.ok ? refuse(feeShape.code, feeShape.context) : undefined;
 
 export const exactOutFlagMatchesQuoteType: FillRule = ({ args, quote }) =>
-  args!.exactOut !== (quote.request.quoteType === "exactOut")
+  args && args.exactOut !== (quote.request.quoteType === "exactOut")
     ? refuse(
         FillRejectCode.INVALID_QUOTE_TYPE_FLAG,
-        `the fill's exact-out flag is ${args!.exactOut ? "set" : "clear"}, but the quote is ${quote.request.quoteType}`,
+        `the fill's exact-out flag is ${args.exactOut ? "set" : "clear"}, but the quote is ${quote.request.quoteType}`,
       )
     : undefined;
 
@@ -48,10 +36,10 @@ export const quoteExpiryUnix = (expiresAtMs: number): bigint => (BigInt(expiresA
 
 export const expireAtWithinQuoteExpiry: FillRule = ({ args, quote, expiryGraceSeconds: grace }) => {
   const quoteExpiry = quoteExpiryUnix(quote.expiresAtMs);
-  return args!.expireAt > quoteExpiry + grace
+  return args && args.expireAt > quoteExpiry + grace
     ? refuse(
         FillRejectCode.INVALID_EXPIRY,
-        `the fill expires at ${args!.expireAt}, after the quote's expiry ${quoteExpiry}${grace > 0n ? ` (+${grace} s grace)` : ""}`,
+        `the fill expires at ${args.expireAt}, after the quote's expiry ${quoteExpiry}${grace > 0n ? ` (+${grace} s grace)` : ""}`,
       )
     : undefined;
 };

@@ -5,13 +5,13 @@
  * maker's wallet appears nowhere in it (not even as the owner a receiver could name).
  */
 import type { PublicKey } from "@solana/web3.js";
+import { FillRejectCode } from "../../refusal/codes.ts";
 import { associatedTokenAddress } from "../ata.ts";
-import { FillRejectCode } from "../codes.ts";
 import { type AtaCreateIdempotentIx, type AtaOtherIx, describeAccount } from "../decode.ts";
 import { SYSTEM_PROGRAM_ID } from "../layout.ts";
 import { type FillCheck, isMaker, keyOf, type Refusal, refuse } from "./check.ts";
 
-/** One Associated Token instruction before the fill; a good one is recorded on `c.ataCreations`. */
+/** One Associated Token instruction before the fill (resolve.ts lists the well-formed ones). */
 export function ataInstruction(
   c: FillCheck,
   ix: AtaOtherIx | AtaCreateIdempotentIx,
@@ -80,13 +80,6 @@ export function ataInstruction(
       `${where} creates ${describeAccount(ata)}, which is not the ATA ${expected.toBase58()} of its owner and mint`,
     );
   }
-  c.ataCreations.push({
-    payer: keyOf(payer),
-    ata: expected,
-    owner: ownerKey,
-    mint: mintKey,
-    tokenProgram: programKey,
-  });
   return undefined;
 }
 

@@ -1,25 +1,28 @@
 /**
- * What every fill rule reads and returns. A rule is a small function of one `FillCheck` that returns
- * a `Refusal` (the rule is broken) or nothing (it holds). Rules run in the order of `FILL_RULES`
- * (index.ts); a few of them also record what they established (the fill instruction, the compute
- * budget, the token accounts) on the check for the rules after them, so each fact is derived once.
+ * What every fill rule reads and returns. A rule is a pure function of one `FillCheck`, the fill
+ * resolved once (resolve.ts) into every fact a rule reads, that returns a `Refusal` (the rule is
+ * broken) or nothing (it holds). No rule writes the check or reads what another rule found, so the
+ * rules may run in any order; `FILL_RULES`' order (index.ts) only says which refusal names a fill that
+ * breaks several. A fact the message lacks is `undefined` here, and the rule that requires it refuses;
+ * every other rule holds where it cannot judge.
  */
 import type { PublicKey, VersionedTransaction } from "@solana/web3.js";
 import type { TokenConfig } from "../../../config/schema.ts";
 import type { StoredQuote } from "../../quote-store/interface.ts";
-import type { FillRejectCode } from "../codes.ts";
+import type { Refusal as AnyRefusal, FillRejectCode } from "../../refusal/codes.ts";
 import type { ComputeUnitTable } from "../compute-units.ts";
 import type { AccountRef, DecodedFillTx, DecodedInstruction, FillAccounts, FillIx } from "../decode.ts";
+import type { FeeShapeCheck } from "../fee-shape.ts";
 import type { FillArgs } from "../layout.ts";
 import type { RaisedFeeCap } from "../raised-fee-cap.ts";
 import type { SmartAccountEnvelope } from "../smart-account.ts";
 
-export interface Refusal {
+/** A fill rule's refusal: always one of the fill rules' own codes. */
+export interface Refusal extends AnyRefusal {
   code: FillRejectCode;
-  detail: string;
 }
 
-export const refuse = (code: FillRejectCode, detail: string): Refusal => ({ code, detail });
+export const refuse = (code: FillRejectCode, context: string): Refusal => ({ code, context });
 
 export interface AtaCreation {
   payer: PublicKey;
@@ -29,7 +32,7 @@ export interface AtaCreation {
   tokenProgram: PublicKey;
 }
 
-/** The fill, the quote it claims to fill and our configuration, plus what earlier rules established. */
+/** The fill, the quote it claims to fill and our configuration, and every fact resolved from them. */
 export interface FillCheck {
   readonly tx: VersionedTransaction;
   readonly d: DecodedFillTx;
@@ -65,32 +68,42 @@ export interface FillCheck {
   readonly inputMint: PublicKey;
   readonly outputMint: PublicKey;
 
-  // Set by the instruction rules (instructions.ts, compute-budget.ts):
-  fill?: FillIx;
-  computeUnitLimit?: number;
-  computeUnitPrice?: bigint;
-  makerPaysLamports?: bigint;
+  /** The first order-engine fill among `instructions` (exactlyOneFill, and the walk refuses a second). */
+  readonly fill: FillIx | undefined;
+  /** The fill's arguments; undefined without a fill or when its data does not decode (fillDataReadable). */
+  readonly args: FillArgs | undefined;
+  /** The fill's named accounts; undefined without a fill or when it names too few or too many. */
+  readonly accounts: FillAccounts | undefined;
+  /** The first SetComputeUnitLimit's units (the walk refuses a second; computeUnitLimitSet, none). */
+  readonly computeUnitLimit: number | undefined;
+  /** The first SetComputeUnitPrice's micro-lamports (computeUnitPriceSet refuses none). */
+  readonly computeUnitPrice: bigint | undefined;
+  /**
+   * What this transaction costs the maker: the fee payer pays the whole network fee, so a smart-account
+   * fill (a member pays) costs it nothing. Undefined when a plain fill sets no limit or no price.
+   */
+  readonly makerPaysLamports: bigint | undefined;
   /** The compute-unit price is above the quote's prioritizationFeeToUse. */
-  priceRaised?: boolean;
-  ataCreations: AtaCreation[];
-
-  // Set by the fill rules (fill-accounts.ts, mints.ts, token-accounts.ts):
-  args?: FillArgs;
-  accounts?: FillAccounts;
-  inputToken?: TokenConfig;
-  outputToken?: TokenConfig;
-  inputTokenProgram?: PublicKey;
-  outputTokenProgram?: PublicKey;
-  makerInputTokenAccount?: PublicKey;
-  makerOutputTokenAccount?: PublicKey;
-  takerInputTokenAccount?: PublicKey;
-  takerOutputTokenAccount?: PublicKey;
-  nativeSolIn?: boolean;
-  nativeSolOut?: boolean;
-
-  // Set by the amount rules (amounts.ts):
-  feeOwed?: bigint;
-  feeMint?: PublicKey;
+  readonly priceRaised: boolean;
+  /** Each well-formed CreateIdempotent, with the account it names (ata-creation.ts judges each). */
+  readonly ataCreations: readonly AtaCreation[];
+  /** The configured tokens of the quote's mints; undefined: not traded (mints.ts). */
+  readonly inputToken: TokenConfig | undefined;
+  readonly outputToken: TokenConfig | undefined;
+  /** Their configured token programs. */
+  readonly inputTokenProgram: PublicKey | undefined;
+  readonly outputTokenProgram: PublicKey | undefined;
+  /** The maker's ATAs of the quote's mints under their configured programs; undefined: not traded. */
+  readonly makerInputTokenAccount: PublicKey | undefined;
+  readonly makerOutputTokenAccount: PublicKey | undefined;
+  /** The fill's taker-side token accounts; undefined without the fill's accounts. */
+  readonly takerInputTokenAccount: PublicKey | undefined;
+  readonly takerOutputTokenAccount: PublicKey | undefined;
+  /** A taker leg is native SOL: the order-engine id as its account, on the wSOL mint. */
+  readonly nativeSolIn: boolean;
+  readonly nativeSolOut: boolean;
+  /** The fill's amounts against the operator's fee shapes (../fee-shape.ts); undefined without arguments. */
+  readonly feeShape: FeeShapeCheck | undefined;
 }
 
 export type FillRule = (c: FillCheck) => Refusal | undefined;

@@ -6,12 +6,13 @@
  * when a smart account's member pays); a price above the quoted prioritizationFeeToUse only within
  * the raise cap.
  */
-import { FillRejectCode } from "../codes.ts";
+import { FillRejectCode } from "../../refusal/codes.ts";
 import type { ComputeBudgetOtherIx, ComputeUnitLimitIx, ComputeUnitPriceIx } from "../decode.ts";
 import { LAMPORTS_PER_SIGNATURE, NATIVE_MINT } from "../layout.ts";
 import type { RaisedFeeCap } from "../raised-fee-cap.ts";
 import { type FillCheck, type FillRule, type Refusal, refuse } from "./check.ts";
 import { computeUnitLimitWithinCeiling } from "./compute-unit-limit.ts";
+import type { Walk } from "./instructions.ts";
 
 export { MAX_COMPUTE_UNIT_LIMIT } from "./compute-unit-limit.ts";
 
@@ -29,9 +30,9 @@ export function makerFeeLamports(
 
 /** One ComputeBudget instruction before the fill (instructions.ts walks them in order). */
 export function computeBudgetInstruction(
-  c: FillCheck,
   ix: ComputeUnitLimitIx | ComputeUnitPriceIx | ComputeBudgetOtherIx,
   where: string,
+  walk: Walk,
 ): Refusal | undefined {
   if (ix.kind === "computeBudgetOther") {
     return refuse(
@@ -43,22 +44,22 @@ export function computeBudgetInstruction(
     return refuse(FillRejectCode.INVALID_COMPUTE_BUDGET, `${where} (ComputeBudget) names accounts`);
   }
   if (ix.kind === "computeUnitLimit") {
-    if (c.computeUnitLimit !== undefined) {
+    if (walk.limitSeen) {
       return refuse(
         FillRejectCode.INVALID_COMPUTE_BUDGET,
         `${where} sets the compute-unit limit a second time`,
       );
     }
-    c.computeUnitLimit = ix.units;
+    walk.limitSeen = true;
     return undefined;
   }
-  if (c.computeUnitPrice !== undefined) {
+  if (walk.priceSeen) {
     return refuse(
       FillRejectCode.INVALID_COMPUTE_BUDGET,
       `${where} sets the compute-unit price a second time`,
     );
   }
-  c.computeUnitPrice = ix.microLamports;
+  walk.priceSeen = true;
   return undefined;
 }
 
@@ -78,13 +79,12 @@ export const computeUnitLimitNotZero: FillRule = (c) =>
     : undefined;
 
 export const makerFeeWithinCap: FillRule = (c) => {
-  const limit = c.computeUnitLimit!;
-  const price = c.computeUnitPrice!;
+  const { computeUnitLimit: limit, computeUnitPrice: price, makerPaysLamports: pays } = c;
   const signatures = c.d.header.numRequiredSignatures;
-  return c.makerPaysLamports! > c.maxFeeLamports
+  return pays !== undefined && pays > c.maxFeeLamports
     ? refuse(
         FillRejectCode.FEE_CAP_EXCEEDED,
-        `the maker would pay ${c.makerPaysLamports} lamports (limit ${limit} x price ${price} micro-lamports + ${signatures} signatures), more than the cap of ${c.maxFeeLamports}`,
+        `the maker would pay ${pays} lamports (limit ${limit} x price ${price} micro-lamports + ${signatures} signatures), more than the cap of ${c.maxFeeLamports}`,
       )
     : undefined;
 };
@@ -115,15 +115,9 @@ export function raisedFeeLimit(c: FillCheck, cap: RaisedFeeCap): bigint {
  * COMPUTE_UNIT_PRICE_EXCEEDED where no cap is given. Lower than quoted is always fine.
  */
 export const raisedPriceWithinRaiseCap: FillRule = (c) => {
-  // What this transaction costs the maker, for this rule and the fee cap after it: the fee payer pays
-  // the whole network fee, so a smart-account fill (a member pays, smart-account.ts) costs it nothing.
-  c.makerPaysLamports = c.envelope
-    ? 0n
-    : makerFeeLamports(c.computeUnitLimit!, c.computeUnitPrice!, c.d.header.numRequiredSignatures);
-  const quoted = c.quote.response.prioritizationFeeToUse;
-  const price = c.computeUnitPrice!;
-  c.priceRaised = quoted !== undefined && price > BigInt(quoted);
   if (!c.priceRaised) return undefined;
+  const quoted = c.quote.response.prioritizationFeeToUse;
+  const price = c.computeUnitPrice;
   const cap = c.raisedFeeCap;
   if (!cap) {
     return refuse(
@@ -132,10 +126,11 @@ export const raisedPriceWithinRaiseCap: FillRule = (c) => {
     );
   }
   const limit = raisedFeeLimit(c, cap);
-  return c.makerPaysLamports! > limit
+  const pays = c.makerPaysLamports;
+  return pays !== undefined && pays > limit
     ? refuse(
         FillRejectCode.RAISED_FEE_CAP_EXCEEDED,
-        `the compute-unit price is ${price} micro-lamports, raised from the ${quoted} quoted: the maker would pay ${c.makerPaysLamports} lamports, more than the ${limit} a raised fill may cost`,
+        `the compute-unit price is ${price} micro-lamports, raised from the ${quoted} quoted: the maker would pay ${pays} lamports, more than the ${limit} a raised fill may cost`,
       )
     : undefined;
 };

@@ -10,7 +10,8 @@
  * Ceiling: the runtime's 1,400,000, and 200,000 for permissioned pairs (docs/contract.md, "Permissioned
  * tokens": no quote-time simulation, the fill must fit in the default maximum).
  */
-import { FillRejectCode } from "../codes.ts";
+import type { PublicKey } from "@solana/web3.js";
+import { FillRejectCode } from "../../refusal/codes.ts";
 import { COMPUTE_UNITS, type ComputeUnitTable, type LegKind, legKey } from "../compute-units.ts";
 import { TOKEN_2022_PROGRAM_ID } from "../layout.ts";
 import { type FillCheck, type FillRule, refuse } from "./check.ts";
@@ -43,13 +44,13 @@ export function computeUnitFloor(shape: FillShape, table: ComputeUnitTable = COM
 export const computeUnitCeiling = (permissioned: boolean): number =>
   permissioned ? PERMISSIONED_COMPUTE_UNIT_LIMIT : MAX_COMPUTE_UNIT_LIMIT;
 
-/** The shape of a fill whose accounts the earlier rules established. */
-export function shapeOf(c: FillCheck): FillShape {
-  const kind = (native: boolean, program: FillCheck["inputTokenProgram"]): LegKind =>
-    native ? "nativeSol" : program!.equals(TOKEN_2022_PROGRAM_ID) ? "token2022" : "token";
+/** The shape of a fill whose token programs are known (both mints traded). */
+export function shapeOf(c: FillCheck, inputProgram: PublicKey, outputProgram: PublicKey): FillShape {
+  const kind = (native: boolean, program: PublicKey): LegKind =>
+    native ? "nativeSol" : program.equals(TOKEN_2022_PROGRAM_ID) ? "token2022" : "token";
   return {
-    input: kind(c.nativeSolIn!, c.inputTokenProgram),
-    output: kind(c.nativeSolOut!, c.outputTokenProgram),
+    input: kind(c.nativeSolIn, inputProgram),
+    output: kind(c.nativeSolOut, outputProgram),
     ataCreations: c.ataCreations.map((a) =>
       a.tokenProgram.equals(TOKEN_2022_PROGRAM_ID) ? "token2022" : "token",
     ),
@@ -58,9 +59,9 @@ export function shapeOf(c: FillCheck): FillShape {
 }
 
 export const computeUnitLimitWithinCeiling: FillRule = (c) => {
-  const limit = c.computeUnitLimit!;
+  const limit = c.computeUnitLimit;
   const ceiling = computeUnitCeiling(c.quote.permissioned);
-  return limit > ceiling
+  return limit !== undefined && limit > ceiling
     ? refuse(
         FillRejectCode.COMPUTE_UNIT_LIMIT_EXCEEDED,
         `the compute-unit limit ${limit} is above the ${ceiling} allowed${c.quote.permissioned ? " for a permissioned pair" : ""}`,
@@ -69,8 +70,9 @@ export const computeUnitLimitWithinCeiling: FillRule = (c) => {
 };
 
 export const computeUnitLimitCoversShape: FillRule = (c) => {
-  const limit = c.computeUnitLimit!;
-  const shape = shapeOf(c);
+  const { computeUnitLimit: limit, inputTokenProgram, outputTokenProgram } = c;
+  if (limit === undefined || !inputTokenProgram || !outputTokenProgram) return undefined;
+  const shape = shapeOf(c, inputTokenProgram, outputTokenProgram);
   const floor = computeUnitFloor(shape, c.computeUnits);
   return limit < floor
     ? refuse(

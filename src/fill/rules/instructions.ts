@@ -2,21 +2,25 @@
  * Which instructions a fill may contain, in what order: ComputeBudget and ATA creations, then exactly
  * one order-engine `fill`, then only Lighthouse assertions. No other program, no other order-engine
  * instruction. Each instruction's own rules live beside it (compute-budget.ts, ata-creation.ts,
- * lighthouse.ts); this walk records the fill, the compute budget and the ATA creations on the check.
+ * lighthouse.ts); what the walk has seen so far is its own, never the check's.
  */
-import { FillRejectCode } from "../codes.ts";
+import { FillRejectCode } from "../../refusal/codes.ts";
 import type { DecodedInstruction } from "../decode.ts";
 import { ataInstruction } from "./ata-creation.ts";
 import { type FillCheck, type FillRule, type Refusal, refuse } from "./check.ts";
 import { computeBudgetInstruction } from "./compute-budget.ts";
 import { lighthouseAssertion } from "./lighthouse.ts";
 
-interface Walk {
+/** What the walk has passed so far, for the rules of order and of repetition. */
+export interface Walk {
   lighthouseSeen: boolean;
+  fillSeen: boolean;
+  limitSeen: boolean;
+  priceSeen: boolean;
 }
 
 export const onlyAllowedInstructionsInOrder: FillRule = (c) => {
-  const walk: Walk = { lighthouseSeen: false };
+  const walk: Walk = { lighthouseSeen: false, fillSeen: false, limitSeen: false, priceSeen: false };
   for (const ix of c.instructions) {
     const refusal = instruction(c, ix, walk);
     if (refusal) return refusal;
@@ -39,7 +43,7 @@ function instruction(c: FillCheck, ix: DecodedInstruction, walk: Walk): Refusal 
     return refuse(FillRejectCode.INVALID_PROGRAM, `${where} is an order-engine instruction other than fill`);
   }
   if (ix.kind === "lighthouse") {
-    const refusal = lighthouseAssertion(c, ix, where);
+    const refusal = lighthouseAssertion(walk.fillSeen, ix, where);
     walk.lighthouseSeen = true;
     return refusal;
   }
@@ -50,19 +54,19 @@ function instruction(c: FillCheck, ix: DecodedInstruction, walk: Walk): Refusal 
     );
   }
   if (ix.kind === "fill") {
-    if (c.fill)
+    if (walk.fillSeen)
       return refuse(FillRejectCode.MULTIPLE_FILLS, `${where} is a second fill; exactly one is allowed`);
-    c.fill = ix;
+    walk.fillSeen = true;
     return undefined;
   }
-  if (c.fill) {
+  if (walk.fillSeen) {
     return refuse(
       FillRejectCode.INVALID_INSTRUCTION_ORDER,
       `${where} (${ix.kind}) follows the fill; only Lighthouse assertions may`,
     );
   }
   if (ix.kind === "ataOther" || ix.kind === "ataCreateIdempotent") return ataInstruction(c, ix, where);
-  return computeBudgetInstruction(c, ix, where);
+  return computeBudgetInstruction(ix, where, walk);
 }
 
 export const exactlyOneFill: FillRule = ({ fill }) =>

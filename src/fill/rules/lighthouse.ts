@@ -5,13 +5,18 @@
  * wallet: these four only read their account (no write, no CPI), and the operator's own client
  * asserts the maker's lamports (toolkit tests/suites/integration/swap.ts).
  */
-import { FillRejectCode } from "../codes.ts";
+import { FillRejectCode } from "../../refusal/codes.ts";
 import type { LighthouseIx } from "../decode.ts";
 import { LIGHTHOUSE_ALLOWED_DISCRIMINATORS } from "../layout.ts";
-import { type FillCheck, type Refusal, refuse } from "./check.ts";
+import { type Refusal, refuse } from "./check.ts";
 
-export function lighthouseAssertion(c: FillCheck, ix: LighthouseIx, where: string): Refusal | undefined {
-  if (!c.fill) {
+/** One Lighthouse instruction; `afterFill`: the walk has passed the fill. */
+export function lighthouseAssertion(
+  afterFill: boolean,
+  ix: LighthouseIx,
+  where: string,
+): Refusal | undefined {
+  if (!afterFill) {
     return refuse(
       FillRejectCode.INVALID_INSTRUCTION_ORDER,
       `${where} is a Lighthouse assertion before the fill`,

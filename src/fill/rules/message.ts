@@ -3,7 +3,7 @@
  * maker (key 0, the fee payer) and the taker (key 1, a writable signer, the quote's taker when the
  * quote named one), for a quote answered by this maker wallet.
  */
-import { FillRejectCode } from "../codes.ts";
+import { FillRejectCode } from "../../refusal/codes.ts";
 import { type FillRule, refuse } from "./check.ts";
 
 export const messageIsV0: FillRule = ({ d }) =>
@@ -29,12 +29,12 @@ export const makerAndTakerSign: FillRule = ({ d }) =>
 
 /** A plain fill; the fee payer of a smart-account envelope is one of its members (smart-account.ts). */
 export const makerPaysTheFee: FillRule = ({ d, maker, envelope }) => {
-  const feePayer = d.staticKeys[0]!;
-  return envelope || feePayer.equals(maker)
+  const feePayer = d.staticKeys[0];
+  return envelope || feePayer?.equals(maker)
     ? undefined
     : refuse(
         FillRejectCode.INVALID_FEE_PAYER,
-        `account key 0 (fee payer, signature slot 0) is ${feePayer.toBase58()}, not the maker ${maker.toBase58()}`,
+        `account key 0 (fee payer, signature slot 0) is ${feePayer?.toBase58()}, not the maker ${maker.toBase58()}`,
       );
 };
 

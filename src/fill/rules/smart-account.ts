@@ -8,7 +8,7 @@
  * fill's taker is the vault of the settings account and account index (fill-accounts.ts checks it
  * against `takerIndex`). A plain fill passes each of these untouched.
  */
-import { FillRejectCode } from "../codes.ts";
+import { FillRejectCode } from "../../refusal/codes.ts";
 import { describeAccount } from "../decode.ts";
 import { SMART_ACCOUNT_PROGRAM_ID } from "../smart-account.ts";
 import { type FillRule, isMaker, keyOf, refuse } from "./check.ts";
@@ -63,7 +63,8 @@ export const envelopeNamesTheProgram: FillRule = (c) => {
 
 export const feePayerIsAMember: FillRule = ({ envelope, maker, d }) => {
   if (!envelope) return undefined;
-  if (d.staticKeys[0]!.equals(maker)) {
+  const feePayer = d.staticKeys[0];
+  if (feePayer?.equals(maker)) {
     return refuse(
       FillRejectCode.INVALID_FEE_PAYER,
       "the maker pays the fee of a smart-account fill; a member does",
@@ -73,7 +74,7 @@ export const feePayerIsAMember: FillRule = ({ envelope, maker, d }) => {
     ? undefined
     : refuse(
         FillRejectCode.INVALID_FEE_PAYER,
-        `the fee payer ${d.staticKeys[0]!.toBase58()} is not one of the smart account's members listed`,
+        `the fee payer ${feePayer?.toBase58()} is not one of the smart account's members listed`,
       );
 };
 

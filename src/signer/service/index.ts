@@ -240,9 +240,9 @@ export async function startSignerService(
       tls = {
         host: env.SIGNER_TLS_LISTEN.slice(0, at).replace(/^\[|\]$/g, ""),
         port: Number(env.SIGNER_TLS_LISTEN.slice(at + 1)),
-        certFile: env.SIGNER_TLS_CERT!,
-        keyFile: env.SIGNER_TLS_KEY!,
-        clientCaFile: env.SIGNER_TLS_CLIENT_CA!,
+        certFile: env.SIGNER_TLS_CERT as string,
+        keyFile: env.SIGNER_TLS_KEY as string,
+        clientCaFile: env.SIGNER_TLS_CLIENT_CA as string,
       };
     }
     const listeners = await listenSigner({

@@ -317,7 +317,7 @@ return 0
 `;
 
 /**
- * The signer's own issuance record (the issuer key's caps, kept where the webhook's issuance book is
+ * The signer's own issuance record (the issuer key's caps, kept where the webhook's issuance usage is
  * not trusted): one companion per quote, and what was minted per mint and UTC day.
  *   <prefix>{signer}:companion:<quoteId>       the amount minted for that quote's fill
  *   <prefix>{signer}:issued:<mint>:d:<day>     smallest units minted that UTC day

@@ -32,9 +32,9 @@ import { buildCompanion } from "../../issuance/companion.ts";
 import { IssuancePolicies } from "../../issuance/policy.ts";
 import type { Logger } from "../../observability/logger.ts";
 import type { QuoteStore, StoredQuote } from "../../quote-store/interface.ts";
+import { SignerRefusalCode } from "../../refusal/codes.ts";
 import { checkTakerSignatures } from "../../swap/signatures.ts";
 import { KeypairSigner } from "../index.ts";
-import { SignerRefusalCode } from "../protocol.ts";
 import { bandFor, judgeBand } from "./band.ts";
 import type { LimitTable, PairBand, QuoteRecord, SignerIssuanceLedger, SignerLedger } from "./limits.ts";
 
@@ -98,7 +98,7 @@ export class SigningPolicy {
   keys(): { active: string; keys: string[]; issuer?: string } {
     const issuer = this.opts.issuer?.keypair.publicKey.toBase58();
     return {
-      active: this.#keys[0]!.base58,
+      active: (this.#keys[0] as HeldKey).base58,
       keys: this.#keys.map((k) => k.base58),
       ...(issuer ? { issuer } : {}),
     };
@@ -150,7 +150,7 @@ export class SigningPolicy {
     if (!quote)
       return refuse(SignerRefusalCode.UNKNOWN_QUOTE, `no quote ${quoteId} in the store`, { messageHash });
     const { held, validation } = this.#validate(tx, messageHash, quote);
-    if (!validation.ok) return refuse(validation.code, validation.detail, { messageHash });
+    if (!validation.ok) return refuse(validation.code, validation.context, { messageHash });
     const fill = validation.fill;
     const policies = new IssuancePolicies(this.opts.config);
     const { tokenIn, tokenOut } = quote.request;
@@ -202,7 +202,7 @@ export class SigningPolicy {
     const companion = await buildCompanion({
       need,
       makerTokenAccount: fill.makerOutputTokenAccount,
-      maker: new KeypairSigner(this.opts.keys.find((k) => k.publicKey.equals(held.publicKey))!),
+      maker: new KeypairSigner(this.opts.keys.find((k) => k.publicKey.equals(held.publicKey)) as Keypair),
       issuer: new KeypairSigner(issuer.keypair),
       tipAccount: tip,
       recentBlockhash: tx.message.recentBlockhash,
@@ -241,7 +241,7 @@ export class SigningPolicy {
 
     const { held, validation } = this.#validate(tx, messageHash, quote);
     if (!validation.ok) {
-      return refuse(validation.code, validation.detail, { messageHash, rule: validation.rule });
+      return refuse(validation.code, validation.context, { messageHash, rule: validation.rule });
     }
     const sigs = checkTakerSignatures(tx, messageBytes, validation.fill.makerSlot);
     if (!sigs.ok) return refuse(SignerRefusalCode.TAKER_SIGNATURE, sigs.detail, { messageHash });
@@ -380,7 +380,8 @@ export class SigningPolicy {
    */
   #validate(tx: VersionedTransaction, messageHash: string, quote: StoredQuote) {
     const signers = tx.message.staticAccountKeys.slice(0, tx.message.header.numRequiredSignatures);
-    const held = this.#keys.find((k) => signers.some((s) => s.equals(k.publicKey))) ?? this.#keys[0]!;
+    const held =
+      this.#keys.find((k) => signers.some((s) => s.equals(k.publicKey))) ?? (this.#keys[0] as HeldKey);
     const validation = validateFill({
       tx,
       messageHash,

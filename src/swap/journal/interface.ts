@@ -41,7 +41,7 @@ export interface PendingFill {
    */
   decision?: DecisionRecord;
   /**
-   * A permissioned fill sent as a bundle with the maker's mint or burn (src/swap/executor.ts): the
+   * A permissioned fill sent as a bundle with the maker's mint or burn (src/issuance/bundle.ts): the
    * bundle engine's id, polled beside the fill's signature so a dropped bundle settles at once.
    */
   bundleId?: string;

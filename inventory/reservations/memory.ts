@@ -1,17 +1,17 @@
 /**
- * The ledger for one process (the embedded default). The same state machine as the Redis ledger's Lua
+ * The reservation state for one process (the embedded default). The same state machine as the Redis reservation state's Lua
  * scripts; every method runs to completion without awaiting, so it is as atomic as a script.
- * Instances in one process that share a MemoryLedger see one another's reservations.
+ * Instances in one process that share a MemoryReservations see one another's reservations.
  */
-import type { Reservation } from "./interface.ts";
+import type { Reservation } from "../interface.ts";
 import type {
   CommitResult,
-  Ledger,
-  LedgerReserve,
-  LedgerReserveResult,
-  LedgerState,
+  Reservations,
+  ReservationsState,
+  ReserveOutcome,
+  ReserveRequest,
   Totals,
-} from "./ledger.ts";
+} from "./interface.ts";
 
 interface Record {
   r: Reservation;
@@ -19,7 +19,7 @@ interface Record {
   settleAtMs?: number;
 }
 
-export class MemoryLedger implements Ledger {
+export class MemoryReservations implements Reservations {
   private balancesAtMs: number | undefined;
   private lamports: bigint | undefined;
   private readonly balances = new Map<string, bigint>();
@@ -27,7 +27,7 @@ export class MemoryLedger implements Ledger {
   private readonly incoming = new Map<string, bigint>();
   private readonly records = new Map<string, Record>();
 
-  async reserve(q: LedgerReserve): Promise<LedgerReserveResult> {
+  async reserve(q: ReserveRequest): Promise<ReserveOutcome> {
     this.sweep(q.nowMs);
     if (this.records.has(q.quoteId)) return { kind: "exists" };
     const bal = this.balances.get(q.outMint) ?? 0n;
@@ -83,7 +83,7 @@ export class MemoryLedger implements Ledger {
     return true;
   }
 
-  async state(nowMs: number): Promise<LedgerState> {
+  async state(nowMs: number): Promise<ReservationsState> {
     this.sweep(nowMs);
     return {
       balancesAtMs: this.balancesAtMs,

@@ -1,17 +1,17 @@
 /**
- * The Inventory port over a Ledger: the quote path reads an in-memory view (balances, reserved and
+ * The Inventory port over the reservation state (interface.ts): the quote path reads an in-memory view (balances, reserved and
  * incoming totals), refreshed in the background from the chain (every `inventory.refreshMs`) and from
- * the shared ledger (every `inventory.syncMs`, other instances' reservations included). Reservations go
- * straight to the ledger, whose one atomic step decides.
+ * the shared reservation state (every `inventory.syncMs`, other instances' reservations included). Reservations go
+ * straight to the reservation state, whose one atomic step decides.
  *
- * memory.ts and redis.ts are this class over a MemoryLedger or a RedisLedger.
+ * memory.ts and redis.ts are this class over a MemoryReservations or a RedisReservations.
  */
 import type { PublicKey } from "@solana/web3.js";
 import type { Logger } from "pino";
-import { formatRatio, parseDecimal, type Ratio } from "../amounts/decimal.ts";
-import type { UsdValues } from "../amounts/usd.ts";
-import type { Config } from "../config/load.ts";
-import { type AccountReader, type MintHolding, readHoldings } from "./holdings.ts";
+import { formatRatio, parseDecimal, type Ratio } from "../../amounts/decimal.ts";
+import type { UsdValues } from "../../amounts/usd.ts";
+import type { Config } from "../../config/load.ts";
+import { type AccountReader, type MintHolding, readHoldings } from "../holdings.ts";
 import type {
   CheckResult,
   Holding,
@@ -20,8 +20,8 @@ import type {
   Reservation,
   ReserveResult,
   TradeCheck,
-} from "./interface.ts";
-import type { Ledger, Totals } from "./ledger.ts";
+} from "../interface.ts";
+import type { Reservations, Totals } from "./interface.ts";
 
 export interface InventoryOptions {
   config: Config;
@@ -41,7 +41,7 @@ interface TokenRules {
   maxExposureUsd?: Ratio;
 }
 
-export class LedgerInventory implements Inventory {
+export class ReservationInventory implements Inventory {
   private readonly rules = new Map<string, TokenRules>();
   private readonly now: () => number;
   private readonly settings: Config["file"]["inventory"];
@@ -56,7 +56,7 @@ export class LedgerInventory implements Inventory {
   private holdings = new Map<string, MintHolding>();
   private chainReadAtMs: number | undefined;
   /** The last sync failed (an outage is logged once, and its end once). */
-  private ledgerDown = false;
+  private reservationsDown = false;
 
   private readonly listeners = new Set<() => void>();
   private lastSignature = "";
@@ -67,7 +67,7 @@ export class LedgerInventory implements Inventory {
   private closed = false;
 
   constructor(
-    private readonly ledger: Ledger,
+    private readonly reservationState: Reservations,
     private readonly opts: InventoryOptions,
   ) {
     this.now = opts.now ?? Date.now;
@@ -176,13 +176,13 @@ export class LedgerInventory implements Inventory {
     return () => this.listeners.delete(listener);
   }
 
-  // ---- swap path: atomic in the ledger ----
+  // ---- swap path: atomic in the reservation state ----
 
   async reserve(r: Reservation): Promise<ReserveResult> {
     const out = this.rules.get(r.mint);
     if (!out) return { ok: false, reason: "INVENTORY_INSUFFICIENT", detail: `${r.mint} is not held` };
     const inn = r.inputMint !== undefined ? this.rules.get(r.inputMint) : undefined;
-    const res = await this.ledger.reserve({
+    const res = await this.reservationState.reserve({
       quoteId: r.quoteId,
       outMint: r.mint,
       outAmount: r.amount,
@@ -233,13 +233,13 @@ export class LedgerInventory implements Inventory {
   }
 
   async release(quoteId: string): Promise<void> {
-    const totals = await this.ledger.release(quoteId);
+    const totals = await this.reservationState.release(quoteId);
     if (totals) this.apply(totals);
   }
 
   async commit(quoteId: string): Promise<void> {
     const settleAt = this.now() + this.settings.settleMarginMs;
-    const res = await this.ledger.commit(quoteId, settleAt);
+    const res = await this.reservationState.commit(quoteId, settleAt);
     if (res === "missing") {
       // Expired (or released) before the fill landed: the units are no longer held, so read the
       // chain now rather than promise them again until the next periodic refresh.
@@ -257,12 +257,12 @@ export class LedgerInventory implements Inventory {
   }
 
   async reservations(): Promise<(Reservation & { state: "open" | "committed" })[]> {
-    return this.ledger.list();
+    return this.reservationState.list();
   }
 
   // ---- background ----
 
-  /** Reads the chain and records the balances in the ledger; overlapping calls share one read. */
+  /** Reads the chain and records the balances in the reservation state; overlapping calls share one read. */
   refresh(): Promise<void> {
     this.refreshing ??= this.doRefresh().finally(() => {
       this.refreshing = undefined;
@@ -280,9 +280,9 @@ export class LedgerInventory implements Inventory {
     const { holdings } = read;
     const balances = new Map([...holdings.tokens].map(([mint, h]) => [mint, h.amount]));
     try {
-      await this.ledger.setBalances(holdings.readAtMs, holdings.lamports, balances);
+      await this.reservationState.setBalances(holdings.readAtMs, holdings.lamports, balances);
     } catch (err) {
-      this.opts.log?.warn({ err }, "inventory: cannot record balances in the ledger");
+      this.opts.log?.warn({ err }, "inventory: cannot record balances in the reservation state");
       return;
     }
     this.holdings = holdings.tokens;
@@ -290,7 +290,7 @@ export class LedgerInventory implements Inventory {
     await this.sync();
   }
 
-  /** Re-reads the shared ledger into memory. */
+  /** Re-reads the shared reservation state into memory. */
   sync(): Promise<void> {
     this.syncing ??= this.doSync().finally(() => {
       this.syncing = undefined;
@@ -300,13 +300,15 @@ export class LedgerInventory implements Inventory {
 
   private async doSync(): Promise<void> {
     try {
-      const s = await this.ledger.state(this.now());
-      if (this.ledgerDown) this.opts.log?.info("inventory: the shared ledger answers again");
-      this.ledgerDown = false;
+      const s = await this.reservationState.state(this.now());
+      if (this.reservationsDown) this.opts.log?.info("inventory: the shared reservation state answers again");
+      this.reservationsDown = false;
       if (s.balancesAtMs === undefined && this.balancesAtMs !== undefined) {
-        // The shared ledger lost its state (Redis restarted without its data): write the balances back
+        // The shared reservation state lost its state (Redis restarted without its data): write the balances back
         // from a fresh chain read, and keep quoting from the current view meanwhile.
-        this.opts.log?.warn("inventory: the shared ledger is empty; re-reading balances from the chain");
+        this.opts.log?.warn(
+          "inventory: the shared reservation state is empty; re-reading balances from the chain",
+        );
         void this.refresh();
         return;
       }
@@ -317,8 +319,9 @@ export class LedgerInventory implements Inventory {
       this.balancesAtMs = s.balancesAtMs;
     } catch (err) {
       // Once per outage: the sync runs every `syncMs`.
-      if (!this.ledgerDown) this.opts.log?.warn({ err }, "inventory: cannot read the shared ledger");
-      this.ledgerDown = true;
+      if (!this.reservationsDown)
+        this.opts.log?.warn({ err }, "inventory: cannot read the shared reservation state");
+      this.reservationsDown = true;
       return;
     }
     this.notifyIfChanged();

@@ -1,5 +1,5 @@
 /**
- * The ledger shared by every instance: Redis, changed only by the Lua scripts below, so a reservation
+ * The reservation state shared by every instance: Redis, changed only by the Lua scripts below, so a reservation
  * is one atomic step however many instances race for the last units. Every key carries the maker as
  * its hash tag, so the scripts run unchanged on Redis Cluster:
  *
@@ -15,15 +15,15 @@
  * compare amounts as decimal strings.
  */
 import type { Cluster, Redis } from "ioredis";
-import type { Reservation } from "./interface.ts";
+import type { Reservation } from "../interface.ts";
 import type {
   CommitResult,
-  Ledger,
-  LedgerReserve,
-  LedgerReserveResult,
-  LedgerState,
+  Reservations,
+  ReservationsState,
+  ReserveOutcome,
+  ReserveRequest,
   Totals,
-} from "./ledger.ts";
+} from "./interface.ts";
 
 /** u64 arithmetic on decimal strings for Lua (whose numbers are exact only to 2^53): norm, cmp, add, sub. */
 export const LUA_DECIMAL = `
@@ -174,8 +174,8 @@ return {
 }
 `;
 
-/** One maker's ledger keys, in the scripts' KEYS order; all under the maker's hash tag (one slot). */
-export function ledgerKeys(prefix: string, maker: string): string[] {
+/** One maker's reservation keys, in the scripts' KEYS order; all under the maker's hash tag (one slot). */
+export function reservationKeys(prefix: string, maker: string): string[] {
   return ["bal", "meta", "res", "inc", "rec", "exp", "cmt"].map((name) => `${prefix}{${maker}}:${name}`);
 }
 
@@ -189,13 +189,13 @@ interface Scripted {
   invState(...args: (string | number)[]): Promise<Reply>;
 }
 
-export class RedisLedger implements Ledger {
+export class RedisReservations implements Reservations {
   private readonly keys: string[];
   private readonly r: Redis & Scripted;
 
   /** `maker` (base58) is the hash tag: one maker's keys share one slot. */
   constructor(redis: Redis | Cluster, maker: string, prefix = "rfq:inv:") {
-    this.keys = ledgerKeys(prefix, maker);
+    this.keys = reservationKeys(prefix, maker);
     const scripts: [keyof Scripted, string][] = [
       ["invReserve", RESERVE],
       ["invRelease", RELEASE],
@@ -210,7 +210,7 @@ export class RedisLedger implements Ledger {
     this.r = redis as Redis & Scripted;
   }
 
-  async reserve(q: LedgerReserve): Promise<LedgerReserveResult> {
+  async reserve(q: ReserveRequest): Promise<ReserveOutcome> {
     const reply = (await this.r.invReserve(
       ...this.keys,
       q.quoteId,
@@ -257,7 +257,7 @@ export class RedisLedger implements Ledger {
     return (await this.r.invSetBalances(...this.keys, readAtMs, lamports.toString(), ...flat)) === 1;
   }
 
-  async state(nowMs: number): Promise<LedgerState> {
+  async state(nowMs: number): Promise<ReservationsState> {
     const [meta, bal, res, inc] = (await this.r.invState(...this.keys, nowMs)) as [
       (string | null)[],
       string[],

@@ -1,16 +1,16 @@
 /**
  * The shared state behind an Inventory: latest balances and every open reservation, changed only by
- * atomic operations. RedisLedger (ledger-redis.ts, Lua scripts) is shared by all instances;
- * MemoryLedger (ledger-memory.ts) is the same state machine for one process.
+ * atomic operations. RedisReservations (redis.ts, Lua scripts) is shared by all instances;
+ * MemoryReservations (memory.ts) is the same state machine for one process.
  *
  * A reservation's life: open (counted in `reserved`/`incoming`) -> released, expired (swept), or
  * committed. A committed reservation stays counted until a balance read that started after its
  * `settleAtMs` replaces it: until then the chain balance may not show the fill yet, and dropping the
  * reservation early would let the same units be promised twice.
  */
-import type { Reservation } from "./interface.ts";
+import type { Reservation } from "../interface.ts";
 
-export interface LedgerReserve {
+export interface ReserveRequest {
   quoteId: string;
   outMint: string;
   outAmount: bigint;
@@ -32,7 +32,7 @@ export interface Totals {
   incoming: Map<string, bigint>;
 }
 
-export type LedgerReserveResult =
+export type ReserveOutcome =
   | { kind: "reserved"; totals: Totals }
   /** The quoteId already holds a reservation (a retry): nothing changed. */
   | { kind: "exists" }
@@ -41,7 +41,7 @@ export type LedgerReserveResult =
 
 export type CommitResult = "committed" | "already" | "missing";
 
-export interface LedgerState {
+export interface ReservationsState {
   balancesAtMs: number | undefined;
   lamports: bigint | undefined;
   balances: Map<string, bigint>;
@@ -49,8 +49,8 @@ export interface LedgerState {
   incoming: Map<string, bigint>;
 }
 
-export interface Ledger {
-  reserve(r: LedgerReserve): Promise<LedgerReserveResult>;
+export interface Reservations {
+  reserve(r: ReserveRequest): Promise<ReserveOutcome>;
   /** Drops an open reservation; returns the new totals, or undefined when there was none open. */
   release(quoteId: string): Promise<Totals | undefined>;
   /** Marks a reservation committed; it stays counted until a balance read started at or after settleAtMs. */
@@ -61,7 +61,7 @@ export interface Ledger {
    */
   setBalances(readAtMs: number, lamports: bigint, balances: ReadonlyMap<string, bigint>): Promise<boolean>;
   /** Everything, after sweeping reservations expired at `nowMs`. */
-  state(nowMs: number): Promise<LedgerState>;
+  state(nowMs: number): Promise<ReservationsState>;
   /** Open and committed-but-unsettled reservations. */
   list(): Promise<(Reservation & { state: "open" | "committed" })[]>;
 }

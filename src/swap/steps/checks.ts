@@ -1,0 +1,182 @@
+/**
+ * Steps 1 to 4, before the claim: the bytes decoded and the message hashed, the quote looked up, every
+ * fill rule (validateFill), the taker's signature and standing, and an issued token's holder rules and
+ * limits. Nothing here depends on time or chain state, so a refusal burns no quote.
+ */
+import type { VersionedTransaction } from "@solana/web3.js";
+import type { SwapRequest } from "../../contract/swap.ts";
+import { deserializeFillTransaction } from "../../fill/decode.ts";
+import {
+  type FillValidation,
+  messageBytesHash,
+  type ValidatedFill,
+  validateFill,
+} from "../../fill/validate.ts";
+import type { IssuanceNeed } from "../../issuance/policy.ts";
+import type { DecisionSeen } from "../../ledger/decision.ts";
+import type { Logger } from "../../observability/logger.ts";
+import type { StoredQuote } from "../../quote-store/interface.ts";
+import { FillRejectCode, refusal, SwapRefusalCode as S } from "../../refusal/codes.ts";
+import { type Budget, bounded } from "../bounded.ts";
+import { checkTakerSignatures } from "../signatures.ts";
+import { storeUnavailable } from "./claim.ts";
+import { type Decision, refused, type StepPorts } from "./step.ts";
+
+/** What a request that passed every check before the claim carries into it. */
+export interface Checked {
+  tx: VersionedTransaction;
+  messageHash: string;
+  quote: StoredQuote;
+  fill: ValidatedFill;
+  log: Logger;
+  need?: IssuanceNeed;
+}
+
+export async function checkBeforeClaim(
+  ports: StepPorts,
+  req: SwapRequest,
+  routeLog: Logger,
+  budget: Budget,
+  seen: DecisionSeen,
+): Promise<Decision | Checked> {
+  const { quoteId } = req;
+  // 1. Bytes -> transaction -> message hash.
+  const parsed = deserializeFillTransaction(req.transaction);
+  if (!parsed.ok) return refused(req, refusal(FillRejectCode.MALFORMED_TRANSACTION, parsed.problem));
+  const tx = parsed.tx;
+  const messageBytes = tx.message.serialize();
+  const messageHash = messageBytesHash(messageBytes);
+  seen.messageHash = messageHash;
+  const log = routeLog.child({ messageHash });
+
+  // 2. The quote.
+  const got = await bounded(() => ports.store.get(quoteId), budget.forStep(ports.steps.store));
+  if (!got.ok) {
+    log.warn({ error: got.error }, "quote store read failed");
+    return refused(req, storeUnavailable(got));
+  }
+  const quote = got.value;
+  if (!quote) {
+    const why = `unknown quote ${quoteId} (never quoted here, or forgotten long after expiry)`;
+    return refused(req, refusal(S.QUOTE_NOT_FOUND, why));
+  }
+  if (quote.requestId !== req.requestId) {
+    const why = `requestId ${req.requestId} does not match the quote's requestId ${quote.requestId}`;
+    return refused(req, refusal(S.INVALID_REQUEST_ID, why));
+  }
+  seen.quote = quote;
+
+  // 3. Every contract rule, against the quote. Time is judged after the claim (step 6).
+  const validation = validateFill({
+    tx,
+    messageHash,
+    quote,
+    maker: ports.signer.publicKey,
+    tokens: ports.config.tokensByMint,
+    maxFeeLamports: ports.maxFeeLamports,
+    raisedFeeCap: ports.raisedFeeCapOf(quote.request.tokenIn, quote.request.tokenOut),
+    expiryGraceSeconds: ports.expiryGraceSeconds,
+  });
+  countPriceRaise(ports, validation);
+  if (!validation.ok) {
+    log.info(
+      { code: validation.code, rule: validation.rule, detail: validation.context },
+      "fill refused by validation",
+    );
+    return refused(req, refusal(validation.code, validation.context));
+  }
+  const fill = validation.fill;
+  seen.fill = fill;
+
+  // 4. The taker's signature over exactly these message bytes; the maker's slot empty.
+  const sigs = checkTakerSignatures(tx, messageBytes, fill.makerSlot);
+  if (!sigs.ok) {
+    log.info({ detail: sigs.detail }, "fill refused: signatures");
+    const code =
+      sigs.kind === "signatureInvalid" ? S.SIGNATURE_VERIFICATION_FAILED : S.INVALID_MAKER_SIGNATURE_SLOT;
+    return refused(req, refusal(code, sigs.detail));
+  }
+
+  // 4b. A quote asked with no taker is priced blind; its filler, now known and signed for, must not
+  // be one the toxic-flow controls flagged or denied (a firm quote already answered for its taker).
+  const bot = botActivity(ports, req, quote, fill, log);
+  if (bot) return bot;
+
+  // 4c. Issued tokens: the holder rules and the issuer's own limits, judged on the message alone.
+  const issuance = issuanceOf(ports, req, quote, fill, log);
+  if (issuance && "response" in issuance) return issuance;
+  return { tx, messageHash, quote, fill, log, ...(issuance?.need ? { need: issuance.need } : {}) };
+}
+
+/** Step 4b: botActivityDetected for a flagged or denied taker filling an indicative quote. */
+function botActivity(
+  ports: StepPorts,
+  req: SwapRequest,
+  quote: StoredQuote,
+  fill: ValidatedFill,
+  log: Logger,
+): Decision | undefined {
+  const takers = ports.takers;
+  if (!takers || quote.taker !== undefined) return undefined;
+  const taker = fill.taker.toBase58();
+  const standing = takers.standing(taker, ports.now());
+  if (standing.kind !== "flagged" && standing.kind !== "denied") return undefined;
+  ports.metrics?.toxicSwapsRejected.inc({ standing: standing.kind });
+  log.warn(
+    { taker, quoteId: quote.quoteId, standing: standing.kind, why: standing.entry.reason },
+    "swap refused: botActivityDetected (a flagged or denied taker filling an indicative quote)",
+  );
+  const why = `taker ${taker} is ${standing.kind === "flagged" ? "flagged for toxic flow" : "on the deny list"}`;
+  return refused(req, refusal(S.BOT_ACTIVITY_DETECTED, why));
+}
+
+/**
+ * Step 4c, for a pair with a token the maker issues: the taker must be an allowed holder
+ * (`HOLDER_NOT_ALLOWED`), the direction switched on and the amount under the per-fill cap, and a
+ * bundle engine must be there. What is minted is what leaves the maker (the fill's output amount),
+ * what is burned what arrives (its input amount). Undefined: not an issued pair.
+ */
+function issuanceOf(
+  ports: StepPorts,
+  req: SwapRequest,
+  quote: StoredQuote,
+  fill: ValidatedFill,
+  log: Logger,
+): Decision | { need: IssuanceNeed } | undefined {
+  const iss = ports.issuance;
+  if (!iss) return undefined;
+  const { tokenIn, tokenOut } = quote.request;
+  if (!iss.policies.of(tokenIn) && !iss.policies.of(tokenOut)) return undefined;
+  const holder = iss.policies.holderRefusal(tokenIn, tokenOut, fill.taker.toBase58());
+  const checked =
+    holder ??
+    iss.policies.check(
+      { tokenIn, tokenOut, amountIn: fill.inputAmount, amountOut: fill.outputAmount },
+      undefined,
+      ports.now(),
+    );
+  if (!checked.ok) {
+    log.info({ code: checked.reason, detail: checked.detail }, "fill refused: issuance");
+    return refused(req, refusal(checked.reason, checked.detail));
+  }
+  if (!checked.need) return undefined;
+  if (!iss.bundles) {
+    const why = iss.unavailable ?? "no bundle engine is configured";
+    return refused(req, refusal(S.ISSUANCE_UNAVAILABLE, why));
+  }
+  return { need: checked.need };
+}
+
+/** rfq_priority_fee_raises_total: a fill priced above its quote, accepted within the cap or refused. */
+function countPriceRaise(ports: StepPorts, v: FillValidation): void {
+  const metrics = ports.metrics;
+  if (!metrics) return;
+  if (v.ok) {
+    if (v.fill.priceRaised) metrics.priorityFeeRaises.inc({ outcome: "accepted" });
+  } else if (
+    v.code === FillRejectCode.RAISED_FEE_CAP_EXCEEDED ||
+    v.code === FillRejectCode.COMPUTE_UNIT_PRICE_EXCEEDED
+  ) {
+    metrics.priorityFeeRaises.inc({ outcome: "refused" });
+  }
+}
