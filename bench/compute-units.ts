@@ -27,7 +27,7 @@ import {
   type LegKind,
   legKey,
 } from "../src/fill/compute-units.ts";
-import { NATIVE_MINT, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from "../src/fill/layout.ts";
+import { NATIVE_MINT, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from "../src/program/layout.ts";
 
 const { values: args } = parseArgs(process.argv.slice(2), {
   command: "npm run bench:compute-units",

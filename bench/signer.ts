@@ -22,7 +22,7 @@ import { LocalChain } from "../src/chain/local/index.ts";
 import { seedFromConfig } from "../src/chain/local/seed.ts";
 import { parseArgs } from "../src/cli/args.ts";
 import { composeService } from "../src/compose.ts";
-import { KeypairSigner, type SignContext, type Signer } from "../src/signer/index.ts";
+import { KeypairSigner, type SignContext, type Signer } from "../src/keys/index.ts";
 import { RemoteSigner } from "../src/signer/remote.ts";
 import { spawnTs, startRedis } from "../tooling/processes.ts";
 import { alternate, file, fundBenchTaker, pct, type SwapBench } from "./swap-bench.ts";

@@ -18,11 +18,11 @@ import bs58 from "bs58";
 import { buildConfig, DEFAULT_CONFIG_PATH, parseEnv, parseFileConfig } from "../config/load.ts";
 import { buildFillTransaction, fillAmountsFromQuote } from "../sandbox/fill/builder.ts";
 import { parseArgs } from "../src/cli/args.ts";
-import { deserializeFillTransaction } from "../src/fill/decode.ts";
+import { checkTakerSignatures } from "../src/fill/signatures.ts";
 import { validateFill } from "../src/fill/validate.ts";
+import { KeypairSigner } from "../src/keys/index.ts";
+import { deserializeFillTransaction } from "../src/program/decode.ts";
 import type { StoredQuote } from "../src/quote-store/interface.ts";
-import { KeypairSigner } from "../src/signer/index.ts";
-import { checkTakerSignatures } from "../src/swap/signatures.ts";
 
 const { values: args } = parseArgs(process.argv.slice(2), {
   command: "npm run bench:swap",

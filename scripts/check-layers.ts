@@ -1,10 +1,18 @@
 /**
  * `npm run check` (layers): every import between top-level folders must be allowed by the layer table
- * in import-graph.ts, and the folders must form no cycle. In particular nothing that ships imports
+ * in import-graph.ts, and the folders must form no cycle; inside `src/` no folder imports a layer above
+ * its own (SRC_LAYERS) and `src/`'s folders form no cycle either. In particular nothing that ships imports
  * `sandbox/`, and `pricing/` and `inventory/` share amount maths through `amounts/` instead of
  * importing each other. Prints each offending import and exits 1.
  */
-import { buildImportGraph, type ImportGraph, LAYERS, topOf } from "./import-graph.ts";
+import {
+  buildImportGraph,
+  type ImportGraph,
+  LAYERS,
+  SRC_LAYERS,
+  srcFolderOf,
+  topOf,
+} from "./import-graph.ts";
 
 /** Imports that cross a top-level boundary the layer table does not allow, as "from -> to" lines. */
 export function layerViolations(
@@ -24,14 +32,48 @@ export function layerViolations(
   return out;
 }
 
+/**
+ * Imports inside `src/` that go up a layer of SRC_LAYERS, and files in a `src/` folder no layer names,
+ * as lines.
+ */
+export function srcLayerViolations(graph: ImportGraph, layers: typeof SRC_LAYERS = SRC_LAYERS): string[] {
+  const rank = new Map<string, { index: number; layer: string }>();
+  layers.forEach(([layer, folders], index) => {
+    for (const f of folders) rank.set(f, { index, layer });
+  });
+  const name = (folder: string) => (folder === "" ? "src/" : `src/${folder}/`);
+  const out = new Set<string>();
+  for (const [from, targets] of graph) {
+    const a = srcFolderOf(from);
+    if (a === undefined) continue;
+    const ra = rank.get(a);
+    if (!ra) {
+      out.add(`${from}: ${name(a)} is in no layer of SRC_LAYERS (scripts/import-graph.ts)`);
+      continue;
+    }
+    for (const to of targets) {
+      const b = srcFolderOf(to);
+      if (b === undefined || b === a) continue;
+      const rb = rank.get(b);
+      if (rb && rb.index > ra.index)
+        out.add(`${from} -> ${to} (${name(a)} is ${ra.layer}, it may not import ${name(b)}, ${rb.layer})`);
+    }
+  }
+  return [...out];
+}
+
 /** Cycles between top-level folders (each as "a -> b -> a"), whatever the layer table says. */
-export function folderCycles(graph: ImportGraph): string[] {
+export function folderCycles(
+  graph: ImportGraph,
+  folderOf: (path: string) => string | undefined = topOf,
+): string[] {
   const edges = new Map<string, Set<string>>();
   for (const [from, targets] of graph) {
-    const a = topOf(from);
+    const a = folderOf(from);
+    if (a === undefined) continue;
     for (const to of targets) {
-      const b = topOf(to);
-      if (a === b) continue;
+      const b = folderOf(to);
+      if (b === undefined || a === b) continue;
       if (!edges.has(a)) edges.set(a, new Set());
       edges.get(a)!.add(b);
     }
@@ -59,10 +101,20 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     ...unresolved,
     ...layerViolations(graph),
     ...folderCycles(graph).map((c) => `cycle between folders: ${c}`),
+    ...srcLayerViolations(graph),
+    ...folderCycles(graph, srcFolderOf).map(
+      (c) =>
+        `cycle between src/ folders: ${c
+          .split(" -> ")
+          .map((f) => `src/${f}`)
+          .join(" -> ")}`,
+    ),
   ];
   if (problems.length) {
     console.error(`layers: ${problems.length} problem(s)\n${problems.map((p) => `  ${p}`).join("\n")}`);
     process.exit(1);
   }
-  console.log(`layers: ${graph.size} files, imports follow the layer table, no cycle between folders`);
+  console.log(
+    `layers: ${graph.size} files, imports follow the layer tables, no cycle between folders or inside src/`,
+  );
 }

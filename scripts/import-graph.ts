@@ -28,6 +28,29 @@ export const LAYERS: Record<string, readonly string[] | "any"> = {
   scripts: "any",
 };
 
+/**
+ * Layers inside `src/`, bottom first: a folder may import its own layer and the layers below it, never
+ * one above (docs/architecture.md). Files directly in `src/` (the composition, `main.ts`) are the edge.
+ */
+export const SRC_LAYERS: readonly (readonly [layer: string, folders: readonly string[]])[] = [
+  ["lib", ["lib", "refusal", "crypto", "errors", "cli", "observability", "contract"]],
+  [
+    "infrastructure",
+    ["redis", "chain", "program", "quote-store", "journal", "ledger", "operator-api", "keys"],
+  ],
+  ["domain", ["fill", "issuance", "toxicity", "quote"]],
+  ["services", ["swap", "signer", "rebalance", "rfq-v2", "composition", "ops", "acceptance"]],
+  ["edge", ["http", "routes", ""]],
+];
+
+/** The folder under `src/` of a repository-relative path ("" for a file directly in `src/`). */
+export function srcFolderOf(path: string): string | undefined {
+  if (!path.startsWith("src/")) return undefined;
+  const rest = path.slice(4);
+  const i = rest.indexOf("/");
+  return i < 0 ? "" : rest.slice(0, i);
+}
+
 /** The folders whose code ships (the Docker image copies these). */
 export const PRODUCTION = ["amounts", "config", "pricing", "inventory", "src"] as const;
 

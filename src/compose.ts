@@ -30,17 +30,18 @@ import type { Chain } from "./chain/interface.ts";
 import type { SeededToken } from "./chain/local/seed.ts";
 import { type MadeBundlePort, type MadeChain, makeBundlePort, makeChain } from "./chain/make.ts";
 import { parseRpcUrls, probeRpcEndpoint, redactUrl } from "./chain/rpc.ts";
+import { configuredParts } from "./composition/parts.ts";
 import { describeCause, StartupError } from "./errors/startup.ts";
 import { type Issuer, loadIssuer, localIssuer } from "./issuance/issuer.ts";
 import { IssuancePolicies } from "./issuance/policy.ts";
 import type { IssuancePorts } from "./issuance/ports.ts";
+import { type KeypairSigner, makeSigner, type Signer } from "./keys/index.ts";
 import type { Ledger } from "./ledger/ledger.ts";
 import { type MarkoutHorizon, MarkoutTracker } from "./ledger/markouts.ts";
 import { ledgerLocation, openLedger } from "./ledger/open.ts";
 import { LedgerWriter } from "./ledger/writer.ts";
 import { createLogger, type Logger } from "./observability/logger.ts";
 import { Metrics } from "./observability/metrics.ts";
-import { configuredParts } from "./parts.ts";
 import { QuoteService } from "./quote/service.ts";
 import type { QuoteStore } from "./quote-store/interface.ts";
 import { MemoryQuoteStore } from "./quote-store/memory.ts";
@@ -52,7 +53,6 @@ import { RfqV2Service } from "./rfq-v2/service.ts";
 import { rfqV2Settings } from "./rfq-v2/settings.ts";
 import { registerAdminRoutes } from "./routes/admin.ts";
 import type { ReadinessProbe } from "./routes/health.ts";
-import { type KeypairSigner, makeSigner, type Signer } from "./signer/index.ts";
 import { RemoteSigner } from "./signer/remote.ts";
 import type { SwapHandler } from "./swap/handler.ts";
 import { createSwapPorts, type SwapPorts, type SwapTuning } from "./swap/service.ts";
@@ -121,7 +121,7 @@ export interface Service {
   book: QuotingBook;
   tokenLists: TokenLists;
   priceSources: ReadonlyMap<string, PriceSource>;
-  /** USD values over the price sources (src/parts.ts). */
+  /** USD values over the price sources (src/composition/parts.ts). */
   usd: UsdValuer;
   redis?: RedisClient;
   /** Set when this process created and seeded a local chain. */

@@ -27,7 +27,7 @@ import {
   operatorFee,
   SYSTEM_PROGRAM_ID,
   temporaryWsolAccount,
-} from "../../src/fill/layout.ts";
+} from "../../src/program/layout.ts";
 import type { StoredQuote } from "../../src/quote-store/interface.ts";
 import { compileSortedMessageV0 } from "./compile.ts";
 

@@ -18,11 +18,11 @@ import { DEFAULT_CONFIG_PATH, parseFileConfig } from "../../config/load.ts";
 import type { FileConfig } from "../../config/schema.ts";
 import { LocalChain } from "../../src/chain/local/index.ts";
 import { creditToken, fundTaker, seedFromConfig } from "../../src/chain/local/seed.ts";
-import { NATIVE_MINT } from "../../src/fill/layout.ts";
 import { PERMISSIONED_COMPUTE_UNIT_LIMIT } from "../../src/fill/rules/compute-unit-limit.ts";
 import { buildCompanion } from "../../src/issuance/companion.ts";
 import type { IssuanceNeed } from "../../src/issuance/policy.ts";
-import { KeypairSigner } from "../../src/signer/index.ts";
+import { KeypairSigner } from "../../src/keys/index.ts";
+import { NATIVE_MINT } from "../../src/program/layout.ts";
 import { withIssuedToken } from "../operator/issued-token.ts";
 import { buildFillTransaction } from "./builder.ts";
 

@@ -30,12 +30,12 @@ import {
   TransactionMessage,
   VersionedTransaction,
 } from "@solana/web3.js";
-import { COMPUTE_BUDGET_PROGRAM_ID } from "../../src/fill/layout.ts";
+import { COMPUTE_BUDGET_PROGRAM_ID } from "../../src/program/layout.ts";
 import {
   EXECUTE_TRANSACTION_SYNC_V2_DISCRIMINATOR,
   SMART_ACCOUNT_PROGRAM_ID,
   smartAccountVault,
-} from "../../src/fill/smart-account.ts";
+} from "../../src/program/smart-account.ts";
 import { setComputeUnitLimitInstruction, setComputeUnitPriceInstruction } from "./builder.ts";
 import { compileSortedMessageV0 } from "./compile.ts";
 

@@ -14,7 +14,7 @@ import {
   NATIVE_MINT,
   TOKEN_2022_PROGRAM_ID,
   TOKEN_PROGRAM_ID,
-} from "../../src/fill/layout.ts";
+} from "../../src/program/layout.ts";
 import { buildFillTransaction } from "../fill/builder.ts";
 import type { MakerQuote, QuoteIntent } from "./fanout.ts";
 import { type FeeSide, type OrderAmounts, orderAmountsFor } from "./fee-mint.ts";

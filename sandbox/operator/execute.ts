@@ -22,7 +22,7 @@ import bs58 from "bs58";
 import type { SignatureStatus } from "../../src/chain/interface.ts";
 import type { RejectionReason } from "../../src/contract/swap.ts";
 import { verifyEd25519 } from "../../src/crypto/ed25519.ts";
-import { COMPUTE_BUDGET_PROGRAM_ID, LIGHTHOUSE_PROGRAM_ID, NATIVE_MINT } from "../../src/fill/layout.ts";
+import { COMPUTE_BUDGET_PROGRAM_ID, LIGHTHOUSE_PROGRAM_ID, NATIVE_MINT } from "../../src/program/layout.ts";
 import type { OperatorChain } from "./build-order.ts";
 import type { CountedOutcome, FillRateTracker } from "./fill-rate.ts";
 import type { HttpClient } from "./http-client.ts";

@@ -17,7 +17,7 @@
  */
 import type { QuoteType } from "../../pricing/book.ts";
 import { grossForNet } from "../../src/fill/fee-shape.ts";
-import { NATIVE_MINT, operatorFee } from "../../src/fill/layout.ts";
+import { NATIVE_MINT, operatorFee } from "../../src/program/layout.ts";
 
 const SOL = NATIVE_MINT.toBase58();
 

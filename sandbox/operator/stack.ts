@@ -19,7 +19,7 @@ import { DEFAULT_CONFIG_PATH, parseFileConfig } from "../../config/load.ts";
 import type { FileConfig } from "../../config/schema.ts";
 import { RpcChain } from "../../src/chain/rpc.ts";
 import { DEFAULT_SHUTDOWN_GRACE_MS } from "../../src/http/shutdown.ts";
-import { loadOrCreateKeypair } from "../../src/signer/index.ts";
+import { loadOrCreateKeypair } from "../../src/keys/index.ts";
 import {
   type Child,
   freePort,

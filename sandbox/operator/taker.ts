@@ -4,7 +4,7 @@
  */
 import { getAssociatedTokenAddressSync } from "@solana/spl-token";
 import { Connection, type Keypair, PublicKey, VersionedTransaction } from "@solana/web3.js";
-import { NATIVE_MINT } from "../../src/fill/layout.ts";
+import { NATIVE_MINT } from "../../src/program/layout.ts";
 import type { ExecuteResult, SwapOrder } from "./wire.ts";
 
 export interface OrderAsk {

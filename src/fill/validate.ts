@@ -9,16 +9,16 @@
 import { createHash } from "node:crypto";
 import type { PublicKey, VersionedTransaction } from "@solana/web3.js";
 import type { TokenConfig } from "../../config/schema.ts";
+import { decodeFillTransaction } from "../program/decode.ts";
+import type { FillTerms } from "../program/layout.ts";
+import { decodeSmartAccountEnvelope } from "../program/smart-account.ts";
 import type { StoredQuote } from "../quote-store/interface.ts";
 import { FillRejectCode } from "../refusal/codes.ts";
 import { COMPUTE_UNITS, type ComputeUnitTable } from "./compute-units.ts";
-import { decodeFillTransaction } from "./decode.ts";
-import type { FillTerms } from "./layout.ts";
 import type { RaisedFeeCap } from "./raised-fee-cap.ts";
 import type { AtaCreation, FillCheck } from "./rules/check.ts";
 import { FILL_RULES, RULE_NAMES } from "./rules/index.ts";
 import { resolveFill } from "./rules/resolve.ts";
-import { decodeSmartAccountEnvelope } from "./smart-account.ts";
 
 export { MAX_COMPUTE_UNIT_LIMIT, makerFeeLamports } from "./rules/compute-budget.ts";
 export type { AtaCreation };

@@ -6,8 +6,8 @@
  * (the maker holds none before the mint), and the bundle is what runs.
  */
 import type { PublicKey, VersionedTransaction } from "@solana/web3.js";
+import { bounded } from "../lib/bounded.ts";
 import { type Refusal, refusal, SwapRefusalCode as S } from "../refusal/codes.ts";
-import { bounded } from "../swap/bounded.ts";
 import type { IssuanceNeed } from "./policy.ts";
 import type { IssuancePorts } from "./ports.ts";
 

@@ -25,7 +25,7 @@ import {
   TransactionMessage,
   VersionedTransaction,
 } from "@solana/web3.js";
-import type { Signer } from "../signer/index.ts";
+import type { Signer } from "../keys/index.ts";
 import type { IssuanceNeed } from "./policy.ts";
 
 /** Compute units the companion asks for (a mint or burn plus a transfer use under 10,000). */

@@ -21,7 +21,7 @@ import {
   loadOrCreateKeypair,
   readKeypairFile,
   type Signer,
-} from "../signer/index.ts";
+} from "../keys/index.ts";
 import { type CompanionMaker, localCompanions } from "./companion.ts";
 
 export interface Issuer {

@@ -5,12 +5,21 @@
 import { createHash } from "node:crypto";
 import type { Config } from "../../config/load.ts";
 import type { SwapRequest, SwapResponse } from "../contract/swap.ts";
-import type { ValidatedFill } from "../fill/validate.ts";
 import type { StoredQuote } from "../quote-store/interface.ts";
 import type { Refusal } from "../refusal/codes.ts";
 import { decisionKey } from "./ledger.ts";
 import { pairSide } from "./pairs.ts";
 import type { DecisionRecord } from "./records.ts";
+
+/** What the ledger records of a validated fill (src/fill/validate.ts gives it): who took it, what moved, the fee. */
+export interface FilledTerms {
+  taker: { toBase58(): string };
+  inputAmount: bigint;
+  outputAmount: bigint;
+  feeBps: number;
+  feeMint: { toBase58(): string };
+  feeOwed: bigint;
+}
 
 /** What a request revealed before it was answered. */
 export interface DecisionSeen {
@@ -18,7 +27,7 @@ export interface DecisionSeen {
   receivedAtMs?: number;
   messageHash?: string;
   quote?: StoredQuote;
-  fill?: ValidatedFill;
+  fill?: FilledTerms;
 }
 
 export function decisionRecord(

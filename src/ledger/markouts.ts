@@ -25,8 +25,7 @@ import type { Config } from "../../config/load.ts";
 import type { PriceSource } from "../../pricing/interface.ts";
 import type { Logger } from "../observability/logger.ts";
 import type { Metrics } from "../observability/metrics.ts";
-import type { FillJournal } from "../swap/journal/interface.ts";
-import type { MarkoutRecord } from "./records.ts";
+import type { LedgerOutbox, MarkoutRecord } from "./records.ts";
 import type { SqlQueries } from "./sql.ts";
 
 export interface MarkoutHorizon {
@@ -95,7 +94,7 @@ export async function recentTakerMarkouts(
 export interface MarkoutTrackerOptions {
   config: Config;
   priceSources: ReadonlyMap<string, PriceSource>;
-  journal: FillJournal;
+  journal: LedgerOutbox;
   metrics: Metrics;
   log: Logger;
   horizons?: readonly MarkoutHorizon[];

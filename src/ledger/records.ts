@@ -1,5 +1,5 @@
 /**
- * What the swap path hands the ledger, through the fill journal's outbox (src/swap/journal/): one
+ * What the swap path hands the ledger, through the fill journal's outbox (src/journal/): one
  * `decision` record per `/swap` answer and one `settlement` record per sent fill the chain decided.
  * The ledger writer (writer.ts) drains them into the database; every write is an idempotent upsert
  * keyed by `decisionKey` or `txSignature`, so a record delivered twice (a retry, a restart between the
@@ -95,4 +95,23 @@ export type LedgerRecord = DecisionRecord | SettlementRecord | MarkoutRecord;
 export interface OutboxEntry {
   id: string;
   record: LedgerRecord;
+}
+
+/**
+ * The ledger outbox as the ledger uses it: the journal that holds it (src/journal/) implements this, so
+ * the ledger depends on no journal code. Markouts append; the writer takes, acknowledges and counts.
+ */
+export interface LedgerOutbox {
+  /** Appends a record to the outbox. */
+  appendLedger(record: LedgerRecord): Promise<void>;
+  /**
+   * Up to `max` outbox entries for `consumer` to write: first those it took before and did not
+   * acknowledge, then those another consumer took and left unacknowledged for `staleMs`, then new
+   * ones. Several instances may drain at once; an entry is handed out again only when unacknowledged.
+   */
+  takeLedger(consumer: string, max: number, staleMs: number): Promise<OutboxEntry[]>;
+  /** Acknowledges (and drops) entries once the ledger holds them. */
+  ackLedger(ids: string[]): Promise<void>;
+  /** Entries not yet acknowledged (the writer's backlog). */
+  ledgerBacklog(): Promise<number>;
 }

@@ -1,6 +1,6 @@
 /** The ledger report as text tables, CSV (one section after another, each under a `# name` line) or JSON. */
 import type { Config } from "../../config/load.ts";
-import { table } from "../ops/table.ts";
+import { table } from "../lib/table.ts";
 import type { LedgerReport } from "./report.ts";
 
 export type ReportFormat = "text" | "csv" | "json";

@@ -9,11 +9,11 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "../observability/logger.ts";
 import type { Metrics } from "../observability/metrics.ts";
-import type { FillJournal } from "../swap/journal/interface.ts";
 import type { Ledger, LedgerStamp } from "./ledger.ts";
+import type { LedgerOutbox } from "./records.ts";
 
 export interface LedgerWriterOptions {
-  journal: FillJournal;
+  journal: LedgerOutbox;
   /** The ledger, or a promise of it (an embedded database opening in the background). */
   ledger: Ledger | Promise<Ledger>;
   metrics: Metrics;

@@ -7,11 +7,11 @@ import { formatRatio } from "../../amounts/decimal.ts";
 import { dotEnvLine, loadConfig, loadDotEnv } from "../../config/load.ts";
 import { parseArgs } from "../cli/args.ts";
 import { runMain } from "../cli/run.ts";
+import { table } from "../lib/table.ts";
 import { makeOperatorSwapApi } from "../operator-api/http.ts";
 import { opsContext } from "./context.ts";
 import { createMissingAtas, type Diagnosis, diagnose } from "./doctor.ts";
 import { formatPairs, pairLines } from "./pairs.ts";
-import { table } from "./table.ts";
 
 /** Streaming sources need a moment for their first price; static and Redis ones have it at start. */
 const PRICE_WAIT_MS = 3_000;

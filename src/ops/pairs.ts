@@ -8,7 +8,7 @@ import type { Config } from "../../config/load.ts";
 import type { PairConfig } from "../../config/schema.ts";
 import type { PriceSource } from "../../pricing/interface.ts";
 import type { UsdValuer } from "../../pricing/usd.ts";
-import { table } from "./table.ts";
+import { table } from "../lib/table.ts";
 
 export interface PairLine {
   pair: string;

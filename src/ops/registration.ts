@@ -10,9 +10,9 @@ import { MemoryInventory } from "../../inventory/memory.ts";
 import type { PriceSource } from "../../pricing/interface.ts";
 import type { UsdValuer } from "../../pricing/usd.ts";
 import type { Chain } from "../chain/interface.ts";
-import type { Signer } from "../signer/index.ts";
+import type { Signer } from "../keys/index.ts";
+import { table } from "../lib/table.ts";
 import { formatPairs, type PairLine, pairLines } from "./pairs.ts";
-import { table } from "./table.ts";
 
 export interface TokenLine {
   symbol: string;
@@ -41,7 +41,7 @@ export async function registration(deps: {
   config: Config;
   chain: Chain;
   signer: Signer;
-  /** The service's price sources (started) and USD values over them (src/parts.ts). */
+  /** The service's price sources (started) and USD values over them (src/composition/parts.ts). */
   sources: ReadonlyMap<string, PriceSource>;
   usd: UsdValuer;
 }): Promise<Registration> {

@@ -19,7 +19,7 @@ import type { Config } from "../../config/load.ts";
 import { readHoldings } from "../../inventory/holdings.ts";
 import type { Holding, Inventory } from "../../inventory/interface.ts";
 import type { Chain } from "../chain/interface.ts";
-import type { FillJournal } from "../swap/journal/interface.ts";
+import type { FillJournal } from "../journal/interface.ts";
 
 const ATTEMPTS = 3;
 

@@ -24,8 +24,8 @@ import type { PublicKey, VersionedTransaction } from "@solana/web3.js";
 import type { Config } from "../../config/load.ts";
 import { ataFor } from "../../inventory/holdings.ts";
 import type { AccountSnapshot, Chain } from "../chain/interface.ts";
-import { NATIVE_MINT, SYSTEM_PROGRAM_ID } from "../fill/layout.ts";
 import type { SwapOrder } from "../operator-api/wire.ts";
+import { NATIVE_MINT, SYSTEM_PROGRAM_ID } from "../program/layout.ts";
 import { readTokenAccount, type TokenAccountView } from "./token-account.ts";
 
 export interface OrderAmounts {

@@ -1,6 +1,6 @@
 /**
  * Before anything is simulated, the order's transaction must have a shape the rebalancer understands:
- * decoded instruction by instruction (src/fill/decode.ts), each on the allowlist of the router that
+ * decoded instruction by instruction (src/program/decode.ts), each on the allowlist of the router that
  * quoted it, the maker's accounts writable only where the trade needs them, and nothing that hands an
  * owner or an authority away. The rules are data: one small function per refusal code, in order.
  *
@@ -25,14 +25,14 @@ import { getAssociatedTokenAddressSync } from "@solana/spl-token";
 import { PublicKey, type VersionedTransaction } from "@solana/web3.js";
 import type { Config } from "../../config/load.ts";
 import type { AccountSnapshot } from "../chain/interface.ts";
-import { type DecodedFillTx, type DecodedInstruction, decodeFillTransaction } from "../fill/decode.ts";
+import type { SwapOrder } from "../operator-api/wire.ts";
+import { type DecodedFillTx, type DecodedInstruction, decodeFillTransaction } from "../program/decode.ts";
 import {
   ORDER_ENGINE_PROGRAM_ID,
   SYSTEM_PROGRAM_ID,
   TOKEN_2022_PROGRAM_ID,
   TOKEN_PROGRAM_ID,
-} from "../fill/layout.ts";
-import type { SwapOrder } from "../operator-api/wire.ts";
+} from "../program/layout.ts";
 import { readTokenAccount } from "./token-account.ts";
 
 /** Shape refusal codes (fixed names, never renumbered or reused). */

@@ -4,7 +4,7 @@
  */
 import { PublicKey } from "@solana/web3.js";
 import type { AccountSnapshot } from "../chain/interface.ts";
-import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from "../fill/layout.ts";
+import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from "../program/layout.ts";
 
 export interface TokenAccountView {
   mint: string;

@@ -8,9 +8,10 @@
  * State is exported as `rfq_circuit_open{dependency}` (1 open or probing, 0 closed) and every change
  * is logged once.
  */
+
+import { type Bounded, boundedCall } from "../lib/bounded.ts";
 import type { Logger } from "../observability/logger.ts";
 import type { Metrics } from "../observability/metrics.ts";
-import { type Bounded, boundedCall } from "../swap/bounded.ts";
 
 export type CircuitState = "closed" | "open" | "half-open";
 

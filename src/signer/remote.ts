@@ -12,7 +12,7 @@ import { PublicKey, VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
 import type { CompanionMaker } from "../issuance/companion.ts";
 import type { RemoteIssuer } from "../issuance/issuer.ts";
-import { type SignContext, type Signer, SignerRefusal } from "./index.ts";
+import { type SignContext, type Signer, SignerRefusal } from "../keys/index.ts";
 import { lineReader, type SignerResponse } from "./protocol.ts";
 
 export interface RemoteSignerSettings {

@@ -19,12 +19,12 @@ import type { Inventory } from "../../inventory/interface.ts";
 import type { IssuanceUsage } from "../../inventory/issuance/interface.ts";
 import type { BundlePort } from "../chain/bundle.ts";
 import type { Chain, SignatureStatus } from "../chain/interface.ts";
+import type { FeeOwed, FillJournal, PendingFill } from "../journal/interface.ts";
 import type { LedgerRecord, SettlementRecord } from "../ledger/records.ts";
+import { bounded, errorText } from "../lib/bounded.ts";
 import type { Logger } from "../observability/logger.ts";
 import type { Metrics } from "../observability/metrics.ts";
-import { bounded, errorText } from "./bounded.ts";
 import type { FillRate, FillRateToken } from "./fill-rate.ts";
-import type { FeeOwed, FillJournal, PendingFill } from "./journal/interface.ts";
 
 export type FillOutcome = "landed" | "failed" | "expired";
 

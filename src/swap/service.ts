@@ -8,17 +8,17 @@ import type { Inventory } from "../../inventory/interface.ts";
 import type { Chain } from "../chain/interface.ts";
 import { RecentBlockhashes } from "../chain/recent-blockhashes.ts";
 import type { IssuancePorts } from "../issuance/ports.ts";
+import type { FillJournal, PendingFill } from "../journal/interface.ts";
+import { MemoryFillJournal } from "../journal/memory.ts";
+import { RedisFillJournal } from "../journal/redis.ts";
+import type { Signer } from "../keys/index.ts";
 import type { Logger } from "../observability/logger.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import type { QuoteStore } from "../quote-store/interface.ts";
 import type { RedisClient } from "../redis/client.ts";
-import type { Signer } from "../signer/index.ts";
 import { ConfirmationTracker } from "./confirmations.ts";
 import { SwapExecutor, type SwapExecutorOptions } from "./executor.ts";
 import { FillRate } from "./fill-rate.ts";
-import type { FillJournal, PendingFill } from "./journal/interface.ts";
-import { MemoryFillJournal } from "./journal/memory.ts";
-import { RedisFillJournal } from "./journal/redis.ts";
 
 /** Tunables of the swap path; every one has a default. */
 export interface SwapTuning

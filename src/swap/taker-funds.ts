@@ -13,9 +13,9 @@
  */
 import type { PublicKey } from "@solana/web3.js";
 import type { AccountSnapshot, Chain } from "../chain/interface.ts";
-import { TOKEN_2022_PROGRAM_ID } from "../fill/layout.ts";
 import type { ValidatedFill } from "../fill/validate.ts";
-import { bounded } from "./bounded.ts";
+import { bounded } from "../lib/bounded.ts";
+import { TOKEN_2022_PROGRAM_ID } from "../program/layout.ts";
 
 /** SPL token account: mint (0..32), owner (32..64), amount u64 LE (64..72), state byte at 108. */
 const TOKEN_ACCOUNT_MIN_LEN = 165;

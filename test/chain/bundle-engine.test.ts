@@ -13,7 +13,7 @@ import { LocalBundleEngine, localTipAccounts } from "../../src/chain/local/bundl
 import { LocalChain } from "../../src/chain/local/index.ts";
 import { tokenAccountBalance } from "../../src/chain/local/seed.ts";
 import { makeBundlePort } from "../../src/chain/make.ts";
-import { TOKEN_PROGRAM_ID } from "../../src/fill/layout.ts";
+import { TOKEN_PROGRAM_ID } from "../../src/program/layout.ts";
 import { type BundleBed, bundleBed } from "../support/bundle-bed.ts";
 import { testService } from "../support/service.ts";
 

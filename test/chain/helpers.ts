@@ -8,7 +8,7 @@ import { DEFAULT_CONFIG_PATH, parseFileConfig } from "../../config/load.ts";
 import { type BuildFillParams, buildFillTransaction } from "../../sandbox/fill/builder.ts";
 import { LocalChain } from "../../src/chain/local/index.ts";
 import { seedFromConfig } from "../../src/chain/local/seed.ts";
-import { TOKEN_PROGRAM_ID } from "../../src/fill/layout.ts";
+import { TOKEN_PROGRAM_ID } from "../../src/program/layout.ts";
 
 export const config = parseFileConfig(JSON.parse(readFileSync(DEFAULT_CONFIG_PATH, "utf8")));
 const mintOf = (symbol: string) =>

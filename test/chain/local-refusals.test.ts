@@ -17,7 +17,7 @@ import {
 } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
 import { creditToken, fundTaker, lamports, tokenBalance } from "../../src/chain/local/seed.ts";
-import { LIGHTHOUSE_PROGRAM_ID, TOKEN_2022_PROGRAM_ID } from "../../src/fill/layout.ts";
+import { LIGHTHOUSE_PROGRAM_ID, TOKEN_2022_PROGRAM_ID } from "../../src/program/layout.ts";
 import { fillFee, JUP, seededChain, signedFill, USDC } from "./helpers.ts";
 
 const JUP_TO_USDC = { inputMint: JUP, outputMint: USDC, inputAmount: 1_000_000n, outputAmount: 25_000n };

@@ -11,7 +11,7 @@ import { Keypair, PublicKey } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
 import { buildFillTransaction } from "../../sandbox/fill/builder.ts";
 import { fundTaker, lamports } from "../../src/chain/local/seed.ts";
-import { TOKEN_PROGRAM_ID } from "../../src/fill/layout.ts";
+import { TOKEN_PROGRAM_ID } from "../../src/program/layout.ts";
 import { JUP, seededChain, signedFill, USDC } from "./helpers.ts";
 
 const L = 2n ** 252n + 27742317777372353535851937790883648493n;

@@ -13,7 +13,7 @@ import type { LocalChain } from "../../src/chain/local/index.ts";
 import { ata, fundTaker, tokenBalance } from "../../src/chain/local/seed.ts";
 import { readTokenAccount } from "../../src/chain/local/spl-state.ts";
 import { RpcChain } from "../../src/chain/rpc.ts";
-import { TOKEN_PROGRAM_ID } from "../../src/fill/layout.ts";
+import { TOKEN_PROGRAM_ID } from "../../src/program/layout.ts";
 import { JUP, seededChain, signedFill, USDC } from "./helpers.ts";
 
 let chain: LocalChain;

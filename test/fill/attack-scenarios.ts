@@ -5,8 +5,8 @@
  */
 import { Keypair } from "@solana/web3.js";
 import { buildFillTransaction } from "../../sandbox/fill/builder.ts";
-import { deserializeFillTransaction } from "../../src/fill/decode.ts";
 import { type FillValidation, validateFill } from "../../src/fill/validate.ts";
+import { deserializeFillTransaction } from "../../src/program/decode.ts";
 import { MINT } from "../support/config.ts";
 import { storedQuote } from "../support/quotes.ts";
 import {

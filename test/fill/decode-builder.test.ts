@@ -2,14 +2,14 @@ import { getAssociatedTokenAddressSync } from "@solana/spl-token";
 import { Keypair, MessageV0, PublicKey, VersionedTransaction } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
 import { buildFillTransaction, fillAmountsFromQuote } from "../../sandbox/fill/builder.ts";
-import { decodeFillTransaction, deserializeFillTransaction } from "../../src/fill/decode.ts";
+import { decodeFillTransaction, deserializeFillTransaction } from "../../src/program/decode.ts";
 import {
   NATIVE_MINT,
   ORDER_ENGINE_PROGRAM_ID,
   TOKEN_2022_PROGRAM_ID,
   TOKEN_PROGRAM_ID,
   temporaryWsolAccount,
-} from "../../src/fill/layout.ts";
+} from "../../src/program/layout.ts";
 import type { StoredQuote } from "../../src/quote-store/interface.ts";
 import { MINT } from "../support/config.ts";
 import {

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { VersionedTransaction } from "@solana/web3.js";
 import type { BuildFillParams } from "../../sandbox/fill/builder.ts";
-import { decodeFillTransaction } from "../../src/fill/decode.ts";
+import { decodeFillTransaction } from "../../src/program/decode.ts";
 
 interface FixtureFile {
   transactionBase64: string;

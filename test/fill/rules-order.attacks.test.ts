@@ -9,10 +9,10 @@
 import type { VersionedTransaction } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
 import { buildFillTransaction } from "../../sandbox/fill/builder.ts";
-import { deserializeFillTransaction } from "../../src/fill/decode.ts";
 import type { FillCheck, FillRule, Refusal } from "../../src/fill/rules/index.ts";
 import { FILL_RULES, RULE_NAMES } from "../../src/fill/rules/index.ts";
 import { must, resolveForRules, UnresolvedFillError, validateFill } from "../../src/fill/validate.ts";
+import { deserializeFillTransaction } from "../../src/program/decode.ts";
 import { ATTACK_SCENARIOS, nativeSolOutScenario, SMART_ACCOUNT_SCENARIOS } from "./attack-scenarios.ts";
 import { SMART_ACCOUNT_ATTACKS, wrapped } from "./smart-account-attacks.ts";
 import { FILL_ATTACKS, type FillScenario, NATIVE_SOL_OUT_ATTACKS, PAIRING_ATTACKS } from "./tamper.ts";

@@ -22,8 +22,8 @@ import {
   type WrapOverrides,
   wrapFillForSmartAccount,
 } from "../../sandbox/fill/smart-account.ts";
-import { ORDER_ENGINE_PROGRAM_ID } from "../../src/fill/layout.ts";
-import { SMART_ACCOUNT_PROGRAM_ID } from "../../src/fill/smart-account.ts";
+import { ORDER_ENGINE_PROGRAM_ID } from "../../src/program/layout.ts";
+import { SMART_ACCOUNT_PROGRAM_ID } from "../../src/program/smart-account.ts";
 import type { StoredQuote } from "../../src/quote-store/interface.ts";
 import { FillRejectCode } from "../../src/refusal/codes.ts";
 import { attacker, type FillScenario, scenarioFromQuote } from "./tamper.ts";

@@ -34,6 +34,8 @@ import {
 import { compileSortedMessageV0 } from "../../sandbox/fill/compile.ts";
 import type { LocalChain } from "../../src/chain/local/index.ts";
 import type { RecentBlockhashes } from "../../src/chain/recent-blockhashes.ts";
+import type { RaisedFeeCap } from "../../src/fill/raised-fee-cap.ts";
+import { computeUnitFloor, type FillShape } from "../../src/fill/rules/compute-unit-limit.ts";
 import {
   ASSOCIATED_TOKEN_PROGRAM_ID,
   COMPUTE_BUDGET_PROGRAM_ID,
@@ -41,9 +43,7 @@ import {
   LIGHTHOUSE_PROGRAM_ID,
   ORDER_ENGINE_PROGRAM_ID,
   TOKEN_2022_PROGRAM_ID,
-} from "../../src/fill/layout.ts";
-import type { RaisedFeeCap } from "../../src/fill/raised-fee-cap.ts";
-import { computeUnitFloor, type FillShape } from "../../src/fill/rules/compute-unit-limit.ts";
+} from "../../src/program/layout.ts";
 import type { StoredQuote } from "../../src/quote-store/interface.ts";
 import { FillRejectCode } from "../../src/refusal/codes.ts";
 

@@ -7,8 +7,6 @@ import { Keypair, PublicKey, TransactionInstruction } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
 import { TOKEN_2022_PROGRAM } from "../../config/schema.ts";
 import { buildFillTransaction, fillTransactionInstructions } from "../../sandbox/fill/builder.ts";
-import { deserializeFillTransaction } from "../../src/fill/decode.ts";
-import { ORDER_ENGINE_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from "../../src/fill/layout.ts";
 import {
   FillRejectCode,
   type FillValidation,
@@ -16,6 +14,12 @@ import {
   type ValidateFillInput,
   validateFill,
 } from "../../src/fill/validate.ts";
+import { deserializeFillTransaction } from "../../src/program/decode.ts";
+import {
+  ORDER_ENGINE_PROGRAM_ID,
+  TOKEN_2022_PROGRAM_ID,
+  TOKEN_PROGRAM_ID,
+} from "../../src/program/layout.ts";
 import { expiryRefusal } from "../../src/swap/expiry.ts";
 import { MINT } from "../support/config.ts";
 import { storedQuote } from "../support/quotes.ts";

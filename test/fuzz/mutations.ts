@@ -17,7 +17,7 @@ import fc from "fast-check";
 import { type BuildFillParams, fillTransactionInstructions } from "../../sandbox/fill/builder.ts";
 import { compileSortedMessageV0 } from "../../sandbox/fill/compile.ts";
 import { ed25519SigningKey, signEd25519 } from "../../src/crypto/ed25519.ts";
-import { ORDER_ENGINE_PROGRAM_ID } from "../../src/fill/layout.ts";
+import { ORDER_ENGINE_PROGRAM_ID } from "../../src/program/layout.ts";
 import { takerLamportsAbove } from "../fill/tamper.ts";
 
 /** What a mutation may draw on besides the honest parameters. */

@@ -15,7 +15,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildFillTransaction } from "../../sandbox/fill/builder.ts";
 import { ata, lamports, tokenBalance } from "../../src/chain/local/seed.ts";
-import { temporaryWsolAccount } from "../../src/fill/layout.ts";
+import { temporaryWsolAccount } from "../../src/program/layout.ts";
 import type { StoredQuote } from "../../src/quote-store/interface.ts";
 import { MINT } from "../support/config.ts";
 import {

@@ -5,9 +5,9 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { folderCycles, layerViolations } from "../../scripts/check-layers.ts";
+import { folderCycles, layerViolations, srcLayerViolations } from "../../scripts/check-layers.ts";
 import { ENTRY_POINTS, orphans } from "../../scripts/check-orphans.ts";
-import { buildImportGraph, type ImportGraph, REPO_ROOT } from "../../scripts/import-graph.ts";
+import { buildImportGraph, type ImportGraph, REPO_ROOT, srcFolderOf } from "../../scripts/import-graph.ts";
 
 const graph = (edges: Record<string, string[]>): ImportGraph => new Map(Object.entries(edges));
 
@@ -37,11 +37,44 @@ describe("layer check", () => {
     expect(folderCycles(g)).toEqual(["bench -> test -> bench"]);
   });
 
-  it("passes on this repository: no forbidden import, no cycle", () => {
+  it("refuses an import up a layer inside src/ (infrastructure importing the fill rules)", () => {
+    const g = graph({ "src/chain/local/seed.ts": ["src/fill/validate.ts"], "src/fill/validate.ts": [] });
+    expect(srcLayerViolations(g)).toEqual([
+      "src/chain/local/seed.ts -> src/fill/validate.ts (src/chain/ is infrastructure, it may not import src/fill/, domain)",
+    ]);
+  });
+
+  it("allows src/ imports down the layers and inside one folder", () => {
+    const g = graph({
+      "src/main.ts": ["src/swap/executor.ts"],
+      "src/swap/executor.ts": ["src/fill/validate.ts", "src/swap/expiry.ts"],
+      "src/fill/validate.ts": ["src/program/decode.ts", "src/lib/bounded.ts"],
+    });
+    expect(srcLayerViolations(g)).toEqual([]);
+  });
+
+  it("names a src/ folder that no layer holds", () => {
+    const g = graph({ "src/newthing/a.ts": [] });
+    expect(srcLayerViolations(g)).toEqual([
+      "src/newthing/a.ts: src/newthing/ is in no layer of SRC_LAYERS (scripts/import-graph.ts)",
+    ]);
+  });
+
+  it("finds a cycle between two src/ folders of one layer, type imports included", () => {
+    const g = graph({
+      "src/ledger/writer.ts": ["src/journal/interface.ts"],
+      "src/journal/interface.ts": ["src/ledger/records.ts"],
+    });
+    expect(folderCycles(g, srcFolderOf)).toEqual(["journal -> ledger -> journal"]);
+  });
+
+  it("passes on this repository: no forbidden import, no cycle, inside src/ too", () => {
     const { graph: repo, unresolved } = buildImportGraph();
     expect(unresolved).toEqual([]);
     expect(layerViolations(repo)).toEqual([]);
     expect(folderCycles(repo)).toEqual([]);
+    expect(srcLayerViolations(repo)).toEqual([]);
+    expect(folderCycles(repo, srcFolderOf)).toEqual([]);
   });
 });
 
@@ -65,7 +98,7 @@ describe("ports are folders", () => {
   // Each port: an interface.ts, one file per adapter beside it.
   const ports: Record<string, string[]> = {
     "src/quote-store": ["memory.ts", "redis.ts"],
-    "src/swap/journal": ["memory.ts", "redis.ts"],
+    "src/journal": ["memory.ts", "redis.ts"],
     "pricing/controls": ["memory.ts", "redis.ts"],
     "inventory/advertised-store": ["file.ts", "redis.ts"],
     "src/chain": ["rpc.ts", "local/index.ts"],

@@ -6,12 +6,12 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { PricePoint, PriceSource } from "../../pricing/interface.ts";
+import type { FillJournal } from "../../src/journal/interface.ts";
 import type { Ledger } from "../../src/ledger/ledger.ts";
 import { type MarkoutHorizon, MarkoutTracker } from "../../src/ledger/markouts.ts";
 import type { LedgerRecord, MarkoutRecord } from "../../src/ledger/records.ts";
 import { createLogger } from "../../src/observability/logger.ts";
 import { Metrics } from "../../src/observability/metrics.ts";
-import type { FillJournal } from "../../src/swap/journal/interface.ts";
 import { testConfig } from "../support/config.ts";
 import { createHarness, type Harness } from "../support/harness.ts";
 import { decision, freshLedger, settlement } from "./support.ts";

@@ -4,14 +4,14 @@
  * entries is taken over (and then leaves the consumer group), and a failed database write leaves its batch in the outbox for the next pass.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { FillJournal } from "../../src/journal/interface.ts";
+import { MemoryFillJournal } from "../../src/journal/memory.ts";
+import { journalKeys, RedisFillJournal } from "../../src/journal/redis.ts";
 import { Ledger } from "../../src/ledger/ledger.ts";
 import type { LedgerRecord } from "../../src/ledger/records.ts";
 import { LedgerWriter } from "../../src/ledger/writer.ts";
 import { createLogger } from "../../src/observability/logger.ts";
 import { Metrics } from "../../src/observability/metrics.ts";
-import type { FillJournal } from "../../src/swap/journal/interface.ts";
-import { MemoryFillJournal } from "../../src/swap/journal/memory.ts";
-import { journalKeys, RedisFillJournal } from "../../src/swap/journal/redis.ts";
 import { fileRedis } from "../support/redis.ts";
 import { decision, freshLedger, settlement } from "./support.ts";
 

@@ -38,14 +38,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FileConfig } from "../../config/schema.ts";
 import { ataFor } from "../../inventory/holdings.ts";
 import { tokenBalance } from "../../src/chain/local/seed.ts";
+import { HttpOperatorSwapApi } from "../../src/operator-api/http.ts";
 import {
   decodeFillData,
   encodeFillData,
   ORDER_ENGINE_PROGRAM_ID,
   SYSTEM_PROGRAM_ID,
   TOKEN_PROGRAM_ID,
-} from "../../src/fill/layout.ts";
-import { HttpOperatorSwapApi } from "../../src/operator-api/http.ts";
+} from "../../src/program/layout.ts";
 import { MINT } from "../support/config.ts";
 import { fileRedis } from "../support/redis.ts";
 import { rebalancerFor, type TwoMakers, twoMakers } from "./support.ts";

@@ -21,11 +21,11 @@ import { MemoryControls } from "../../pricing/controls/memory.ts";
 import type { PriceSource } from "../../pricing/interface.ts";
 import { RfqV2StandIn } from "../../sandbox/rfq-v2/server.ts";
 import { creditSol, creditToken, tokenBalance } from "../../src/chain/local/seed.ts";
+import { KeypairSigner } from "../../src/keys/index.ts";
 import { createLogger } from "../../src/observability/logger.ts";
 import { sweep } from "../../src/program/rfq-v2.ts";
 import { rfqV2Metrics } from "../../src/rfq-v2/metrics.ts";
 import { RfqV2Service } from "../../src/rfq-v2/service.ts";
-import { KeypairSigner } from "../../src/signer/index.ts";
 import { makeWorld } from "../inventory/support.ts";
 import { MINT } from "../support/config.ts";
 

@@ -17,7 +17,7 @@ import {
 import type { LocalChain } from "../../src/chain/local/index.ts";
 import { createMint, creditSol, creditToken, mintAuthority } from "../../src/chain/local/seed.ts";
 import { readMint } from "../../src/chain/local/spl-state.ts";
-import { TOKEN_PROGRAM_ID } from "../../src/fill/layout.ts";
+import { TOKEN_PROGRAM_ID } from "../../src/program/layout.ts";
 
 export function bundleBed(chain: LocalChain, tip: PublicKey) {
   const maker = Keypair.generate();

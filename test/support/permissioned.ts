@@ -9,7 +9,7 @@ import { TOKEN_2022_PROGRAM } from "../../config/schema.ts";
 import type { LocalChain } from "../../src/chain/local/index.ts";
 import { ata } from "../../src/chain/local/seed.ts";
 import { encodeTokenAccount, readMint } from "../../src/chain/local/spl-state.ts";
-import { TOKEN_2022_PROGRAM_ID } from "../../src/fill/layout.ts";
+import { TOKEN_2022_PROGRAM_ID } from "../../src/program/layout.ts";
 import { MINT } from "./config.ts";
 
 export interface PermissionedSetup {

@@ -3,7 +3,7 @@
  * port that never answers becomes a reason instead of a hung request.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { bounded } from "../../src/swap/bounded.ts";
+import { bounded } from "../../src/lib/bounded.ts";
 
 afterEach(() => {
   vi.useRealTimers();

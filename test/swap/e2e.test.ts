@@ -7,7 +7,7 @@
 import { Keypair, PublicKey } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fundTaker, lamports, tokenBalance } from "../../src/chain/local/seed.ts";
-import { NATIVE_MINT } from "../../src/fill/layout.ts";
+import { NATIVE_MINT } from "../../src/program/layout.ts";
 import type { StoredQuote } from "../../src/quote-store/interface.ts";
 import { MINT } from "../support/config.ts";
 import {

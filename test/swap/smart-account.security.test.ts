@@ -12,7 +12,7 @@ import { Keypair, PublicKey, type VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fundTaker, lamports, seedSmartAccount, tokenBalance } from "../../src/chain/local/seed.ts";
-import { operatorFee } from "../../src/fill/layout.ts";
+import { operatorFee } from "../../src/program/layout.ts";
 import type { StoredQuote } from "../../src/quote-store/interface.ts";
 import {
   newSmartAccount,

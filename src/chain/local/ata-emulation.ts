@@ -35,7 +35,7 @@ import {
   SYSTEM_PROGRAM_ID,
   TOKEN_2022_PROGRAM_ID,
   TOKEN_PROGRAM_ID,
-} from "../../fill/layout.ts";
+} from "../../program/layout.ts";
 import type { AccountReader } from "./fill-emulation.ts";
 import { readTokenAccount } from "./spl-state.ts";
 

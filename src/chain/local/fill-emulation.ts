@@ -43,7 +43,7 @@ import {
   TOKEN_2022_PROGRAM_ID,
   TOKEN_PROGRAM_ID,
   temporaryWsolAccount,
-} from "../../fill/layout.ts";
+} from "../../program/layout.ts";
 import { readMint, readTokenAccount } from "./spl-state.ts";
 
 /** What the emulation needs to read from the chain (pre-transaction state). */

@@ -23,7 +23,7 @@
  */
 import { getAssociatedTokenAddressSync } from "@solana/spl-token";
 import { PublicKey, type TransactionInstruction } from "@solana/web3.js";
-import { SYSTEM_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from "../../fill/layout.ts";
+import { SYSTEM_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from "../../program/layout.ts";
 
 /** An account as an assertion sees it mid-transaction. */
 export interface AssertedAccount {

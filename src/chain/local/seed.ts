@@ -11,8 +11,8 @@
 import { getAssociatedTokenAddressSync } from "@solana/spl-token";
 import { Keypair, PublicKey } from "@solana/web3.js";
 import type { TokenConfig } from "../../../config/schema.ts";
-import { NATIVE_MINT, SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID } from "../../fill/layout.ts";
-import { SMART_ACCOUNT_PROGRAM_ID, smartAccountVault } from "../../fill/smart-account.ts";
+import { NATIVE_MINT, SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID } from "../../program/layout.ts";
+import { SMART_ACCOUNT_PROGRAM_ID, smartAccountVault } from "../../program/smart-account.ts";
 import type { LocalChain } from "./index.ts";
 import { encodeSettings, PERMISSIONS_ALL } from "./smart-account-emulation.ts";
 import { encodeMint, encodeTokenAccount, readMint, readTokenAccount } from "./spl-state.ts";

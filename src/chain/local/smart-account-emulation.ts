@@ -28,7 +28,7 @@ import {
   EXECUTE_TRANSACTION_SYNC_V2_DISCRIMINATOR,
   SMART_ACCOUNT_PROGRAM_ID,
   smartAccountVault,
-} from "../../fill/smart-account.ts";
+} from "../../program/smart-account.ts";
 
 /** The member permission bit that lets a member execute (squads-sdk `MemberPermissions::EXECUTE`). */
 export const PERMISSION_EXECUTE = 1 << 2;

@@ -5,10 +5,10 @@
  * maker's wallet appears nowhere in it (not even as the owner a receiver could name).
  */
 import type { PublicKey } from "@solana/web3.js";
+import { type AtaCreateIdempotentIx, type AtaOtherIx, describeAccount } from "../../program/decode.ts";
+import { SYSTEM_PROGRAM_ID } from "../../program/layout.ts";
 import { FillRejectCode } from "../../refusal/codes.ts";
 import { associatedTokenAddress } from "../ata.ts";
-import { type AtaCreateIdempotentIx, type AtaOtherIx, describeAccount } from "../decode.ts";
-import { SYSTEM_PROGRAM_ID } from "../layout.ts";
 import { type FillCheck, isMaker, keyOf, type Refusal, refuse } from "./check.ts";
 
 /** One Associated Token instruction before the fill (resolve.ts lists the well-formed ones). */

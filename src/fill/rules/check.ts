@@ -8,14 +8,20 @@
  */
 import type { PublicKey, VersionedTransaction } from "@solana/web3.js";
 import type { TokenConfig } from "../../../config/schema.ts";
+import type {
+  AccountRef,
+  DecodedFillTx,
+  DecodedInstruction,
+  FillAccounts,
+  FillIx,
+} from "../../program/decode.ts";
+import type { FillArgs } from "../../program/layout.ts";
+import type { SmartAccountEnvelope } from "../../program/smart-account.ts";
 import type { StoredQuote } from "../../quote-store/interface.ts";
 import type { Refusal as AnyRefusal, FillRejectCode } from "../../refusal/codes.ts";
 import type { ComputeUnitTable } from "../compute-units.ts";
-import type { AccountRef, DecodedFillTx, DecodedInstruction, FillAccounts, FillIx } from "../decode.ts";
 import type { FeeShapeCheck } from "../fee-shape.ts";
-import type { FillArgs } from "../layout.ts";
 import type { RaisedFeeCap } from "../raised-fee-cap.ts";
-import type { SmartAccountEnvelope } from "../smart-account.ts";
 
 /** A fill rule's refusal: always one of the fill rules' own codes. */
 export interface Refusal extends AnyRefusal {

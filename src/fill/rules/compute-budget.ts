@@ -6,9 +6,10 @@
  * when a smart account's member pays); a price above the quoted prioritizationFeeToUse only within
  * the raise cap.
  */
+
+import type { ComputeBudgetOtherIx, ComputeUnitLimitIx, ComputeUnitPriceIx } from "../../program/decode.ts";
+import { LAMPORTS_PER_SIGNATURE, NATIVE_MINT } from "../../program/layout.ts";
 import { FillRejectCode } from "../../refusal/codes.ts";
-import type { ComputeBudgetOtherIx, ComputeUnitLimitIx, ComputeUnitPriceIx } from "../decode.ts";
-import { LAMPORTS_PER_SIGNATURE, NATIVE_MINT } from "../layout.ts";
 import type { RaisedFeeCap } from "../raised-fee-cap.ts";
 import { type FillCheck, type FillRule, type Refusal, refuse } from "./check.ts";
 import { computeUnitLimitWithinCeiling } from "./compute-unit-limit.ts";

@@ -11,9 +11,9 @@
  * tokens": no quote-time simulation, the fill must fit in the default maximum).
  */
 import type { PublicKey } from "@solana/web3.js";
+import { TOKEN_2022_PROGRAM_ID } from "../../program/layout.ts";
 import { FillRejectCode } from "../../refusal/codes.ts";
 import { COMPUTE_UNITS, type ComputeUnitTable, type LegKind, legKey } from "../compute-units.ts";
-import { TOKEN_2022_PROGRAM_ID } from "../layout.ts";
 import { type FillCheck, type FillRule, refuse } from "./check.ts";
 
 /** The runtime's largest compute-unit limit. */

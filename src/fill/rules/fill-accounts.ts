@@ -3,9 +3,10 @@
  * being the maker's temporary wSOL PDA), the transaction's taker (key 1) as its taker, our maker as
  * its maker and nowhere else, the System program where it belongs.
  */
+
+import { type AccountRef, describeAccount } from "../../program/decode.ts";
+import { SYSTEM_PROGRAM_ID, temporaryWsolAccount } from "../../program/layout.ts";
 import { FillRejectCode } from "../../refusal/codes.ts";
-import { type AccountRef, describeAccount } from "../decode.ts";
-import { SYSTEM_PROGRAM_ID, temporaryWsolAccount } from "../layout.ts";
 import { type FillRule, isMaker, keyOf, refuse } from "./check.ts";
 
 // decode.ts always says why it could not read the arguments.

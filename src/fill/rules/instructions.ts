@@ -4,8 +4,9 @@
  * instruction. Each instruction's own rules live beside it (compute-budget.ts, ata-creation.ts,
  * lighthouse.ts); what the walk has seen so far is its own, never the check's.
  */
+
+import type { DecodedInstruction } from "../../program/decode.ts";
 import { FillRejectCode } from "../../refusal/codes.ts";
-import type { DecodedInstruction } from "../decode.ts";
 import { ataInstruction } from "./ata-creation.ts";
 import { type FillCheck, type FillRule, type Refusal, refuse } from "./check.ts";
 import { computeBudgetInstruction } from "./compute-budget.ts";

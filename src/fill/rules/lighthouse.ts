@@ -5,9 +5,10 @@
  * wallet: these four only read their account (no write, no CPI), and the operator's own client
  * asserts the maker's lamports (toolkit tests/suites/integration/swap.ts).
  */
+
+import type { LighthouseIx } from "../../program/decode.ts";
+import { LIGHTHOUSE_ALLOWED_DISCRIMINATORS } from "../../program/layout.ts";
 import { FillRejectCode } from "../../refusal/codes.ts";
-import type { LighthouseIx } from "../decode.ts";
-import { LIGHTHOUSE_ALLOWED_DISCRIMINATORS } from "../layout.ts";
 import { type Refusal, refuse } from "./check.ts";
 
 /** One Lighthouse instruction; `afterFill`: the walk has passed the fill. */

@@ -1,8 +1,9 @@
 /**
  * The fill's mints are the quote's, both traded here, each with its configured token program.
  */
+
+import { describeAccount } from "../../program/decode.ts";
 import { FillRejectCode } from "../../refusal/codes.ts";
-import { describeAccount } from "../decode.ts";
 import { type FillRule, keyOf, refuse } from "./check.ts";
 
 export const inputMintIsQuoted: FillRule = ({ accounts, inputMint, quote }) =>

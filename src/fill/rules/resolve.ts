@@ -6,14 +6,14 @@
  */
 import { PublicKey, type VersionedTransaction } from "@solana/web3.js";
 import type { TokenConfig } from "../../../config/schema.ts";
+import type { DecodedFillTx, DecodedInstruction, FillIx } from "../../program/decode.ts";
+import { NATIVE_MINT, ORDER_ENGINE_PROGRAM_ID } from "../../program/layout.ts";
+import type { SmartAccountEnvelope } from "../../program/smart-account.ts";
 import type { StoredQuote } from "../../quote-store/interface.ts";
 import { associatedTokenAddress } from "../ata.ts";
 import type { ComputeUnitTable } from "../compute-units.ts";
-import type { DecodedFillTx, DecodedInstruction, FillIx } from "../decode.ts";
 import { checkFeeShape } from "../fee-shape.ts";
-import { NATIVE_MINT, ORDER_ENGINE_PROGRAM_ID } from "../layout.ts";
 import type { RaisedFeeCap } from "../raised-fee-cap.ts";
-import type { SmartAccountEnvelope } from "../smart-account.ts";
 import type { AtaCreation, FillCheck } from "./check.ts";
 import { keyOf } from "./check.ts";
 import { makerFeeLamports } from "./compute-budget.ts";

@@ -8,9 +8,10 @@
  * fill's taker is the vault of the settings account and account index (fill-accounts.ts checks it
  * against `takerIndex`). A plain fill passes each of these untouched.
  */
+
+import { describeAccount } from "../../program/decode.ts";
+import { SMART_ACCOUNT_PROGRAM_ID } from "../../program/smart-account.ts";
 import { FillRejectCode } from "../../refusal/codes.ts";
-import { describeAccount } from "../decode.ts";
-import { SMART_ACCOUNT_PROGRAM_ID } from "../smart-account.ts";
 import { type FillRule, isMaker, keyOf, refuse } from "./check.ts";
 
 const ENVELOPE = FillRejectCode.INVALID_SMART_ACCOUNT;

@@ -5,10 +5,10 @@
  * on-chain after the maker has paid its fee.
  */
 import type { PublicKey } from "@solana/web3.js";
+import { type AccountRef, describeAccount } from "../../program/decode.ts";
+import { NATIVE_MINT, ORDER_ENGINE_PROGRAM_ID } from "../../program/layout.ts";
 import { FillRejectCode } from "../../refusal/codes.ts";
 import { associatedTokenAddress } from "../ata.ts";
-import { type AccountRef, describeAccount } from "../decode.ts";
-import { NATIVE_MINT, ORDER_ENGINE_PROGRAM_ID } from "../layout.ts";
 import { type FillRule, keyOf, refuse } from "./check.ts";
 
 export const makerInputAccountIsMakersAta: FillRule = ({

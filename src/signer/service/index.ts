@@ -34,6 +34,7 @@ import {
 import { createNamedPriceSources } from "../../../pricing/sources.ts";
 import type { Chain } from "../../chain/interface.ts";
 import { RpcChain } from "../../chain/rpc.ts";
+import { assertPrivateKeyFile, readKeypairFile } from "../../keys/index.ts";
 import { createLogger, type Logger } from "../../observability/logger.ts";
 import { RedisQuoteStore } from "../../quote-store/redis.ts";
 import {
@@ -43,7 +44,6 @@ import {
   redisTarget,
   waitReady,
 } from "../../redis/client.ts";
-import { assertPrivateKeyFile, readKeypairFile } from "../index.ts";
 import type { SignerRequest, SignerResponse } from "../protocol.ts";
 import { loadLimits, SignerIssuanceLedger, SignerLedger } from "./limits.ts";
 import { SigningPolicy } from "./policy.ts";

@@ -2,8 +2,9 @@
  * Step 6, holding the claim: chain time, the recent blockhash and the taker's funds, read together.
  * Judged once, after the claim, so a retry of the same bytes always gets the first answer.
  */
+
+import { bounded } from "../../lib/bounded.ts";
 import { FillRejectCode, refusal, SwapRefusalCode as S } from "../../refusal/codes.ts";
-import { bounded } from "../bounded.ts";
 import { expiryRefusal } from "../expiry.ts";
 import { checkTakerFunds } from "../taker-funds.ts";
 import { type Decision, type Held, refused, type StepPorts } from "./step.ts";

@@ -5,7 +5,7 @@
  */
 import type { VersionedTransaction } from "@solana/web3.js";
 import type { SwapRequest } from "../../contract/swap.ts";
-import { deserializeFillTransaction } from "../../fill/decode.ts";
+import { checkTakerSignatures } from "../../fill/signatures.ts";
 import {
   type FillValidation,
   messageBytesHash,
@@ -14,11 +14,11 @@ import {
 } from "../../fill/validate.ts";
 import type { IssuanceNeed } from "../../issuance/policy.ts";
 import type { DecisionSeen } from "../../ledger/decision.ts";
+import { type Budget, bounded } from "../../lib/bounded.ts";
 import type { Logger } from "../../observability/logger.ts";
+import { deserializeFillTransaction } from "../../program/decode.ts";
 import type { StoredQuote } from "../../quote-store/interface.ts";
 import { FillRejectCode, refusal, SwapRefusalCode as S } from "../../refusal/codes.ts";
-import { type Budget, bounded } from "../bounded.ts";
-import { checkTakerSignatures } from "../signatures.ts";
 import { storeUnavailable } from "./claim.ts";
 import { type Decision, refused, type StepPorts } from "./step.ts";
 

@@ -4,9 +4,9 @@
  * request's answer, polled for while that one is still in flight.
  */
 import { accepted, refusedAnswer, type SwapRequest, type SwapResponse } from "../../contract/swap.ts";
+import { type Budget, bounded, sleep } from "../../lib/bounded.ts";
 import type { Logger } from "../../observability/logger.ts";
 import { type Refusal, refusal, SwapRefusalCode as S } from "../../refusal/codes.ts";
-import { type Budget, bounded, sleep } from "../bounded.ts";
 import { type Decision, refused, type StepPorts } from "./step.ts";
 
 /** Undefined when this caller now holds the claim; otherwise the answer that ends the request. */

@@ -6,9 +6,9 @@ import { utcDay } from "../../../inventory/issuance/interface.ts";
 import type { SwapRequest } from "../../contract/swap.ts";
 import type { IssuanceNeed } from "../../issuance/policy.ts";
 import type { IssuancePorts } from "../../issuance/ports.ts";
+import { type Budget, bounded } from "../../lib/bounded.ts";
 import type { Logger } from "../../observability/logger.ts";
 import { type Refusal, refusal, SwapRefusalCode as S } from "../../refusal/codes.ts";
-import { type Budget, bounded } from "../bounded.ts";
 import { type Decision, type Held, refused, releaseQuietly, type StepPorts } from "./step.ts";
 
 /** A refusal (the reservations released), or nothing when all is reserved. */

@@ -10,8 +10,11 @@ import type { SendResult } from "../../chain/interface.ts";
 import { accepted, type SwapRequest } from "../../contract/swap.ts";
 import { prepareBundle, sendBundle } from "../../issuance/bundle.ts";
 import type { IssuancePorts } from "../../issuance/ports.ts";
+import type { PendingFill } from "../../journal/interface.ts";
+import { SignerRefusal } from "../../keys/index.ts";
 import { decisionRecord } from "../../ledger/decision.ts";
 import { pairSide } from "../../ledger/pairs.ts";
+import { type Budget, bounded } from "../../lib/bounded.ts";
 import type { Logger } from "../../observability/logger.ts";
 import {
   FillRejectCode,
@@ -20,9 +23,6 @@ import {
   refusal,
   SwapRefusalCode as S,
 } from "../../refusal/codes.ts";
-import { SignerRefusal } from "../../signer/index.ts";
-import { type Budget, bounded } from "../bounded.ts";
-import type { PendingFill } from "../journal/interface.ts";
 import { type Decision, type Held, refused, releaseQuietly, type StepPorts } from "./step.ts";
 
 /** Time kept back from the chain port's send so that its own answer arrives inside the step (ms). */

@@ -3,8 +3,9 @@
  * duplicate gets the same answer; or, when nothing was sent (a failed pre-flight, no maker signature),
  * the quote is given back (QuoteStore.releaseClaim) so a corrected transaction may still fill it.
  */
+
+import { type Budget, bounded } from "../../lib/bounded.ts";
 import type { Logger } from "../../observability/logger.ts";
-import { type Budget, bounded } from "../bounded.ts";
 import type { Decision, StepPorts } from "./step.ts";
 
 export async function settleClaim(

@@ -12,17 +12,17 @@ import type { RaisedFeeCap } from "../../fill/raised-fee-cap.ts";
 import type { ValidatedFill } from "../../fill/validate.ts";
 import type { IssuanceNeed } from "../../issuance/policy.ts";
 import type { IssuancePorts } from "../../issuance/ports.ts";
+import type { FillJournal } from "../../journal/interface.ts";
+import type { Signer } from "../../keys/index.ts";
 import type { DecisionSeen } from "../../ledger/decision.ts";
+import type { Budget } from "../../lib/bounded.ts";
 import type { Logger } from "../../observability/logger.ts";
 import type { Metrics } from "../../observability/metrics.ts";
 import type { QuoteStore, StoredQuote } from "../../quote-store/interface.ts";
 import type { Refusal } from "../../refusal/codes.ts";
-import type { Signer } from "../../signer/index.ts";
 import type { TakerStanding } from "../../toxicity/interface.ts";
-import type { Budget } from "../bounded.ts";
 import type { ConfirmationTracker } from "../confirmations.ts";
 import type { FillRate, SwapDecisionKind } from "../fill-rate.ts";
-import type { FillJournal } from "../journal/interface.ts";
 
 /** Per-step caps (ms); each is further cut to what is left of the swap's budget. */
 export interface SwapStepTimeouts {

@@ -12,7 +12,7 @@ import { formatUnits, type RpcServer, startRpcServer } from "../../../sandbox/ch
 import { chainSeedSchema } from "../../../sandbox/chain/seed-file.ts";
 import type { LocalChain } from "../../../src/chain/local/index.ts";
 import { ata, fundTaker, lamports } from "../../../src/chain/local/seed.ts";
-import { TOKEN_PROGRAM_ID } from "../../../src/fill/layout.ts";
+import { TOKEN_PROGRAM_ID } from "../../../src/program/layout.ts";
 import { config, fillFee, JUP, SOL, seededChain, signedFill, USDC } from "../../chain/helpers.ts";
 
 let chain: LocalChain;

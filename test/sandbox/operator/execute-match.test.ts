@@ -15,7 +15,7 @@ import {
 import { describe, expect, it } from "vitest";
 import { orderWithAssertions } from "../../../sandbox/operator/execute.ts";
 import { OrderBook, type PendingOrder } from "../../../sandbox/operator/order-book.ts";
-import { LIGHTHOUSE_PROGRAM_ID } from "../../../src/fill/layout.ts";
+import { LIGHTHOUSE_PROGRAM_ID } from "../../../src/program/layout.ts";
 
 const maker = Keypair.generate().publicKey;
 const taker = Keypair.generate().publicKey;

@@ -7,7 +7,7 @@
 import { Keypair, VersionedTransaction } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fundTaker } from "../../../src/chain/local/seed.ts";
-import { decodeFillTransaction } from "../../../src/fill/decode.ts";
+import { decodeFillTransaction } from "../../../src/program/decode.ts";
 import { MINT } from "../../support/config.ts";
 import { createHarness, type Harness } from "../../support/harness.ts";
 import { type Simulator, startSimulator } from "./simulator.ts";

@@ -11,7 +11,7 @@ import { createTransferInstruction, getAssociatedTokenAddressSync } from "@solan
 import { Keypair, PublicKey, TransactionMessage, VersionedTransaction } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fundTaker, lamports, tokenBalance } from "../../../src/chain/local/seed.ts";
-import { decodeFillData, NATIVE_MINT, ORDER_ENGINE_PROGRAM_ID } from "../../../src/fill/layout.ts";
+import { decodeFillData, NATIVE_MINT, ORDER_ENGINE_PROGRAM_ID } from "../../../src/program/layout.ts";
 import { MINT } from "../../support/config.ts";
 import { createHarness, type Harness } from "../../support/harness.ts";
 import { testRedis } from "../../support/redis.ts";

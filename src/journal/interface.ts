@@ -1,5 +1,5 @@
-import type { TradeTerms } from "../../ledger/markouts.ts";
-import type { DecisionRecord, LedgerRecord, OutboxEntry } from "../../ledger/records.ts";
+import type { TradeTerms } from "../ledger/markouts.ts";
+import type { DecisionRecord, LedgerOutbox, LedgerRecord } from "../ledger/records.ts";
 
 /**
  * The swap executor's journal: fills sent but not yet settled (so a restarted process resumes tracking
@@ -59,7 +59,7 @@ export interface FeeOwed {
   landedAtMs: number;
 }
 
-export interface FillJournal {
+export interface FillJournal extends LedgerOutbox {
   addPending(fill: PendingFill): Promise<void>;
   listPending(): Promise<PendingFill[]>;
   /**
@@ -71,17 +71,4 @@ export interface FillJournal {
   settle(quoteId: string, fee?: FeeOwed, records?: readonly LedgerRecord[]): Promise<boolean>;
   /** The fee ledger, oldest first (for settlement tooling and tests). */
   feesOwed(): Promise<FeeOwed[]>;
-
-  /** Appends a record to the ledger outbox (the swap path's decisions). */
-  appendLedger(record: LedgerRecord): Promise<void>;
-  /**
-   * Up to `max` outbox entries for `consumer` to write: first those it took before and did not
-   * acknowledge, then those another consumer took and left unacknowledged for `staleMs`, then new
-   * ones. Several instances may drain at once; an entry is handed out again only when unacknowledged.
-   */
-  takeLedger(consumer: string, max: number, staleMs: number): Promise<OutboxEntry[]>;
-  /** Acknowledges (and drops) entries once the ledger holds them. */
-  ackLedger(ids: string[]): Promise<void>;
-  /** Entries not yet acknowledged (the writer's backlog). */
-  ledgerBacklog(): Promise<number>;
 }

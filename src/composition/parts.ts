@@ -5,10 +5,10 @@
  */
 import type { Cluster, Redis } from "ioredis";
 import type { Logger } from "pino";
-import { type Config, ConfigError } from "../config/load.ts";
-import type { PriceSource } from "../pricing/interface.ts";
-import { closePriceSources, createPriceSources } from "../pricing/sources.ts";
-import { UsdValuer, usdRouteProblems } from "../pricing/usd.ts";
+import { type Config, ConfigError } from "../../config/load.ts";
+import type { PriceSource } from "../../pricing/interface.ts";
+import { closePriceSources, createPriceSources } from "../../pricing/sources.ts";
+import { UsdValuer, usdRouteProblems } from "../../pricing/usd.ts";
 
 export interface ConfiguredParts {
   /** The configured price sources, not started (the caller starts those it uses). */

@@ -1,5 +1,5 @@
 /** The in-memory FillJournal: one process, lost on restart (like the memory quote store). */
-import type { LedgerRecord, OutboxEntry } from "../../ledger/records.ts";
+import type { LedgerRecord, OutboxEntry } from "../ledger/records.ts";
 import type { FeeOwed, FillJournal, PendingFill } from "./interface.ts";
 
 interface Held {

@@ -13,8 +13,8 @@
  *
  * The keys share the `{fills}` hash tag so the settle script (HDEL + RPUSH + XADD) runs on Redis Cluster too.
  */
-import type { LedgerRecord, OutboxEntry } from "../../ledger/records.ts";
-import type { RedisClient } from "../../redis/client.ts";
+import type { LedgerRecord, OutboxEntry } from "../ledger/records.ts";
+import type { RedisClient } from "../redis/client.ts";
 import type { FeeOwed, FillJournal, PendingFill } from "./interface.ts";
 
 /** A safety net only: the writer keeps the outbox near empty. Past this the oldest entries are trimmed. */
