@@ -172,9 +172,10 @@ export async function waitForHttp(url: string, child: Child | undefined, timeout
 /**
  * A Redis for this run: REDIS_URL when given, else a throwaway redis-server (no persistence). With
  * `socket`, always a throwaway server (only a server started here offers a socket), listening on a
- * unix socket in its folder as well: `url` names that (`unix:///tmp/rfq-redis-.../redis.sock`).
+ * unix socket in its folder as well: `url` names that (`unix:///tmp/rfq-redis-.../redis.sock`). With
+ * `own`, always a throwaway server over loopback TCP, even when REDIS_URL is set.
  */
-export async function startRedis(opts: { socket?: boolean } = {}): Promise<{
+export async function startRedis(opts: { socket?: boolean; own?: boolean } = {}): Promise<{
   url: string;
   /** With `socket`: the same server over loopback TCP (it listens on both). */
   tcpUrl?: string;
@@ -182,7 +183,7 @@ export async function startRedis(opts: { socket?: boolean } = {}): Promise<{
   owned: boolean;
   pid?: number;
 }> {
-  if (process.env.REDIS_URL && !opts.socket)
+  if (process.env.REDIS_URL && !opts.socket && !opts.own)
     return { url: process.env.REDIS_URL, owned: false, stop: async () => {} };
   const probe = spawnSync("redis-server", ["--version"], { encoding: "utf8" });
   if (probe.error || probe.status !== 0) {

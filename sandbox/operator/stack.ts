@@ -79,6 +79,11 @@ export interface StackOptions {
    * webhook gets `REDIS_URL=unix:///.../redis.sock`, as a maker running Redis beside it on one host would.
    */
   redisSocket?: boolean;
+  /**
+   * A throwaway redis-server over loopback TCP even when REDIS_URL is set (not with a cluster): for a
+   * stack that flips the shared switches (pause, pair switches) other stacks on REDIS_URL would obey.
+   */
+  ownRedis?: boolean;
   /** Called as soon as each child process is spawned (tests watch a process from its first instant). */
   onSpawn?: (child: Child) => void;
   /** Run the signer service as its own process and the webhook without key material (SIGNER_URL). */
@@ -285,7 +290,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     const clusterNodes = opts.redisClusterNodes ?? process.env.REDIS_CLUSTER_NODES;
     const redis = clusterNodes
       ? { url: `cluster ${clusterNodes}`, owned: false, stop: async () => {} }
-      : await startRedis({ socket: opts.redisSocket === true });
+      : await startRedis({ socket: opts.redisSocket === true, own: opts.ownRedis === true });
     closers.push(redis.stop);
     const redisEnv: Record<string, string> = clusterNodes
       ? { REDIS_URL: "", REDIS_CLUSTER_NODES: clusterNodes }

@@ -65,7 +65,7 @@ describe("finding 8: /metrics follows Prometheus' conventions from the first scr
       "PRICE_STALE",
       "INVENTORY_INSUFFICIENT",
       "ISSUANCE_CAP_EXCEEDED",
-      "taker_denied",
+      "TAKER_DENIED",
       "DEADLINE",
       "STORE_FULL",
     ])

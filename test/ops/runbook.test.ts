@@ -64,6 +64,9 @@ beforeAll(async () => {
   stack = await startStack({
     dir,
     takers: [],
+    // Its commands pause every instance and switch pairs off through Redis: a Redis of its own, so the
+    // other stacks on the tests' REDIS_URL are not paused with it.
+    ownRedis: true,
     webhookAdminApiKey: ADMIN_API_KEY,
     webhookEnv: { DATABASE_URL: await freshDatabase() },
   });

@@ -22,7 +22,7 @@ beforeAll(async () => {
     dir,
     rfqV2: true,
     // A Redis of its own: the pair switches live in Redis, and tests sharing REDIS_URL flip them.
-    redisSocket: true,
+    ownRedis: true,
     takers: [{ name: "t", sol: 20_000_000_000n, tokens: { USDC: 5_000_000_000n } }],
   });
 }, 180_000);
