@@ -206,20 +206,32 @@ export class QuotingBook {
     return this.deps.controls?.pairOverride(pair.key) ?? pair.config.enabled;
   }
 
-  /** Prices one request. Pure apart from reading in-memory prices, the position, switches and the clock. */
-  price(ask: QuoteAsk): PricedQuote | NoQuote {
-    if (this.deps.controls?.isPaused()) {
-      const outage = this.deps.controls.outage?.();
-      return outage ? no("CONTROLS_UNAVAILABLE", outage) : no("PAUSED", "quoting is paused");
-    }
-    const pair = this.byMints.get(ask.tokenIn)?.get(ask.tokenOut);
-    if (!pair) return no("PAIR_NOT_SUPPORTED", `no pair trades ${ask.tokenIn} for ${ask.tokenOut}`);
+  /** The global kill switch, or the shared switches unreadable: no quote and no level at all. */
+  private paused(): NoQuote | undefined {
+    if (!this.deps.controls?.isPaused()) return undefined;
+    const outage = this.deps.controls.outage?.();
+    return outage ? no("CONTROLS_UNAVAILABLE", outage) : no("PAUSED", "quoting is paused");
+  }
+
+  /** The pair's price if it may be quoted from: switched on, present, fresh and not zero. */
+  private livePrice(pair: BookPair): PricePoint | NoQuote {
     if (!this.enabled(pair)) return no("PAIR_DISABLED", `${pair.key} is disabled`);
     const point = pair.source.price(pair.key);
     if (!point) return no("PRICE_UNAVAILABLE", `no price for ${pair.key}`);
     const age = this.now() - point.updatedAtMs;
     if (age > pair.source.maxAgeMs) return no("PRICE_STALE", `${pair.key} price is ${age} ms old`);
     if (point.mid.num === 0n) return no("PRICE_UNAVAILABLE", `${pair.key} price is zero`);
+    return point;
+  }
+
+  /** Prices one request. Pure apart from reading in-memory prices, the position, switches and the clock. */
+  price(ask: QuoteAsk): PricedQuote | NoQuote {
+    const paused = this.paused();
+    if (paused) return paused;
+    const pair = this.byMints.get(ask.tokenIn)?.get(ask.tokenOut);
+    if (!pair) return no("PAIR_NOT_SUPPORTED", `no pair trades ${ask.tokenIn} for ${ask.tokenOut}`);
+    const point = this.livePrice(pair);
+    if ("reason" in point) return point;
 
     const takerSide = ask.tokenOut === pair.base.mint ? "buy" : "sell";
     const skew = this.skewBps(pair);
@@ -262,18 +274,12 @@ export class QuotingBook {
    * would for a trade of its size. Sizes are cut at `maxBase`.
    */
   ladders(pairKey: string): PairLadders | NoQuote {
-    if (this.deps.controls?.isPaused()) {
-      const outage = this.deps.controls.outage?.();
-      return outage ? no("CONTROLS_UNAVAILABLE", outage) : no("PAUSED", "quoting is paused");
-    }
+    const paused = this.paused();
+    if (paused) return paused;
     const pair = this.pairs.get(pairKey);
     if (!pair) return no("PAIR_NOT_SUPPORTED", `no pair ${pairKey}`);
-    if (!this.enabled(pair)) return no("PAIR_DISABLED", `${pair.key} is disabled`);
-    const point = pair.source.price(pair.key);
-    if (!point) return no("PRICE_UNAVAILABLE", `no price for ${pair.key}`);
-    const age = this.now() - point.updatedAtMs;
-    if (age > pair.source.maxAgeMs) return no("PRICE_STALE", `${pair.key} price is ${age} ms old`);
-    if (point.mid.num === 0n) return no("PRICE_UNAVAILABLE", `${pair.key} price is zero`);
+    const point = this.livePrice(pair);
+    if ("reason" in point) return point;
     const skew = this.skewBps(pair);
     const side = (s: "buy" | "sell"): LadderRung[] => {
       const ladder = point.ladder ? (s === "sell" ? point.ladder.bids : point.ladder.asks) : undefined;
