@@ -49,7 +49,7 @@ import { RedisQuoteStore } from "./quote-store/redis.ts";
 import { Circuit } from "./redis/circuit.ts";
 import { createRedisClient, type RedisClient, redisTarget, waitReady } from "./redis/client.ts";
 import { rfqV2Metrics } from "./rfq-v2/metrics.ts";
-import { RfqV2Service } from "./rfq-v2/service.ts";
+import type { RfqV2Service } from "./rfq-v2/service.ts";
 import { rfqV2Settings } from "./rfq-v2/settings.ts";
 import { registerAdminRoutes } from "./routes/admin.ts";
 import type { ReadinessProbe } from "./routes/health.ts";
@@ -450,6 +450,8 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
   const v2 = opts.rfqV2 === false ? undefined : rfqV2Settings(config.env, config.file.rfqV2.pairs);
   let rfqV2: RfqV2Service | undefined;
   if (v2) {
+    // Loaded only when the channel is on: gRPC and the service definition cost every other start nothing.
+    const { RfqV2Service } = await import("./rfq-v2/service.ts");
     const stream = new RfqV2Service({
       config,
       settings: v2,
