@@ -41,6 +41,7 @@ const DECISION_COLUMNS = [
   "tx_signature",
   "received_at_ms",
   "decided_at_ms",
+  "channel",
   "mode",
   "maker",
 ] as const;
@@ -64,8 +65,8 @@ const UPSERT_DECISION = `
 
 const INSERT_FILL = `
   INSERT INTO fills (tx_signature, decision_key, quote_id, request_id, message_hash, outcome, slot, detail,
-                     fee_mint, fee_owed, fee_bps, sent_at_ms, settled_at_ms, mode, maker)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+                     fee_mint, fee_owed, fee_bps, sent_at_ms, settled_at_ms, channel, mode, maker)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
   ON CONFLICT (tx_signature) DO NOTHING
 `;
 
@@ -108,6 +109,7 @@ function decisionParams(r: DecisionRecord): (string | number | undefined)[] {
     r.txSignature,
     r.receivedAtMs,
     r.decidedAtMs,
+    r.channel ?? "webhook",
   ];
 }
 
@@ -126,11 +128,14 @@ function fillParams(r: SettlementRecord): (string | number | undefined)[] {
     r.feeBps,
     r.sentAtMs,
     r.settledAtMs,
+    r.channel ?? "webhook",
   ];
 }
 
 export interface DecisionRow {
   decision_key: string;
+  /** "webhook" or "rfq-v2" (LedgerChannel). */
+  channel: string;
   quote_id: string;
   request_id: string;
   taker: string | null;
@@ -151,6 +156,8 @@ export interface DecisionRow {
 
 export interface FillRow {
   tx_signature: string;
+  /** "webhook" or "rfq-v2" (LedgerChannel). */
+  channel: string;
   quote_id: string;
   outcome: string;
   slot: string | null;
@@ -174,7 +181,7 @@ export class Ledger {
   /** Every decision, oldest first (tests and tooling). */
   decisions(): Promise<DecisionRow[]> {
     return this.db.query<DecisionRow>(
-      `SELECT decision_key, quote_id, request_id, taker, pair, side, decision, code, reason, tx_signature, fee_mint,
+      `SELECT decision_key, channel, quote_id, request_id, taker, pair, side, decision, code, reason, tx_signature, fee_mint,
               fee_owed::text AS fee_owed, filled_amount_in::text AS filled_amount_in,
               filled_amount_out::text AS filled_amount_out, decided_at_ms::float8 AS decided_at_ms
          FROM swap_decisions ORDER BY decided_at_ms, decision_key`,
@@ -184,7 +191,7 @@ export class Ledger {
   /** Every settled fill, oldest first. */
   fills(): Promise<FillRow[]> {
     return this.db.query<FillRow>(
-      `SELECT tx_signature, quote_id, outcome, slot::text AS slot, fee_mint, fee_owed::text AS fee_owed,
+      `SELECT tx_signature, channel, quote_id, outcome, slot::text AS slot, fee_mint, fee_owed::text AS fee_owed,
               settled_at_ms::float8 AS settled_at_ms
          FROM fills ORDER BY settled_at_ms, tx_signature`,
     );

@@ -142,6 +142,19 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX swap_decisions_code ON swap_decisions (code) WHERE decision <> 'accepted';
     `,
   },
+  {
+    version: 6,
+    name: "channel on decisions and fills",
+    // Every row before this version came through the webhook (POST /swap): the default names it so.
+    sql: `
+      ALTER TABLE swap_decisions ADD COLUMN channel text NOT NULL DEFAULT 'webhook'
+        CHECK (channel IN ('webhook', 'rfq-v2'));
+      ALTER TABLE fills ADD COLUMN channel text NOT NULL DEFAULT 'webhook'
+        CHECK (channel IN ('webhook', 'rfq-v2'));
+      CREATE INDEX swap_decisions_channel ON swap_decisions (channel, decided_at_ms);
+      CREATE INDEX fills_channel ON fills (channel, settled_at_ms);
+    `,
+  },
 ];
 
 /** An arbitrary constant: the advisory lock migrations hold (pg_advisory_xact_lock). */

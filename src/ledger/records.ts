@@ -9,6 +9,12 @@
  */
 import type { Refusal } from "../refusal/codes.ts";
 
+/**
+ * The maker channel a row came through: the webhook (POST /swap) or RFQ v2 (a streamed-level swap the
+ * maker co-signed, src/rfq-v2/). Absent on a record: the webhook (records journaled before channels).
+ */
+export type LedgerChannel = "webhook" | "rfq-v2";
+
 /** The quote a decision answered, as stored when it was quoted. */
 export interface LedgerQuote {
   inputMint: string;
@@ -25,6 +31,8 @@ export interface LedgerQuote {
 
 export interface DecisionRecord {
   kind: "decision";
+  /** Absent: the webhook. */
+  channel?: LedgerChannel;
   /**
    * One row per key: the quoteId and the message hash of the transaction (or a hash of the raw bytes
    * when they did not decode). A retry of the same bytes is the same decision.
@@ -55,6 +63,8 @@ export interface DecisionRecord {
 
 export interface SettlementRecord {
   kind: "settlement";
+  /** Absent: the webhook. */
+  channel?: LedgerChannel;
   quoteId: string;
   requestId: string;
   messageHash: string;

@@ -2,11 +2,12 @@
  * The fill ledger's database layer, against a real PostgreSQL server and against PGlite, with the
  * same migrations and queries: the schema migrates once and only once, every write is an idempotent
  * upsert (one row per decision and per fill whatever is delivered twice), a later decision replaces
- * an earlier refusal but never an acceptance, a batch is written all or nothing, and the refusal-codes
- * migration names the code of rows written before codes.
+ * an earlier refusal but never an acceptance, a batch is written all or nothing, the refusal-codes
+ * migration names the code of rows written before codes, and the channel migration reads every row
+ * written before channels as the webhook's.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Ledger } from "../../src/ledger/ledger.ts";
+import { Ledger } from "../../src/ledger/ledger.ts";
 import { MIGRATIONS, migrate, schemaVersion } from "../../src/ledger/migrations.ts";
 import { PostgresSqlClient } from "../../src/ledger/postgres.ts";
 import type { DecisionRecord } from "../../src/ledger/records.ts";
@@ -50,6 +51,7 @@ describe.each(BACKENDS)("ledger on %s", (backend) => {
     expect(fills).toEqual([
       {
         tx_signature: d.txSignature,
+        channel: "webhook",
         quote_id: d.quoteId,
         outcome: "landed",
         slot: "123456",
@@ -159,6 +161,50 @@ describe.each(BACKENDS)("refusal codes migration on %s", (backend) => {
         "SELECT column_name FROM information_schema.columns WHERE table_name = 'swap_decisions' AND column_name = 'reason_code'",
       );
       expect(columns).toEqual([]);
+    } finally {
+      await db.close();
+    }
+  }, 60_000);
+});
+
+describe.each(BACKENDS)("channel migration (6) on %s", (backend) => {
+  it("reads every decision and fill written before channels as the webhook's, and refuses a channel it does not know", async () => {
+    const db = await freshClient(backend);
+    try {
+      await migrate(
+        db,
+        MIGRATIONS.filter((m) => m.version < 6),
+      );
+      await db.query(
+        `INSERT INTO swap_decisions (decision_key, quote_id, request_id, decision, received_at_ms, decided_at_ms)
+         VALUES ('q-old:h', 'q-old', 'r', 'accepted', 1, 2)`,
+      );
+      await db.query(
+        `INSERT INTO fills (tx_signature, decision_key, quote_id, request_id, message_hash, outcome, fee_mint,
+                            fee_owed, fee_bps, sent_at_ms, settled_at_ms)
+         VALUES ('sig-old', 'q-old:h', 'q-old', 'r', 'h', 'landed', 'SOL', 5, 10, 3, 4)`,
+      );
+      expect(await migrate(db)).toEqual([6]);
+      const ledger = new Ledger(db);
+      expect((await ledger.decisions()).map((r) => [r.decision_key, r.channel])).toEqual([
+        ["q-old:h", "webhook"],
+      ]);
+      expect((await ledger.fills()).map((r) => [r.tx_signature, r.channel])).toEqual([
+        ["sig-old", "webhook"],
+      ]);
+      // A record with no channel is the webhook's; an rfq-v2 one keeps its own.
+      const plain = decision();
+      const v2 = decision({ channel: "rfq-v2" });
+      await ledger.write([plain, settlement(plain), v2, settlement(v2, { channel: "rfq-v2" })]);
+      const channels = async () =>
+        Object.fromEntries((await ledger.decisions()).map((r) => [r.quote_id, r.channel]));
+      expect(await channels()).toMatchObject({ [plain.quoteId]: "webhook", [v2.quoteId]: "rfq-v2" });
+      expect(Object.fromEntries((await ledger.fills()).map((r) => [r.quote_id, r.channel]))).toMatchObject({
+        [plain.quoteId]: "webhook",
+        [v2.quoteId]: "rfq-v2",
+      });
+      const bad = { ...decision(), channel: "fax" } as unknown as DecisionRecord;
+      await expect(ledger.write([bad])).rejects.toThrow();
     } finally {
       await db.close();
     }
