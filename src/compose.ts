@@ -452,16 +452,30 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
   if (v2) {
     // Loaded only when the channel is on: gRPC and the service definition cost every other start nothing.
     const { RfqV2Service } = await import("./rfq-v2/service.ts");
+    const { V2SwapLedger } = await import("./rfq-v2/ledger.ts");
+    const v2Log = log.child({ channel: "rfq-v2" });
+    // Its swaps go to the webhook's ledger outbox (one writer drains both), their markouts to one tracker.
+    const v2Ledger =
+      ledger && swapPorts
+        ? new V2SwapLedger({
+            journal: swapPorts.journal,
+            log: v2Log,
+            now,
+            onLanded: (signature, quoteId, trade, landedAtMs) =>
+              markouts?.onLanded(signature, quoteId, trade, landedAtMs),
+          })
+        : undefined;
     const stream = new RfqV2Service({
       config,
       settings: v2,
       book,
       inventory,
       signer,
-      log: log.child({ channel: "rfq-v2" }),
+      log: v2Log,
       metrics: rfqV2Metrics(metrics.registry),
       controls,
       now,
+      ...(v2Ledger ? { ledger: v2Ledger } : {}),
     });
     closers.push(async () => stream.close());
     // Not awaited: the webhook serves while the stream connects (and reconnects) on its own.
@@ -501,6 +515,7 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
         pairs: config.file.pairs.map((p) => `${p.base}/${p.quote}`),
         ...(ledger ? { ledger } : {}),
         tokensByMint: config.tokensByMint,
+        toxicLine: config.file.toxicity,
         ...(takers ? { takers } : {}),
         metrics,
         now,

@@ -305,6 +305,8 @@ export class RfqV2StandIn {
     timeoutMs?: number;
     /** Changes the transaction before the taker signs it (tests play a hostile operator with it). */
     tamper?: (tx: VersionedTransaction) => VersionedTransaction;
+    /** How many times the same SWAP_AVAILABLE is sent (a redelivering operator; default 1). */
+    deliveries?: number;
   }): Promise<SubmitResult & { swapUuid: string; offered: VersionedTransaction }> {
     const live = this.liveSet(o.makerId, o.baseMint, o.quoteMint);
     if (!live) throw new Error(`maker ${o.makerId} has no live levels for ${o.baseMint}/${o.quoteMint}`);
@@ -346,11 +348,12 @@ export class RfqV2StandIn {
       }, o.timeoutMs ?? 5_000);
       t.unref();
     });
-    stream.write({
-      message_type: "SWAP_MESSAGE_TYPE_SWAP_AVAILABLE",
-      swap_uuid: swapUuid,
-      unsigned_transaction: Buffer.from(tx.serialize()).toString("base64"),
-    });
+    for (let i = 0; i < (o.deliveries ?? 1); i++)
+      stream.write({
+        message_type: "SWAP_MESSAGE_TYPE_SWAP_AVAILABLE",
+        swap_uuid: swapUuid,
+        unsigned_transaction: Buffer.from(tx.serialize()).toString("base64"),
+      });
     return { ...(await result), swapUuid, offered: tx };
   }
 

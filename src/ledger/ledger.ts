@@ -42,6 +42,7 @@ const DECISION_COLUMNS = [
   "received_at_ms",
   "decided_at_ms",
   "channel",
+  "level_sequence",
   "mode",
   "maker",
 ] as const;
@@ -110,6 +111,7 @@ function decisionParams(r: DecisionRecord): (string | number | undefined)[] {
     r.receivedAtMs,
     r.decidedAtMs,
     r.channel ?? "webhook",
+    r.levelSequence,
   ];
 }
 
@@ -152,6 +154,8 @@ export interface DecisionRow {
   filled_amount_in: string | null;
   filled_amount_out: string | null;
   decided_at_ms: number;
+  /** RFQ v2: the level set's sequence number. */
+  level_sequence: string | null;
 }
 
 export interface FillRow {
@@ -183,7 +187,8 @@ export class Ledger {
     return this.db.query<DecisionRow>(
       `SELECT decision_key, channel, quote_id, request_id, taker, pair, side, decision, code, reason, tx_signature, fee_mint,
               fee_owed::text AS fee_owed, filled_amount_in::text AS filled_amount_in,
-              filled_amount_out::text AS filled_amount_out, decided_at_ms::float8 AS decided_at_ms
+              filled_amount_out::text AS filled_amount_out, decided_at_ms::float8 AS decided_at_ms,
+              level_sequence::text AS level_sequence
          FROM swap_decisions ORDER BY decided_at_ms, decision_key`,
     );
   }

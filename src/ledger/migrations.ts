@@ -146,11 +146,13 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 6,
     name: "channel on decisions and fills",
     // Every row before this version came through the webhook (POST /swap): the default names it so.
+    // level_sequence: the RFQ v2 level set a v2 swap was judged against (null for the webhook).
     sql: `
       ALTER TABLE swap_decisions ADD COLUMN channel text NOT NULL DEFAULT 'webhook'
         CHECK (channel IN ('webhook', 'rfq-v2'));
       ALTER TABLE fills ADD COLUMN channel text NOT NULL DEFAULT 'webhook'
         CHECK (channel IN ('webhook', 'rfq-v2'));
+      ALTER TABLE swap_decisions ADD COLUMN level_sequence numeric(40, 0);
       CREATE INDEX swap_decisions_channel ON swap_decisions (channel, decided_at_ms);
       CREATE INDEX fills_channel ON fills (channel, settled_at_ms);
     `,

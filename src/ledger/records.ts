@@ -15,6 +15,12 @@ import type { Refusal } from "../refusal/codes.ts";
  */
 export type LedgerChannel = "webhook" | "rfq-v2";
 
+/** An RFQ v2 refusal: its code (src/rfq-v2/codes.ts, every one `V2_...`) and context. */
+export interface ChannelRefusal {
+  code: `V2_${string}`;
+  context: string;
+}
+
 /** The quote a decision answered, as stored when it was quoted. */
 export interface LedgerQuote {
   inputMint: string;
@@ -52,9 +58,11 @@ export interface DecisionRecord {
   feeBps?: number;
   feeMint?: string;
   feeOwed?: string;
+  /** RFQ v2: the sequence number of the streamed level set the swap was judged against. */
+  levelSequence?: string;
   decision: "accepted" | "rejected" | "rejectedWithReason";
   /** Why a rejected fill was refused: its code (the ledger's `code` column) and context (`reason`). */
-  refusal?: Refusal;
+  refusal?: Refusal | ChannelRefusal;
   messageHash?: string;
   txSignature?: string;
   receivedAtMs: number;

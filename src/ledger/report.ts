@@ -4,7 +4,11 @@
  * mint it was kept in), the fill rate by hour (landed over decided, honest rejections left out, as
  * `rfq_fill_rate_1h` counts it) and rejections by refusal code. `npm run report` prints them; the admin API
  * serves them (`GET /admin/fills`, `GET /admin/fees`).
+ *
+ * Per channel (the webhook, RFQ v2) and in total ("all"): the fill rate, fees owed, markouts, and the
+ * takers whose markouts would flag them (toxic flow).
  */
+import { FLAG_HORIZON } from "./markouts.ts";
 import type { SqlQueries } from "./sql.ts";
 
 export interface ReportRange {
@@ -63,9 +67,50 @@ export interface RejectionCount {
   count: number;
 }
 
+/** A channel's rows, or "all" for both together. */
+export type ReportChannel = "webhook" | "rfq-v2" | "all";
+const CHANNELS: readonly ReportChannel[] = ["webhook", "rfq-v2", "all"];
+
+export interface ChannelFillRate {
+  channel: ReportChannel;
+  decided: number;
+  accepted: number;
+  landed: number;
+  honestRejections: number;
+  /** landed / (decided - honest rejections); null when that is 0. */
+  fillRate: number | null;
+}
+
+/** A taker whose mean markout at the flag horizon is below the flag line over at least `minFills` fills. */
+export interface ToxicTaker {
+  channel: ReportChannel;
+  taker: string;
+  fills: number;
+  avgBps: number;
+}
+
+/** The toxic-flow flag line the report judges takers by (toxicity.flagBelowBps, toxicity.minFills). */
+export interface ToxicLine {
+  flagBelowBps: number;
+  minFills: number;
+}
+
+/** The configuration schema's defaults (config/schema.ts, toxicity). */
+export const DEFAULT_TOXIC_LINE: ToxicLine = { flagBelowBps: -10, minFills: 20 };
+
 export interface LedgerReport {
   from: string;
   to: string;
+  /** Fill rate per channel, and "all". */
+  fillRateByChannel: ChannelFillRate[];
+  /** Fees owed per channel and mint, and "all" (the same as feesOwedByMint). */
+  feesOwedByChannel: (FeesOwed & { channel: ReportChannel })[];
+  /** Mean markout per channel and horizon, and "all". */
+  markoutsByChannel: (MarkoutAverage & { channel: ReportChannel })[];
+  /** The line `toxicTakersByChannel` is drawn at. */
+  toxicLine: ToxicLine;
+  /** Takers under the line per channel, and "all", worst first. */
+  toxicTakersByChannel: ToxicTaker[];
   fills: FillLine[];
   volumeByPair: PairVolume[];
   feesOwedByMint: FeesOwed[];
@@ -197,10 +242,19 @@ export async function rejectionsByCode(db: SqlQueries, r: ReportRange): Promise<
   return rows;
 }
 
-export async function ledgerReport(db: SqlQueries, r: ReportRange): Promise<LedgerReport> {
+export async function ledgerReport(
+  db: SqlQueries,
+  r: ReportRange,
+  toxicLine: ToxicLine = DEFAULT_TOXIC_LINE,
+): Promise<LedgerReport> {
   return {
     from: iso(r.fromMs),
     to: iso(r.toMs),
+    fillRateByChannel: await fillRateByChannel(db, r),
+    feesOwedByChannel: await feesOwedByChannel(db, r),
+    markoutsByChannel: await markoutsByChannel(db, r),
+    toxicLine,
+    toxicTakersByChannel: await toxicTakersByChannel(db, r, toxicLine),
     fills: await landedFills(db, r),
     volumeByPair: await volumeByPair(db, r),
     feesOwedByMint: await feesOwedByMint(db, r),
@@ -263,4 +317,118 @@ export async function markoutsByPair(
     [r.fromMs, r.toMs],
   );
   return rows.map((x) => ({ pair: x.pair, horizon: x.horizon, fills: x.fills, avgBps: x.avg_bps }));
+}
+
+/** The channel of a grouped row: null in the grand total (GROUPING SETS' empty set) is "all". */
+const channelOf = (c: string | null): ReportChannel => (c === null ? "all" : (c as ReportChannel));
+const channelOrder = (c: ReportChannel) => CHANNELS.indexOf(c);
+
+/** Fill rate per channel and in total; every channel has its row (zeros when it decided nothing). */
+export async function fillRateByChannel(db: SqlQueries, r: ReportRange): Promise<ChannelFillRate[]> {
+  const rows = await db.query<{
+    channel: string | null;
+    decided: number;
+    accepted: number;
+    honest: number;
+    landed: number;
+  }>(
+    `SELECT d.channel, count(*)::int4 AS decided,
+            (count(*) FILTER (WHERE d.decision = 'accepted'))::int4 AS accepted,
+            (count(*) FILTER (WHERE d.decision = 'rejectedWithReason'))::int4 AS honest,
+            (count(f.tx_signature) FILTER (WHERE f.outcome = 'landed'))::int4 AS landed
+       FROM swap_decisions d
+       LEFT JOIN fills f ON f.decision_key = d.decision_key AND f.tx_signature = d.tx_signature
+      WHERE d.decided_at_ms >= $1 AND d.decided_at_ms < $2
+      GROUP BY GROUPING SETS ((d.channel), ())`,
+    [r.fromMs, r.toMs],
+  );
+  const by = new Map(rows.map((x) => [channelOf(x.channel), x]));
+  return CHANNELS.map((channel) => {
+    const x = by.get(channel) ?? { decided: 0, accepted: 0, honest: 0, landed: 0 };
+    const counted = x.decided - x.honest;
+    return {
+      channel,
+      decided: x.decided,
+      accepted: x.accepted,
+      landed: x.landed,
+      honestRejections: x.honest,
+      fillRate: counted > 0 ? x.landed / counted : null,
+    };
+  });
+}
+
+/** Fees owed per channel and mint, then per mint over both channels ("all"). */
+export async function feesOwedByChannel(
+  db: SqlQueries,
+  r: ReportRange,
+): Promise<(FeesOwed & { channel: ReportChannel })[]> {
+  const rows = await db.query<{ channel: string | null; fee_mint: string; fills: number; fee_owed: string }>(
+    `SELECT channel, fee_mint, count(*)::int4 AS fills, sum(fee_owed)::text AS fee_owed
+       FROM fills
+      WHERE outcome = 'landed' AND settled_at_ms >= $1 AND settled_at_ms < $2
+      GROUP BY GROUPING SETS ((channel, fee_mint), (fee_mint))`,
+    [r.fromMs, r.toMs],
+  );
+  return rows
+    .map((x) => ({ channel: channelOf(x.channel), mint: x.fee_mint, fills: x.fills, feeOwed: x.fee_owed }))
+    .sort((a, b) => channelOrder(a.channel) - channelOrder(b.channel) || a.mint.localeCompare(b.mint));
+}
+
+/** Mean markout per channel and horizon (the fill's channel), and over both. */
+export async function markoutsByChannel(
+  db: SqlQueries,
+  r: ReportRange,
+): Promise<(MarkoutAverage & { channel: ReportChannel })[]> {
+  const rows = await db.query<{
+    channel: string | null;
+    horizon: string;
+    horizon_ms: number;
+    fills: number;
+    avg_bps: number;
+  }>(
+    `SELECT f.channel, m.horizon, m.horizon_ms::int4 AS horizon_ms, count(*)::int4 AS fills,
+            avg(m.markout_bps)::float8 AS avg_bps
+       FROM markouts m JOIN fills f ON f.tx_signature = m.tx_signature
+      WHERE f.settled_at_ms >= $1 AND f.settled_at_ms < $2
+      GROUP BY GROUPING SETS ((f.channel, m.horizon, m.horizon_ms), (m.horizon, m.horizon_ms))`,
+    [r.fromMs, r.toMs],
+  );
+  return rows
+    .map((x) => ({
+      channel: channelOf(x.channel),
+      horizon: x.horizon,
+      ms: x.horizon_ms,
+      fills: x.fills,
+      avgBps: x.avg_bps,
+    }))
+    .sort((a, b) => channelOrder(a.channel) - channelOrder(b.channel) || a.ms - b.ms)
+    .map(({ ms: _ms, ...m }) => m);
+}
+
+/**
+ * Takers whose mean markout at the flag horizon (60 s) over their fills in the range, at least
+ * `minFills` of them, is below `flagBelowBps`: those the toxic-flow flagger would flag on this
+ * channel's flow alone, and on both together ("all"). Worst first.
+ */
+export async function toxicTakersByChannel(
+  db: SqlQueries,
+  r: ReportRange,
+  line: ToxicLine,
+): Promise<ToxicTaker[]> {
+  const rows = await db.query<{ channel: string | null; taker: string; fills: number; avg_bps: number }>(
+    `SELECT f.channel, m.taker, count(*)::int4 AS fills, avg(m.markout_bps)::float8 AS avg_bps
+       FROM markouts m JOIN fills f ON f.tx_signature = m.tx_signature
+      WHERE f.settled_at_ms >= $1 AND f.settled_at_ms < $2 AND m.horizon = $3 AND m.taker IS NOT NULL
+      GROUP BY GROUPING SETS ((f.channel, m.taker), (m.taker))
+     HAVING count(*) >= $4 AND avg(m.markout_bps) < $5`,
+    [r.fromMs, r.toMs, FLAG_HORIZON, line.minFills, line.flagBelowBps],
+  );
+  return rows
+    .map((x) => ({ channel: channelOf(x.channel), taker: x.taker, fills: x.fills, avgBps: x.avg_bps }))
+    .sort(
+      (a, b) =>
+        channelOrder(a.channel) - channelOrder(b.channel) ||
+        a.avgBps - b.avgBps ||
+        a.taker.localeCompare(b.taker),
+    );
 }

@@ -74,7 +74,7 @@ async function main(): Promise<number> {
   }
   const ledger = await openLedger(where);
   try {
-    const report = withSymbols(config, await ledgerReport(ledger.db, range));
+    const report = withSymbols(config, await ledgerReport(ledger.db, range, config.file.toxicity));
     process.stdout.write(formatReport(report, format));
     return 0;
   } finally {

@@ -43,6 +43,11 @@ export function rfqV2Metrics(registry: Registry) {
       labelNames: ["outcome"],
       registers,
     }),
+    confirmed: new Counter({
+      name: "rfq_v2_confirmed_total",
+      help: "Co-signed swaps the operator confirmed landed (TRANSACTION_CONFIRMED)",
+      registers,
+    }),
     reconnects: new Counter({
       name: "rfq_v2_reconnects_total",
       help: "Times the RFQ v2 streams were lost and reconnected",

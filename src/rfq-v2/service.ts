@@ -17,6 +17,7 @@ import type { Logger } from "../observability/logger.ts";
 import { V2Client, type V2ClientOptions } from "./client.ts";
 import { V2RejectCode } from "./codes.ts";
 import { checkV2Swap, decodeSwapTransaction, type V2Pair } from "./fill.ts";
+import type { V2Offered, V2SwapRecorder } from "./ledger.ts";
 import { type Fits, lotSizeFor, pairLevels, wireLevel } from "./levels.ts";
 import type { RfqV2Metrics } from "./metrics.ts";
 import type { TokenMsg } from "./proto.ts";
@@ -43,6 +44,8 @@ export interface RfqV2ServiceDeps {
   controls?: Pick<Controls, "onChange">;
   /** How often the levels are recomputed, ms (default 1,000: a price that goes stale is withdrawn within it). */
   tickMs?: number;
+  /** The fill ledger's recorder (ledger.ts): every offered swap's decision, every confirmed one's fill. */
+  ledger?: V2SwapRecorder;
 }
 
 /** How long after a set's validity a v2 reservation lapses on its own, ms. */
@@ -106,6 +109,8 @@ export class RfqV2Service {
         void deps.inventory.commit(`v2:${uuid}`).catch((err: unknown) => {
           deps.log.warn({ err, swapUuid: uuid }, "rfq v2: could not commit the swap's reservation");
         });
+        deps.metrics.confirmed.inc();
+        void deps.ledger?.confirmed(uuid, signature);
       },
     });
   }
@@ -225,9 +230,12 @@ export class RfqV2Service {
   /** Judges and co-signs one offered swap; undefined lets it pass (there is no decline message). */
   async onSwap(swapUuid: string, base64: string): Promise<string | undefined> {
     const { log, metrics, inventory, signer } = this.deps;
-    const refuse = (code: string, detail: string) => {
+    // What the ledger records of this offer, filled in as it is read.
+    const offer: V2Offered = { swapUuid, base64, receivedAtMs: this.now() };
+    const refuse = (code: V2RejectCode, detail: string) => {
       metrics.swaps.inc({ outcome: code });
       log.warn({ swapUuid, code, detail }, "rfq v2: swap refused");
+      this.deps.ledger?.refused(offer, code, detail);
       return undefined;
     };
     if (this.seen.has(swapUuid))
@@ -235,6 +243,7 @@ export class RfqV2Service {
     this.seen.add(swapUuid);
     const tx = decodeSwapTransaction(base64);
     if ("code" in tx) return refuse(tx.code, tx.detail);
+    offer.tx = tx;
     if (tx.message.addressTableLookups.length > 0)
       return refuse(V2RejectCode.V2_LOOKUP_TABLES_UNRESOLVED, "the swap loads accounts from lookup tables");
     const verdict = checkV2Swap({
@@ -247,6 +256,7 @@ export class RfqV2Service {
     });
     if (!verdict.ok) return refuse(verdict.code, verdict.detail);
     const { pair, leg } = verdict;
+    offer.verdict = verdict;
     // What leaves the maker: base when the taker buys it (Bid), quote when it sells base (Ask).
     const [outMint, inMint] =
       leg.takerSide === "bid" ? [pair.base.mint, pair.quote.mint] : [pair.quote.mint, pair.base.mint];
@@ -268,6 +278,7 @@ export class RfqV2Service {
     if (!reserved.ok)
       return refuse(V2RejectCode.V2_INVENTORY_INSUFFICIENT, `${reserved.reason}: ${reserved.detail}`);
     await signer.sign(tx as VersionedTransaction);
+    await this.deps.ledger?.signed({ ...offer, tx, verdict });
     metrics.swaps.inc({ outcome: "signed" });
     log.info(
       {

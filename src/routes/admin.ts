@@ -33,6 +33,7 @@ import {
   ledgerReport,
   type ReportRange,
   reportRange,
+  type ToxicLine,
 } from "../ledger/report.ts";
 import { formatReport, withSymbolsOf } from "../ledger/report-format.ts";
 import type { Metrics } from "../observability/metrics.ts";
@@ -49,6 +50,8 @@ export interface AdminDeps {
   /** The fill ledger (absent with LEDGER=off: the ledger routes answer 404). */
   ledger?: Promise<Ledger>;
   tokensByMint?: ReadonlyMap<string, TokenConfig>;
+  /** The line the report's toxic takers are drawn at (toxicity.flagBelowBps, minFills; schema defaults when unset). */
+  toxicLine?: ToxicLine;
   /** The toxic-flow controls' taker lists (absent unless toxicity.enabled: their routes answer 404). */
   takers?: TakerStanding;
   metrics?: Metrics;
@@ -176,7 +179,7 @@ export function registerAdminRoutes(app: Hono<AppEnv>, deps: AdminDeps): void {
     const q = query(reportQuery, c.req.query());
     const today = new Date(now()).toISOString().slice(0, 10);
     const range = rangeOf({ from: q.from ?? today, to: q.to ?? today }, 0);
-    const report = await ledgerReport((await ledger()).db, range);
+    const report = await ledgerReport((await ledger()).db, range, deps.toxicLine);
     const body = formatReport(withSymbolsOf(deps.tokensByMint, report), q.format);
     return c.body(body, 200, {
       "content-type":
