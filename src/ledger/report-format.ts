@@ -51,40 +51,6 @@ const rate = (r: number | null) => (r === null ? "" : r.toFixed(4));
 function sections(r: SymbolReport): { name: string; headers: string[]; rows: string[][] }[] {
   return [
     {
-      name: "by channel: fill rate",
-      headers: ["channel", "decided", "accepted", "landed", "honest_rejections", "fill_rate"],
-      rows: r.fillRateByChannel.map((c) => [
-        c.channel,
-        String(c.decided),
-        String(c.accepted),
-        String(c.landed),
-        String(c.honestRejections),
-        rate(c.fillRate),
-      ]),
-    },
-    {
-      name: "by channel: fees owed",
-      headers: ["channel", "mint", "symbol", "fills", "fee_owed_units", "fee_owed"],
-      rows: r.feesOwedByChannel.map((f) => [
-        f.channel,
-        f.mint,
-        f.symbol ?? "",
-        String(f.fills),
-        f.feeOwed,
-        tokens(f.feeOwed, f.decimals),
-      ]),
-    },
-    {
-      name: "by channel: markouts (bps, maker's side)",
-      headers: ["channel", "horizon", "fills", "avg_bps"],
-      rows: r.markoutsByChannel.map((m) => [m.channel, m.horizon, String(m.fills), m.avgBps.toFixed(2)]),
-    },
-    {
-      name: `by channel: toxic takers (mean 60s markout below ${r.toxicLine.flagBelowBps} bps over at least ${r.toxicLine.minFills} fills; worst first)`,
-      headers: ["channel", "taker", "fills", "avg_bps"],
-      rows: r.toxicTakersByChannel.map((t) => [t.channel, t.taker, String(t.fills), t.avgBps.toFixed(2)]),
-    },
-    {
       name: "fees owed by mint",
       headers: ["mint", "symbol", "fills", "fee_owed_units", "fee_owed"],
       rows: r.feesOwedByMint.map((f) => [
@@ -126,6 +92,40 @@ function sections(r: SymbolReport): { name: string; headers: string[]; rows: str
       name: "markouts by taker (bps, maker's side; worst first)",
       headers: ["taker", "horizon", "fills", "avg_bps"],
       rows: r.markoutsByTaker.map((m) => [m.taker, m.horizon, String(m.fills), m.avgBps.toFixed(2)]),
+    },
+    {
+      name: "by channel: fill rate",
+      headers: ["channel", "decided", "accepted", "landed", "honest_rejections", "fill_rate"],
+      rows: r.fillRateByChannel.map((c) => [
+        c.channel,
+        String(c.decided),
+        String(c.accepted),
+        String(c.landed),
+        String(c.honestRejections),
+        rate(c.fillRate),
+      ]),
+    },
+    {
+      name: "by channel: fees owed",
+      headers: ["channel", "mint", "symbol", "fills", "fee_owed_units", "fee_owed"],
+      rows: r.feesOwedByChannel.map((f) => [
+        f.channel,
+        f.mint,
+        f.symbol ?? "",
+        String(f.fills),
+        f.feeOwed,
+        tokens(f.feeOwed, f.decimals),
+      ]),
+    },
+    {
+      name: "by channel: markouts (bps, maker's side)",
+      headers: ["channel", "horizon", "fills", "avg_bps"],
+      rows: r.markoutsByChannel.map((m) => [m.channel, m.horizon, String(m.fills), m.avgBps.toFixed(2)]),
+    },
+    {
+      name: `by channel: toxic takers (mean 60s markout below ${r.toxicLine.flagBelowBps} bps over at least ${r.toxicLine.minFills} fills; worst first)`,
+      headers: ["channel", "taker", "fills", "avg_bps"],
+      rows: r.toxicTakersByChannel.map((t) => [t.channel, t.taker, String(t.fills), t.avgBps.toFixed(2)]),
     },
     {
       name: "fills",

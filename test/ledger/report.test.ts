@@ -13,14 +13,19 @@ import { migrate } from "../../src/ledger/migrations.ts";
 import { PostgresSqlClient } from "../../src/ledger/postgres.ts";
 import type { DecisionRecord, LedgerRecord } from "../../src/ledger/records.ts";
 import {
+  feesOwedByChannel,
   feesOwedByMint,
+  fillRateByChannel,
   fillRateByHour,
   landedFills,
   ledgerReport,
+  markoutsByChannel,
   rejectionsByCode,
   reportRange,
+  toxicTakersByChannel,
   volumeByPair,
 } from "../../src/ledger/report.ts";
+import { formatReport, withSymbolsOf } from "../../src/ledger/report-format.ts";
 import { MINT } from "../support/config.ts";
 import { listen } from "../support/harness.ts";
 import { npmRun } from "../support/npm-run.ts";
@@ -181,6 +186,112 @@ describe.each(BACKENDS)("ledger reports on %s", (backend) => {
     const report = await ledgerReport(ledger.db, RANGE);
     expect(report.from).toBe("2026-11-05T00:00:00.000Z");
     expect(report.to).toBe("2026-11-06T00:00:00.000Z");
+  });
+});
+
+/**
+ * Both channels: webhook fills by takers A (twice) and C, one webhook refusal; RFQ v2 fills by B
+ * (twice) and C, a v2 refusal and a v2 swap signed that never landed. 60 s markouts: A +5 and +7,
+ * C -30 on each channel, B -50 and -40.
+ */
+function channelDataset(): LedgerRecord[] {
+  const out: LedgerRecord[] = [];
+  const A = "TakerA111111111111111111111111111111111111";
+  const B = "TakerB111111111111111111111111111111111111";
+  const C = "TakerC111111111111111111111111111111111111";
+  let t = H10;
+  const landed = (channel: "webhook" | "rfq-v2", taker: string, bps: number) => {
+    t += 1_000;
+    const v2 = channel === "rfq-v2";
+    const d = decision({ channel, taker, decidedAtMs: t, feeOwed: v2 ? "0" : "1000000", feeMint: MINT.SOL });
+    out.push(d, settlement(d, { channel, settledAtMs: t + 500 }), {
+      kind: "markout",
+      txSignature: d.txSignature as string,
+      quoteId: d.quoteId,
+      horizon: "60s",
+      horizonMs: 60_000,
+      pair: "SOL/USDC",
+      side: "sell",
+      taker,
+      price: 150,
+      mid: 150,
+      markoutBps: bps,
+      atMs: t + 60_000,
+    });
+  };
+  landed("webhook", A, 5);
+  landed("webhook", A, 7);
+  landed("webhook", C, -30);
+  landed("rfq-v2", B, -50);
+  landed("rfq-v2", B, -40);
+  landed("rfq-v2", C, -30);
+  out.push(
+    decision({
+      decidedAtMs: H10 + 20_000,
+      decision: "rejected",
+      refusal: { code: "QUOTE_EXPIRED", context: "expired" },
+      txSignature: undefined,
+    }),
+    decision({
+      channel: "rfq-v2",
+      decidedAtMs: H10 + 21_000,
+      decision: "rejected",
+      refusal: { code: "V2_EXPIRED", context: "expire_at is past" },
+      txSignature: undefined,
+    }),
+    decision({ channel: "rfq-v2", decidedAtMs: H10 + 22_000 }),
+  );
+  return out;
+}
+
+describe.each(BACKENDS)("the report per channel on %s", (backend) => {
+  let ledger: Ledger;
+  beforeAll(async () => {
+    ledger = await freshLedger(backend);
+    await ledger.write(channelDataset());
+  }, 120_000);
+  afterAll(async () => {
+    await ledger?.db.close();
+  });
+
+  it("gives the fill rate of each channel and of both together", async () => {
+    expect(await fillRateByChannel(ledger.db, RANGE)).toEqual([
+      { channel: "webhook", decided: 4, accepted: 3, landed: 3, honestRejections: 0, fillRate: 3 / 4 },
+      { channel: "rfq-v2", decided: 5, accepted: 4, landed: 3, honestRejections: 0, fillRate: 3 / 5 },
+      { channel: "all", decided: 9, accepted: 7, landed: 6, honestRejections: 0, fillRate: 6 / 9 },
+    ]);
+  });
+
+  it("sums fees owed per channel and mint (RFQ v2 owes none) and in total", async () => {
+    expect(await feesOwedByChannel(ledger.db, RANGE)).toEqual([
+      { channel: "webhook", mint: MINT.SOL, fills: 3, feeOwed: "3000000" },
+      { channel: "rfq-v2", mint: MINT.SOL, fills: 3, feeOwed: "0" },
+      { channel: "all", mint: MINT.SOL, fills: 6, feeOwed: "3000000" },
+    ]);
+    expect(await feesOwedByMint(ledger.db, RANGE)).toEqual([
+      { mint: MINT.SOL, fills: 6, feeOwed: "3000000" },
+    ]);
+  });
+
+  it("averages markouts per channel and in total", async () => {
+    expect(await markoutsByChannel(ledger.db, RANGE)).toEqual([
+      { channel: "webhook", horizon: "60s", fills: 3, avgBps: -6 },
+      { channel: "rfq-v2", horizon: "60s", fills: 3, avgBps: -40 },
+      { channel: "all", horizon: "60s", fills: 6, avgBps: -23 },
+    ]);
+  });
+
+  it("names the takers under the flag line per channel, and those only both channels' fills put under it", async () => {
+    const line = { flagBelowBps: -10, minFills: 2 };
+    expect(await toxicTakersByChannel(ledger.db, RANGE, line)).toEqual([
+      { channel: "rfq-v2", taker: "TakerB111111111111111111111111111111111111", fills: 2, avgBps: -45 },
+      { channel: "all", taker: "TakerB111111111111111111111111111111111111", fills: 2, avgBps: -45 },
+      { channel: "all", taker: "TakerC111111111111111111111111111111111111", fills: 2, avgBps: -30 },
+    ]);
+    const text = formatReport(withSymbolsOf(undefined, await ledgerReport(ledger.db, RANGE, line)), "text");
+    expect(text).toContain("by channel: fill rate:");
+    expect(text).toMatch(/rfq-v2\s+5\s+4\s+3\s+0\s+0\.6000/);
+    expect(text).toContain("mean 60s markout below -10 bps over at least 2 fills");
   });
 });
 
