@@ -131,6 +131,7 @@ function sections(r: SymbolReport): { name: string; headers: string[]; rows: str
       name: "fills",
       headers: [
         "landed_at",
+        "channel",
         "tx_signature",
         "quote_id",
         "request_id",
@@ -146,6 +147,7 @@ function sections(r: SymbolReport): { name: string; headers: string[]; rows: str
       ],
       rows: r.fills.map((f) => [
         f.landedAt,
+        f.channel,
         f.txSignature,
         f.quoteId,
         f.requestId,

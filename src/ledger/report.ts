@@ -19,6 +19,8 @@ export interface ReportRange {
 
 export interface FillLine {
   txSignature: string;
+  /** "webhook" or "rfq-v2". */
+  channel: string;
   quoteId: string;
   requestId: string;
   taker: string | null;
@@ -126,6 +128,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 export async function landedFills(db: SqlQueries, r: ReportRange, limit?: number): Promise<FillLine[]> {
   const rows = await db.query<{
     tx_signature: string;
+    channel: string;
     quote_id: string;
     request_id: string;
     taker: string | null;
@@ -141,7 +144,7 @@ export async function landedFills(db: SqlQueries, r: ReportRange, limit?: number
     slot: string | null;
     settled_at_ms: number;
   }>(
-    `SELECT f.tx_signature, f.quote_id, f.request_id, d.taker, d.pair, d.side, d.input_mint, d.output_mint,
+    `SELECT f.tx_signature, f.channel, f.quote_id, f.request_id, d.taker, d.pair, d.side, d.input_mint, d.output_mint,
             d.filled_amount_in::text AS amount_in, d.filled_amount_out::text AS amount_out,
             f.fee_mint, f.fee_owed::text AS fee_owed, f.fee_bps, f.slot::text AS slot,
             f.settled_at_ms::float8 AS settled_at_ms
@@ -153,6 +156,7 @@ export async function landedFills(db: SqlQueries, r: ReportRange, limit?: number
   );
   return rows.map((x) => ({
     txSignature: x.tx_signature,
+    channel: x.channel,
     quoteId: x.quote_id,
     requestId: x.request_id,
     taker: x.taker,

@@ -2,7 +2,9 @@
  * The sandbox with the RFQ v2 channel (`npm run sandbox`, `npm run demo`, through startStack): the
  * webhook process streams every enabled pair's levels to the stand-in of the operator's RFQ v2 service;
  * a taker's v2 swap is offered, co-signed, lands on the local chain server and moves the taker's
- * balances exactly as the levels say; the manifest names the stand-in.
+ * balances exactly as the levels say, and is found once in the webhook's fill ledger (channel rfq-v2,
+ * asked through its admin API: the embedded ledger is open in that process); the manifest names the
+ * stand-in.
  */
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,10 +13,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TOKEN_PROGRAM } from "../../config/schema.ts";
 import { type Stack, startStack } from "../../sandbox/operator/stack.ts";
 import { TakerClient } from "../../sandbox/operator/taker.ts";
+import type { LedgerReport } from "../../src/ledger/report.ts";
 import { sweep } from "../../src/program/rfq-v2.ts";
 import { MINT } from "../support/config.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "rfq-v2-sandbox-"));
+const ADMIN_API_KEY = "admin-key-for-the-rfq-v2-sandbox";
 let stack: Stack;
 
 beforeAll(async () => {
@@ -23,6 +27,7 @@ beforeAll(async () => {
     rfqV2: true,
     // A Redis of its own: the pair switches live in Redis, and tests sharing REDIS_URL flip them.
     ownRedis: true,
+    webhookAdminApiKey: ADMIN_API_KEY,
     takers: [{ name: "t", sol: 20_000_000_000n, tokens: { USDC: 5_000_000_000n } }],
   });
 }, 180_000);
@@ -53,7 +58,7 @@ describe("the sandbox's RFQ v2 channel", () => {
     expect(manifest.rfqV2).toEqual({ url: stack.rfqV2!.url, makerId: "sandbox-maker" });
   });
 
-  it("lands a taker's v2 swap, co-signed by the webhook, moving its balances exactly as the levels say", async () => {
+  it("lands a taker's v2 swap, co-signed by the webhook, moving its balances exactly as the levels say; the swap is once in the ledger", async () => {
     const live = await liveLevels(MINT.SOL, MINT.USDC);
     const lot = BigInt(live.quote.lot_size_base);
     const asks = live.quote.ask_levels.map((l) => ({
@@ -80,5 +85,38 @@ describe("the sandbox's RFQ v2 channel", () => {
     const after = await client.balances(taker.publicKey, [MINT.SOL, MINT.USDC]);
     expect(after[MINT.USDC]! - before[MINT.USDC]!).toBe(-walk.spent);
     expect(after[MINT.SOL]! - before[MINT.SOL]!).toBe(walk.out);
+
+    // The ledger writer drains the outbox every 500 ms: the fill appears within a few passes.
+    const quoteId = `v2:${r.swapUuid}`;
+    const report = async () => {
+      const res = await fetch(`${stack.webhookAdminUrl}/admin/report?format=json`, {
+        headers: { "x-admin-api-key": ADMIN_API_KEY },
+      });
+      expect(res.status).toBe(200);
+      return (await res.json()) as LedgerReport;
+    };
+    let seen = await report();
+    for (const until = Date.now() + 15_000; Date.now() < until; ) {
+      if (seen.fills.some((f) => f.quoteId === quoteId)) break;
+      await new Promise((res) => setTimeout(res, 250));
+      seen = await report();
+    }
+    const fills = seen.fills.filter((f) => f.quoteId === quoteId);
+    expect(fills).toEqual([
+      expect.objectContaining({
+        channel: "rfq-v2",
+        txSignature: (r as { signature: string }).signature,
+        taker: taker.publicKey.toBase58(),
+        pair: "SOL/USDC",
+        side: "sell",
+        amountIn: walk.spent.toString(),
+        amountOut: walk.out.toString(),
+        feeOwed: "0",
+      }),
+    ]);
+    expect(seen.fillRateByChannel.find((c) => c.channel === "rfq-v2")).toMatchObject({
+      accepted: 1,
+      landed: 1,
+    });
   }, 60_000);
 });
