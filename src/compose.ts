@@ -452,7 +452,7 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
   if (v2) {
     // Loaded only when the channel is on: gRPC and the service definition cost every other start nothing.
     const { RfqV2Service } = await import("./rfq-v2/service.ts");
-    const { V2SwapLedger } = await import("./rfq-v2/ledger.ts");
+    const { V2SwapLedger, decidedInLedger } = await import("./rfq-v2/ledger.ts");
     const v2Log = log.child({ channel: "rfq-v2" });
     // Its swaps go to the webhook's ledger outbox (one writer drains both), their markouts to one tracker.
     const v2Ledger =
@@ -463,6 +463,7 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
             now,
             onLanded: (signature, quoteId, trade, landedAtMs) =>
               markouts?.onLanded(signature, quoteId, trade, landedAtMs),
+            lookup: async (quoteId) => decidedInLedger((await ledger).db, quoteId),
           })
         : undefined;
     const stream = new RfqV2Service({

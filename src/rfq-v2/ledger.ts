@@ -9,7 +9,8 @@
  * again is refused V2_DUPLICATE_SWAP by the service and written nothing here (its first decision
  * stands); after a restart the same bytes are judged again and upsert the same row. A signed
  * swap's decision is in the outbox before the signed transaction is handed back, so a crash after the
- * co-signature cannot lose it; the operator's confirmation carries it again (an idempotent upsert).
+ * co-signature cannot lose it; the operator's confirmation carries it again (an idempotent upsert),
+ * and a confirmation after a restart finds the signed decision in the ledger (`lookup`).
  *
  * RFQ v2 publishes no maker fee: a v2 fill owes 0, counted in the mint the maker pays out.
  */
@@ -20,6 +21,7 @@ import { fillMessageHash } from "../fill/validate.ts";
 import { decisionKey } from "../ledger/ledger.ts";
 import type { TradeTerms } from "../ledger/markouts.ts";
 import type { DecisionRecord, LedgerOutbox, LedgerRecord, SettlementRecord } from "../ledger/records.ts";
+import type { SqlQueries } from "../ledger/sql.ts";
 import { bounded } from "../lib/bounded.ts";
 import type { Logger } from "../observability/logger.ts";
 import { V2RejectCode } from "./codes.ts";
@@ -59,6 +61,66 @@ export interface V2LedgerOptions {
   appendTimeoutMs?: number;
   /** Signed swaps remembered until their confirmation (the oldest forgotten past it). */
   remember?: number;
+  /**
+   * A signed swap this process does not remember (signed before a restart), from the ledger
+   * (`decidedInLedger`): its confirmation still writes its fill.
+   */
+  lookup?: (quoteId: string) => Promise<V2Decided | undefined>;
+}
+
+/** What a confirmation needs of the signed swap's decision. */
+export interface V2Decided {
+  quoteId: string;
+  requestId: string;
+  messageHash: string;
+  feeMint: string;
+  decidedAtMs: number;
+  txSignature?: string;
+  trade: TradeTerms;
+}
+
+/** The accepted rfq-v2 decision of `quoteId` in the ledger, if it is there. */
+export async function decidedInLedger(db: SqlQueries, quoteId: string): Promise<V2Decided | undefined> {
+  const rows = await db.query<{
+    quote_id: string;
+    request_id: string;
+    message_hash: string;
+    fee_mint: string;
+    decided_at_ms: number;
+    tx_signature: string | null;
+    pair: string;
+    side: "buy" | "sell";
+    taker: string | null;
+    amount_in: string;
+    amount_out: string;
+  }>(
+    `SELECT quote_id, request_id, message_hash, fee_mint, decided_at_ms::float8 AS decided_at_ms, tx_signature,
+            pair, side, taker, filled_amount_in::text AS amount_in, filled_amount_out::text AS amount_out
+       FROM swap_decisions
+      WHERE quote_id = $1 AND channel = 'rfq-v2' AND decision = 'accepted'
+        AND message_hash IS NOT NULL AND fee_mint IS NOT NULL AND pair IS NOT NULL AND side IS NOT NULL
+        AND filled_amount_in IS NOT NULL AND filled_amount_out IS NOT NULL
+      ORDER BY decided_at_ms DESC LIMIT 1`,
+    [quoteId],
+  );
+  const r = rows[0];
+  if (!r) return undefined;
+  const sells = r.side === "sell";
+  return {
+    quoteId: r.quote_id,
+    requestId: r.request_id,
+    messageHash: r.message_hash,
+    feeMint: r.fee_mint,
+    decidedAtMs: Number(r.decided_at_ms),
+    ...(r.tx_signature ? { txSignature: r.tx_signature } : {}),
+    trade: {
+      pair: r.pair,
+      side: r.side,
+      ...(r.taker ? { taker: r.taker } : {}),
+      baseAmount: sells ? r.amount_out : r.amount_in,
+      quoteAmount: sells ? r.amount_in : r.amount_out,
+    },
+  };
 }
 
 export const v2QuoteId = (swapUuid: string): string => `v2:${swapUuid}`;
@@ -86,7 +148,7 @@ export class V2SwapLedger implements V2SwapRecorder {
   private readonly now: () => number;
   private readonly limit: number;
   /** Signed swaps awaiting the operator's confirmation, by uuid. */
-  private readonly awaiting = new Map<string, { decision: DecisionRecord; trade: TradeTerms }>();
+  private readonly awaiting = new Map<string, { decision: DecisionRecord; decided: V2Decided }>();
 
   constructor(private readonly opts: V2LedgerOptions) {
     this.now = opts.now ?? Date.now;
@@ -107,7 +169,18 @@ export class V2SwapLedger implements V2SwapRecorder {
 
   async signed(offer: V2Offered & { tx: VersionedTransaction; verdict: V2Judged }): Promise<void> {
     const record = this.decision(offer);
-    this.awaiting.set(offer.swapUuid, { decision: record, trade: v2Trade(offer.verdict) });
+    this.awaiting.set(offer.swapUuid, {
+      decision: record,
+      decided: {
+        quoteId: record.quoteId,
+        requestId: record.requestId,
+        messageHash: record.messageHash as string,
+        feeMint: record.feeMint as string,
+        decidedAtMs: record.decidedAtMs,
+        ...(record.txSignature ? { txSignature: record.txSignature } : {}),
+        trade: v2Trade(offer.verdict),
+      },
+    });
     trim(this.awaiting, this.limit);
     const res = await bounded(
       () => this.opts.journal.appendLedger(record),
@@ -123,45 +196,51 @@ export class V2SwapLedger implements V2SwapRecorder {
   }
 
   async confirmed(swapUuid: string, signature: string): Promise<void> {
-    const known = this.awaiting.get(swapUuid);
     const log = this.opts.log;
-    if (!known) {
+    const known = this.awaiting.get(swapUuid);
+    this.awaiting.delete(swapUuid);
+    const decided =
+      known?.decided ??
+      (await this.opts.lookup?.(v2QuoteId(swapUuid)).catch((err: unknown) => {
+        log.warn({ err, swapUuid }, "rfq v2: could not read the swap's decision from the ledger");
+        return undefined;
+      }));
+    if (!decided) {
       log.warn(
         { swapUuid, signature },
-        "rfq v2: a confirmation for a swap this process did not sign (or signed before a restart): no fill row",
+        "rfq v2: a confirmation for a swap with no signed decision here or in the ledger: no fill row",
       );
       return;
     }
-    this.awaiting.delete(swapUuid);
-    const { decision, trade } = known;
-    if (decision.txSignature !== signature)
+    const { trade } = decided;
+    if (decided.txSignature !== signature)
       log.warn(
-        { swapUuid, signature, expected: decision.txSignature },
+        { swapUuid, signature, expected: decided.txSignature },
         "rfq v2: the confirmed signature is not the offered transaction's: recorded as the operator reports it",
       );
     const landedAtMs = this.now();
     const fill: SettlementRecord = {
       kind: "settlement",
       channel: "rfq-v2",
-      quoteId: decision.quoteId,
-      requestId: decision.requestId,
-      messageHash: decision.messageHash as string,
+      quoteId: decided.quoteId,
+      requestId: decided.requestId,
+      messageHash: decided.messageHash,
       txSignature: signature,
       outcome: "landed",
-      feeMint: decision.feeMint as string,
+      feeMint: decided.feeMint,
       feeOwed: "0",
       feeBps: 0,
-      sentAtMs: decision.decidedAtMs,
+      sentAtMs: decided.decidedAtMs,
       settledAtMs: landedAtMs,
     };
-    // The decision again (an upsert that changes nothing when it is there), with the landed signature.
-    const records: LedgerRecord[] = [{ ...decision, txSignature: signature }, fill];
+    // The decision again when this process made it (an upsert that changes nothing when it is there).
+    const records: LedgerRecord[] = known ? [{ ...known.decision, txSignature: signature }, fill] : [fill];
     for (const r of records) {
       await this.opts.journal.appendLedger(r).catch((err: unknown) => {
         log.warn({ err, swapUuid, kind: r.kind }, "ledger outbox append failed: this v2 record is missing");
       });
     }
-    this.opts.onLanded?.(signature, decision.quoteId, trade, landedAtMs);
+    this.opts.onLanded?.(signature, decided.quoteId, trade, landedAtMs);
   }
 
   private decision(offer: V2Offered, refusal?: { code: V2RejectCode; context: string }): DecisionRecord {

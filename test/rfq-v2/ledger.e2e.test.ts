@@ -6,7 +6,8 @@
  * SWAP_AVAILABLE delivered twice is still one row; a refused swap is a decision row with its code and
  * no fill; the report shows the swap under rfq-v2 and in the total.
  */
-import { Keypair, PublicKey } from "@solana/web3.js";
+import { Keypair, PublicKey, type VersionedTransaction } from "@solana/web3.js";
+import bs58 from "bs58";
 import { Registry } from "prom-client";
 import { afterEach, describe, expect, it } from "vitest";
 import { TOKEN_PROGRAM } from "../../config/schema.ts";
@@ -26,7 +27,7 @@ import { LedgerWriter } from "../../src/ledger/writer.ts";
 import { createLogger } from "../../src/observability/logger.ts";
 import { Metrics } from "../../src/observability/metrics.ts";
 import { sweep } from "../../src/program/rfq-v2.ts";
-import { V2SwapLedger } from "../../src/rfq-v2/ledger.ts";
+import { decidedInLedger, V2SwapLedger } from "../../src/rfq-v2/ledger.ts";
 import { rfqV2Metrics } from "../../src/rfq-v2/metrics.ts";
 import { RfqV2Service } from "../../src/rfq-v2/service.ts";
 import { makeWorld } from "../inventory/support.ts";
@@ -48,7 +49,7 @@ async function until(cond: () => boolean | Promise<boolean>, what: string, ms = 
   }
 }
 
-async function stack() {
+async function stack(opts: { land?: boolean } = { land: true }) {
   const w = makeWorld((f) => ({
     ...f,
     rfqV2: { ...f.rfqV2, pairs: ["SOL/USDC"], quoteExpirySeconds: 30, refreshSeconds: 10 },
@@ -57,11 +58,15 @@ async function stack() {
     makers: [{ makerId: MAKER_ID, token: TOKEN }],
     heartbeatMs: 60_000,
     recentBlockhash: async () => (await w.chain.getLatestBlockhash()).blockhash,
-    land: async (tx) => {
-      const r = await w.chain.send(tx);
-      if (!r.ok) throw new Error(r.error);
-      return r.signature;
-    },
+    ...(opts.land
+      ? {
+          land: async (tx: VersionedTransaction) => {
+            const r = await w.chain.send(tx);
+            if (!r.ok) throw new Error(r.error);
+            return r.signature;
+          },
+        }
+      : {}),
   });
   const url = await standIn.listen("127.0.0.1", 0);
   closers.push(() => standIn.close());
@@ -204,7 +209,34 @@ describe("RFQ v2 swaps in the fill ledger", () => {
     );
     const confirmed = (await s.registry.getSingleMetric("rfq_v2_confirmed_total")!.get()).values[0]!.value;
     expect(confirmed).toBe(1);
-  }, 30_000);
+  }, 60_000);
+
+  it("writes the fill of a swap signed before a restart from its decision in the ledger, still one decision row", async () => {
+    const s = await stack({ land: false });
+    const r = await s.standIn.offerSwap(s.offer);
+    expect(r).toMatchObject({ ok: true });
+    await s.writer.drain();
+    // The restarted process: a new recorder over the same outbox and ledger, remembering nothing.
+    const landed: string[] = [];
+    const restarted = new V2SwapLedger({
+      journal: s.journal,
+      log,
+      lookup: (quoteId) => decidedInLedger(s.ledger.db, quoteId),
+      onLanded: (sig, _quoteId, trade) => landed.push(`${sig} ${trade.pair} ${trade.side} ${trade.taker}`),
+    });
+    const signature = bs58.encode((r as { tx: VersionedTransaction }).tx.signatures[0]!);
+    await restarted.confirmed(r.swapUuid, signature);
+    // A confirmation for a swap never signed writes nothing.
+    await restarted.confirmed("00000000-0000-4000-8000-000000000000", signature);
+    await s.writer.drain();
+    expect((await s.ledger.decisions()).map((d) => [d.quote_id, d.decision, d.tx_signature])).toEqual([
+      [`v2:${r.swapUuid}`, "accepted", signature],
+    ]);
+    expect(await s.ledger.fills()).toEqual([
+      expect.objectContaining({ channel: "rfq-v2", quote_id: `v2:${r.swapUuid}`, tx_signature: signature }),
+    ]);
+    expect(landed).toEqual([`${signature} SOL/USDC sell ${s.taker.publicKey.toBase58()}`]);
+  }, 60_000);
 
   it("records a refused swap as an rfq-v2 decision with its code and no fill", async () => {
     const s = await stack();
@@ -233,5 +265,5 @@ describe("RFQ v2 swaps in the fill ledger", () => {
     ]);
     expect((await s.ledger.decisions())[0]!.reason).toMatch(/level/);
     expect(await s.ledger.fills()).toEqual([]);
-  }, 30_000);
+  }, 60_000);
 });
