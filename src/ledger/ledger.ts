@@ -9,6 +9,7 @@
  *    settle is exactly-once, the insert ignores a redelivery).
  * Every row carries the mode (paper, production) and the maker that wrote it (`LedgerStamp`), so that
  * one database never mixes the paper setup's books with the real ones unseen.
+ * Decisions and fills also carry their channel: the webhook's (POST /swap) or RFQ v2's (src/rfq-v2/ledger.ts).
  */
 import type { DecisionRecord, LedgerRecord, SettlementRecord } from "./records.ts";
 import type { SqlClient, SqlQueries } from "./sql.ts";
