@@ -7,7 +7,6 @@
  * price (pause, pair switch, stale price) or the inventory cannot carry is withdrawn at once: its sets
  * are forgotten, so any swap on them is refused while the operator still shows them.
  */
-import type { VersionedTransaction } from "@solana/web3.js";
 import type { Config } from "../../config/load.ts";
 import type { Inventory } from "../../inventory/interface.ts";
 import type { PairLadders, QuotingBook } from "../../pricing/book.ts";
@@ -20,6 +19,7 @@ import { checkV2Swap, decodeSwapTransaction, type V2Pair } from "./fill.ts";
 import { type Fits, lotSizeFor, pairLevels, wireLevel } from "./levels.ts";
 import type { RfqV2Metrics } from "./metrics.ts";
 import type { TokenMsg } from "./proto.ts";
+import { signV2Swap } from "./sign.ts";
 import { StreamedLevels } from "./streamed.ts";
 
 export interface RfqV2Settings {
@@ -267,7 +267,11 @@ export class RfqV2Service {
     });
     if (!reserved.ok)
       return refuse(V2RejectCode.V2_INVENTORY_INSUFFICIENT, `${reserved.reason}: ${reserved.detail}`);
-    await signer.sign(tx as VersionedTransaction);
+    const signed = await signV2Swap(signer, tx, swapUuid, verdict);
+    if (!signed.ok) {
+      await inventory.release(`v2:${swapUuid}`);
+      return refuse(signed.code, signed.detail);
+    }
     metrics.swaps.inc({ outcome: "signed" });
     log.info(
       {

@@ -232,6 +232,8 @@ export async function startSignerService(
       if (req.op === "keys") return { id: req.id, ok: true, ...policy.keys() };
       if (req.op === "companion")
         return { id: req.id, ...(await policy.companion(req.quoteId, req.transaction, req.tipAccount)) };
+      if (req.op === "signV2")
+        return { id: req.id, ...(await policy.decideV2(req.swapUuid, req.transaction, req.claimed)) };
       return { id: req.id, ...(await policy.decide(req.quoteId, req.transaction)) };
     };
     let tls: Parameters<typeof listenSigner>[0]["tls"];
