@@ -17,6 +17,8 @@
  *                                      SIGNER_LIMIT_PER_MINUTE, SIGNER_LIMIT_PER_DAY, SIGNER_LIMIT_LOSS_PER_DAY)
  *  9. sign the message bytes with the fee payer's key
  * Every refusal is one log line with its code; every signature one line with quoteId and message hash.
+ * An RFQ v2 swap (decideV2) is judged from its own bytes the same way: structure, programs, expiry,
+ * the walk of its levels against steps 5, 6 and 8, one landable message per swap id.
  */
 import type { KeyObject } from "node:crypto";
 import { type Keypair, PublicKey, type VersionedTransaction } from "@solana/web3.js";
