@@ -4,7 +4,8 @@
  * price (SOL/USDC 180.25, 100 bps band) and record in real Redis, swaps landing on the local chain.
  * An honest swap is signed by the signer and lands; a webhook whose price is far off the signer's
  * streams levels the webhook's own checks accept, and the signer refuses the swap on them: nothing
- * moves on the chain, the reservation is given back and the signer's code is counted.
+ * moves on the chain, the reservation is given back and the signer's code is counted. A signer that
+ * cannot be reached signs nothing either (the webhook holds no key to fall back on).
  */
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -88,7 +89,7 @@ async function until(cond: () => boolean, what: string, ms = 5_000): Promise<voi
 }
 
 /** The channel with the remote signer; `sources`: the webhook's own prices (the test config's by default). */
-async function channel(sources?: ReadonlyMap<string, PriceSource>) {
+async function channel(sources?: ReadonlyMap<string, PriceSource>, through: RemoteSigner = signer) {
   const standIn = new RfqV2StandIn({
     makers: [{ makerId: MAKER_ID, token: TOKEN }],
     heartbeatMs: 60_000,
@@ -112,7 +113,7 @@ async function channel(sources?: ReadonlyMap<string, PriceSource>) {
     settings: { url, makerId: MAKER_ID, authToken: TOKEN },
     book: new QuotingBook(w.config, sources ?? w.sources, { controls }),
     inventory,
-    signer,
+    signer: through,
     log: createLogger("silent"),
     metrics: rfqV2Metrics(registry),
     client: { backoff: { initialMs: 50, maxMs: 200 } },
@@ -201,6 +202,33 @@ describe("the RFQ v2 channel signing through the signer service", () => {
     ).toBe(true);
     expect(await swapsWith(c.registry, SignerRefusalCode.PRICE_BAND)).toBe(1);
     expect(await swapsWith(c.registry, "signed")).toBe(0);
+    const open = (await c.inventory.reservations()).filter((x) => x.quoteId === `v2:${r.swapUuid}`);
+    expect(open).toEqual([]);
+  });
+
+  it("lets a swap pass unsigned when the signer cannot be reached (SIGNATURE_UNAVAILABLE): nothing moves, the reservation is given back", async () => {
+    // A second signer service, connected to and then stopped: the webhook holds no key to fall back on.
+    const socketPath = join(dir, "gone.sock");
+    const keyFile = join(dir, "maker.json");
+    const gone = await startSignerService(
+      {
+        SIGNER_KEYPAIR: keyFile,
+        SIGNER_SOCKET: socketPath,
+        SIGNER_LIMITS: join(dir, "limits.json"),
+        REDIS_URL: redisUrl(),
+      },
+      { redis, redisPrefix: prefix, log: createLogger("silent") },
+    );
+    const unreachable = await RemoteSigner.connect({ url: `unix://${socketPath}`, timeoutMs: 500 });
+    closers.push(() => unreachable.close());
+    await gone.close();
+    const c = await channel(undefined, unreachable);
+    const taker = newTaker();
+    const maker = balances(w.maker.publicKey);
+    const r = await offer(c.standIn, taker, 2_000);
+    expect(r).toMatchObject({ ok: false, reason: "timeout" });
+    expect(balances(w.maker.publicKey)).toEqual(maker);
+    expect(await swapsWith(c.registry, "SIGNATURE_UNAVAILABLE")).toBe(1);
     const open = (await c.inventory.reservations()).filter((x) => x.quoteId === `v2:${r.swapUuid}`);
     expect(open).toEqual([]);
   });
