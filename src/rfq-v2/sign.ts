@@ -17,7 +17,7 @@ export async function signV2Swap(
   signer: Signer,
   tx: VersionedTransaction,
   swapUuid: string,
-  matched: { leg: Pick<V2Leg, "takerSide">; set: StreamedSet },
+  matched: { leg: Pick<V2Leg, "takerSide" | "levels">; set: StreamedSet },
 ): Promise<{ ok: true } | { ok: false; code: string; detail: string }> {
   const { set, leg } = matched;
   try {
@@ -27,8 +27,9 @@ export async function signV2Swap(
         pair: set.pairKey,
         sequence: set.sequence,
         lotSizeBase: set.lotSizeBase,
-        // The side the swap consumes: a Bid taker takes the maker's asks.
-        levels: leg.takerSide === "bid" ? set.asks : set.bids,
+        // The side the swap consumes (a Bid taker takes the maker's asks), as deep as the swap goes:
+        // the signer compares level by level, and a transaction holds far fewer than the wire's limit.
+        levels: (leg.takerSide === "bid" ? set.asks : set.bids).slice(0, leg.levels.length),
         validUntilMs: set.validUntilMs,
       },
     });

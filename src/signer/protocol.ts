@@ -46,7 +46,8 @@ export const signerRequestSchema = z.discriminatedUnion("op", [
       sequence: digits,
       lotSizeBase: digits,
       validUntilMs: z.number().int().nonnegative(),
-      levels: z.array(z.strictObject({ lots: digits, perLot: digits })).max(64),
+      // A 1,232-byte transaction holds under 80 levels of 16 bytes.
+      levels: z.array(z.strictObject({ lots: digits, perLot: digits })).max(128),
     }),
   }),
   z.object({
