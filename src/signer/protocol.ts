@@ -14,7 +14,8 @@
  *    "claimed":{"pair":"SOL/USDC","sequence":"17","lotSizeBase":"1000000","validUntilMs":1790000000000,
  *               "levels":[{"lots":"5","perLot":"150000"}, ...]}}
  *     -> as "sign". `claimed` is the level set the webhook matched the swap to (the consuming side's
- *        levels): the signer checks the swap lies within it, but prices the swap against its own mid.
+ *        levels, as deep as the swap goes): the signer checks the swap lies within it, but prices the
+ *        swap against its own mid.
  *   {"id":3,"op":"companion","quoteId":"...","transaction":"<base64 of the co-signed fill>","tipAccount":"<base58>"}
  *     -> {"id":3,"ok":true,"companion":"<base64 of the issuer's signed mint transaction>"}
  *     -> {"id":3,"ok":false,"code":"<refusal code>","detail":"..."}
