@@ -59,9 +59,9 @@ async function main(): Promise<void> {
       { name: "2", sol: 5_000_000_000n, tokens: { USDC: 1_000_000_000n } },
     ],
     remoteSigner: values["remote-signer"],
-    // The operator's RFQ v2 service (stand-in) with every enabled pair streamed; not beside the
-    // signer service, which does not judge v2 swaps yet.
-    rfqV2: !values["remote-signer"],
+    // The operator's RFQ v2 service (stand-in) with every enabled pair streamed; with --remote-signer
+    // the signer service judges and signs its swaps.
+    rfqV2: true,
     // TBILL, a permissioned token the maker issues just in time (sandbox/operator/issued-token.ts).
     issuedToken: true,
     say: (s) => say(`  ${s}`),

@@ -105,7 +105,7 @@ export interface StackOptions {
   /**
    * Runs the stand-in of the operator's RFQ v2 service (sandbox/rfq-v2/server.ts) in this process and
    * streams every enabled pair's levels to it (RFQ_V2_URL and `rfqV2.pairs`); swaps offered on them land
-   * on the local chain. Not with `remoteSigner` (the signer service does not judge v2 swaps yet).
+   * on the local chain. With `remoteSigner` the signer service judges and signs them.
    */
   rfqV2?: boolean;
   /** Progress lines. */
@@ -219,8 +219,6 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       writeFileSync(configPath, JSON.stringify(config, null, 2));
     }
 
-    if (opts.rfqV2 && opts.remoteSigner)
-      throw new Error("rfqV2 with remoteSigner: the signer service does not judge RFQ v2 swaps yet");
     if (opts.rfqV2) {
       config = {
         ...config,

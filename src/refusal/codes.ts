@@ -200,6 +200,14 @@ export const SignerRefusalCode = {
   COMPANION_UNSIGNED_FILL: "SIGNER_COMPANION_UNSIGNED_FILL",
   /** A companion was already made for this quote: one per quote. */
   COMPANION_ALREADY_MADE: "SIGNER_COMPANION_ALREADY_MADE",
+  /** An RFQ v2 swap loads accounts from lookup tables, which the signer does not resolve: it signs only what it can read. */
+  V2_LOOKUP_TABLES: "SIGNER_V2_LOOKUP_TABLES",
+  /** An RFQ v2 swap runs a top-level program outside the ones an offered swap holds (compute budget, system, token, ATA, aggregator). */
+  V2_UNEXPECTED_PROGRAM: "SIGNER_V2_UNEXPECTED_PROGRAM",
+  /** An RFQ v2 swap's expire_at is past, or further ahead than the configuration's rfqV2.quoteExpirySeconds. */
+  V2_EXPIRY: "SIGNER_V2_EXPIRY",
+  /** An RFQ v2 swap's lot or levels are not within the level set the webhook says it streamed (a webhook fault). */
+  V2_LEVELS_NOT_CLAIMED: "SIGNER_V2_LEVELS_NOT_CLAIMED",
 } as const;
 
 export type SignerRefusalCode = (typeof SignerRefusalCode)[keyof typeof SignerRefusalCode];

@@ -100,8 +100,20 @@ export function decodeSwapTransaction(
   }
 }
 
-/** Judges one offered swap. Pure: the streamed sets, the clock and the keys are given. */
-export function checkV2Swap(input: V2CheckInput): V2Verdict {
+/** What the structure alone says: the leg, its pair, the route instruction's index. */
+export type V2RouteVerdict =
+  | { ok: true; leg: V2Leg; pair: V2Pair; routeIndex: number }
+  | { ok: false; code: V2RejectCode; detail: string };
+
+/**
+ * The structural checks, which need no streamed state (the signer service runs them too): the
+ * signers, one route_v2 with one RFQ v2 leg, the programs and fixed accounts, the maker's fill
+ * authority and associated token accounts, their exclusivity, and the leg taking all of input 0.
+ */
+export function checkV2Route(
+  input: Pick<V2CheckInput, "tx" | "accountKeys" | "maker" | "pairs">,
+): V2RouteVerdict {
+  const refuse = (code: V2RejectCode, detail: string): V2RouteVerdict => ({ ok: false, code, detail });
   const { tx, maker, accountKeys } = input;
   const msg = tx.message;
   const header = msg.header;
@@ -237,6 +249,14 @@ export function checkV2Swap(input: V2CheckInput): V2Verdict {
       V2RejectCode.V2_INVALID_AMOUNTS,
       `the leg takes ${leg.bps} bps of input ${leg.inputIndex}: expected all of input 0`,
     );
+  return { ok: true, leg: { ...leg, taker, baseMint, quoteMint }, pair, routeIndex: route.index };
+}
+
+/** Judges one offered swap. Pure: the streamed sets, the clock and the keys are given. */
+export function checkV2Swap(input: V2CheckInput): V2Verdict {
+  const route = checkV2Route(input);
+  if (!route.ok) return route;
+  const { leg, pair } = route;
 
   // Levels: a streamed set still valid, the fill's levels each no better and no larger.
   const consuming = (s: StreamedSet) => (leg.takerSide === "bid" ? s.asks : s.bids);
@@ -273,7 +293,7 @@ export function checkV2Swap(input: V2CheckInput): V2Verdict {
   const baseAmount = walked.lots * leg.lotSizeBase;
   return {
     ok: true,
-    leg: { ...leg, taker, baseMint, quoteMint },
+    leg,
     pair,
     set,
     amountIn: walked.spent,

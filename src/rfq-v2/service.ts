@@ -7,13 +7,13 @@
  * price (pause, pair switch, stale price) or the inventory cannot carry is withdrawn at once: its sets
  * are forgotten, so any swap on them is refused while the operator still shows them.
  */
-import type { VersionedTransaction } from "@solana/web3.js";
 import type { Config } from "../../config/load.ts";
 import type { Inventory } from "../../inventory/interface.ts";
 import type { PairLadders, QuotingBook } from "../../pricing/book.ts";
 import type { Controls } from "../../pricing/controls/interface.ts";
 import type { Signer } from "../keys/index.ts";
 import type { Logger } from "../observability/logger.ts";
+import type { RefusalCode } from "../refusal/codes.ts";
 import { V2Client, type V2ClientOptions } from "./client.ts";
 import { V2RejectCode } from "./codes.ts";
 import { checkV2Swap, decodeSwapTransaction, type V2Pair } from "./fill.ts";
@@ -21,6 +21,7 @@ import type { V2Offered, V2SwapRecorder } from "./ledger.ts";
 import { type Fits, lotSizeFor, pairLevels, wireLevel } from "./levels.ts";
 import type { RfqV2Metrics } from "./metrics.ts";
 import type { TokenMsg } from "./proto.ts";
+import { signV2Swap } from "./sign.ts";
 import { StreamedLevels } from "./streamed.ts";
 
 export interface RfqV2Settings {
@@ -232,7 +233,7 @@ export class RfqV2Service {
     const { log, metrics, inventory, signer } = this.deps;
     // What the ledger records of this offer, filled in as it is read.
     const offer: V2Offered = { swapUuid, base64, receivedAtMs: this.now() };
-    const refuse = (code: V2RejectCode, detail: string) => {
+    const refuse = (code: V2RejectCode | RefusalCode, detail: string) => {
       metrics.swaps.inc({ outcome: code });
       log.warn({ swapUuid, code, detail }, "rfq v2: swap refused");
       this.deps.ledger?.refused(offer, code, detail);
@@ -277,7 +278,11 @@ export class RfqV2Service {
     });
     if (!reserved.ok)
       return refuse(V2RejectCode.V2_INVENTORY_INSUFFICIENT, `${reserved.reason}: ${reserved.detail}`);
-    await signer.sign(tx as VersionedTransaction);
+    const signed = await signV2Swap(signer, tx, swapUuid, verdict);
+    if (!signed.ok) {
+      await inventory.release(`v2:${swapUuid}`);
+      return refuse(signed.code, signed.detail);
+    }
     await this.deps.ledger?.signed({ ...offer, tx, verdict });
     metrics.swaps.inc({ outcome: "signed" });
     log.info(

@@ -3,9 +3,12 @@ import { ConfigError } from "../../config/load.ts";
 import type { EnvConfig } from "../../config/schema.ts";
 import type { RfqV2Settings } from "./service.ts";
 
-/** Undefined when RFQ_V2_URL is unset (the channel is off); throws naming what is missing or refused. */
+/**
+ * Undefined when RFQ_V2_URL is unset (the channel is off); throws naming what is missing. With
+ * SIGNER_URL the swaps are signed by the signer service, which judges each one itself.
+ */
 export function rfqV2Settings(
-  env: Partial<Pick<EnvConfig, "RFQ_V2_URL" | "RFQ_V2_MAKER_ID" | "RFQ_V2_AUTH_TOKEN" | "SIGNER_URL">>,
+  env: Partial<Pick<EnvConfig, "RFQ_V2_URL" | "RFQ_V2_MAKER_ID" | "RFQ_V2_AUTH_TOKEN">>,
   pairs: readonly string[],
 ): RfqV2Settings | undefined {
   if (!env.RFQ_V2_URL) return undefined;
@@ -14,10 +17,6 @@ export function rfqV2Settings(
   if (pairs.length === 0)
     throw new ConfigError(
       'rfqV2.pairs: empty while RFQ_V2_URL is set: name the pairs to stream (e.g. ["SOL/USDC"])',
-    );
-  if (env.SIGNER_URL)
-    throw new ConfigError(
-      "env: RFQ_V2_URL with SIGNER_URL: the signer service does not judge RFQ v2 swaps yet, so the stream would sign without its checks; unset one of them",
     );
   const { RFQ_V2_MAKER_ID: makerId, RFQ_V2_AUTH_TOKEN: authToken } = env;
   if (!makerId || !authToken) throw new Error("unreachable: both checked above");

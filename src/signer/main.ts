@@ -12,7 +12,8 @@ const USAGE = {
   summary:
     "The signer service: holds the maker's key (SIGNER_KEYPAIR) and co-signs fills for webhooks started\n" +
     "with SIGNER_URL, after checking each one itself (fill rules against the quote it reads from Redis,\n" +
-    "never signed before, within SIGNER_LIMITS). Listens on SIGNER_SOCKET (Unix, mode 0600) and/or\n" +
+    "never signed before, within SIGNER_LIMITS), and their RFQ v2 swaps (the route's structure, the\n" +
+    "swap's own levels against its band). Listens on SIGNER_SOCKET (Unix, mode 0600) and/or\n" +
     "SIGNER_TLS_LISTEN (mutual TLS). See docs/signer.md and config/.env.example.",
   flags: {},
 } as const;

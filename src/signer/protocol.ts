@@ -10,6 +10,12 @@
  *   {"id":2,"op":"sign","quoteId":"...","transaction":"<base64 of the whole fill transaction>"}
  *     -> {"id":2,"ok":true,"signature":"<base58>","messageHash":"<sha256 hex>","maker":"<base58>"}
  *     -> {"id":2,"ok":false,"code":"<refusal code>","detail":"..."}
+ *   {"id":4,"op":"signV2","swapUuid":"...","transaction":"<base64 of the offered RFQ v2 swap>",
+ *    "claimed":{"pair":"SOL/USDC","sequence":"17","lotSizeBase":"1000000","validUntilMs":1790000000000,
+ *               "levels":[{"lots":"5","perLot":"150000"}, ...]}}
+ *     -> as "sign". `claimed` is the level set the webhook matched the swap to (the consuming side's
+ *        levels, as deep as the swap goes): the signer checks the swap lies within it, but prices the
+ *        swap against its own mid.
  *   {"id":3,"op":"companion","quoteId":"...","transaction":"<base64 of the co-signed fill>","tipAccount":"<base58>"}
  *     -> {"id":3,"ok":true,"companion":"<base64 of the issuer's signed mint transaction>"}
  *     -> {"id":3,"ok":false,"code":"<refusal code>","detail":"..."}
@@ -19,6 +25,9 @@
 import { z } from "zod";
 
 export const MAX_LINE_BYTES = 64 * 1024;
+
+/** An unsigned integer as decimal text (bigints travel as strings). */
+const digits = z.string().regex(/^\d{1,20}$/, "an unsigned integer as decimal text");
 
 export const signerRequestSchema = z.discriminatedUnion("op", [
   z.object({ id: z.number().int(), op: z.literal("keys") }),
@@ -30,6 +39,20 @@ export const signerRequestSchema = z.discriminatedUnion("op", [
   }),
   z.object({
     id: z.number().int(),
+    op: z.literal("signV2"),
+    swapUuid: z.string().min(1).max(200),
+    transaction: z.string().min(1).max(4096),
+    claimed: z.strictObject({
+      pair: z.string().min(1).max(100),
+      sequence: digits,
+      lotSizeBase: digits,
+      validUntilMs: z.number().int().nonnegative(),
+      // A 1,232-byte transaction holds under 80 levels of 16 bytes.
+      levels: z.array(z.strictObject({ lots: digits, perLot: digits })).max(128),
+    }),
+  }),
+  z.object({
+    id: z.number().int(),
     op: z.literal("companion"),
     quoteId: z.string().min(1).max(200),
     transaction: z.string().min(1).max(4096),
@@ -37,6 +60,7 @@ export const signerRequestSchema = z.discriminatedUnion("op", [
   }),
 ]);
 export type SignerRequest = z.infer<typeof signerRequestSchema>;
+export type ClaimedLevelsWire = Extract<SignerRequest, { op: "signV2" }>["claimed"];
 
 export type SignerResponse =
   | { id: number; ok: true; active: string; keys: string[]; issuer?: string }

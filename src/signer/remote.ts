@@ -12,8 +12,8 @@ import { PublicKey, VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
 import type { CompanionMaker } from "../issuance/companion.ts";
 import type { RemoteIssuer } from "../issuance/issuer.ts";
-import { type SignContext, type Signer, SignerRefusal } from "../keys/index.ts";
-import { lineReader, type SignerResponse } from "./protocol.ts";
+import { type SignContext, type Signer, SignerRefusal, type V2SignContext } from "../keys/index.ts";
+import { type ClaimedLevelsWire, lineReader, type SignerResponse } from "./protocol.ts";
 
 export interface RemoteSignerSettings {
   url: string;
@@ -150,13 +150,21 @@ export class RemoteSigner implements Signer, RemoteIssuer {
    * Asks the signer to co-sign this fill for `context.quoteId`; adds the signature in place. Throws a
    * SignerRefusal with the signer's code when it refuses, an Error when it cannot be asked.
    */
-  async sign(tx: VersionedTransaction, context?: SignContext): Promise<void> {
-    if (!context) throw new Error("the remote signer signs fills only (a quoteId is required)");
-    const r = await this.request({
-      op: "sign",
-      quoteId: context.quoteId,
-      transaction: Buffer.from(tx.serialize()).toString("base64"),
-    });
+  async sign(tx: VersionedTransaction, context?: SignContext | V2SignContext): Promise<void> {
+    if (!context)
+      throw new Error(
+        "the remote signer signs fills and RFQ v2 swaps only (a quoteId or swapUuid is required)",
+      );
+    const transaction = Buffer.from(tx.serialize()).toString("base64");
+    const r =
+      "swapUuid" in context
+        ? await this.request({
+            op: "signV2",
+            swapUuid: context.swapUuid,
+            transaction,
+            claimed: claimedWire(context.claimed),
+          })
+        : await this.request({ op: "sign", quoteId: context.quoteId, transaction });
     if (!r.ok) throw new SignerRefusal(r.code, r.detail);
     if (!("signature" in r)) throw new Error("the signer answered a sign request without a signature");
     const maker = new PublicKey(r.maker);
@@ -233,6 +241,7 @@ export class RemoteSigner implements Signer, RemoteIssuer {
     body:
       | { op: "keys" }
       | { op: "sign"; quoteId: string; transaction: string }
+      | { op: "signV2"; swapUuid: string; transaction: string; claimed: ClaimedLevelsWire }
       | { op: "companion"; quoteId: string; transaction: string; tipAccount: string },
   ) {
     if (this.#closed) throw new Error("the signer connection was closed");
@@ -247,4 +256,15 @@ export class RemoteSigner implements Signer, RemoteIssuer {
       socket.write(`${JSON.stringify({ id, ...body })}\n`);
     });
   }
+}
+
+/** The claimed level set as the wire carries it: bigints as decimal text. */
+function claimedWire(c: V2SignContext["claimed"]): ClaimedLevelsWire {
+  return {
+    pair: c.pair,
+    sequence: c.sequence.toString(),
+    lotSizeBase: c.lotSizeBase.toString(),
+    validUntilMs: c.validUntilMs,
+    levels: c.levels.map((l) => ({ lots: l.lots.toString(), perLot: l.perLot.toString() })),
+  };
 }

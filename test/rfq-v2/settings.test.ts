@@ -23,14 +23,17 @@ describe("RFQ v2 settings", () => {
     expect(rfqV2Settings(ON, ["SOL/USDC"])).toEqual({ url: ON.RFQ_V2_URL, makerId: "mm", authToken: "jwt" });
   });
 
-  it("names the settings missing beside RFQ_V2_URL, an empty pair list, and SIGNER_URL (whose service does not judge v2 swaps)", () => {
+  it("names the settings missing beside RFQ_V2_URL and an empty pair list, and starts beside SIGNER_URL (the signer service judges v2 swaps)", () => {
     expect(() => rfqV2Settings({ RFQ_V2_URL: ON.RFQ_V2_URL }, ["SOL/USDC"])).toThrow(
       new ConfigError("env: RFQ_V2_MAKER_ID, RFQ_V2_AUTH_TOKEN: required when RFQ_V2_URL is set"),
     );
     expect(() => rfqV2Settings(ON, [])).toThrow(/^rfqV2\.pairs: empty while RFQ_V2_URL is set/);
-    expect(() => rfqV2Settings({ ...ON, SIGNER_URL: "unix:///run/s.sock" }, ["SOL/USDC"])).toThrow(
-      /RFQ_V2_URL with SIGNER_URL/,
-    );
+    const withSigner = { ...ON, SIGNER_URL: "unix:///run/s.sock" };
+    expect(rfqV2Settings(withSigner, ["SOL/USDC"])).toEqual({
+      url: ON.RFQ_V2_URL,
+      makerId: "mm",
+      authToken: "jwt",
+    });
   });
 
   it("refuses at load a streamed pair that is not configured, a lot for a pair not streamed, and a refresh not shorter than the expiry", () => {

@@ -16,7 +16,8 @@
  *   REDIS_URL | REDIS_CLUSTER_NODES | REDIS_SENTINELS (+ REDIS_SENTINEL_MASTER), and REDIS_USERNAME,
  *   REDIS_PASSWORD, REDIS_TLS_*: the webhook's Redis, named exactly as the webhook names it (required:
  *   the quotes and the signer's own record; one topology, src/redis/client.ts)
- *   CONFIG               the webhook's configuration file (tokens, limits.maxFeeLamports, redisPrefix)
+ *   CONFIG               the webhook's configuration file (tokens, limits.maxFeeLamports, redisPrefix,
+ *                        rfqV2.quoteExpirySeconds)
  *   LOG_LEVEL            as the webhook's
  */
 import { readFileSync } from "node:fs";
@@ -93,7 +94,10 @@ export const signerEnvSchema = z.object({
    * signed for a second message.
    */
   SIGNER_RPC_URL: optional.pipe(z.url({ protocol: /^https?$/ }).optional()),
-  /** The webhook's configuration file (tokens, limits.maxFeeLamports, redisPrefix): give it the same file. */
+  /**
+   * The webhook's configuration file (tokens, limits.maxFeeLamports, redisPrefix, rfqV2.quoteExpirySeconds):
+   * give it the same file.
+   */
   CONFIG: optional,
   /** pino level, as the webhook's. */
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
@@ -232,6 +236,8 @@ export async function startSignerService(
       if (req.op === "keys") return { id: req.id, ok: true, ...policy.keys() };
       if (req.op === "companion")
         return { id: req.id, ...(await policy.companion(req.quoteId, req.transaction, req.tipAccount)) };
+      if (req.op === "signV2")
+        return { id: req.id, ...(await policy.decideV2(req.swapUuid, req.transaction, req.claimed)) };
       return { id: req.id, ...(await policy.decide(req.quoteId, req.transaction)) };
     };
     let tls: Parameters<typeof listenSigner>[0]["tls"];

@@ -17,6 +17,8 @@
  *                                      SIGNER_LIMIT_PER_MINUTE, SIGNER_LIMIT_PER_DAY, SIGNER_LIMIT_LOSS_PER_DAY)
  *  9. sign the message bytes with the fee payer's key
  * Every refusal is one log line with its code; every signature one line with quoteId and message hash.
+ * An RFQ v2 swap (decideV2) is judged from its own bytes the same way: structure, programs, expiry,
+ * the walk of its levels against steps 5, 6 and 8, one landable message per swap id.
  */
 import type { KeyObject } from "node:crypto";
 import { type Keypair, PublicKey, type VersionedTransaction } from "@solana/web3.js";
@@ -35,8 +37,19 @@ import type { Logger } from "../../observability/logger.ts";
 import { deserializeFillTransaction } from "../../program/decode.ts";
 import type { QuoteStore, StoredQuote } from "../../quote-store/interface.ts";
 import { SignerRefusalCode } from "../../refusal/codes.ts";
+import { V2RejectCode } from "../../rfq-v2/codes.ts";
+import { checkV2Route, decodeSwapTransaction, type V2Pair } from "../../rfq-v2/fill.ts";
+import type { ClaimedLevelsWire } from "../protocol.ts";
 import { bandFor, judgeBand } from "./band.ts";
-import type { LimitTable, PairBand, QuoteRecord, SignerIssuanceLedger, SignerLedger } from "./limits.ts";
+import type {
+  LimitTable,
+  PairBand,
+  QuoteRecord,
+  SignerIssuanceLedger,
+  SignerLedger,
+  TokenLimits,
+} from "./limits.ts";
+import { claimProblem, expiryProblem, makerTrade, unexpectedProgram, v2PairsOf } from "./v2.ts";
 
 export type SignDecision =
   | { ok: true; signature: string; messageHash: string; maker: string }
@@ -78,6 +91,8 @@ export interface SigningPolicyOptions {
 
 export class SigningPolicy {
   readonly #keys: HeldKey[];
+  /** The pairs an RFQ v2 swap may trade: those the signer's file gives a band. */
+  readonly #v2Pairs: ReadonlyMap<string, V2Pair>;
   private readonly maxFeeLamports: bigint;
   private readonly raisedFeeCapOf: ReturnType<typeof raisedFeeCaps>;
   private readonly now: () => number;
@@ -89,6 +104,7 @@ export class SigningPolicy {
       base58: k.publicKey.toBase58(),
       key: ed25519SigningKey(k.secretKey),
     }));
+    this.#v2Pairs = v2PairsOf(opts.bands);
     this.maxFeeLamports = BigInt(opts.config.file.limits.maxFeeLamports);
     this.raisedFeeCapOf = raisedFeeCaps(opts.config);
     this.now = opts.now ?? Date.now;
@@ -288,6 +304,175 @@ export class SigningPolicy {
       );
     }
 
+    return this.#recordAndSign({
+      refuse,
+      log,
+      recordId: quoteId,
+      what: `quote ${quoteId}`,
+      tx,
+      messageBytes,
+      messageHash,
+      held,
+      mint,
+      amount,
+      limits,
+      band,
+      verdict,
+    });
+  }
+
+  /**
+   * An RFQ v2 swap the webhook's channel was offered (src/rfq-v2/): judged from its own bytes. The
+   * structure as the webhook judges it (checkV2Route: one route_v2 with one RFQ v2 leg, the maker's
+   * key the read-only signer at slot 1 and the leg's fill authority, its token accounts nowhere else,
+   * the expected programs), only top-level programs an offered swap holds, no lookup tables (the
+   * signer does not resolve them), the taker's signature, expire_at within the configured level
+   * validity, the swap within the level set the webhook `claimed` (its word, checked, never priced
+   * by); then what the maker pays and receives by the program's walk of the swap's own levels against
+   * the per-fill limit and the pair's band around the signer's own mid, and the record: one landable
+   * message per swap id, never the same message twice, the minute, the day and the day's loss.
+   */
+  async decideV2(swapUuid: string, transaction: string, claimed: ClaimedLevelsWire): Promise<SignDecision> {
+    const log = this.opts.log.child({ swapUuid, channel: "rfq-v2" });
+    const refuse = (code: string, detail: string, extra: Record<string, unknown> = {}): SignDecision => {
+      log.warn({ code, detail, ...extra }, "signature refused");
+      return { ok: false, code, detail };
+    };
+    const tx = decodeSwapTransaction(transaction);
+    if ("code" in tx) return refuse(tx.code, tx.detail);
+    const messageBytes = tx.message.serialize();
+    const messageHash = messageBytesHash(messageBytes);
+    if (tx.message.addressTableLookups.length > 0)
+      return refuse(
+        SignerRefusalCode.V2_LOOKUP_TABLES,
+        `the swap loads accounts from ${tx.message.addressTableLookups.length} lookup table(s), which the signer does not resolve`,
+        { messageHash },
+      );
+    const keys = tx.message.staticAccountKeys;
+    // The maker signs slot 1 (checkV2Route requires it): the held key named there, else the active one.
+    const held = this.#keys.find((k) => keys[1]?.equals(k.publicKey)) ?? (this.#keys[0] as HeldKey);
+    const route = checkV2Route({ tx, accountKeys: keys, maker: held.publicKey, pairs: this.#v2Pairs });
+    if (!route.ok) {
+      // The signer's pairs are its bands: a pair without one is its NO_PRICE_BAND, not "not streamed".
+      const code =
+        route.code === V2RejectCode.V2_PAIR_NOT_STREAMED ? SignerRefusalCode.NO_PRICE_BAND : route.code;
+      return refuse(code, route.detail, { messageHash });
+    }
+    const { leg } = route;
+    const stranger = unexpectedProgram(
+      tx.message.compiledInstructions.map((ix) => keys[ix.programIdIndex] as PublicKey),
+    );
+    if (stranger)
+      return refuse(
+        SignerRefusalCode.V2_UNEXPECTED_PROGRAM,
+        `instruction ${stranger.index} runs ${stranger.program}, not a program an offered swap holds`,
+        { messageHash },
+      );
+    const sigs = checkTakerSignatures(tx, messageBytes, 1);
+    if (!sigs.ok) return refuse(SignerRefusalCode.TAKER_SIGNATURE, sigs.detail, { messageHash });
+    const expiry = expiryProblem(
+      leg.expireAt,
+      this.now(),
+      this.opts.config.file.rfqV2.quoteExpirySeconds,
+      Number(this.opts.expiryGraceSeconds ?? 5n),
+    );
+    if (expiry) return refuse(SignerRefusalCode.V2_EXPIRY, expiry, { messageHash });
+    const claim = claimProblem(leg, claimed);
+    if (claim)
+      return refuse(SignerRefusalCode.V2_LEVELS_NOT_CLAIMED, claim, {
+        messageHash,
+        sequence: claimed.sequence,
+      });
+    const trade = makerTrade(leg);
+    if (trade.lots === 0n)
+      return refuse(V2RejectCode.V2_INVALID_AMOUNTS, `${leg.inAmount} buys no whole lot`, { messageHash });
+
+    const { mintOut: mint, amountOut: amount } = trade;
+    const limits = this.opts.limits.get(mint);
+    if (!limits)
+      return refuse(SignerRefusalCode.NO_LIMIT, `no signer limit is configured for the token ${mint}`, {
+        messageHash,
+      });
+    if (amount > limits.perFill)
+      return refuse(
+        SignerRefusalCode.LIMIT_PER_FILL,
+        `the swap pays out ${amount} of ${mint}, over the per-fill limit ${limits.perFill}`,
+        { messageHash },
+      );
+    const band = bandFor(this.opts.bands, trade.mintIn, mint);
+    if (!band)
+      return refuse(
+        SignerRefusalCode.NO_PRICE_BAND,
+        `no signer price band is configured for the pair of ${trade.mintIn} and ${mint}`,
+        { messageHash },
+      );
+    const verdict = judgeBand(band, this.opts.priceSources.get(band.priceSource), trade, this.now());
+    if (!verdict.ok)
+      return refuse(
+        verdict.kind === "noPrice" ? SignerRefusalCode.NO_PRICE : SignerRefusalCode.PRICE_BAND,
+        verdict.detail,
+        { messageHash, pair: band.pair, sequence: claimed.sequence },
+      );
+    return this.#recordAndSign({
+      refuse,
+      log,
+      recordId: `v2:${swapUuid}`,
+      what: `swap ${swapUuid}`,
+      tx,
+      messageBytes,
+      messageHash,
+      held,
+      mint,
+      amount,
+      limits,
+      band,
+      verdict,
+      logExtra: {
+        side: leg.takerSide,
+        received: trade.amountIn.toString(),
+        sequence: claimed.sequence,
+        taker: leg.taker.toBase58(),
+      },
+    });
+  }
+
+  /**
+   * The signer's record and its windows in one atomic step (the message never signed before; one
+   * landable message per quote or swap, another only once the first one's blockhash has expired; the
+   * minute, the day and the day's loss), then the signature. Shared by v1 fills and v2 swaps.
+   */
+  async #recordAndSign(a: {
+    refuse: (code: string, detail: string, extra?: Record<string, unknown>) => SignDecision;
+    log: Logger;
+    /** The record's key: a v1 quoteId, or "v2:<swapUuid>". */
+    recordId: string;
+    /** How the refusals name it. */
+    what: string;
+    tx: VersionedTransaction;
+    messageBytes: Uint8Array;
+    messageHash: string;
+    held: HeldKey;
+    mint: string;
+    amount: bigint;
+    limits: TokenLimits;
+    band: PairBand;
+    verdict: { loss: bigint; mid: string };
+    logExtra?: Record<string, unknown>;
+  }): Promise<SignDecision> {
+    const {
+      refuse,
+      log,
+      recordId: quoteId,
+      tx,
+      messageBytes,
+      messageHash,
+      held,
+      mint,
+      amount,
+      limits,
+      band,
+      verdict,
+    } = a;
     // One script takes the records and the windows; only when the quote is held by another message is
     // that message looked at (can it still land?), and the script run again to replace it if not.
     const spend = (replaces?: QuoteRecord) =>
@@ -312,7 +497,7 @@ export class SigningPolicy {
           if (landable !== false) {
             return refuse(
               SignerRefusalCode.QUOTE_ALREADY_SIGNED,
-              `quote ${quoteId} was signed for another message (${prior.messageHash}) that ${landable === true ? "can still land (its blockhash is valid)" : `may still land (${landable})`}`,
+              `${a.what} was signed for another message (${prior.messageHash}) that ${landable === true ? "can still land (its blockhash is valid)" : `may still land (${landable})`}`,
               { messageHash, signedMessageHash: prior.messageHash },
             );
           }
@@ -329,7 +514,7 @@ export class SigningPolicy {
     if (spent === "quoteSignedForAnother") {
       return refuse(
         SignerRefusalCode.QUOTE_ALREADY_SIGNED,
-        `quote ${quoteId} was signed for another message meanwhile`,
+        `${a.what} was signed for another message meanwhile`,
         { messageHash },
       );
     }
@@ -366,6 +551,7 @@ export class SigningPolicy {
         pair: band.pair,
         mid: verdict.mid,
         loss: verdict.loss.toString(),
+        ...a.logExtra,
       },
       "signed",
     );

@@ -1,0 +1,235 @@
+/**
+ * The RFQ v2 channel signing through the signer service (SIGNER_URL): the channel in this process
+ * against the operator's stand-in over gRPC, the signer service on its real Unix socket with its own
+ * price (SOL/USDC 180.25, 100 bps band) and record in real Redis, swaps landing on the local chain.
+ * An honest swap is signed by the signer and lands; a webhook whose price is far off the signer's
+ * streams levels the webhook's own checks accept, and the signer refuses the swap on them: nothing
+ * moves on the chain, the reservation is given back and the signer's code is counted. A signer that
+ * cannot be reached signs nothing either (the webhook holds no key to fall back on).
+ */
+import { chmodSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Keypair, PublicKey } from "@solana/web3.js";
+import { Registry } from "prom-client";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { TOKEN_PROGRAM } from "../../config/schema.ts";
+import { MemoryInventory } from "../../inventory/memory.ts";
+import { QuotingBook } from "../../pricing/book.ts";
+import { MemoryControls } from "../../pricing/controls/memory.ts";
+import type { PriceSource } from "../../pricing/interface.ts";
+import { StaticPriceSource } from "../../pricing/static.ts";
+import { RfqV2StandIn } from "../../sandbox/rfq-v2/server.ts";
+import { creditSol, creditToken, tokenBalance } from "../../src/chain/local/seed.ts";
+import { createLogger } from "../../src/observability/logger.ts";
+import { sweep } from "../../src/program/rfq-v2.ts";
+import { SignerRefusalCode } from "../../src/refusal/codes.ts";
+import { rfqV2Metrics } from "../../src/rfq-v2/metrics.ts";
+import { RfqV2Service } from "../../src/rfq-v2/service.ts";
+import { RemoteSigner } from "../../src/signer/remote.ts";
+import { type SignerService, startSignerService } from "../../src/signer/service/index.ts";
+import { makeWorld } from "../inventory/support.ts";
+import { MINT } from "../support/config.ts";
+import { fileRedis, redisUrl } from "../support/redis.ts";
+import { fileTempDir } from "../support/tmp.ts";
+
+const MAKER_ID = "maker-signed-remotely";
+const TOKEN = "jwt-for-the-stand-in-0123456789";
+const dir = fileTempDir("rfq-v2-remote-signer");
+const { redis, prefix } = fileRedis();
+const w = makeWorld((f) => ({
+  ...f,
+  rfqV2: { ...f.rfqV2, pairs: ["SOL/USDC"], quoteExpirySeconds: 30, refreshSeconds: 10 },
+}));
+const signerLog: Record<string, unknown>[] = [];
+let service: SignerService;
+let signer: RemoteSigner;
+
+beforeAll(async () => {
+  const keyFile = join(dir, "maker.json");
+  writeFileSync(keyFile, JSON.stringify(Array.from(w.maker.secretKey)), { mode: 0o600 });
+  chmodSync(keyFile, 0o600);
+  const limitsFile = join(dir, "limits.json");
+  const generous = { perFill: "1000000", perMinute: "1000000", perDay: "1000000", lossPerDay: "1000000" };
+  writeFileSync(
+    limitsFile,
+    JSON.stringify({
+      tokens: { "*": generous },
+      priceSources: { own: { kind: "static", prices: { "SOL/USDC": "180.25" } } },
+      pairs: { "SOL/USDC": { priceSource: "own", bandBps: 100 } },
+    }),
+  );
+  const socketPath = join(dir, "signer.sock");
+  service = await startSignerService(
+    { SIGNER_KEYPAIR: keyFile, SIGNER_SOCKET: socketPath, SIGNER_LIMITS: limitsFile, REDIS_URL: redisUrl() },
+    {
+      redis,
+      redisPrefix: prefix,
+      log: createLogger("info", { write: (s: string) => void signerLog.push(JSON.parse(s)) }),
+    },
+  );
+  signer = await RemoteSigner.connect({ url: `unix://${socketPath}` });
+}, 30_000);
+
+afterAll(async () => {
+  signer?.close();
+  await service?.close();
+});
+
+const closers: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of closers.splice(0).reverse()) await c();
+});
+
+async function until(cond: () => boolean, what: string, ms = 5_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** The channel with the remote signer; `sources`: the webhook's own prices (the test config's by default). */
+async function channel(sources?: ReadonlyMap<string, PriceSource>, through: RemoteSigner = signer) {
+  const standIn = new RfqV2StandIn({
+    makers: [{ makerId: MAKER_ID, token: TOKEN }],
+    heartbeatMs: 60_000,
+    recentBlockhash: async () => (await w.chain.getLatestBlockhash()).blockhash,
+    land: async (tx) => {
+      const r = await w.chain.send(tx);
+      if (!r.ok) throw new Error(r.error);
+      return r.signature;
+    },
+  });
+  const url = await standIn.listen("127.0.0.1", 0);
+  closers.push(() => standIn.close());
+  w.clock.t = Date.now();
+  const inventory = new MemoryInventory({ ...w.options(), now: Date.now });
+  await inventory.start();
+  closers.push(() => inventory.close());
+  const controls = new MemoryControls();
+  const registry = new Registry();
+  const v2 = new RfqV2Service({
+    config: w.config,
+    settings: { url, makerId: MAKER_ID, authToken: TOKEN },
+    book: new QuotingBook(w.config, sources ?? w.sources, { controls }),
+    inventory,
+    signer: through,
+    log: createLogger("silent"),
+    metrics: rfqV2Metrics(registry),
+    client: { backoff: { initialMs: 50, maxMs: 200 } },
+    controls,
+  });
+  closers.push(() => v2.close());
+  await v2.start();
+  await until(() => standIn.liveSet(MAKER_ID, MINT.SOL, MINT.USDC) !== undefined, "SOL/USDC levels");
+  return { standIn, inventory, registry, live: standIn.liveSet(MAKER_ID, MINT.SOL, MINT.USDC)! };
+}
+
+const sol = new PublicKey(MINT.SOL);
+const usdc = new PublicKey(MINT.USDC);
+const balances = (owner: PublicKey) => ({
+  sol: tokenBalance(w.chain, owner, sol),
+  usdc: tokenBalance(w.chain, owner, usdc),
+});
+function newTaker(): Keypair {
+  const taker = Keypair.generate();
+  creditSol(w.chain, taker.publicKey, 1_000_000_000n);
+  creditToken(w.chain, taker.publicKey, usdc, 500_000_000n);
+  return taker;
+}
+const offer = (standIn: RfqV2StandIn, taker: Keypair, timeoutMs: number) =>
+  standIn.offerSwap({
+    makerId: MAKER_ID,
+    taker,
+    baseMint: MINT.SOL,
+    quoteMint: MINT.USDC,
+    baseTokenProgram: TOKEN_PROGRAM,
+    quoteTokenProgram: TOKEN_PROGRAM,
+    baseDecimals: 9,
+    takerSide: "bid",
+    inAmount: 100_000_000n,
+    timeoutMs,
+  });
+const swapsWith = async (registry: Registry, outcome: string) =>
+  (await registry.getSingleMetric("rfq_v2_swaps_total")!.get()).values.find(
+    (v) => v.labels.outcome === outcome,
+  )?.value ?? 0;
+
+describe("the RFQ v2 channel signing through the signer service", () => {
+  it("lands a swap the signer service signed, moving the balances exactly as the levels say", async () => {
+    const c = await channel();
+    const taker = newTaker();
+    const maker = balances(w.maker.publicKey);
+    const r = await offer(c.standIn, taker, 10_000);
+    expect(r).toMatchObject({ ok: true });
+    const lot = BigInt(c.live.quote.lot_size_base);
+    const asks = c.live.quote.ask_levels.map((l) => ({
+      perLot: (BigInt(l.price) * lot) / 10n ** 9n,
+      lots: BigInt(l.volume) / lot,
+    }));
+    const walk = sweep("bid", 100_000_000n, asks, lot);
+    expect(balances(w.maker.publicKey)).toEqual({ sol: maker.sol - walk.out, usdc: maker.usdc + walk.spent });
+    expect(signerLog.find((l) => l.msg === "signed" && l.swapUuid === r.swapUuid)).toMatchObject({
+      channel: "rfq-v2",
+      amount: walk.out.toString(),
+      received: walk.spent.toString(),
+    });
+    expect(await swapsWith(c.registry, "signed")).toBe(1);
+  });
+
+  it("refuses (SIGNER_PRICE_BAND) a swap on levels a webhook priced 17% under the signer's price: nothing moves, the reservation is given back, the code counted", async () => {
+    const source = w.config.file.priceSources.static;
+    if (source?.kind !== "static") throw new Error("static prices expected");
+    // The webhook's price for SOL/USDC at 150 against the signer's 180.25: its asks give SOL away.
+    const cheap = new Map<string, PriceSource>([
+      ["static", new StaticPriceSource("static", { ...source.prices, "SOL/USDC": "150" })],
+    ]);
+    const c = await channel(cheap);
+    const taker = newTaker();
+    const maker = balances(w.maker.publicKey);
+    const before = balances(taker.publicKey);
+    const r = await offer(c.standIn, taker, 2_000);
+    expect(r).toMatchObject({ ok: false, reason: "timeout" });
+    expect(balances(w.maker.publicKey)).toEqual(maker);
+    expect(balances(taker.publicKey)).toEqual(before);
+    expect(
+      signerLog.some(
+        (l) =>
+          l.msg === "signature refused" &&
+          l.swapUuid === r.swapUuid &&
+          l.code === SignerRefusalCode.PRICE_BAND,
+      ),
+    ).toBe(true);
+    expect(await swapsWith(c.registry, SignerRefusalCode.PRICE_BAND)).toBe(1);
+    expect(await swapsWith(c.registry, "signed")).toBe(0);
+    const open = (await c.inventory.reservations()).filter((x) => x.quoteId === `v2:${r.swapUuid}`);
+    expect(open).toEqual([]);
+  });
+
+  it("lets a swap pass unsigned when the signer cannot be reached (SIGNATURE_UNAVAILABLE): nothing moves, the reservation is given back", async () => {
+    // A second signer service, connected to and then stopped: the webhook holds no key to fall back on.
+    const socketPath = join(dir, "gone.sock");
+    const keyFile = join(dir, "maker.json");
+    const gone = await startSignerService(
+      {
+        SIGNER_KEYPAIR: keyFile,
+        SIGNER_SOCKET: socketPath,
+        SIGNER_LIMITS: join(dir, "limits.json"),
+        REDIS_URL: redisUrl(),
+      },
+      { redis, redisPrefix: prefix, log: createLogger("silent") },
+    );
+    const unreachable = await RemoteSigner.connect({ url: `unix://${socketPath}`, timeoutMs: 500 });
+    closers.push(() => unreachable.close());
+    await gone.close();
+    const c = await channel(undefined, unreachable);
+    const taker = newTaker();
+    const maker = balances(w.maker.publicKey);
+    const r = await offer(c.standIn, taker, 2_000);
+    expect(r).toMatchObject({ ok: false, reason: "timeout" });
+    expect(balances(w.maker.publicKey)).toEqual(maker);
+    expect(await swapsWith(c.registry, "SIGNATURE_UNAVAILABLE")).toBe(1);
+    const open = (await c.inventory.reservations()).filter((x) => x.quoteId === `v2:${r.swapUuid}`);
+    expect(open).toEqual([]);
+  });
+});

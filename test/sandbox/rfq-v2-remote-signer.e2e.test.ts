@@ -1,0 +1,139 @@
+/**
+ * The RFQ v2 channel with the remote signer (`npm run sandbox -- --remote-signer`, through startStack):
+ * the chain, the signer service and the webhook each in their own process, the webhook with RFQ_V2_URL
+ * and SIGNER_URL and no key. A taker's v2 swap offered by the operator's stand-in is checked by the
+ * webhook, signed by the signer service (its own record says so) and lands, moving the balances exactly
+ * as the levels say. A swap the webhook's own checks let through but the signer's do not (an extra
+ * instruction of a program no offered swap holds) is never signed: the maker's balances are unchanged
+ * and the webhook counts the signer's code.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  Keypair,
+  PublicKey,
+  TransactionInstruction,
+  TransactionMessage,
+  VersionedTransaction,
+} from "@solana/web3.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TOKEN_PROGRAM } from "../../config/schema.ts";
+import { type Stack, startStack } from "../../sandbox/operator/stack.ts";
+import { TakerClient } from "../../sandbox/operator/taker.ts";
+import { sweep } from "../../src/program/rfq-v2.ts";
+import { SignerRefusalCode } from "../../src/refusal/codes.ts";
+import { MINT } from "../support/config.ts";
+import { fileTempDir } from "../support/tmp.ts";
+
+const dir = fileTempDir("rfq-v2-remote-signer");
+let stack: Stack;
+
+beforeAll(async () => {
+  stack = await startStack({
+    dir,
+    rfqV2: true,
+    remoteSigner: true,
+    // A Redis of its own: the pair switches live in Redis, and tests sharing REDIS_URL flip them.
+    ownRedis: true,
+    takers: [{ name: "t", sol: 20_000_000_000n, tokens: { USDC: 5_000_000_000n } }],
+  });
+}, 180_000);
+
+afterAll(async () => {
+  await stack?.close();
+});
+
+const logOf = (name: string) =>
+  readFileSync(join(dir, `${name}.log`), "utf8")
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+async function liveLevels(base: string, quote: string) {
+  const v2 = stack.rfqV2!;
+  for (const until = Date.now() + 20_000; Date.now() < until; ) {
+    const live = v2.standIn.liveSet(v2.makerId, base, quote);
+    if (live) return live;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`no levels for ${base}/${quote}; see ${dir}/webhook.log`);
+}
+
+const offer = (extra: { tamper?: (tx: VersionedTransaction) => VersionedTransaction; timeoutMs: number }) =>
+  stack.rfqV2!.standIn.offerSwap({
+    makerId: stack.rfqV2!.makerId,
+    taker: stack.takers[0]!.keypair,
+    baseMint: MINT.SOL,
+    quoteMint: MINT.USDC,
+    baseTokenProgram: TOKEN_PROGRAM,
+    quoteTokenProgram: TOKEN_PROGRAM,
+    baseDecimals: 9,
+    takerSide: "bid",
+    inAmount: 10_000_000n,
+    ...extra,
+  });
+
+describe("the RFQ v2 channel with RFQ_V2_URL and SIGNER_URL", () => {
+  it("starts the webhook with both set and no key, and lands a v2 swap signed by the signer service, moving the balances exactly as the levels say", async () => {
+    expect(stack.signerUrl).toMatch(/^unix:\/\//);
+    const live = await liveLevels(MINT.SOL, MINT.USDC);
+    const lot = BigInt(live.quote.lot_size_base);
+    const asks = live.quote.ask_levels.map((l) => ({
+      perLot: (BigInt(l.price) * lot) / 10n ** 9n,
+      lots: BigInt(l.volume) / lot,
+    }));
+    const walk = sweep("bid", 10_000_000n, asks, lot);
+    const taker = stack.takers[0]!.keypair;
+    const client = new TakerClient(stack.operatorUrl, stack.chainUrl);
+    const before = await client.balances(taker.publicKey, [MINT.SOL, MINT.USDC]);
+    const r = await offer({ timeoutMs: 30_000 });
+    expect(r).toMatchObject({ ok: true });
+    const after = await client.balances(taker.publicKey, [MINT.SOL, MINT.USDC]);
+    expect(after[MINT.USDC]! - before[MINT.USDC]!).toBe(-walk.spent);
+    expect(after[MINT.SOL]! - before[MINT.SOL]!).toBe(walk.out);
+    // The signature is the signer service's: its log records the swap, what the maker paid out.
+    const signed = logOf("signer").find((l) => l.msg === "signed" && l.swapUuid === r.swapUuid);
+    expect(signed).toMatchObject({ channel: "rfq-v2", mint: MINT.SOL, amount: walk.out.toString() });
+    expect(
+      logOf("webhook").some((l) => l.msg === "rfq v2: swap co-signed" && l.swapUuid === r.swapUuid),
+    ).toBe(true);
+  }, 60_000);
+
+  it("never signs a swap the webhook passes but the signer refuses (another program beside the route): SIGNER_V2_UNEXPECTED_PROGRAM counted, the maker's balances unchanged", async () => {
+    await liveLevels(MINT.SOL, MINT.USDC);
+    const maker = new PublicKey(stack.maker);
+    const client = new TakerClient(stack.operatorUrl, stack.chainUrl);
+    const before = await client.balances(maker, [MINT.SOL, MINT.USDC]);
+    const taker = stack.takers[0]!.keypair;
+    // An instruction of an unknown program naming only the taker: the webhook's checks do not look
+    // at other programs; the signer signs only the programs an offered swap holds.
+    const addStranger = (tx: VersionedTransaction): VersionedTransaction => {
+      const stranger = new TransactionInstruction({
+        programId: Keypair.generate().publicKey,
+        keys: [{ pubkey: taker.publicKey, isSigner: true, isWritable: true }],
+        data: Buffer.from([7]),
+      });
+      const msg = TransactionMessage.decompile(tx.message);
+      msg.instructions.push(stranger);
+      return new VersionedTransaction(msg.compileToV0Message());
+    };
+    const r = await offer({ tamper: addStranger, timeoutMs: 3_000 });
+    expect(r).toMatchObject({ ok: false, reason: "timeout" });
+    const after = await client.balances(maker, [MINT.SOL, MINT.USDC]);
+    expect(after).toEqual(before);
+    const refused = logOf("webhook").find(
+      (l) => l.msg === "rfq v2: swap refused" && l.swapUuid === r.swapUuid,
+    );
+    expect(refused).toMatchObject({ code: SignerRefusalCode.V2_UNEXPECTED_PROGRAM });
+    expect(
+      logOf("signer").some(
+        (l) =>
+          l.msg === "signature refused" &&
+          l.swapUuid === r.swapUuid &&
+          l.code === SignerRefusalCode.V2_UNEXPECTED_PROGRAM,
+      ),
+    ).toBe(true);
+    const metrics = await (await fetch(`${stack.webhookAdminUrl}/metrics`)).text();
+    expect(metrics).toMatch(/rfq_v2_swaps_total\{outcome="SIGNER_V2_UNEXPECTED_PROGRAM"\} 1/);
+  }, 60_000);
+});
