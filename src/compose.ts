@@ -458,6 +458,7 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
       book,
       inventory,
       signer,
+      chain,
       log: log.child({ channel: "rfq-v2" }),
       metrics: rfqV2Metrics(metrics.registry),
       controls,

@@ -6,6 +6,7 @@
  */
 import { createTransferCheckedInstruction, getAssociatedTokenAddressSync } from "@solana/spl-token";
 import {
+  type AddressLookupTableAccount,
   Keypair,
   PublicKey,
   TransactionInstruction,
@@ -20,6 +21,7 @@ import { QuotingBook } from "../../pricing/book.ts";
 import { MemoryControls } from "../../pricing/controls/memory.ts";
 import type { PriceSource } from "../../pricing/interface.ts";
 import { RfqV2StandIn } from "../../sandbox/rfq-v2/server.ts";
+import type { LocalChain } from "../../src/chain/local/index.ts";
 import { creditSol, creditToken, tokenBalance } from "../../src/chain/local/seed.ts";
 import { KeypairSigner } from "../../src/keys/index.ts";
 import { createLogger } from "../../src/observability/logger.ts";
@@ -44,6 +46,13 @@ async function until(cond: () => boolean, what: string, ms = 5_000): Promise<voi
   }
 }
 
+/** A key with SOL on the chain (the operator's payer for its lookup tables). */
+function funded(chain: LocalChain): Keypair {
+  const k = Keypair.generate();
+  creditSol(chain, k.publicKey, 1_000_000_000n);
+  return k;
+}
+
 async function stack(
   opts: {
     port?: number;
@@ -62,6 +71,7 @@ async function stack(
       makers: [{ makerId: MAKER_ID, token: TOKEN }],
       heartbeatMs: 60_000,
       recentBlockhash: async () => (await w.chain.getLatestBlockhash()).blockhash,
+      tables: { chain: w.chain, payer: funded(w.chain) },
       ...(opts.land
         ? {
             land: async (tx) => {
@@ -93,6 +103,7 @@ async function stack(
     book,
     inventory,
     signer: new KeypairSigner(w.maker),
+    chain: w.chain,
     log: createLogger("silent"),
     metrics,
     client: { backoff: { initialMs: 50, maxMs: 200 } },
@@ -116,8 +127,13 @@ const swapsWith = async (registry: Registry, outcome: string) =>
     (v) => v.labels.outcome === outcome,
   )?.value ?? 0;
 
+const lookupsWith = async (registry: Registry, outcome: string) =>
+  (await registry.getSingleMetric("rfq_v2_lookup_resolutions_total")!.get()).values.find(
+    (v) => v.labels.outcome === outcome,
+  )?.value ?? 0;
+
 describe("the RFQ v2 level stream against the operator's stand-in", () => {
-  it("lands a co-signed swap on the local chain (route_v2 emulated) and moves balances exactly as the levels say", async () => {
+  it("lands a co-signed swap that loads accounts from lookup tables on the local chain (route_v2 emulated) and moves balances exactly as the levels say", async () => {
     const s = await stack({ land: true });
     await until(() => s.standIn.liveSet(MAKER_ID, MINT.SOL, MINT.USDC) !== undefined, "SOL/USDC levels");
     const live = s.standIn.liveSet(MAKER_ID, MINT.SOL, MINT.USDC)!;
@@ -134,6 +150,10 @@ describe("the RFQ v2 level stream against the operator's stand-in", () => {
     };
     const r = await s.standIn.offerSwap({ ...solUsdc, taker, takerSide: "bid", inAmount: 250_000_000n });
     expect(r).toMatchObject({ ok: true });
+    // As the operator's: the leg's extra account, the mints and the maker's accounts loaded from two tables.
+    expect(r.offered.message.addressTableLookups).toHaveLength(2);
+    expect(r.offered.message.staticAccountKeys.some((k) => k.equals(s.standIn.legExtra))).toBe(false);
+    expect(await lookupsWith(s.registry, "resolved")).toBe(1);
     const lot = BigInt(live.quote.lot_size_base);
     const levels = live.quote.ask_levels.map((l) => ({
       perLot: (BigInt(l.price) * lot) / 10n ** 9n,
@@ -190,16 +210,19 @@ describe("the RFQ v2 level stream against the operator's stand-in", () => {
     };
     /** The message rebuilt with its instructions changed (keys re-sorted, the signers kept). */
     const rebuild =
-      (change: (ixs: TransactionInstruction[]) => TransactionInstruction[]) => (tx: VersionedTransaction) => {
-        const m = TransactionMessage.decompile(tx.message);
+      (change: (ixs: TransactionInstruction[]) => TransactionInstruction[]) =>
+      (tx: VersionedTransaction, tables: AddressLookupTableAccount[]) => {
+        const m = TransactionMessage.decompile(tx.message, { addressLookupTableAccounts: tables });
         m.instructions = change(m.instructions);
-        return new VersionedTransaction(m.compileToV0Message());
+        return new VersionedTransaction(m.compileToV0Message(tables));
       };
     const isRoute = (ix: TransactionInstruction) =>
       ix.programId.toBase58() === "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4";
     const cases: [
       string,
-      (maker: PublicKey) => (tx: VersionedTransaction) => VersionedTransaction,
+      (
+        maker: PublicKey,
+      ) => (tx: VersionedTransaction, tables: AddressLookupTableAccount[]) => VersionedTransaction,
       string,
     ][] = [
       [
