@@ -5,8 +5,9 @@
  *
  * Tables are read through the chain port (one `getAccounts` call for all that are needed), within a
  * deadline, and kept a short while by address. A cached table is safe to use for indexes it holds:
- * a table only grows (extend appends; its address, derived from a recent slot, cannot be created
- * again once closed), so an index below the cached length names the same key on the chain. An index
+ * a table only grows (extend appends), and its address cannot be created again once closed (it is
+ * derived from a slot that must be among the last 512 at creation, and closing waits 512 slots after
+ * deactivation), so an index below the cached length names the same key on the chain. An index
  * at or past the cached length reads the table again. A table that is missing, not a lookup table,
  * deactivated (or deactivating: it may be closed before the swap lands), or too short for an index
  * is refused with its code.
