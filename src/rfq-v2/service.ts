@@ -19,7 +19,7 @@ import { V2Client, type V2ClientOptions } from "./client.ts";
 import { V2RejectCode } from "./codes.ts";
 import { checkV2Swap, decodeSwapTransaction, type V2Pair } from "./fill.ts";
 import { type Fits, lotSizeFor, pairLevels, wireLevel } from "./levels.ts";
-import { type LookupResolverOptions, LookupTableResolver } from "./lookup.ts";
+import { LookupTableResolver } from "./lookup.ts";
 import type { RfqV2Metrics } from "./metrics.ts";
 import type { TokenMsg } from "./proto.ts";
 import { StreamedLevels } from "./streamed.ts";
@@ -40,8 +40,6 @@ export interface RfqV2ServiceDeps {
   chain: Pick<Chain, "getAccounts">;
   log: Logger;
   metrics: RfqV2Metrics;
-  /** Lookup-table cache and deadline, for tests (lookup.ts has the defaults). */
-  lookups?: Pick<LookupResolverOptions, "ttlMs" | "maxTables" | "deadlineMs">;
   now?: () => number;
   /** Client options for tests (backoff, ping). */
   client?: Partial<Pick<V2ClientOptions, "backoff" | "pingMs">>;
@@ -71,12 +69,7 @@ export class RfqV2Service {
   constructor(private readonly deps: RfqV2ServiceDeps) {
     this.now = deps.now ?? Date.now;
     this.streamed = new StreamedLevels(this.now);
-    this.lookups = new LookupTableResolver({
-      ...deps.lookups,
-      chain: deps.chain,
-      now: this.now,
-      metrics: deps.metrics,
-    });
+    this.lookups = new LookupTableResolver({ chain: deps.chain, now: this.now, metrics: deps.metrics });
     const { config } = deps;
     for (const key of config.file.rfqV2.pairs) {
       const [b, q] = key.split("/") as [string, string];
