@@ -344,11 +344,12 @@ export class RfqV2StandIn {
       pxTicks: (BigInt(l.price) * lot) / scale,
       qtyLots: BigInt(l.volume) / lot,
     }));
+    // The tables first: making them takes slots, and the blockhash is taken after.
+    const maker = new PublicKey(live.quote.maker_address);
+    const lookupTables = await this.lookupTablesFor(maker, o);
     const blockhash = this.opts.recentBlockhash
       ? await this.opts.recentBlockhash()
       : "11111111111111111111111111111111";
-    const maker = new PublicKey(live.quote.maker_address);
-    const lookupTables = await this.lookupTablesFor(maker, o);
     let tx = buildV2SwapTransaction(
       {
         taker: o.taker.publicKey,
