@@ -472,6 +472,7 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
       book,
       inventory,
       signer,
+      chain,
       log: v2Log,
       metrics: rfqV2Metrics(metrics.registry),
       controls,

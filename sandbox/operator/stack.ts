@@ -14,10 +14,11 @@ import { randomUUID } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { join, resolve } from "node:path";
-import type { Keypair, PublicKey } from "@solana/web3.js";
+import { Keypair, type PublicKey } from "@solana/web3.js";
 import { DEFAULT_CONFIG_PATH, parseFileConfig } from "../../config/load.ts";
 import type { FileConfig } from "../../config/schema.ts";
 import { RpcChain } from "../../src/chain/rpc.ts";
+import { rpcCall } from "../../src/chain/rpc-read.ts";
 import { DEFAULT_SHUTDOWN_GRACE_MS } from "../../src/http/shutdown.ts";
 import { loadOrCreateKeypair } from "../../src/keys/index.ts";
 import {
@@ -361,9 +362,13 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     if (opts.rfqV2) {
       const rpc = new RpcChain({ urls: [chainUrl], timeoutMs: 5_000 });
       const makerId = "sandbox-maker";
+      // The operator's payer for the lookup tables its swaps load from (the local chain airdrops).
+      const tablePayer = Keypair.generate();
+      await rpcCall(chainUrl, "requestAirdrop", [tablePayer.publicKey.toBase58(), 1_000_000_000], 5_000);
       const standIn = new RfqV2StandIn({
         makers: [{ makerId, token: `sandbox-${randomUUID()}` }],
         recentBlockhash: async () => (await rpc.getLatestBlockhash()).blockhash,
+        tables: { chain: rpc, payer: tablePayer },
         land: async (tx) => {
           const sent = await rpc.send(tx);
           if (!sent.ok) throw new Error(sent.error);

@@ -3,14 +3,16 @@
  * SetComputeUnitPrice, the taker's CreateIdempotent of its output account, and the aggregator's
  * `route_v2` with one RFQ v2 leg carrying the maker's levels. Unsigned; key 0 is the taker (fee payer,
  * slot 0), key 1 the maker (read-only signer, slot 1). Stands in for the operator's route builder,
- * which is not published: the layout follows the decoded mainnet transactions (one leg, no lookup
- * tables here; mainnet loads most accounts from lookup tables).
+ * which is not published: the layout follows the decoded mainnet transactions (one leg). With
+ * `lookupTables`, every key a table holds that is neither a signer nor an invoked program is loaded
+ * from it, as the v0 compiler does (mainnet loads most accounts from lookup tables).
  */
 import {
   createAssociatedTokenAccountIdempotentInstruction,
   getAssociatedTokenAddressSync,
 } from "@solana/spl-token";
 import {
+  type AddressLookupTableAccount,
   ComputeBudgetProgram,
   PublicKey as Pk,
   type PublicKey,
@@ -151,7 +153,11 @@ export function routeV2Instruction(p: V2SwapParams): TransactionInstruction {
 /** The whole offered transaction, unsigned. */
 export function buildV2SwapTransaction(
   p: V2SwapParams,
-  opts: { before?: TransactionInstruction[]; after?: TransactionInstruction[] } = {},
+  opts: {
+    before?: TransactionInstruction[];
+    after?: TransactionInstruction[];
+    lookupTables?: AddressLookupTableAccount[];
+  } = {},
 ): VersionedTransaction {
   const dstMint = p.takerSide === "bid" ? p.baseMint : p.quoteMint;
   const dstProg = p.takerSide === "bid" ? p.baseTokenProgram : p.quoteTokenProgram;
@@ -173,6 +179,6 @@ export function buildV2SwapTransaction(
     payerKey: p.taker,
     recentBlockhash: p.recentBlockhash,
     instructions,
-  }).compileToV0Message();
+  }).compileToV0Message(opts.lookupTables);
   return new VersionedTransaction(message);
 }

@@ -10,14 +10,28 @@
  * qty_lots = volume / lot, expire_at = the set's validity end in seconds), and TRANSACTION_CONFIRMED
  * once the signed swap lands through the `land` callback.
  *
+ * Lookup tables (with `tables`): the operator's swaps load accounts from address lookup tables in every
+ * published sample (the leg's unlabelled last account among them). The stand-in creates two on the
+ * chain it is given, paid by `tables.payer`, before the first swap that needs them: one for what
+ * every route shares (the leg's extra account, a key the stand-in makes up since the real one is not
+ * identified; the instructions sysvar; the aggregator's event authority; the RFQ v2 program; both token
+ * programs) and one per maker and pair (both mints and the maker's two token accounts, loaded
+ * writable: whether the operator's tables hold them is not published, and a maker must accept them
+ * either way). Every swap is compiled against both, so each of those keys that is neither a signer nor
+ * an invoked program is loaded from a table; the taker's accounts stay static. Without `tables` the
+ * swaps carry no lookups.
+ *
  * Not checked here because nothing publishes the rule: sequence gaps (only a number not above the
  * maker's last is refused), rate limits, level limits, and any deadline for SWAP_SUBMIT beyond the
  * caller's own timeout.
  */
 import { randomUUID } from "node:crypto";
 import * as grpc from "@grpc/grpc-js";
-import { type Keypair, PublicKey, VersionedTransaction } from "@solana/web3.js";
+import { getAssociatedTokenAddressSync } from "@solana/spl-token";
+import { type AddressLookupTableAccount, Keypair, PublicKey, VersionedTransaction } from "@solana/web3.js";
+import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from "../../config/schema.ts";
 import { verifyEd25519 } from "../../src/crypto/ed25519.ts";
+import { AGGREGATOR_EVENT_AUTHORITY, INSTRUCTIONS_SYSVAR, RFQ_V2_PROGRAM } from "../../src/program/rfq-v2.ts";
 import {
   INGESTION_SERVICE,
   type MarketMakerQuoteMsg,
@@ -27,6 +41,7 @@ import {
   type UpdateType,
 } from "../../src/rfq-v2/proto.ts";
 import { buildV2SwapTransaction } from "./build.ts";
+import { createLookupTable, type TableChain } from "./tables.ts";
 
 export interface StandInMaker {
   makerId: string;
@@ -52,6 +67,8 @@ export interface StandInOptions {
   heartbeatMs?: number;
   now?: () => number;
   recentBlockhash?: () => Promise<string> | string;
+  /** The chain the swaps' lookup tables are created on, and who pays for them (see the file comment). */
+  tables?: { chain: TableChain; payer: Keypair };
 }
 
 type QuoteCall = grpc.ServerDuplexStream<MarketMakerQuoteMsg, QuoteUpdateMsg>;
@@ -71,6 +88,10 @@ export class RfqV2StandIn {
   /** Every QuoteUpdate sent, per maker, for tests and the demo. */
   readonly updates: { makerId: string; update: QuoteUpdateMsg; sequence: string }[] = [];
   private readonly now: () => number;
+  /** The leg's unlabelled last account (made up: the real one is not identified). */
+  readonly legExtra = Keypair.generate().publicKey;
+  /** Lookup tables made so far: "shared", and one per "maker/base/quote". */
+  private readonly tables = new Map<string, Promise<AddressLookupTableAccount>>();
   port = 0;
 
   constructor(private readonly opts: StandInOptions) {
@@ -303,8 +324,14 @@ export class RfqV2StandIn {
     takerSide: "bid" | "ask";
     inAmount: bigint;
     timeoutMs?: number;
-    /** Changes the transaction before the taker signs it (tests play a hostile operator with it). */
-    tamper?: (tx: VersionedTransaction) => VersionedTransaction;
+    /**
+     * Changes the transaction before the taker signs it (tests play a hostile operator with it); given
+     * the lookup tables it was compiled against.
+     */
+    tamper?: (
+      tx: VersionedTransaction,
+      tables: AddressLookupTableAccount[],
+    ) => VersionedTransaction | Promise<VersionedTransaction>;
     /** How many times the same SWAP_AVAILABLE is sent (a redelivering operator; default 1). */
     deliveries?: number;
   }): Promise<SubmitResult & { swapUuid: string; offered: VersionedTransaction }> {
@@ -319,26 +346,33 @@ export class RfqV2StandIn {
       pxTicks: (BigInt(l.price) * lot) / scale,
       qtyLots: BigInt(l.volume) / lot,
     }));
+    // The tables first: making them takes slots, and the blockhash is taken after.
+    const maker = new PublicKey(live.quote.maker_address);
+    const lookupTables = await this.lookupTablesFor(maker, o);
     const blockhash = this.opts.recentBlockhash
       ? await this.opts.recentBlockhash()
       : "11111111111111111111111111111111";
-    let tx = buildV2SwapTransaction({
-      taker: o.taker.publicKey,
-      maker: new PublicKey(live.quote.maker_address),
-      baseMint: new PublicKey(o.baseMint),
-      quoteMint: new PublicKey(o.quoteMint),
-      baseTokenProgram: new PublicKey(o.baseTokenProgram),
-      quoteTokenProgram: new PublicKey(o.quoteTokenProgram),
-      takerSide: o.takerSide,
-      inAmount: o.inAmount,
-      quotedOutAmount: 0n,
-      expireAt: BigInt(Math.floor(live.validUntilMs / 1000)),
-      tickSizeQpb: 1n,
-      lotSizeBase: lot,
-      levels,
-      recentBlockhash: blockhash,
-    });
-    if (o.tamper) tx = o.tamper(tx);
+    let tx = buildV2SwapTransaction(
+      {
+        taker: o.taker.publicKey,
+        maker,
+        baseMint: new PublicKey(o.baseMint),
+        quoteMint: new PublicKey(o.quoteMint),
+        baseTokenProgram: new PublicKey(o.baseTokenProgram),
+        quoteTokenProgram: new PublicKey(o.quoteTokenProgram),
+        takerSide: o.takerSide,
+        inAmount: o.inAmount,
+        quotedOutAmount: 0n,
+        expireAt: BigInt(Math.floor(live.validUntilMs / 1000)),
+        tickSizeQpb: 1n,
+        lotSizeBase: lot,
+        levels,
+        recentBlockhash: blockhash,
+        legExtra: this.legExtra,
+      },
+      { lookupTables },
+    );
+    if (o.tamper) tx = await o.tamper(tx, lookupTables);
     tx.sign([o.taker]);
     const swapUuid = randomUUID();
     const result = new Promise<SubmitResult>((resolve) => {
@@ -355,6 +389,45 @@ export class RfqV2StandIn {
         unsigned_transaction: Buffer.from(tx.serialize()).toString("base64"),
       });
     return { ...(await result), swapUuid, offered: tx };
+  }
+
+  /** The tables a swap of this maker and pair loads from (made on first use), none without `tables`. */
+  private async lookupTablesFor(
+    maker: PublicKey,
+    o: { baseMint: string; quoteMint: string; baseTokenProgram: string; quoteTokenProgram: string },
+  ): Promise<AddressLookupTableAccount[]> {
+    const t = this.opts.tables;
+    if (!t) return [];
+    const once = (name: string, addresses: () => PublicKey[]) => {
+      let p = this.tables.get(name);
+      if (!p) {
+        p = createLookupTable(t.chain, t.payer, addresses());
+        // A failed creation is tried again on the next swap.
+        p.catch(() => this.tables.delete(name));
+        this.tables.set(name, p);
+      }
+      return p;
+    };
+    const shared = once("shared", () =>
+      [
+        this.legExtra.toBase58(),
+        INSTRUCTIONS_SYSVAR,
+        AGGREGATOR_EVENT_AUTHORITY,
+        RFQ_V2_PROGRAM,
+        TOKEN_PROGRAM,
+        TOKEN_2022_PROGRAM,
+      ].map((a) => new PublicKey(a)),
+    );
+    const pair = once(`${maker.toBase58()}/${o.baseMint}/${o.quoteMint}`, () => {
+      const [base, quote] = [new PublicKey(o.baseMint), new PublicKey(o.quoteMint)];
+      return [
+        base,
+        quote,
+        getAssociatedTokenAddressSync(base, maker, false, new PublicKey(o.baseTokenProgram)),
+        getAssociatedTokenAddressSync(quote, maker, false, new PublicKey(o.quoteTokenProgram)),
+      ];
+    });
+    return Promise.all([shared, pair]);
   }
 
   close(): Promise<void> {

@@ -5,8 +5,14 @@
 export const V2RejectCode = {
   /** The base64 or the transaction bytes cannot be read, or an instruction names an account out of range. */
   V2_MALFORMED_TRANSACTION: "V2_MALFORMED_TRANSACTION",
-  /** The message loads accounts from lookup tables the service could not resolve. */
+  /** The lookup tables could not be read: the chain read failed or did not answer within the deadline. */
   V2_LOOKUP_TABLES_UNRESOLVED: "V2_LOOKUP_TABLES_UNRESOLVED",
+  /** A lookup table the message loads from does not exist, or the account is not a lookup table. */
+  V2_LOOKUP_TABLE_NOT_FOUND: "V2_LOOKUP_TABLE_NOT_FOUND",
+  /** A lookup table the message loads from is deactivated (or deactivating: it may be closed before landing). */
+  V2_LOOKUP_TABLE_DEACTIVATED: "V2_LOOKUP_TABLE_DEACTIVATED",
+  /** The message loads an index beyond the lookup table's addresses, as read from the chain just now. */
+  V2_LOOKUP_INDEX_OUT_OF_RANGE: "V2_LOOKUP_INDEX_OUT_OF_RANGE",
   /** Not exactly two required signatures, or the maker's key is not the read-only signer at slot 1. */
   V2_INVALID_SIGNERS: "V2_INVALID_SIGNERS",
   /** No aggregator route_v2 instruction holding exactly one leg, an RFQ v2 leg, for the maker. */

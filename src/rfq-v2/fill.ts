@@ -5,7 +5,8 @@
  * (each level no better for the taker than the streamed one, no more lots), whose amounts follow from
  * the program's walk of those levels, and whose maker key and token accounts appear nowhere but the
  * leg's own slots. Routes with other legs are refused: their payloads cannot be read here, so the
- * maker's accounts could hide in them.
+ * maker's accounts could hide in them. The keys are the message's resolved list (lookup.ts): an
+ * account loaded from a lookup table is judged exactly as a static one.
  *
  * The layouts are in src/program/rfq-v2.ts.
  */
@@ -123,8 +124,17 @@ export function checkV2Route(
       V2RejectCode.V2_INVALID_SIGNERS,
       `${header.numRequiredSignatures} required signatures, ${header.numReadonlySignedAccounts} read-only: expected 2 and 1 (the maker at slot 1)`,
     );
-  if (!accountKeys[1]?.equals(maker))
-    return refuse(V2RejectCode.V2_INVALID_SIGNERS, "the maker is not the signer at slot 1");
+  // A signer is always a static key (a lookup table cannot load one): the maker's slot is checked there.
+  const statics = msg.staticAccountKeys;
+  if (
+    statics.length < header.numRequiredSignatures ||
+    !statics[1]?.equals(maker) ||
+    !accountKeys[1]?.equals(maker)
+  )
+    return refuse(
+      V2RejectCode.V2_INVALID_SIGNERS,
+      "the maker is not the static signer at slot 1 (a key loaded from a lookup table cannot sign)",
+    );
 
   // Every index is checked against the keys below before any is read; out of range is a bug, not input.
   const key = (i: number): PublicKey => {
@@ -241,6 +251,18 @@ export function checkV2Route(
         `instruction ${n} names a maker account at position ${pos}`,
       );
     }
+  }
+
+  // The runtime refuses a key loaded twice (AccountLoadedTwice); refused here so no slot can name a copy.
+  const distinct = new Set<string>();
+  for (const k of accountKeys) {
+    const b58 = k.toBase58();
+    if (distinct.has(b58))
+      return refuse(
+        V2RejectCode.V2_MALFORMED_TRANSACTION,
+        `account ${b58} appears twice among the message's keys`,
+      );
+    distinct.add(b58);
   }
 
   // Amounts: a lone leg takes the whole route input.

@@ -1,5 +1,5 @@
 /** The level stream's metrics, registered in the service's registry beside the webhook's. */
-import { Counter, Gauge, type Registry } from "prom-client";
+import { Counter, Gauge, Histogram, type Registry } from "prom-client";
 
 export function rfqV2Metrics(registry: Registry) {
   const registers = [registry];
@@ -48,6 +48,24 @@ export function rfqV2Metrics(registry: Registry) {
       help: "Co-signed swaps the operator confirmed landed (TRANSACTION_CONFIRMED)",
       registers,
     }),
+    lookupResolutions: new Counter({
+      name: "rfq_v2_lookup_resolutions_total",
+      help: "Swaps whose lookup tables were resolved, by outcome: resolved, or the refusal's code",
+      labelNames: ["outcome"],
+      registers,
+    }),
+    lookupTables: new Counter({
+      name: "rfq_v2_lookup_tables_total",
+      help: "Lookup tables a swap loaded from, by where they were read: cache or chain",
+      labelNames: ["source"],
+      registers,
+    }),
+    lookupSeconds: new Histogram({
+      name: "rfq_v2_lookup_resolution_seconds",
+      help: "Time to resolve a swap's lookup tables (chain reads included), seconds",
+      buckets: [0.001, 0.005, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2],
+      registers,
+    }),
     reconnects: new Counter({
       name: "rfq_v2_reconnects_total",
       help: "Times the RFQ v2 streams were lost and reconnected",
@@ -56,6 +74,8 @@ export function rfqV2Metrics(registry: Registry) {
   };
   for (const t of ["NEW", "UPDATED", "EXPIRED", "REJECTED", "HEARTBEAT"]) m.updates.inc({ type: t }, 0);
   m.swaps.inc({ outcome: "signed" }, 0);
+  m.lookupResolutions.inc({ outcome: "resolved" }, 0);
+  for (const source of ["cache", "chain"]) m.lookupTables.inc({ source }, 0);
   return m;
 }
 export type RfqV2Metrics = ReturnType<typeof rfqV2Metrics>;

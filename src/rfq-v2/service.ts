@@ -11,6 +11,7 @@ import type { Config } from "../../config/load.ts";
 import type { Inventory } from "../../inventory/interface.ts";
 import type { PairLadders, QuotingBook } from "../../pricing/book.ts";
 import type { Controls } from "../../pricing/controls/interface.ts";
+import type { Chain } from "../chain/interface.ts";
 import type { Signer } from "../keys/index.ts";
 import type { Logger } from "../observability/logger.ts";
 import type { RefusalCode } from "../refusal/codes.ts";
@@ -19,6 +20,7 @@ import { V2RejectCode } from "./codes.ts";
 import { checkV2Swap, decodeSwapTransaction, type V2Pair } from "./fill.ts";
 import type { V2Offered, V2SwapRecorder } from "./ledger.ts";
 import { type Fits, lotSizeFor, pairLevels, wireLevel } from "./levels.ts";
+import { LookupTableResolver } from "./lookup.ts";
 import type { RfqV2Metrics } from "./metrics.ts";
 import type { TokenMsg } from "./proto.ts";
 import { signV2Swap } from "./sign.ts";
@@ -36,6 +38,8 @@ export interface RfqV2ServiceDeps {
   book: QuotingBook;
   inventory: Inventory;
   signer: Signer;
+  /** Reads the lookup tables a swap loads accounts from. */
+  chain: Pick<Chain, "getAccounts">;
   log: Logger;
   metrics: RfqV2Metrics;
   now?: () => number;
@@ -55,6 +59,7 @@ const RESERVATION_GRACE_MS = 30_000;
 export class RfqV2Service {
   readonly streamed: StreamedLevels;
   private readonly client: V2Client;
+  private readonly lookups: LookupTableResolver;
   private readonly pairs = new Map<string, V2Pair>();
   private readonly lots = new Map<string, bigint>();
   private readonly lastSent = new Map<string, { key: string; atMs: number }>();
@@ -68,6 +73,7 @@ export class RfqV2Service {
   constructor(private readonly deps: RfqV2ServiceDeps) {
     this.now = deps.now ?? Date.now;
     this.streamed = new StreamedLevels(this.now);
+    this.lookups = new LookupTableResolver({ chain: deps.chain, now: this.now, metrics: deps.metrics });
     const { config } = deps;
     for (const key of config.file.rfqV2.pairs) {
       const [b, q] = key.split("/") as [string, string];
@@ -245,11 +251,11 @@ export class RfqV2Service {
     const tx = decodeSwapTransaction(base64);
     if ("code" in tx) return refuse(tx.code, tx.detail);
     offer.tx = tx;
-    if (tx.message.addressTableLookups.length > 0)
-      return refuse(V2RejectCode.V2_LOOKUP_TABLES_UNRESOLVED, "the swap loads accounts from lookup tables");
+    const keys = await this.lookups.resolve(tx.message);
+    if (!keys.ok) return refuse(keys.code, keys.detail);
     const verdict = checkV2Swap({
       tx,
-      accountKeys: tx.message.staticAccountKeys,
+      accountKeys: keys.accountKeys,
       maker: signer.publicKey,
       pairs: this.pairs,
       streamed: (k) => this.streamed.valid(k),

@@ -1,14 +1,16 @@
 /**
  * The local chain's stand-in for the aggregator's route_v2 with one RFQ v2 leg: an honest swap moves
- * exactly the walked amounts; each of the RFQ v2 program's published errors fails the transaction
- * (fee charged, nothing moved), as on mainnet.
+ * exactly the walked amounts, also with its accounts loaded from a lookup table; each of the RFQ v2
+ * program's published errors fails the transaction (fee charged, nothing moved), as on mainnet.
  */
 import { createTransferCheckedInstruction } from "@solana/spl-token";
 import { Keypair, PublicKey, type VersionedTransaction } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
 import { TOKEN_PROGRAM } from "../../config/schema.ts";
 import { buildV2SwapTransaction, type V2SwapParams } from "../../sandbox/rfq-v2/build.ts";
+import { createLookupTable } from "../../sandbox/rfq-v2/tables.ts";
 import { ata, creditSol, creditToken, tokenBalance } from "../../src/chain/local/seed.ts";
+import { INSTRUCTIONS_SYSVAR } from "../../src/program/rfq-v2.ts";
 import { makeWorld } from "../inventory/support.ts";
 import { MINT } from "../support/config.ts";
 
@@ -51,7 +53,53 @@ async function setup() {
   return { w, taker, params, send };
 }
 
+/** A table on the chain holding the mints, the maker's accounts, the sysvar and the leg's extra account. */
+async function tableOf(w: ReturnType<typeof makeWorld>, legExtra: PublicKey) {
+  const payer = Keypair.generate();
+  creditSol(w.chain, payer.publicKey, 1_000_000_000n);
+  return createLookupTable(w.chain, payer, [
+    SOL,
+    USDC,
+    ata(w.chain, w.maker.publicKey, SOL),
+    ata(w.chain, w.maker.publicKey, USDC),
+    new PublicKey(INSTRUCTIONS_SYSVAR),
+    legExtra,
+  ]);
+}
+
 describe("route_v2 with an RFQ v2 leg on the local chain", () => {
+  it("lands with its accounts loaded from a lookup table and moves what the walk gives (the maker's accounts loaded writable)", async () => {
+    const { w, taker, params, send } = await setup();
+    const legExtra = Keypair.generate().publicKey;
+    const table = await tableOf(w, legExtra);
+    const makerSol = tokenBalance(w.chain, w.maker.publicKey, SOL);
+    const tx = buildV2SwapTransaction({ ...params(), legExtra }, { lookupTables: [table] });
+    expect(tx.message.addressTableLookups[0]!.writableIndexes).toHaveLength(2);
+    expect(await send(tx)).toMatchObject({ state: "confirmed" });
+    const spent = 5_410_500n + 254n * 18_044n;
+    expect(tokenBalance(w.chain, taker.publicKey, USDC)).toBe(100_000_000n - spent);
+    expect(tokenBalance(w.chain, w.maker.publicKey, SOL)).toBe(makerSol - 554n * 100_000n);
+  });
+
+  it("fails 6005 when the maker's account loaded from a lookup table is named by another instruction, and moves nothing", async () => {
+    const { w, taker, params, send } = await setup();
+    const table = await tableOf(w, Keypair.generate().publicKey);
+    creditToken(w.chain, taker.publicKey, SOL, 0n);
+    const steal = createTransferCheckedInstruction(
+      ata(w.chain, w.maker.publicKey, SOL),
+      SOL,
+      ata(w.chain, taker.publicKey, SOL),
+      w.maker.publicKey,
+      1n,
+      9,
+    );
+    const makerSol = tokenBalance(w.chain, w.maker.publicKey, SOL);
+    const status = await send(buildV2SwapTransaction(params(), { after: [steal], lookupTables: [table] }));
+    expect(status).toMatchObject({ state: "failed" });
+    expect("error" in status && status.error).toContain("6005");
+    expect(tokenBalance(w.chain, w.maker.publicKey, SOL)).toBe(makerSol);
+  });
+
   it("moves what the program's walk gives: 300 lots at 18,035 then 254 at 18,044 for 10 USDC", async () => {
     const { w, taker, params, send } = await setup();
     const makerUsdc = tokenBalance(w.chain, w.maker.publicKey, USDC);

@@ -4,7 +4,7 @@
  * refused with its code.
  */
 import { createTransferCheckedInstruction, getAssociatedTokenAddressSync } from "@solana/spl-token";
-import { Keypair, PublicKey, type VersionedTransaction } from "@solana/web3.js";
+import { Keypair, MessageV0, PublicKey, VersionedTransaction } from "@solana/web3.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { TOKEN_2022_PROGRAM } from "../../config/schema.ts";
 import { QuotingBook } from "../../pricing/book.ts";
@@ -335,6 +335,57 @@ describe("attacks on an RFQ v2 swap, each refused", () => {
     const writable = buildV2SwapTransaction(honest());
     writable.message.header.numReadonlySignedAccounts = 0;
     expect(code(judge(writable))).toBe(V2RejectCode.V2_INVALID_SIGNERS);
+  });
+
+  it("refuses the maker at slot 1 of the resolved keys when it is loaded from a lookup table, not the static signer", () => {
+    const honestTx = buildV2SwapTransaction(honest());
+    const keys = honestTx.message.staticAccountKeys;
+    expect(code(judge(honestTx))).toBe("accepted");
+    // The same resolved key list, but only the taker static: the rest (the maker first) loaded from a table.
+    const writable = 1 + keys.slice(2).findIndex((_k, i) => !honestTx.message.isAccountWritable(i + 2));
+    const m = new MessageV0({
+      header: honestTx.message.header,
+      staticAccountKeys: [taker],
+      recentBlockhash: honestTx.message.recentBlockhash,
+      compiledInstructions: honestTx.message.compiledInstructions,
+      addressTableLookups: [
+        {
+          accountKey: Keypair.generate().publicKey,
+          writableIndexes: Array.from({ length: writable }, (_v, i) => i),
+          readonlyIndexes: Array.from({ length: keys.length - 1 - writable }, (_v, i) => writable + i),
+        },
+      ],
+    });
+    const r = checkV2Swap({
+      tx: new VersionedTransaction(m),
+      accountKeys: keys,
+      maker,
+      pairs,
+      streamed: (k) => streamed.valid(k, NOW),
+      nowMs: NOW,
+    });
+    expect(code(r)).toBe(V2RejectCode.V2_INVALID_SIGNERS);
+  });
+
+  it("refuses a key loaded twice (a lookup table repeating a static key), also the maker's named by the fill-authority slot", () => {
+    const tx = buildV2SwapTransaction(honest());
+    const keys = tx.message.staticAccountKeys;
+    const judgeKeys = (accountKeys: PublicKey[]) =>
+      checkV2Swap({ tx, accountKeys, maker, pairs, streamed: (k) => streamed.valid(k, NOW), nowMs: NOW });
+    expect(code(judgeKeys([...keys, keys[5]!]))).toBe(V2RejectCode.V2_MALFORMED_TRANSACTION);
+    // The route's fill authority pointed at a second copy of the maker's key (not the signer's slot).
+    const copy = buildV2SwapTransaction(honest());
+    const route = copy.message.compiledInstructions.find((ix) => ix.data.length > 100)!;
+    route.accountKeyIndexes[12] = keys.length;
+    const r = checkV2Swap({
+      tx: copy,
+      accountKeys: [...copy.message.staticAccountKeys, maker],
+      maker,
+      pairs,
+      streamed: (k) => streamed.valid(k, NOW),
+      nowMs: NOW,
+    });
+    expect(r.ok || r.detail).toBe(`account ${maker.toBase58()} appears twice among the message's keys`);
   });
 
   it("knows the RFQ v2 program it checks against", () => {

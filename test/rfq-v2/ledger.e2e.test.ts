@@ -96,6 +96,7 @@ async function stack(opts: { land?: boolean } = { land: true }) {
   const v2metrics = rfqV2Metrics(registry);
   const service = new RfqV2Service({
     config: w.config,
+    chain: w.chain,
     settings: { url, makerId: MAKER_ID, authToken: TOKEN },
     book: new QuotingBook(w.config, w.sources, { controls: new MemoryControls() }),
     inventory,

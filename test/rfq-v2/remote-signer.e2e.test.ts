@@ -110,6 +110,7 @@ async function channel(sources?: ReadonlyMap<string, PriceSource>, through: Remo
   const registry = new Registry();
   const v2 = new RfqV2Service({
     config: w.config,
+    chain: w.chain,
     settings: { url, makerId: MAKER_ID, authToken: TOKEN },
     book: new QuotingBook(w.config, sources ?? w.sources, { controls }),
     inventory,

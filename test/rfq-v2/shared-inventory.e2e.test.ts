@@ -9,6 +9,7 @@ import { TOKEN_PROGRAM } from "../../config/schema.ts";
 import { MemoryInventory } from "../../inventory/memory.ts";
 import { MemoryControls } from "../../pricing/controls/memory.ts";
 import { RfqV2StandIn } from "../../sandbox/rfq-v2/server.ts";
+import { creditSol } from "../../src/chain/local/seed.ts";
 import { makeWorld } from "../inventory/support.ts";
 import { postQuote, startWebhook } from "../ops/webhook.ts";
 import { MINT } from "../support/config.ts";
@@ -31,13 +32,19 @@ async function until<T>(get: () => T | undefined, what: string, ms = 3_000): Pro
 
 describe("the webhook and the RFQ v2 stream share one inventory", () => {
   it("a webhook fill's reservation shrinks the streamed asks, and a v2 swap's reservation shrinks what /quote offers", async () => {
-    const standIn = new RfqV2StandIn({ makers: [{ makerId: "mm", token: "jwt-shared-inventory" }] });
-    const url = await standIn.listen();
-    closers.push(() => standIn.close());
     // 300 SOL on hand: below the pair's 500 SOL maximum, so the inventory is what bounds the asks.
     const w = makeWorld((f) => ({ ...f, rfqV2: { ...f.rfqV2, pairs: ["SOL/USDC"] } }), {
       inventory: { SOL: 300n * SOL },
     });
+    const payer = Keypair.generate();
+    creditSol(w.chain, payer.publicKey, SOL);
+    // Its swaps load accounts from lookup tables on the world's chain, resolved by the composed stream.
+    const standIn = new RfqV2StandIn({
+      makers: [{ makerId: "mm", token: "jwt-shared-inventory" }],
+      tables: { chain: w.chain, payer },
+    });
+    const url = await standIn.listen();
+    closers.push(() => standIn.close());
     const inventory = new MemoryInventory({ ...w.options(), now: Date.now });
     await inventory.start();
     closers.push(() => inventory.close());
@@ -99,6 +106,7 @@ describe("the webhook and the RFQ v2 stream share one inventory", () => {
       inAmount: 36_200_000_000n, // 36,200 USDC: about 200 SOL at 180.25
     });
     expect(swap).toMatchObject({ ok: true });
+    expect(swap.offered.message.addressTableLookups.length).toBeGreaterThan(0);
     const declined = await postQuote(hook.url, ask150);
     expect(declined.status).toBe(404);
     expect(String(declined.body.message)).toMatch(/^no quote: 150000000000 SOL asked, \d+ available/);

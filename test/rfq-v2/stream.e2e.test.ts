@@ -1,12 +1,16 @@
 /**
  * The RFQ v2 channel over a real gRPC socket against the sandbox's stand-in of the operator's service:
  * levels streamed for every configured pair from the quoting book, a swap offered on them co-signed in
- * the maker's slot with the inventory reserved, a tampered swap and a swap on withdrawn levels let
- * pass, the sequence continued across a restart, and the streams reconnected after the server drops.
+ * the maker's slot with the inventory reserved (its accounts loaded from lookup tables, as the
+ * operator's are), a tampered swap (levels, accounts, lookup tables) and a swap on withdrawn levels
+ * let pass, the sequence continued across a restart, and the streams reconnected after the server
+ * drops.
  */
 import { createTransferCheckedInstruction, getAssociatedTokenAddressSync } from "@solana/spl-token";
 import {
+  type AddressLookupTableAccount,
   Keypair,
+  type MessageV0,
   PublicKey,
   TransactionInstruction,
   TransactionMessage,
@@ -20,6 +24,8 @@ import { QuotingBook } from "../../pricing/book.ts";
 import { MemoryControls } from "../../pricing/controls/memory.ts";
 import type { PriceSource } from "../../pricing/interface.ts";
 import { RfqV2StandIn } from "../../sandbox/rfq-v2/server.ts";
+import { createLookupTable, deactivateLookupTable } from "../../sandbox/rfq-v2/tables.ts";
+import type { LocalChain } from "../../src/chain/local/index.ts";
 import { creditSol, creditToken, tokenBalance } from "../../src/chain/local/seed.ts";
 import { KeypairSigner } from "../../src/keys/index.ts";
 import { createLogger } from "../../src/observability/logger.ts";
@@ -44,6 +50,13 @@ async function until(cond: () => boolean, what: string, ms = 5_000): Promise<voi
   }
 }
 
+/** A key with SOL on the chain (the operator's payer for its lookup tables). */
+function funded(chain: LocalChain): Keypair {
+  const k = Keypair.generate();
+  creditSol(chain, k.publicKey, 1_000_000_000n);
+  return k;
+}
+
 async function stack(
   opts: {
     port?: number;
@@ -62,6 +75,7 @@ async function stack(
       makers: [{ makerId: MAKER_ID, token: TOKEN }],
       heartbeatMs: 60_000,
       recentBlockhash: async () => (await w.chain.getLatestBlockhash()).blockhash,
+      tables: { chain: w.chain, payer: funded(w.chain) },
       ...(opts.land
         ? {
             land: async (tx) => {
@@ -93,6 +107,7 @@ async function stack(
     book,
     inventory,
     signer: new KeypairSigner(w.maker),
+    chain: w.chain,
     log: createLogger("silent"),
     metrics,
     client: { backoff: { initialMs: 50, maxMs: 200 } },
@@ -116,8 +131,20 @@ const swapsWith = async (registry: Registry, outcome: string) =>
     (v) => v.labels.outcome === outcome,
   )?.value ?? 0;
 
+/** What a hostile operator's tampering can use: the maker's key, the chain, a key with SOL on it. */
+interface Hostile {
+  maker: PublicKey;
+  chain: LocalChain;
+  payer: Keypair;
+}
+
+const lookupsWith = async (registry: Registry, outcome: string) =>
+  (await registry.getSingleMetric("rfq_v2_lookup_resolutions_total")!.get()).values.find(
+    (v) => v.labels.outcome === outcome,
+  )?.value ?? 0;
+
 describe("the RFQ v2 level stream against the operator's stand-in", () => {
-  it("lands a co-signed swap on the local chain (route_v2 emulated) and moves balances exactly as the levels say", async () => {
+  it("lands a co-signed swap that loads accounts from lookup tables on the local chain (route_v2 emulated) and moves balances exactly as the levels say", async () => {
     const s = await stack({ land: true });
     await until(() => s.standIn.liveSet(MAKER_ID, MINT.SOL, MINT.USDC) !== undefined, "SOL/USDC levels");
     const live = s.standIn.liveSet(MAKER_ID, MINT.SOL, MINT.USDC)!;
@@ -134,6 +161,10 @@ describe("the RFQ v2 level stream against the operator's stand-in", () => {
     };
     const r = await s.standIn.offerSwap({ ...solUsdc, taker, takerSide: "bid", inAmount: 250_000_000n });
     expect(r).toMatchObject({ ok: true });
+    // As the operator's: the leg's extra account, the mints and the maker's accounts loaded from two tables.
+    expect(r.offered.message.addressTableLookups).toHaveLength(2);
+    expect(r.offered.message.staticAccountKeys.some((k) => k.equals(s.standIn.legExtra))).toBe(false);
+    expect(await lookupsWith(s.registry, "resolved")).toBe(1);
     const lot = BigInt(live.quote.lot_size_base);
     const levels = live.quote.ask_levels.map((l) => ({
       perLot: (BigInt(l.price) * lot) / 10n ** 9n,
@@ -190,16 +221,37 @@ describe("the RFQ v2 level stream against the operator's stand-in", () => {
     };
     /** The message rebuilt with its instructions changed (keys re-sorted, the signers kept). */
     const rebuild =
-      (change: (ixs: TransactionInstruction[]) => TransactionInstruction[]) => (tx: VersionedTransaction) => {
-        const m = TransactionMessage.decompile(tx.message);
+      (change: (ixs: TransactionInstruction[]) => TransactionInstruction[], o = { tables: true }) =>
+      (tx: VersionedTransaction, tables: AddressLookupTableAccount[]) => {
+        const m = TransactionMessage.decompile(tx.message, { addressLookupTableAccounts: tables });
         m.instructions = change(m.instructions);
-        return new VersionedTransaction(m.compileToV0Message());
+        return new VersionedTransaction(m.compileToV0Message(o.tables ? tables : []));
       };
+    const v0 = (tx: VersionedTransaction) => tx.message as MessageV0;
+    /** The index the next lookup's first read-only key gets: after every key the message has. */
+    const nextLoaded = (m: MessageV0) =>
+      m.staticAccountKeys.length +
+      m.addressTableLookups.reduce((n, l) => n + l.writableIndexes.length + l.readonlyIndexes.length, 0);
+    /** The maker's SOL account, named by a transfer out of it beside the route. */
+    const stealSol = (maker: PublicKey) =>
+      createTransferCheckedInstruction(
+        getAssociatedTokenAddressSync(new PublicKey(MINT.SOL), maker),
+        new PublicKey(MINT.SOL),
+        Keypair.generate().publicKey,
+        maker,
+        1n,
+        9,
+      );
     const isRoute = (ix: TransactionInstruction) =>
       ix.programId.toBase58() === "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4";
     const cases: [
       string,
-      (maker: PublicKey) => (tx: VersionedTransaction) => VersionedTransaction,
+      (
+        ctx: Hostile,
+      ) => (
+        tx: VersionedTransaction,
+        tables: AddressLookupTableAccount[],
+      ) => VersionedTransaction | Promise<VersionedTransaction>,
       string,
     ][] = [
       [
@@ -239,24 +291,83 @@ describe("the RFQ v2 level stream against the operator's stand-in", () => {
         "V2_INVALID_ACCOUNTS",
       ],
       [
-        "a maker account used in another instruction (a transfer out of its SOL account)",
-        (maker) =>
-          rebuild((ixs) => [
-            ...ixs,
-            createTransferCheckedInstruction(
-              getAssociatedTokenAddressSync(new PublicKey(MINT.SOL), maker),
-              new PublicKey(MINT.SOL),
-              Keypair.generate().publicKey,
-              maker,
-              1n,
-              9,
-            ),
-          ]),
+        "a maker account used in another instruction (a transfer out of its SOL account, all keys static)",
+        ({ maker }) => rebuild((ixs) => [...ixs, stealSol(maker)], { tables: false }),
         "V2_MAKER_NOT_EXCLUSIVE",
       ],
       [
+        "a maker token account loaded from a lookup table into another instruction (a transfer out of its SOL account)",
+        ({ maker }) =>
+          async (tx, tables) => {
+            const out = rebuild((ixs) => [...ixs, stealSol(maker)])(tx, tables);
+            const sol = getAssociatedTokenAddressSync(new PublicKey(MINT.SOL), maker);
+            // The attack as meant: the account is not among the static keys, only in a table.
+            expect(out.message.staticAccountKeys.some((k) => k.equals(sol))).toBe(false);
+            return out;
+          },
+        "V2_MAKER_NOT_EXCLUSIVE",
+      ],
+      [
+        "the maker's authority loaded from a lookup table into another instruction (the compute-budget one)",
+        ({ maker, chain, payer }) =>
+          async (tx) => {
+            const t = await createLookupTable(chain, payer, [maker]);
+            const m = v0(tx);
+            const index = nextLoaded(m);
+            m.addressTableLookups.push({ accountKey: t.key, writableIndexes: [], readonlyIndexes: [0] });
+            const budget = m.compiledInstructions[0]!;
+            budget.accountKeyIndexes = [...budget.accountKeyIndexes, index];
+            return tx;
+          },
+        "V2_MAKER_NOT_EXCLUSIVE",
+      ],
+      [
+        "the maker's key only in a lookup table (the fill authority loaded from it, a stranger the static signer at slot 1)",
+        ({ maker, chain, payer }) =>
+          async (tx) => {
+            const t = await createLookupTable(chain, payer, [maker]);
+            const m = v0(tx);
+            const index = nextLoaded(m);
+            m.addressTableLookups.push({ accountKey: t.key, writableIndexes: [], readonlyIndexes: [0] });
+            m.staticAccountKeys[1] = Keypair.generate().publicKey;
+            for (const ix of m.compiledInstructions)
+              ix.accountKeyIndexes = ix.accountKeyIndexes.map((i) => (i === 1 ? index : i));
+            return tx;
+          },
+        "V2_INVALID_SIGNERS",
+      ],
+      [
+        "a lookup table that does not exist",
+        () => (tx) => {
+          v0(tx).addressTableLookups[1]!.accountKey = Keypair.generate().publicKey;
+          return tx;
+        },
+        "V2_LOOKUP_TABLE_NOT_FOUND",
+      ],
+      [
+        "a deactivated lookup table (a copy of the pair's table, then deactivated)",
+        ({ chain, payer }) =>
+          async (tx, tables) => {
+            const pair = tables[1]!;
+            const copy = await createLookupTable(chain, payer, pair.state.addresses);
+            await deactivateLookupTable(chain, payer, { key: copy.key, authority: copy.authority });
+            const lookup = v0(tx).addressTableLookups.find((l) => l.accountKey.equals(pair.key))!;
+            lookup.accountKey = copy.key;
+            return tx;
+          },
+        "V2_LOOKUP_TABLE_DEACTIVATED",
+      ],
+      [
+        "an index beyond a lookup table's addresses",
+        () => (tx) => {
+          v0(tx).addressTableLookups[0]!.readonlyIndexes[0] = 200;
+          return tx;
+        },
+        "V2_LOOKUP_INDEX_OUT_OF_RANGE",
+      ],
+      [
         "a fill for a maker address that is not ours",
-        (maker) => {
+        ({ maker }) => {
           const other = Keypair.generate().publicKey;
           return rebuild((ixs) =>
             ixs.map(
@@ -287,7 +398,7 @@ describe("the RFQ v2 level stream against the operator's stand-in", () => {
         takerSide: "bid",
         inAmount: 250_000_000n,
         timeoutMs: 1_500,
-        tamper: tamper(s.w.maker.publicKey),
+        tamper: tamper({ maker: s.w.maker.publicKey, chain: s.w.chain, payer: funded(s.w.chain) }),
       });
       expect(r).toMatchObject({ ok: false, reason: "timeout" });
       expect(await swapsWith(s.registry, code)).toBe(1);

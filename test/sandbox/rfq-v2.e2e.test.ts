@@ -1,10 +1,10 @@
 /**
  * The sandbox with the RFQ v2 channel (`npm run sandbox`, `npm run demo`, through startStack): the
  * webhook process streams every enabled pair's levels to the stand-in of the operator's RFQ v2 service;
- * a taker's v2 swap is offered, co-signed, lands on the local chain server and moves the taker's
- * balances exactly as the levels say, and is found once in the webhook's fill ledger (channel rfq-v2,
- * asked through its admin API: the embedded ledger is open in that process); the manifest names the
- * stand-in.
+ * a taker's v2 swap (loading accounts from lookup tables the stand-in made on the chain) is offered,
+ * co-signed, lands on the local chain server and moves the taker's balances exactly as the levels say,
+ * and is found once in the webhook's fill ledger (channel rfq-v2, asked through its admin API: the
+ * embedded ledger is open in that process); the manifest names the stand-in.
  */
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -58,7 +58,7 @@ describe("the sandbox's RFQ v2 channel", () => {
     expect(manifest.rfqV2).toEqual({ url: stack.rfqV2!.url, makerId: "sandbox-maker" });
   });
 
-  it("lands a taker's v2 swap, co-signed by the webhook, moving its balances exactly as the levels say; the swap is once in the ledger", async () => {
+  it("lands a taker's v2 swap loading accounts from lookup tables, co-signed by the webhook, moving its balances exactly as the levels say; the swap is once in the ledger", async () => {
     const live = await liveLevels(MINT.SOL, MINT.USDC);
     const lot = BigInt(live.quote.lot_size_base);
     const asks = live.quote.ask_levels.map((l) => ({
@@ -82,6 +82,8 @@ describe("the sandbox's RFQ v2 channel", () => {
       timeoutMs: 30_000,
     });
     expect(r).toMatchObject({ ok: true });
+    // Built as the operator builds it: accounts loaded from lookup tables the webhook resolved over RPC.
+    expect(r.offered.message.addressTableLookups.length).toBeGreaterThan(0);
     const after = await client.balances(taker.publicKey, [MINT.SOL, MINT.USDC]);
     expect(after[MINT.USDC]! - before[MINT.USDC]!).toBe(-walk.spent);
     expect(after[MINT.SOL]! - before[MINT.SOL]!).toBe(walk.out);

@@ -6,7 +6,8 @@
  * by the two token transfers it makes: the taker's input into the maker's account of that mint, the
  * maker's output into the taker's. What it does not model: routes with other legs (refused), the
  * aggregator's slippage and platform fee (the RFQ leg is the whole route here), Token-2022 extensions,
- * and the unlabelled last account of the leg.
+ * and the unlabelled last account of the leg. Accounts the swap loads from lookup tables reach it
+ * resolved: the local chain decompiles the message with its tables before any emulation.
  */
 import { createTransferCheckedInstruction } from "@solana/spl-token";
 import type { PublicKey, TransactionInstruction } from "@solana/web3.js";
