@@ -342,6 +342,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
           SIGNER_KEYPAIR: makerPath,
           SIGNER_SOCKET: socketPath,
           SIGNER_LIMITS: signerLimits,
+          // Its own chain reader: blockhash validity and the lookup tables of RFQ v2 swaps.
+          SIGNER_RPC_URL: chainUrl,
           // The issuer key is the signer's too: the webhook then holds no key of any kind.
           ...(issued ? { SIGNER_ISSUER_KEYPAIR: issued.issuerPath } : {}),
           ...redisEnv,

@@ -200,7 +200,12 @@ export const SignerRefusalCode = {
   COMPANION_UNSIGNED_FILL: "SIGNER_COMPANION_UNSIGNED_FILL",
   /** A companion was already made for this quote: one per quote. */
   COMPANION_ALREADY_MADE: "SIGNER_COMPANION_ALREADY_MADE",
-  /** An RFQ v2 swap loads accounts from lookup tables, which the signer does not resolve: it signs only what it can read. */
+  /**
+   * An RFQ v2 swap loads accounts from lookup tables and the signer has no chain reader (SIGNER_RPC_URL)
+   * to resolve them: it signs only what it can read. With one, the tables' own codes apply
+   * (V2_LOOKUP_TABLE_NOT_FOUND, V2_LOOKUP_TABLE_DEACTIVATED, V2_LOOKUP_INDEX_OUT_OF_RANGE,
+   * V2_LOOKUP_TABLES_UNRESOLVED, src/rfq-v2/codes.ts).
+   */
   V2_LOOKUP_TABLES: "SIGNER_V2_LOOKUP_TABLES",
   /** An RFQ v2 swap runs a top-level program outside the ones an offered swap holds (compute budget, system, token, ATA, aggregator). */
   V2_UNEXPECTED_PROGRAM: "SIGNER_V2_UNEXPECTED_PROGRAM",

@@ -3,12 +3,16 @@
  * certificates made with openssl), real Redis for its own record, and the webhook's RemoteSigner as
  * the client. Swaps are built as the operator builds them (sandbox/rfq-v2/build.ts) and signed by the
  * taker; the attacks are sent straight to the signer with the level set the webhook "claims", so only
- * the signer's own checks stand between them and the maker's signature.
+ * the signer's own checks stand between them and the maker's signature. Swaps that load accounts from
+ * lookup tables go to a second signer whose SIGNER_RPC_URL is a local chain behind its JSON-RPC
+ * server, the tables made there by the lookup table program: the signer reads them itself.
  */
 import { chmodSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { getAssociatedTokenAddressSync } from "@solana/spl-token";
 import {
+  AddressLookupTableAccount,
   Keypair,
   PublicKey,
   SystemProgram,
@@ -17,7 +21,11 @@ import {
 } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TOKEN_PROGRAM } from "../../config/schema.ts";
+import { type RpcServer, startRpcServer } from "../../sandbox/chain/rpc-server.ts";
 import { buildV2SwapTransaction, type V2SwapParams } from "../../sandbox/rfq-v2/build.ts";
+import { createLookupTable, deactivateLookupTable } from "../../sandbox/rfq-v2/tables.ts";
+import { LocalChain } from "../../src/chain/local/index.ts";
+import { creditSol } from "../../src/chain/local/seed.ts";
 import { verifyEd25519 } from "../../src/crypto/ed25519.ts";
 import { SignerRefusal, type V2SignContext } from "../../src/keys/index.ts";
 import { createLogger } from "../../src/observability/logger.ts";
@@ -150,8 +158,12 @@ const makerSigned = (tx: VersionedTransaction) => {
 };
 
 /** The signer's refusal code; fails the test when it signed, and shows the maker's slot still empty. */
-async function refused(tx: VersionedTransaction, ctx: V2SignContext): Promise<string> {
-  const e = await client.sign(tx, ctx).then(
+async function refused(
+  tx: VersionedTransaction,
+  ctx: V2SignContext,
+  through: RemoteSigner = client,
+): Promise<string> {
+  const e = await through.sign(tx, ctx).then(
     () => undefined,
     (err: unknown) => err,
   );
@@ -355,5 +367,175 @@ describe("attacks on an RFQ v2 swap, refused by the signer with a named code", (
     expect(await refused(unsigned, { swapUuid: uuid(), claimed: claimed(p) })).toBe(
       SignerRefusalCode.TAKER_SIGNATURE,
     );
+  });
+});
+
+/** A signer service like the first one (same key, limits and Redis), reading the chain at `rpcUrl`. */
+async function signerWithChain(
+  rpcUrl: string,
+  name: string,
+): Promise<{ service: SignerService; client: RemoteSigner }> {
+  const pki = makeTestPki(dir, name);
+  const s = await startSignerService(
+    {
+      SIGNER_KEYPAIR: join(dir, "maker.json"),
+      SIGNER_TLS_LISTEN: "127.0.0.1:0",
+      SIGNER_TLS_CERT: pki.serverCert,
+      SIGNER_TLS_KEY: pki.serverKey,
+      SIGNER_TLS_CLIENT_CA: pki.caCert,
+      SIGNER_LIMITS: join(dir, "limits.json"),
+      SIGNER_RPC_URL: rpcUrl,
+      REDIS_URL: redisUrl(),
+    },
+    {
+      redis,
+      redisPrefix: prefix,
+      log: createLogger("info", {
+        write: (line: string) => {
+          logLines.push(JSON.parse(line) as Record<string, unknown>);
+        },
+      }),
+      now: () => NOW,
+    },
+  );
+  const c = await RemoteSigner.connect({
+    url: `https://127.0.0.1:${s.listeners.tlsPort}`,
+    caFile: pki.caCert,
+    clientCertFile: pki.clientCert,
+    clientKeyFile: pki.clientKey,
+  });
+  return { service: s, client: c };
+}
+
+describe("RFQ v2 swaps that load accounts from lookup tables, resolved by the signer through its own chain reader (SIGNER_RPC_URL)", () => {
+  const chain = LocalChain.create();
+  const payer = Keypair.generate();
+  creditSol(chain, payer.publicKey, 10_000_000_000n);
+  const makerSol = getAssociatedTokenAddressSync(new PublicKey(MINT.SOL), maker.publicKey);
+  const makerUsdc = getAssociatedTokenAddressSync(new PublicKey(MINT.USDC), maker.publicKey);
+  const legExtra = Keypair.generate().publicKey;
+  let rpc: RpcServer;
+  let withChain: { service: SignerService; client: RemoteSigner };
+  /** As the operator's: the maker's token accounts, the mints and the leg's extra account in one table. */
+  let table: AddressLookupTableAccount;
+
+  beforeAll(async () => {
+    rpc = await startRpcServer(chain, { host: "127.0.0.1", port: 0 });
+    table = await createLookupTable(chain, payer, [
+      makerSol,
+      makerUsdc,
+      new PublicKey(MINT.SOL),
+      new PublicKey(MINT.USDC),
+      legExtra,
+    ]);
+    withChain = await signerWithChain(rpc.url, "with-chain");
+  }, 30_000);
+
+  afterAll(async () => {
+    withChain?.client.close();
+    await withChain?.service.close();
+    await rpc?.close();
+  });
+
+  it("signs an honest swap whose maker token accounts, mints and leg account are loaded from a table on the chain", async () => {
+    const p = params({ legExtra });
+    const tx = swap(p, { lookupTables: [table] });
+    // The maker's accounts are not static keys: only the table names them.
+    expect(tx.message.addressTableLookups).toHaveLength(1);
+    expect(tx.message.staticAccountKeys.some((k) => k.equals(makerSol) || k.equals(makerUsdc))).toBe(false);
+    const swapUuid = uuid();
+    await withChain.client.sign(tx, { swapUuid, claimed: claimed(p) });
+    expect(makerSigned(tx)).toBe(true);
+    expect(logLines.find((l) => l.msg === "signed" && l.swapUuid === swapUuid)).toMatchObject({
+      mint: MINT.SOL,
+      amount: "10000000",
+      received: "1503000",
+    });
+  });
+
+  it("refuses a maker token account hidden in the table and named by another instruction (V2_MAKER_NOT_EXCLUSIVE)", async () => {
+    const p = params({ legExtra });
+    // A lamport transfer into the maker's SOL account, which only the table names: read as static
+    // keys, the transfer's destination would be invisible.
+    const tx = swap(p, {
+      lookupTables: [table],
+      after: [SystemProgram.transfer({ fromPubkey: taker.publicKey, toPubkey: makerSol, lamports: 1 })],
+    });
+    expect(tx.message.staticAccountKeys.some((k) => k.equals(makerSol))).toBe(false);
+    expect(await refused(tx, { swapUuid: uuid(), claimed: claimed(p) }, withChain.client)).toBe(
+      V2RejectCode.V2_MAKER_NOT_EXCLUSIVE,
+    );
+  });
+
+  it("refuses a swap loading from a table the chain does not hold (V2_LOOKUP_TABLE_NOT_FOUND), whatever keys the message claims it holds", async () => {
+    const p = params({ legExtra });
+    const missing = new AddressLookupTableAccount({
+      key: Keypair.generate().publicKey,
+      state: { ...table.state, addresses: [...table.state.addresses] },
+    });
+    const ctx = { swapUuid: uuid(), claimed: claimed(p) };
+    expect(await refused(swap(p, { lookupTables: [missing] }), ctx, withChain.client)).toBe(
+      V2RejectCode.V2_LOOKUP_TABLE_NOT_FOUND,
+    );
+    expect(logLines.find((l) => l.swapUuid === ctx.swapUuid && l.code)?.detail).toContain(
+      missing.key.toBase58(),
+    );
+  });
+
+  it("refuses an index beyond the table's addresses on the chain (V2_LOOKUP_INDEX_OUT_OF_RANGE) and a deactivated table (V2_LOOKUP_TABLE_DEACTIVATED)", async () => {
+    const p = params({ legExtra: Keypair.generate().publicKey });
+    // The operator's copy of the table holds one address more than the chain's: the leg's account.
+    const longer = new AddressLookupTableAccount({
+      key: table.key,
+      state: { ...table.state, addresses: [...table.state.addresses, p.legExtra!] },
+    });
+    expect(
+      await refused(
+        swap(p, { lookupTables: [longer] }),
+        { swapUuid: uuid(), claimed: claimed(p) },
+        withChain.client,
+      ),
+    ).toBe(V2RejectCode.V2_LOOKUP_INDEX_OUT_OF_RANGE);
+    const q = params({ legExtra });
+    const doomed = await createLookupTable(chain, payer, [makerSol, makerUsdc, legExtra]);
+    await deactivateLookupTable(chain, payer, doomed);
+    expect(
+      await refused(
+        swap(q, { lookupTables: [doomed] }),
+        { swapUuid: uuid(), claimed: claimed(q) },
+        withChain.client,
+      ),
+    ).toBe(V2RejectCode.V2_LOOKUP_TABLE_DEACTIVATED);
+  }, 30_000);
+
+  it("refuses a swap with lookup tables when its chain cannot be read (V2_LOOKUP_TABLES_UNRESOLVED)", async () => {
+    // SIGNER_RPC_URL on a loopback port nothing listens on.
+    const port = await new Promise<number>((resolve) => {
+      const srv = createServer().listen(0, "127.0.0.1", () => {
+        const { port: p } = srv.address() as { port: number };
+        srv.close(() => resolve(p));
+      });
+    });
+    const down = await signerWithChain(`http://127.0.0.1:${port}`, "chain-down");
+    try {
+      const p = params({ legExtra });
+      expect(
+        await refused(
+          swap(p, { lookupTables: [table] }),
+          { swapUuid: uuid(), claimed: claimed(p) },
+          down.client,
+        ),
+      ).toBe(V2RejectCode.V2_LOOKUP_TABLES_UNRESOLVED);
+    } finally {
+      down.client.close();
+      await down.service.close();
+    }
+  }, 30_000);
+
+  it("without SIGNER_RPC_URL, refuses any swap with lookup tables (SIGNER_V2_LOOKUP_TABLES), naming the missing setting", async () => {
+    const p = params({ legExtra });
+    const ctx = { swapUuid: uuid(), claimed: claimed(p) };
+    expect(await refused(swap(p, { lookupTables: [table] }), ctx)).toBe(SignerRefusalCode.V2_LOOKUP_TABLES);
+    expect(logLines.find((l) => l.swapUuid === ctx.swapUuid && l.code)?.detail).toContain("SIGNER_RPC_URL");
   });
 });

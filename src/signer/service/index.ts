@@ -11,8 +11,9 @@
  *   SIGNER_TLS_LISTEN    host:port for mutual TLS, with SIGNER_TLS_CERT, SIGNER_TLS_KEY, SIGNER_TLS_CLIENT_CA
  *   SIGNER_LIMITS        the policy file: limits, loss limits, price bands and the signer's own price
  *                        sources (limits.ts; required)
- *   SIGNER_RPC_URL       a JSON-RPC URL the signer reads blockhash validity from (optional: without it
- *                        a quote is never signed for a second message)
+ *   SIGNER_RPC_URL       a JSON-RPC URL the signer reads the chain through: blockhash validity and the
+ *                        lookup tables of RFQ v2 swaps (optional: without it a quote is never signed
+ *                        for a second message, nor a v2 swap that loads from lookup tables)
  *   REDIS_URL | REDIS_CLUSTER_NODES | REDIS_SENTINELS (+ REDIS_SENTINEL_MASTER), and REDIS_USERNAME,
  *   REDIS_PASSWORD, REDIS_TLS_*: the webhook's Redis, named exactly as the webhook names it (required:
  *   the quotes and the signer's own record; one topology, src/redis/client.ts)
@@ -90,8 +91,10 @@ export const signerEnvSchema = z.object({
     .string()
     .min(1, "required: the signer's policy file (see config/signer-limits.example.json)"),
   /**
-   * JSON-RPC URL the signer asks whether a signed fill's blockhash is still valid; unset: a quote is never
-   * signed for a second message.
+   * JSON-RPC URL of the signer's own chain reader: whether a signed fill's blockhash is still valid, and
+   * the lookup tables an RFQ v2 swap loads accounts from (read here, never taken from the webhook);
+   * unset: a quote is never signed for a second message, and a v2 swap with lookup tables is refused
+   * (SIGNER_V2_LOOKUP_TABLES).
    */
   SIGNER_RPC_URL: optional.pipe(z.url({ protocol: /^https?$/ }).optional()),
   /**
@@ -157,7 +160,7 @@ export async function startSignerService(
     redisPrefix?: string;
     now?: () => number;
     /** The chain reader (tests); else one over SIGNER_RPC_URL when set. */
-    chain?: Pick<Chain, "isBlockhashValid">;
+    chain?: Pick<Chain, "isBlockhashValid" | "getAccounts">;
   } = {},
 ): Promise<SignerService> {
   const env = parseSignerEnv(vars);

@@ -17,8 +17,9 @@
  *                                      SIGNER_LIMIT_PER_MINUTE, SIGNER_LIMIT_PER_DAY, SIGNER_LIMIT_LOSS_PER_DAY)
  *  9. sign the message bytes with the fee payer's key
  * Every refusal is one log line with its code; every signature one line with quoteId and message hash.
- * An RFQ v2 swap (decideV2) is judged from its own bytes the same way: structure, programs, expiry,
- * the walk of its levels against steps 5, 6 and 8, one landable message per swap id.
+ * An RFQ v2 swap (decideV2) is judged from its own bytes the same way: its lookup tables resolved by
+ * the signer's own chain reader, then structure, programs, expiry, the walk of its levels against
+ * steps 5, 6 and 8, one landable message per swap id.
  */
 import type { KeyObject } from "node:crypto";
 import { type Keypair, PublicKey, type VersionedTransaction } from "@solana/web3.js";
@@ -39,6 +40,7 @@ import type { QuoteStore, StoredQuote } from "../../quote-store/interface.ts";
 import { SignerRefusalCode } from "../../refusal/codes.ts";
 import { V2RejectCode } from "../../rfq-v2/codes.ts";
 import { checkV2Route, decodeSwapTransaction, type V2Pair } from "../../rfq-v2/fill.ts";
+import { LookupTableResolver } from "../../rfq-v2/lookup.ts";
 import type { ClaimedLevelsWire } from "../protocol.ts";
 import { bandFor, judgeBand } from "./band.ts";
 import type {
@@ -73,9 +75,10 @@ export interface SigningPolicyOptions {
   priceSources: ReadonlyMap<string, PriceSource>;
   /**
    * The signer's own chain reader (SIGNER_RPC_URL): tells whether a quote's earlier message can still
-   * land. Unset: a quote is never signed for a second message.
+   * land, and reads the lookup tables an RFQ v2 swap loads accounts from. Unset: a quote is never
+   * signed for a second message, and a v2 swap that loads from lookup tables is refused.
    */
-  chain?: Pick<Chain, "isBlockhashValid">;
+  chain?: Pick<Chain, "isBlockhashValid" | "getAccounts">;
   /** The active key first, then the next key of a rotation (if configured). */
   keys: readonly Keypair[];
   /**
@@ -93,6 +96,8 @@ export class SigningPolicy {
   readonly #keys: HeldKey[];
   /** The pairs an RFQ v2 swap may trade: those the signer's file gives a band. */
   readonly #v2Pairs: ReadonlyMap<string, V2Pair>;
+  /** The v2 swaps' lookup tables, read through the signer's own chain reader (none without one). */
+  readonly #lookups: LookupTableResolver | undefined;
   private readonly maxFeeLamports: bigint;
   private readonly raisedFeeCapOf: ReturnType<typeof raisedFeeCaps>;
   private readonly now: () => number;
@@ -108,6 +113,10 @@ export class SigningPolicy {
     this.maxFeeLamports = BigInt(opts.config.file.limits.maxFeeLamports);
     this.raisedFeeCapOf = raisedFeeCaps(opts.config);
     this.now = opts.now ?? Date.now;
+    // A 1 s deadline: the refusal reaches the webhook inside its 2 s wait (SIGNER_TIMEOUT_MS's default).
+    this.#lookups = opts.chain
+      ? new LookupTableResolver({ chain: opts.chain, now: this.now, deadlineMs: 1_000 })
+      : undefined;
   }
 
   /** The key new webhooks quote with, every key the signer signs for, and its issuer key if any. */
@@ -325,8 +334,9 @@ export class SigningPolicy {
    * An RFQ v2 swap the webhook's channel was offered (src/rfq-v2/): judged from its own bytes. The
    * structure as the webhook judges it (checkV2Route: one route_v2 with one RFQ v2 leg, the maker's
    * key the read-only signer at slot 1 and the leg's fill authority, its token accounts nowhere else,
-   * the expected programs), only top-level programs an offered swap holds, no lookup tables (the
-   * signer does not resolve them), the taker's signature, expire_at within the configured level
+   * the expected programs) on the full key list, its lookup tables read by the signer itself through
+   * its own chain reader (never the webhook's resolution), only top-level programs an offered swap
+   * holds, the taker's signature, expire_at within the configured level
    * validity, the swap within the level set the webhook `claimed` (its word, checked, never priced
    * by); then what the maker pays and receives by the program's walk of the swap's own levels against
    * the per-fill limit and the pair's band around the signer's own mid, and the record: one landable
@@ -342,13 +352,19 @@ export class SigningPolicy {
     if ("code" in tx) return refuse(tx.code, tx.detail);
     const messageBytes = tx.message.serialize();
     const messageHash = messageBytesHash(messageBytes);
-    if (tx.message.addressTableLookups.length > 0)
+    const tables = tx.message.addressTableLookups.length;
+    if (tables > 0 && !this.#lookups)
       return refuse(
         SignerRefusalCode.V2_LOOKUP_TABLES,
-        `the swap loads accounts from ${tx.message.addressTableLookups.length} lookup table(s), which the signer does not resolve`,
+        `the swap loads accounts from ${tables} lookup table(s), and the signer has no chain reader (SIGNER_RPC_URL) to resolve them`,
         { messageHash },
       );
-    const keys = tx.message.staticAccountKeys;
+    // The webhook resolved the tables too, but the signer reads them itself: it trusts only the bytes.
+    const resolved = this.#lookups
+      ? await this.#lookups.resolve(tx.message)
+      : { ok: true as const, accountKeys: tx.message.staticAccountKeys };
+    if (!resolved.ok) return refuse(resolved.code, resolved.detail, { messageHash, tables });
+    const keys = resolved.accountKeys;
     // The maker signs slot 1 (checkV2Route requires it): the held key named there, else the active one.
     const held = this.#keys.find((k) => keys[1]?.equals(k.publicKey)) ?? (this.#keys[0] as HeldKey);
     const route = checkV2Route({ tx, accountKeys: keys, maker: held.publicKey, pairs: this.#v2Pairs });
