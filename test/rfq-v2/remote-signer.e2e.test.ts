@@ -1,14 +1,17 @@
 /**
  * The RFQ v2 channel signing through the signer service (SIGNER_URL): the channel in this process
  * against the operator's stand-in over gRPC, the signer service on its real Unix socket with its own
- * price (SOL/USDC 180.25, 100 bps band) and record in real Redis, swaps landing on the local chain.
- * An honest swap is signed by the signer and lands; a webhook whose price is far off the signer's
+ * price (SOL/USDC 180.25, 100 bps band), record in real Redis and chain reader (SIGNER_RPC_URL, the
+ * local chain behind its JSON-RPC server), swaps landing on the local chain. The stand-in's swaps load
+ * accounts from lookup tables it makes on that chain, as the operator's do: the webhook and the signer
+ * each resolve them. An honest swap is signed by the signer and lands; a webhook whose price is far off the signer's
  * streams levels the webhook's own checks accept, and the signer refuses the swap on them: nothing
  * moves on the chain, the reservation is given back and the signer's code is counted. A signer that
  * cannot be reached signs nothing either (the webhook holds no key to fall back on).
  */
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { getAssociatedTokenAddressSync } from "@solana/spl-token";
 import { Keypair, PublicKey } from "@solana/web3.js";
 import { Registry } from "prom-client";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -18,6 +21,7 @@ import { QuotingBook } from "../../pricing/book.ts";
 import { MemoryControls } from "../../pricing/controls/memory.ts";
 import type { PriceSource } from "../../pricing/interface.ts";
 import { StaticPriceSource } from "../../pricing/static.ts";
+import { type RpcServer, startRpcServer } from "../../sandbox/chain/rpc-server.ts";
 import { RfqV2StandIn } from "../../sandbox/rfq-v2/server.ts";
 import { creditSol, creditToken, tokenBalance } from "../../src/chain/local/seed.ts";
 import { createLogger } from "../../src/observability/logger.ts";
@@ -43,6 +47,7 @@ const w = makeWorld((f) => ({
 const signerLog: Record<string, unknown>[] = [];
 let service: SignerService;
 let signer: RemoteSigner;
+let rpc: RpcServer;
 
 beforeAll(async () => {
   const keyFile = join(dir, "maker.json");
@@ -59,8 +64,15 @@ beforeAll(async () => {
     }),
   );
   const socketPath = join(dir, "signer.sock");
+  rpc = await startRpcServer(w.chain, { host: "127.0.0.1", port: 0 });
   service = await startSignerService(
-    { SIGNER_KEYPAIR: keyFile, SIGNER_SOCKET: socketPath, SIGNER_LIMITS: limitsFile, REDIS_URL: redisUrl() },
+    {
+      SIGNER_KEYPAIR: keyFile,
+      SIGNER_SOCKET: socketPath,
+      SIGNER_LIMITS: limitsFile,
+      SIGNER_RPC_URL: rpc.url,
+      REDIS_URL: redisUrl(),
+    },
     {
       redis,
       redisPrefix: prefix,
@@ -73,6 +85,7 @@ beforeAll(async () => {
 afterAll(async () => {
   signer?.close();
   await service?.close();
+  await rpc?.close();
 });
 
 const closers: (() => Promise<void> | void)[] = [];
@@ -88,12 +101,17 @@ async function until(cond: () => boolean, what: string, ms = 5_000): Promise<voi
   }
 }
 
+/** The operator's payer for the lookup tables its swaps load from. */
+const tablePayer = Keypair.generate();
+creditSol(w.chain, tablePayer.publicKey, 1_000_000_000n);
+
 /** The channel with the remote signer; `sources`: the webhook's own prices (the test config's by default). */
 async function channel(sources?: ReadonlyMap<string, PriceSource>, through: RemoteSigner = signer) {
   const standIn = new RfqV2StandIn({
     makers: [{ makerId: MAKER_ID, token: TOKEN }],
     heartbeatMs: 60_000,
     recentBlockhash: async () => (await w.chain.getLatestBlockhash()).blockhash,
+    tables: { chain: w.chain, payer: tablePayer },
     land: async (tx) => {
       const r = await w.chain.send(tx);
       if (!r.ok) throw new Error(r.error);
@@ -157,12 +175,17 @@ const swapsWith = async (registry: Registry, outcome: string) =>
   )?.value ?? 0;
 
 describe("the RFQ v2 channel signing through the signer service", () => {
-  it("lands a swap the signer service signed, moving the balances exactly as the levels say", async () => {
+  it("lands a swap loading its accounts from lookup tables that the signer service resolved itself and signed, moving the balances exactly as the levels say", async () => {
     const c = await channel();
     const taker = newTaker();
     const maker = balances(w.maker.publicKey);
     const r = await offer(c.standIn, taker, 10_000);
     expect(r).toMatchObject({ ok: true });
+    // As the operator's: the maker's token accounts are loaded from the stand-in's tables, not static.
+    expect(r.offered.message.addressTableLookups).toHaveLength(2);
+    const makerSol = getAssociatedTokenAddressSync(sol, w.maker.publicKey);
+    const statics = r.offered.message.staticAccountKeys;
+    expect(statics.some((k) => k.equals(makerSol) || k.equals(c.standIn.legExtra))).toBe(false);
     const lot = BigInt(c.live.quote.lot_size_base);
     const asks = c.live.quote.ask_levels.map((l) => ({
       perLot: (BigInt(l.price) * lot) / 10n ** 9n,
@@ -174,6 +197,8 @@ describe("the RFQ v2 channel signing through the signer service", () => {
       channel: "rfq-v2",
       amount: walk.out.toString(),
       received: walk.spent.toString(),
+      // The signer read both tables itself, through its own SIGNER_RPC_URL.
+      tables: 2,
     });
     expect(await swapsWith(c.registry, "signed")).toBe(1);
   });

@@ -213,6 +213,7 @@ describe("the signer service signs an honest RFQ v2 swap", () => {
       loss: "0",
       sequence: "41",
       side: "bid",
+      tables: 0,
     });
   });
 
@@ -450,6 +451,7 @@ describe("RFQ v2 swaps that load accounts from lookup tables, resolved by the si
       mint: MINT.SOL,
       amount: "10000000",
       received: "1503000",
+      tables: 1,
     });
   });
 

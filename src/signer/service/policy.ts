@@ -448,6 +448,8 @@ export class SigningPolicy {
         received: trade.amountIn.toString(),
         sequence: claimed.sequence,
         taker: leg.taker.toBase58(),
+        // Lookup tables the signer read the swap's keys from (0: static keys only).
+        tables,
       },
     });
   }
