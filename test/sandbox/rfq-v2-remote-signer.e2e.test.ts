@@ -1,15 +1,17 @@
 /**
  * The RFQ v2 channel with the remote signer (`npm run sandbox -- --remote-signer`, through startStack):
  * the chain, the signer service and the webhook each in their own process, the webhook with RFQ_V2_URL
- * and SIGNER_URL and no key. A taker's v2 swap offered by the operator's stand-in is checked by the
- * webhook, signed by the signer service (its own record says so) and lands, moving the balances exactly
- * as the levels say. A swap the webhook's own checks let through but the signer's do not (an extra
+ * and SIGNER_URL and no key, the signer with SIGNER_RPC_URL (the chain's JSON-RPC). A taker's v2 swap
+ * offered by the operator's stand-in loads accounts from lookup tables on that chain, as the operator's
+ * do; it is checked by the webhook, resolved and signed by the signer service on its own reading of the
+ * tables (its own record says so) and lands, moving the balances exactly as the levels say. A swap the webhook's own checks let through but the signer's do not (an extra
  * instruction of a program no offered swap holds) is never signed: the maker's balances are unchanged
  * and the webhook counts the signer's code.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
+  type AddressLookupTableAccount,
   Keypair,
   PublicKey,
   TransactionInstruction,
@@ -59,7 +61,10 @@ async function liveLevels(base: string, quote: string) {
   throw new Error(`no levels for ${base}/${quote}; see ${dir}/webhook.log`);
 }
 
-const offer = (extra: { tamper?: (tx: VersionedTransaction) => VersionedTransaction; timeoutMs: number }) =>
+const offer = (extra: {
+  tamper?: (tx: VersionedTransaction, tables: AddressLookupTableAccount[]) => VersionedTransaction;
+  timeoutMs: number;
+}) =>
   stack.rfqV2!.standIn.offerSwap({
     makerId: stack.rfqV2!.makerId,
     taker: stack.takers[0]!.keypair,
@@ -74,7 +79,7 @@ const offer = (extra: { tamper?: (tx: VersionedTransaction) => VersionedTransact
   });
 
 describe("the RFQ v2 channel with RFQ_V2_URL and SIGNER_URL", () => {
-  it("starts the webhook with both set and no key, and lands a v2 swap signed by the signer service, moving the balances exactly as the levels say", async () => {
+  it("starts the webhook with both set and no key, and lands a v2 swap loading from lookup tables that the signer service resolved itself and signed, moving the balances exactly as the levels say", async () => {
     expect(stack.signerUrl).toMatch(/^unix:\/\//);
     const live = await liveLevels(MINT.SOL, MINT.USDC);
     const lot = BigInt(live.quote.lot_size_base);
@@ -88,12 +93,19 @@ describe("the RFQ v2 channel with RFQ_V2_URL and SIGNER_URL", () => {
     const before = await client.balances(taker.publicKey, [MINT.SOL, MINT.USDC]);
     const r = await offer({ timeoutMs: 30_000 });
     expect(r).toMatchObject({ ok: true });
+    expect(r.offered.message.addressTableLookups).toHaveLength(2);
     const after = await client.balances(taker.publicKey, [MINT.SOL, MINT.USDC]);
     expect(after[MINT.USDC]! - before[MINT.USDC]!).toBe(-walk.spent);
     expect(after[MINT.SOL]! - before[MINT.SOL]!).toBe(walk.out);
     // The signature is the signer service's: its log records the swap, what the maker paid out.
     const signed = logOf("signer").find((l) => l.msg === "signed" && l.swapUuid === r.swapUuid);
-    expect(signed).toMatchObject({ channel: "rfq-v2", mint: MINT.SOL, amount: walk.out.toString() });
+    // ... and that it read both tables itself.
+    expect(signed).toMatchObject({
+      channel: "rfq-v2",
+      mint: MINT.SOL,
+      amount: walk.out.toString(),
+      tables: 2,
+    });
     expect(
       logOf("webhook").some((l) => l.msg === "rfq v2: swap co-signed" && l.swapUuid === r.swapUuid),
     ).toBe(true);
@@ -107,15 +119,18 @@ describe("the RFQ v2 channel with RFQ_V2_URL and SIGNER_URL", () => {
     const taker = stack.takers[0]!.keypair;
     // An instruction of an unknown program naming only the taker: the webhook's checks do not look
     // at other programs; the signer signs only the programs an offered swap holds.
-    const addStranger = (tx: VersionedTransaction): VersionedTransaction => {
+    const addStranger = (
+      tx: VersionedTransaction,
+      tables: AddressLookupTableAccount[],
+    ): VersionedTransaction => {
       const stranger = new TransactionInstruction({
         programId: Keypair.generate().publicKey,
         keys: [{ pubkey: taker.publicKey, isSigner: true, isWritable: true }],
         data: Buffer.from([7]),
       });
-      const msg = TransactionMessage.decompile(tx.message);
+      const msg = TransactionMessage.decompile(tx.message, { addressLookupTableAccounts: tables });
       msg.instructions.push(stranger);
-      return new VersionedTransaction(msg.compileToV0Message());
+      return new VersionedTransaction(msg.compileToV0Message(tables));
     };
     const r = await offer({ tamper: addStranger, timeoutMs: 3_000 });
     expect(r).toMatchObject({ ok: false, reason: "timeout" });
