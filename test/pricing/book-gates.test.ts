@@ -427,6 +427,10 @@ describe("a source's own ladder", () => {
       num: 18000n * USDC * 9_990n,
       den: 100n * SOL * 10_000n,
     });
+    expect(ladders.ok && ladders.asks[0]?.price).toEqual({
+      num: 18050n * USDC * 9_990n,
+      den: 100n * SOL * 10_000n,
+    });
   });
 
   it("stands as the pair's ladders, cut at maxBase, stopping before a rung priced at zero", () => {
@@ -450,6 +454,13 @@ describe("a source's own ladder", () => {
     };
     expect(l.bids).toEqual([rung(10n * SOL, "180.00")]);
     expect(l.asks).toEqual([rung(10n * SOL, "180.50"), rung(500n * SOL, "181.50")]);
+  });
+
+  it("stands a source's ladder that ends below maxBase as it is, every rung", () => {
+    const short: Ladder = { bids: LADDER.bids.slice(0, 1), asks: LADDER.asks.slice(0, 1) };
+    const l = setup({ source: withLadder(short) }).book.ladders("SOL/USDC");
+    expect(l.ok && l.bids.map((r) => r.upToBase)).toEqual([10n * SOL]);
+    expect(l.ok && l.asks.map((r) => r.upToBase)).toEqual([10n * SOL]);
   });
 });
 
