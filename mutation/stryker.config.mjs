@@ -1,9 +1,9 @@
 // @ts-check
 /**
  * Mutation test of the money path: `npm run test:mutation` (with a throwaway Redis). Fill decoding
- * and validation, the swap executor's claim/reserve/sign steps and expiry, the taker's funds check,
+ * (src/program/: the fill's layout, the message, the smart-account envelope) and validation, the swap executor's claim/reserve/sign steps and expiry, the taker's funds check,
  * the quote store's record format (what a fill is checked against, read back), the quote pricing maths (pricing/book.ts and the shared amount maths in amounts/), and the
- * inventory ledger behind reservations. HTML report:
+ * inventory ledger behind reservations (both its stores: memory and Redis). HTML report:
  * results/mutation/money/index.html. Long (tens of minutes on 2 cores); CI runs the fill rules
  * only (stryker.fill.config.mjs). Scores per folder are recorded in docs/testing.md.
  * @type {import('@stryker-mutator/api/core').PartialStrykerOptions}
@@ -20,6 +20,7 @@ export default {
     "src/fill/fee-shape.ts",
     "src/program/decode.ts",
     "src/program/layout.ts",
+    "src/program/smart-account.ts",
     "src/swap/executor.ts",
     "src/swap/steps/*.ts",
     "src/issuance/bundle.ts",
@@ -27,11 +28,8 @@ export default {
     "src/swap/expiry.ts",
     "src/swap/taker-funds.ts",
     "pricing/book.ts",
-    "amounts/decimal.ts",
-    "amounts/u64.ts",
-    "inventory/reservations/interface.ts",
-    "inventory/reservations/inventory.ts",
-    "inventory/reservations/redis.ts",
+    "amounts/*.ts",
+    "inventory/reservations/*.ts",
   ],
   coverageAnalysis: "perTest",
   // Mutants in logging statements are not run (ignore-logs.mjs), nor those in module-level constants

@@ -1,6 +1,6 @@
 /**
  * The vitest configuration Stryker uses for the whole money path (mutation/stryker.config.mjs): the
- * fill, swap, quote store, pricing and inventory tests, against the throwaway Redis that
+ * fill, swap, quote store, pricing, amount maths, program layout and inventory tests, against the throwaway Redis that
  * `npm run test:mutation` starts (scripts/with-redis.ts).
  */
 import { defineConfig } from "vitest/config";
@@ -12,6 +12,8 @@ export default defineConfig({
       "test/swap/**/*.test.ts",
       "test/quote-store/**/*.test.ts",
       "test/pricing/book-*.test.ts",
+      "test/amounts/**/*.test.ts",
+      "test/program/**/*.test.ts",
       "test/inventory/**/*.test.ts",
     ],
     testTimeout: 30_000,

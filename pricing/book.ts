@@ -180,11 +180,12 @@ export class QuotingBook {
           throw new Error(`pairs.${pair.key}.maxNotionalUsd: no USD price for ${quote.symbol}`);
         }
       }
-      if (p.skew && base.targetInventory !== undefined) {
+      if (p.skew) {
         pair.skew = {
           maxBps: BigInt(p.skew.maxBps),
           fullAtBase: BigInt(p.skew.fullAtBase),
-          target: BigInt(base.targetInventory),
+          // The config refuses a skew without the base token's target (config/schema.ts).
+          target: BigInt(base.targetInventory!),
         };
       }
       this.pairs.set(pair.key, pair);
@@ -239,7 +240,9 @@ export class QuotingBook {
     if ("reason" in picked) return picked;
     const { amountIn, amountOut, baseAmount } = picked;
 
-    if (amountIn <= 0n || amountOut <= 0n) {
+    // A positive amountOut implies a positive amountIn (exactIn: a positive asked amount; exactOut: the
+    // ceiling of a positive amount at a positive price), so amountOut alone decides.
+    if (amountOut <= 0n) {
       return no("AMOUNT_TOO_SMALL", `${pair.key}: ${ask.amount} rounds to nothing`);
     }
     if (amountIn > U64_MAX || amountOut > U64_MAX) {
@@ -292,6 +295,7 @@ export class QuotingBook {
           : this.rungPrice(pair, point.mid, s, levels[i]!.spreadBps, skew);
         const upToBase = ladder ? ladder[i]!.upToBase : levels[i]!.upToBase;
         if (r.num <= 0n) break;
+        // Stryker disable next-line EqualityOperator: the smaller of the two; `<` and `<=` agree when they are equal.
         const bound = upToBase < pair.maxBase ? upToBase : pair.maxBase;
         rungs.push({ upToBase: bound, price: r });
         if (bound === pair.maxBase) break;
@@ -324,7 +328,9 @@ export class QuotingBook {
     const { maxBps, fullAtBase, target } = pair.skew;
     const k = ((pos - target) * maxBps) / fullAtBase; // truncates toward zero
     // Math.min/max do not take bigints.
+    // Stryker disable next-line EqualityOperator: at k = maxBps both branches return maxBps.
     if (k > maxBps) return maxBps;
+    // Stryker disable next-line EqualityOperator: at k = -maxBps both branches return -maxBps.
     if (k < -maxBps) return -maxBps;
     return k;
   }
@@ -357,6 +363,7 @@ export class QuotingBook {
         // How far the rung sits from mid, for logs and metrics only.
         const a = mid.num * l.price.den;
         const b = l.price.num * mid.den;
+        // Stryker disable next-line EqualityOperator: |a - b|; at a = b both branches give 0.
         spreadBps = Number(((a > b ? a - b : b - a) * BPS) / a + extra);
       } else {
         const l = (side === "sell" ? pair.bid : pair.ask)[i]!;
@@ -379,7 +386,8 @@ export class QuotingBook {
     const cap = pair.maxNotionalUsd!;
     let usd: Ratio | undefined;
     if (pair.quote.stable) usd = { num: quoteAmount, den: pair.qScale };
-    else usd = this.deps.usd?.value(pair.quote.mint, quoteAmount);
+    // The constructor refuses a cap on a pair whose quote token is not a stablecoin without deps.usd.
+    else usd = this.deps.usd!.value(pair.quote.mint, quoteAmount);
     if (!usd) return no("PRICE_UNAVAILABLE", `${pair.key}: no fresh USD price for the notional cap`);
     if (usd.num * cap.den > cap.num * usd.den) {
       return no("NOTIONAL_EXCEEDED", `${pair.key}: notional above ${pair.config.maxNotionalUsd} USD`);

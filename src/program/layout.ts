@@ -4,7 +4,7 @@
  * the local chain's emulation and the operator simulator, so that all four agree byte for byte.
  */
 import { PublicKey } from "@solana/web3.js";
-import { U64_MAX } from "../../config/schema.ts";
+import { fitsU64 } from "../../amounts/u64.ts";
 
 export const ORDER_ENGINE_PROGRAM_ID = new PublicKey("61DFfeTKM7trxYcPQCM78bJ794ddZprZpAwAnLiwTpYH");
 export const LIGHTHOUSE_PROGRAM_ID = new PublicKey("L2TExMFKdjpN9kozasaurPirfHy9P8sbXoAN1qA3S95");
@@ -80,8 +80,8 @@ const I64_MAX = (1n << 63n) - 1n;
 
 /** Encodes `fill` instruction data exactly as the operator does. */
 export function encodeFillData(args: FillArgs): Buffer {
-  if (args.inputAmount < 0n || args.inputAmount > U64_MAX) throw new RangeError("inputAmount out of u64");
-  if (args.outputAmount < 0n || args.outputAmount > U64_MAX) throw new RangeError("outputAmount out of u64");
+  if (!fitsU64(args.inputAmount)) throw new RangeError("inputAmount out of u64");
+  if (!fitsU64(args.outputAmount)) throw new RangeError("outputAmount out of u64");
   if (args.expireAt < I64_MIN || args.expireAt > I64_MAX) throw new RangeError("expireAt out of i64");
   if (!Number.isInteger(args.feeBps) || args.feeBps < 0 || args.feeBps > 0xffff) {
     throw new RangeError("feeBps out of u16");
