@@ -18,6 +18,7 @@
  * between a claim and its swap.
  */
 
+import { Cluster } from "ioredis";
 import type { SwapResponse } from "../contract/swap.ts";
 import type { RedisClient } from "../redis/client.ts";
 import {
@@ -76,6 +77,7 @@ export interface RedisQuoteStoreOptions {
 export class RedisQuoteStore implements QuoteStore {
   private readonly now: () => number;
   private readonly retainAfterExpiryMs: number;
+  private corked = false;
 
   constructor(
     private readonly redis: RedisClient,
@@ -89,6 +91,24 @@ export class RedisQuoteStore implements QuoteStore {
       redis.defineCommand("rfqPutQuote", { numberOfKeys: 2, lua: PUT_UNLESS_CLAIMED });
     if (!("rfqReleaseClaim" in redis))
       redis.defineCommand("rfqReleaseClaim", { numberOfKeys: 2, lua: RELEASE_CLAIM });
+  }
+
+  /**
+   * Holds the connection's writes until the event loop's check phase, so the puts of every quote parsed
+   * in one poll phase leave in one system call: one worker held 10,000 quotes/s with it, 8,000 without
+   * (docs/capacity.md; no difference at 2,000/s, where a turn rarely holds two quotes). A Cluster
+   * client has one socket per node, so its puts are written one by one.
+   */
+  private corkForTurn(): void {
+    if (this.corked) return;
+    const stream = (this.redis as { stream?: import("node:net").Socket }).stream;
+    if (!stream || this.redis instanceof Cluster) return;
+    this.corked = true;
+    stream.cork();
+    setImmediate(() => {
+      this.corked = false;
+      stream.uncork();
+    });
   }
 
   private quoteKey(quoteId: string) {
@@ -106,6 +126,7 @@ export class RedisQuoteStore implements QuoteStore {
 
   /** Stores the quote unless its quoteId is claimed (true), or refuses (false). */
   async put(quote: StoredQuote): Promise<boolean> {
+    this.corkForTurn();
     const ttl = Math.max(1, quote.expiresAtMs + this.retainAfterExpiryMs - this.now());
     const json = JSON.stringify(quote);
     const stored = await (this.redis as unknown as Scripted).rfqPutQuote(
