@@ -42,7 +42,7 @@ import { V2RejectCode } from "../../rfq-v2/codes.ts";
 import { checkV2Route, decodeSwapTransaction, type V2Pair } from "../../rfq-v2/fill.ts";
 import { LookupTableResolver } from "../../rfq-v2/lookup.ts";
 import type { ClaimedLevelsWire } from "../protocol.ts";
-import { bandFor, judgeBand } from "./band.ts";
+import { type BandTrade, bandFor, judgeBand } from "./band.ts";
 import type {
   LimitTable,
   PairBand,
@@ -273,45 +273,19 @@ export class SigningPolicy {
 
     const mint = quote.request.tokenOut;
     const amount = BigInt(quote.response.amountOut);
-    const limits = this.opts.limits.get(mint);
-    if (!limits) {
-      return refuse(SignerRefusalCode.NO_LIMIT, `no signer limit is configured for the token ${mint}`, {
-        messageHash,
-      });
-    }
-    if (amount > limits.perFill) {
-      return refuse(
-        SignerRefusalCode.LIMIT_PER_FILL,
-        `the fill pays out ${amount} of ${mint}, over the per-fill limit ${limits.perFill}`,
-        { messageHash },
-      );
-    }
-    const band = bandFor(this.opts.bands, quote.request.tokenIn, mint);
-    if (!band) {
-      return refuse(
-        SignerRefusalCode.NO_PRICE_BAND,
-        `no signer price band is configured for the pair of ${quote.request.tokenIn} and ${mint}`,
-        { messageHash },
-      );
-    }
-    const verdict = judgeBand(
-      band,
-      this.opts.priceSources.get(band.priceSource),
+    const judged = this.#judgeTrade(
       {
         mintIn: quote.request.tokenIn,
         amountIn: BigInt(quote.response.amountIn),
         mintOut: mint,
         amountOut: amount,
       },
-      this.now(),
+      "fill",
+      refuse,
+      { messageHash },
     );
-    if (!verdict.ok) {
-      return refuse(
-        verdict.kind === "noPrice" ? SignerRefusalCode.NO_PRICE : SignerRefusalCode.PRICE_BAND,
-        verdict.detail,
-        { messageHash, pair: band.pair },
-      );
-    }
+    if (!judged.ok) return judged.refused;
+    const { limits, band, verdict } = judged;
 
     return this.#recordAndSign({
       refuse,
@@ -404,31 +378,9 @@ export class SigningPolicy {
       return refuse(V2RejectCode.V2_INVALID_AMOUNTS, `${leg.inAmount} buys no whole lot`, { messageHash });
 
     const { mintOut: mint, amountOut: amount } = trade;
-    const limits = this.opts.limits.get(mint);
-    if (!limits)
-      return refuse(SignerRefusalCode.NO_LIMIT, `no signer limit is configured for the token ${mint}`, {
-        messageHash,
-      });
-    if (amount > limits.perFill)
-      return refuse(
-        SignerRefusalCode.LIMIT_PER_FILL,
-        `the swap pays out ${amount} of ${mint}, over the per-fill limit ${limits.perFill}`,
-        { messageHash },
-      );
-    const band = bandFor(this.opts.bands, trade.mintIn, mint);
-    if (!band)
-      return refuse(
-        SignerRefusalCode.NO_PRICE_BAND,
-        `no signer price band is configured for the pair of ${trade.mintIn} and ${mint}`,
-        { messageHash },
-      );
-    const verdict = judgeBand(band, this.opts.priceSources.get(band.priceSource), trade, this.now());
-    if (!verdict.ok)
-      return refuse(
-        verdict.kind === "noPrice" ? SignerRefusalCode.NO_PRICE : SignerRefusalCode.PRICE_BAND,
-        verdict.detail,
-        { messageHash, pair: band.pair, sequence: claimed.sequence },
-      );
+    const judged = this.#judgeTrade(trade, "swap", refuse, { messageHash }, { sequence: claimed.sequence });
+    if (!judged.ok) return judged.refused;
+    const { limits, band, verdict } = judged;
     return this.#recordAndSign({
       refuse,
       log,
@@ -452,6 +404,47 @@ export class SigningPolicy {
         tables,
       },
     });
+  }
+
+  /**
+   * What the maker pays out against its per-fill limit, then the trade against the pair's band around
+   * the signer's own mid: the limits, the band and the verdict the record needs, or the refusal.
+   */
+  #judgeTrade(
+    trade: BandTrade,
+    what: "fill" | "swap",
+    refuse: (code: string, detail: string, extra?: Record<string, unknown>) => SignDecision,
+    extra: Record<string, unknown>,
+    bandExtra: Record<string, unknown> = {},
+  ):
+    | { ok: true; limits: TokenLimits; band: PairBand; verdict: { loss: bigint; mid: string } }
+    | { ok: false; refused: SignDecision } {
+    const no = (code: string, detail: string, more: Record<string, unknown> = {}) => ({
+      ok: false as const,
+      refused: refuse(code, detail, { ...extra, ...more }),
+    });
+    const { mintIn, mintOut: mint, amountOut: amount } = trade;
+    const limits = this.opts.limits.get(mint);
+    if (!limits) return no(SignerRefusalCode.NO_LIMIT, `no signer limit is configured for the token ${mint}`);
+    if (amount > limits.perFill)
+      return no(
+        SignerRefusalCode.LIMIT_PER_FILL,
+        `the ${what} pays out ${amount} of ${mint}, over the per-fill limit ${limits.perFill}`,
+      );
+    const band = bandFor(this.opts.bands, mintIn, mint);
+    if (!band)
+      return no(
+        SignerRefusalCode.NO_PRICE_BAND,
+        `no signer price band is configured for the pair of ${mintIn} and ${mint}`,
+      );
+    const verdict = judgeBand(band, this.opts.priceSources.get(band.priceSource), trade, this.now());
+    if (!verdict.ok)
+      return no(
+        verdict.kind === "noPrice" ? SignerRefusalCode.NO_PRICE : SignerRefusalCode.PRICE_BAND,
+        verdict.detail,
+        { pair: band.pair, ...bandExtra },
+      );
+    return { ok: true, limits, band, verdict };
   }
 
   /**
