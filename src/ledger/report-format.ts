@@ -48,18 +48,21 @@ export function tokens(units: string, decimals: number | null): string {
 
 const rate = (r: number | null) => (r === null ? "" : r.toFixed(4));
 
+/** One mint's fees owed: mint, symbol, fills, in units and in tokens. */
+const feeCells = (f: SymbolReport["feesOwedByMint"][number]): string[] => [
+  f.mint,
+  f.symbol ?? "",
+  String(f.fills),
+  f.feeOwed,
+  tokens(f.feeOwed, f.decimals),
+];
+
 function sections(r: SymbolReport): { name: string; headers: string[]; rows: string[][] }[] {
   return [
     {
       name: "fees owed by mint",
       headers: ["mint", "symbol", "fills", "fee_owed_units", "fee_owed"],
-      rows: r.feesOwedByMint.map((f) => [
-        f.mint,
-        f.symbol ?? "",
-        String(f.fills),
-        f.feeOwed,
-        tokens(f.feeOwed, f.decimals),
-      ]),
+      rows: r.feesOwedByMint.map(feeCells),
     },
     {
       name: "volume by pair",
@@ -108,14 +111,7 @@ function sections(r: SymbolReport): { name: string; headers: string[]; rows: str
     {
       name: "by channel: fees owed",
       headers: ["channel", "mint", "symbol", "fills", "fee_owed_units", "fee_owed"],
-      rows: r.feesOwedByChannel.map((f) => [
-        f.channel,
-        f.mint,
-        f.symbol ?? "",
-        String(f.fills),
-        f.feeOwed,
-        tokens(f.feeOwed, f.decimals),
-      ]),
+      rows: r.feesOwedByChannel.map((f) => [f.channel, ...feeCells(f)]),
     },
     {
       name: "by channel: markouts (bps, maker's side)",
