@@ -179,6 +179,7 @@ async function startWebhookTarget(o: SweepOptions, workers: number, dir: string)
         webhookEnv: { WORKERS: String(workers), LEDGER: "off" },
         webhookInstances: o.instances,
         webhookBuilt: !o.fromSource,
+        webhookNodeArgs: process.env.WEBHOOK_NODE_ARGS?.split(" ").filter(Boolean) ?? [],
         ...(cluster ? { redisClusterNodes: cluster.nodes } : {}),
         ...(o.redisSocket ? { redisSocket: true } : {}),
         say: (l) => o.say(`    ${l}`),
