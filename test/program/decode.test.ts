@@ -67,6 +67,10 @@ describe("classifyInstruction: ComputeBudget", () => {
       kind: "computeBudgetOther",
       tag: 3,
     });
+    expect(classifyInstruction(base(COMPUTE_BUDGET_PROGRAM_ID, [2, 1, 0, 0, 0, 0, 0, 0, 0]))).toMatchObject({
+      kind: "computeBudgetOther",
+      tag: 2,
+    });
   });
 
   it("names any other ComputeBudget instruction by its tag, undefined for empty data", () => {

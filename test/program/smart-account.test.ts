@@ -227,6 +227,12 @@ describe("decodeSmartAccountEnvelope: malformed envelopes, with their words", ()
     expect(problem([])).toBe("the smart-account instruction is not executeTransactionSyncV2");
   });
 
+  it("reads the bare discriminator as an execute shorter than its header", () => {
+    expect(problem([...EXECUTE_TRANSACTION_SYNC_V2_DISCRIMINATOR])).toBe(
+      "executeTransactionSyncV2 data is 8 bytes, shorter than its header",
+    );
+  });
+
   it("refuses data one byte shorter than the execute's header", () => {
     expect(problem(executeData([]).slice(0, 14))).toBe(
       "executeTransactionSyncV2 data is 14 bytes, shorter than its header",
