@@ -148,11 +148,12 @@ function decodePayload(
   const count = payload.readUInt8(pos++);
   const out: DecodedInstruction[] = [];
   for (let n = 0; n < count; n++) {
-    // Stryker disable next-line EqualityOperator: at pos + 2 = length the check below says the same words
-    if (pos + 2 > payload.length) return `inner instruction ${n} is cut short`;
-    const programIndex = payload.readUInt8(pos++);
-    const accountCount = payload.readUInt8(pos++);
-    if (pos + accountCount + 2 > payload.length) return `inner instruction ${n} is cut short`;
+    // A u8 program index, a u8 account count, that many u8 account indexes, a u16 data length.
+    const accountCount = payload[pos + 1];
+    if (accountCount === undefined || pos + 2 + accountCount + 2 > payload.length)
+      return `inner instruction ${n} is cut short`;
+    const programIndex = payload.readUInt8(pos);
+    pos += 2;
     const indexes = [...payload.subarray(pos, pos + accountCount)];
     pos += accountCount;
     const dataLength = payload.readUInt16LE(pos);
