@@ -1,6 +1,7 @@
 /**
  * The vitest configuration Stryker uses for the whole money path (mutation/stryker.config.mjs): the
- * fill, swap, quote store, pricing, amount maths, program layout and inventory tests, against the throwaway Redis that
+ * fill, swap, quote store, pricing, amount maths, program layout and inventory tests, and those of the
+ * issuer's bundle and the ledger's decision record, against the throwaway Redis that
  * `npm run test:mutation` starts (scripts/with-redis.ts).
  */
 import { defineConfig } from "vitest/config";
@@ -15,6 +16,10 @@ export default defineConfig({
       "test/amounts/**/*.test.ts",
       "test/program/**/*.test.ts",
       "test/inventory/**/*.test.ts",
+      // The issuer's bundle and the ledger's decision record, against scripted ports (their folders'
+      // other tests need a local chain or PostgreSQL).
+      "test/issuance/bundle.test.ts",
+      "test/ledger/decision.test.ts",
     ],
     testTimeout: 30_000,
     hookTimeout: 30_000,

@@ -297,8 +297,8 @@ export function classifyInstruction(base: InstructionBase): DecodedInstruction {
     return { ...base, kind: "ataCreateIdempotent", named };
   }
   if (programId.equals(ORDER_ENGINE_PROGRAM_ID)) {
-    const isFill =
-      data.length >= FILL_DISCRIMINATOR.length && FILL_DISCRIMINATOR.every((b, i) => data[i] === b);
+    // Shorter data fails too: data[i] past its end is undefined, never a discriminator byte.
+    const isFill = FILL_DISCRIMINATOR.every((b, i) => data[i] === b);
     if (!isFill) return { ...base, kind: "orderEngineOther" };
     const args = decodeFillData(data);
     const ix: FillIx = { ...base, kind: "fill", named: nameFillAccounts(accounts), args };

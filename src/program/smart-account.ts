@@ -66,8 +66,8 @@ export type EnvelopeDecode =
   | { kind: "envelope"; envelope: SmartAccountEnvelope }
   | { kind: "malformed"; problem: string };
 
+/** Shorter data fails too: data[i] past its end is undefined, never a discriminator byte. */
 const isExecute = (data: Uint8Array) =>
-  data.length >= EXECUTE_TRANSACTION_SYNC_V2_DISCRIMINATOR.length &&
   EXECUTE_TRANSACTION_SYNC_V2_DISCRIMINATOR.every((b, i) => data[i] === b);
 
 /**
@@ -148,10 +148,12 @@ function decodePayload(
   const count = payload.readUInt8(pos++);
   const out: DecodedInstruction[] = [];
   for (let n = 0; n < count; n++) {
-    if (pos + 2 > payload.length) return `inner instruction ${n} is cut short`;
-    const programIndex = payload.readUInt8(pos++);
-    const accountCount = payload.readUInt8(pos++);
-    if (pos + accountCount + 2 > payload.length) return `inner instruction ${n} is cut short`;
+    // A u8 program index, a u8 account count, that many u8 account indexes, a u16 data length.
+    const accountCount = payload[pos + 1];
+    if (accountCount === undefined || pos + 2 + accountCount + 2 > payload.length)
+      return `inner instruction ${n} is cut short`;
+    const programIndex = payload.readUInt8(pos);
+    pos += 2;
     const indexes = [...payload.subarray(pos, pos + accountCount)];
     pos += accountCount;
     const dataLength = payload.readUInt16LE(pos);

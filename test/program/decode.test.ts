@@ -67,6 +67,10 @@ describe("classifyInstruction: ComputeBudget", () => {
       kind: "computeBudgetOther",
       tag: 3,
     });
+    expect(classifyInstruction(base(COMPUTE_BUDGET_PROGRAM_ID, [2, 1, 0, 0, 0, 0, 0, 0, 0]))).toMatchObject({
+      kind: "computeBudgetOther",
+      tag: 2,
+    });
   });
 
   it("names any other ComputeBudget instruction by its tag, undefined for empty data", () => {
@@ -111,7 +115,8 @@ describe("classifyInstruction: order engine", () => {
     const ix = classifyInstruction(base(ORDER_ENGINE_PROGRAM_ID, FILL_DATA, a));
     expect(ix.kind).toBe("fill");
     if (ix.kind !== "fill") return;
-    expect(ix.named).toEqual({
+    // Strict: no temporaryWsolTokenAccount key at all, not one set to undefined.
+    expect(ix.named).toStrictEqual({
       taker: a[0],
       maker: a[1],
       takerInputTokenAccount: a[2],
@@ -202,6 +207,23 @@ describe("deserializeFillTransaction problems", () => {
       Buffer.concat([acceptanceFixtureBytes(), Buffer.from([0, 0])]),
     );
     expect(trailing).toEqual({ ok: false, problem: "the transaction has 2 unexpected trailing bytes" });
+  });
+
+  it("refuses a transaction larger than a packet: its bytes parse but do not serialize again", () => {
+    // A v0 message of one signer and one instruction carrying 1,500 bytes of data (over 1,232 in all).
+    const message = Buffer.concat([
+      Buffer.from([0x80, 1, 0, 1, 2]),
+      Keypair.generate().publicKey.toBuffer(),
+      Keypair.generate().publicKey.toBuffer(),
+      Buffer.alloc(32, 9),
+      Buffer.from([1, 1, 0, 0xdc, 0x0b]), // one instruction: program 1, no account, 1,500 (shortvec) bytes
+      Buffer.alloc(1_500, 7),
+      Buffer.from([0]),
+    ]);
+    const wire = Buffer.concat([Buffer.from([1]), Buffer.alloc(64), message]);
+    expect(VersionedTransaction.deserialize(wire).message.compiledInstructions[0]?.data).toHaveLength(1_500);
+    const r = deserializeFillTransaction(wire);
+    expect(!r.ok && r.problem).toMatch(/^the transaction does not re-serialize: ./);
   });
 
   it("reads base64 and bytes alike", () => {
