@@ -170,6 +170,22 @@ describe("the rent of the ATAs the fill creates", () => {
     });
   });
 
+  it("charges an ATA created by two payers to the first, whose creation is the one that pays", async () => {
+    const chain = bed();
+    const ataRent = await rent(chain, 165);
+    const walletRent = await rent(chain, 0);
+    const taker = Keypair.generate().publicKey;
+    fundTaker(chain, taker, { sol: ataRent + walletRent, tokens: { [MINT.JUP]: 5_000n } });
+    const broke = Keypair.generate().publicKey;
+    const both = [creation(chain, taker, taker, USDC), creation(chain, broke, taker, USDC)];
+    expect(
+      await checkTakerFunds(chain, fillOf(chain, taker, 1n, { ataCreations: both }), 5_000),
+    ).toMatchObject({
+      ok: true,
+      ataRentLamports: ataRent,
+    });
+  });
+
   it("charges a Token-2022 ATA the rent of its larger account", async () => {
     const chain = bed();
     const ataRent = await rent(chain, 170);
