@@ -340,14 +340,15 @@ export function inventoryContract(name: string, harness: Harness): void {
         expect((await s.state(T + 100)).reserved).toEqual(new Map());
       });
 
-      it("ignores a balance read older than the stored one, and says so", async () => {
+      it("ignores a balance read older than the stored one, and says so; one started at the same time replaces it", async () => {
         const s = await seeded();
+        expect(await s.setBalances(T, 2_000n, new Map([[MINT.USDC, 9_000_000n]]))).toBe(true);
         expect(await s.setBalances(T - 1, 7n, new Map([[MINT.USDC, 1n]]))).toBe(false);
         expect(await s.state(T)).toMatchObject({
           balancesAtMs: T,
-          lamports: 1_000n,
+          lamports: 2_000n,
           balances: new Map([
-            [MINT.USDC, 10_000_000n],
+            [MINT.USDC, 9_000_000n],
             [MINT.SOL, 5_000_000_000n],
           ]),
         });
