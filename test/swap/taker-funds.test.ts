@@ -103,6 +103,24 @@ describe("the taker's input token account", () => {
     ).toEqual(unverifiable);
   });
 
+  it("does not read a balance from an account too short to be a token account, even one starting with the mint", async () => {
+    const chain = bed();
+    const taker = Keypair.generate().publicKey;
+    fundTaker(chain, taker, { sol: 10_000_000n });
+    const account = ata(chain, taker, JUP);
+    chain.svm.setAccount(account, {
+      lamports: 10_000_000,
+      data: Uint8Array.from([...JUP.toBytes(), ...new Uint8Array(132)]), // 164 bytes
+      owner: TOKEN_PROGRAM_ID,
+      executable: false,
+    });
+    expect(await checkTakerFunds(chain, fillOf(chain, taker, 1n), 5_000)).toEqual({
+      ok: false,
+      code: "TAKER_FUNDS_UNVERIFIABLE",
+      detail: "the taker's input account is not a token account of the input mint",
+    });
+  });
+
   it("does not count on a frozen input token account", async () => {
     const chain = bed();
     const taker = Keypair.generate().publicKey;
