@@ -54,7 +54,9 @@ class FlakyReservations implements Reservations {
   reserve: Reservations["reserve"] = (r) => this.inner.reserve(r);
   release: Reservations["release"] = (id) => this.inner.release(id);
   commit: Reservations["commit"] = (id, at) => this.inner.commit(id, at);
-  setBalances: Reservations["setBalances"] = (at, l, b) => this.inner.setBalances(at, l, b);
+  refusesWrites = false;
+  setBalances: Reservations["setBalances"] = (at, l, b) =>
+    this.refusesWrites ? Promise.reject(new Error("READONLY")) : this.inner.setBalances(at, l, b);
   list: Reservations["list"] = () => this.inner.list();
   state: Reservations["state"] = (now) =>
     this.down ? Promise.reject(new Error("connection refused")) : this.inner.state(now);
@@ -331,6 +333,18 @@ describe("the shared reservation state, unreadable or emptied", () => {
     await vi.waitFor(async () => expect((await state.inner.state(w.clock.t)).balancesAtMs).toBe(w.clock.t));
   });
 
+  it("keeps the last chain read's time when the balances it read cannot be recorded", async () => {
+    const w = makeWorld();
+    const state = new FlakyReservations();
+    const inv = await started(w, {}, state);
+    const readAt = inv.snapshot().chainReadAtMs;
+    expect(readAt).toBe(w.clock.t);
+    state.refusesWrites = true;
+    w.clock.t += 1_000;
+    await inv.refresh();
+    expect(inv.snapshot().chainReadAtMs).toBe(readAt);
+  });
+
   it("leaves an empty shared state to the next chain read before any balances are known", async () => {
     const w = makeWorld();
     const chain = countedChain(w);
@@ -379,6 +393,15 @@ describe("what runs by itself", () => {
     });
   });
 
+  it("picks up another instance's reservation from the shared state every syncMs, between chain reads", async () => {
+    const w = makeWorld(withInventory({ refreshMs: 60_000, syncMs: 50 }));
+    const shared = new MemoryReservations();
+    const a = await started(w, {}, shared);
+    const b = await started(w, {}, shared);
+    await b.reserve({ quoteId: "b", mint: MINT.USDC, amount: 5n, expiresAtMs: w.clock.t + 60_000 });
+    await vi.waitFor(() => expect(holding(a, "USDC").reserved).toBe(5n), { timeout: 3_000 });
+  });
+
   it("keeps reading the chain and the shared state while running, and stops once closed", async () => {
     const w = makeWorld(withInventory({ refreshMs: 1_000, syncMs: 50 }));
     const chain = countedChain(w);
@@ -393,6 +416,44 @@ describe("what runs by itself", () => {
     await a.close();
     const reads = chain.reads;
     await new Promise((r) => setTimeout(r, 1_300));
+    expect(chain.reads).toBe(reads);
+  });
+
+  it("waits on close for a chain read in flight to finish", async () => {
+    const w = makeWorld();
+    const chain = countedChain(w);
+    const inv = await started(w, { chain });
+    let open!: () => void;
+    const gate = new Promise<void>((r) => {
+      open = r;
+    });
+    const getAccounts = chain.getAccounts;
+    chain.getAccounts = async (keys) => {
+      await gate;
+      return getAccounts(keys);
+    };
+    creditSol(w.chain, w.maker.publicKey, 1n);
+    void inv.refresh();
+    let closed = false;
+    const closing = inv.close().then(() => {
+      closed = true;
+    });
+    await new Promise((r) => setImmediate(r));
+    expect(closed).toBe(false);
+    open();
+    await closing;
+    expect(inv.snapshot().lamports).toBe(100_000_000_001n);
+  });
+
+  it("schedules no settle read for a commit after close", async () => {
+    const w = makeWorld(withInventory({ settleMarginMs: 0 }));
+    const chain = countedChain(w);
+    const inv = await started(w, { chain });
+    await inv.reserve({ quoteId: "a", mint: MINT.USDC, amount: 1n, expiresAtMs: w.clock.t + 60_000 });
+    await inv.close();
+    await inv.commit("a");
+    const reads = chain.reads;
+    await new Promise((r) => setTimeout(r, 300));
     expect(chain.reads).toBe(reads);
   });
 
