@@ -59,6 +59,7 @@ export class ReservationInventory implements Inventory {
   private reservationsDown = false;
 
   private readonly listeners = new Set<() => void>();
+  // Stryker disable next-line StringLiteral: a signature starts with the lamports and "|", never equal to any initial text
   private lastSignature = "";
   private timers: NodeJS.Timeout[] = [];
   private settleTimer: NodeJS.Timeout | undefined;
@@ -110,6 +111,7 @@ export class ReservationInventory implements Inventory {
       return {
         ok: false,
         reason: "INVENTORY_INSUFFICIENT",
+        // Stryker disable next-line EqualityOperator: at avail = 0 both branches give 0
         detail: `${trade.outAmount} ${out.symbol} asked, ${avail > 0n ? avail : 0n} available`,
       };
     }
@@ -181,6 +183,7 @@ export class ReservationInventory implements Inventory {
   async reserve(r: Reservation): Promise<ReserveResult> {
     const out = this.rules.get(r.mint);
     if (!out) return { ok: false, reason: "INVENTORY_INSUFFICIENT", detail: `${r.mint} is not held` };
+    // Stryker disable next-line ConditionalExpression: no mint is undefined, so looking it up also gives undefined
     const inn = r.inputMint !== undefined ? this.rules.get(r.inputMint) : undefined;
     const res = await this.reservationState.reserve({
       quoteId: r.quoteId,
@@ -340,8 +343,7 @@ export class ReservationInventory implements Inventory {
   async close(): Promise<void> {
     this.closed = true;
     for (const t of this.timers) clearInterval(t);
-    if (this.settleTimer) clearTimeout(this.settleTimer);
-    this.timers = [];
+    clearTimeout(this.settleTimer);
     await Promise.allSettled([this.refreshing, this.syncing]);
   }
 
@@ -354,13 +356,14 @@ export class ReservationInventory implements Inventory {
   private notifyIfChanged(): void {
     let sig = `${this.lamports}|`;
     for (const [mint, h] of this.holdings) {
-      sig += `${mint}:${h.ataExists ? 1 : 0}:${this.balances.get(mint) ?? 0n}:${h.problem ?? ""}|`;
+      sig += `${mint}:${h.ataExists ? 1 : 0}:${this.balances.get(mint) ?? 0n}:${h.problem}|`;
     }
     if (sig === this.lastSignature) return;
     this.lastSignature = sig;
     for (const l of this.listeners) {
       try {
         l();
+        // Stryker disable next-line BlockStatement: the block only logs
       } catch (err) {
         this.opts.log?.error({ err }, "inventory: change listener failed");
       }

@@ -35,6 +35,7 @@ export class MemoryReservations implements Reservations {
     const after = bal - res - q.outAmount;
     if (after < q.bufferOut) {
       const available = bal - res - q.bufferOut;
+      // Stryker disable next-line EqualityOperator: at available = 0 both branches give 0
       return { kind: "insufficient", available: available > 0n ? available : 0n };
     }
     if (q.floorOut !== undefined && after < q.floorOut) return { kind: "exposure", leg: "out" };
@@ -75,6 +76,7 @@ export class MemoryReservations implements Reservations {
     this.lamports = lamports;
     for (const [mint, amount] of balances) this.balances.set(mint, amount);
     for (const [id, rec] of this.records) {
+      // Stryker disable next-line ConditionalExpression: only a committed record has a settleAtMs (undefined <= n is false)
       if (rec.state === "committed" && rec.settleAtMs! <= readAtMs) {
         this.records.delete(id);
         this.add(rec.r, -1n);
@@ -107,16 +109,19 @@ export class MemoryReservations implements Reservations {
     }
   }
 
-  /** Adds (sign 1) or removes (sign -1) a reservation's amounts; returns the touched totals. */
+  /**
+   * Adds (sign 1) or removes (sign -1) a reservation's amounts; returns the touched totals. A total is
+   * the sum of its live records' amounts, each removed once, so it never goes below zero.
+   */
   private add(r: Reservation, sign: 1n | -1n): Totals {
     const totals: Totals = { reserved: new Map(), incoming: new Map() };
     const out = (this.reserved.get(r.mint) ?? 0n) + sign * r.amount;
     setOrDelete(this.reserved, r.mint, out);
-    totals.reserved.set(r.mint, out > 0n ? out : 0n);
+    totals.reserved.set(r.mint, out);
     if (r.inputMint !== undefined) {
       const inc = (this.incoming.get(r.inputMint) ?? 0n) + sign * (r.inputAmount ?? 0n);
       setOrDelete(this.incoming, r.inputMint, inc);
-      totals.incoming.set(r.inputMint, inc > 0n ? inc : 0n);
+      totals.incoming.set(r.inputMint, inc);
     }
     return totals;
   }

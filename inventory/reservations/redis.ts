@@ -194,7 +194,7 @@ export class RedisReservations implements Reservations {
   private readonly r: Redis & Scripted;
 
   /** `maker` (base58) is the hash tag: one maker's keys share one slot. */
-  constructor(redis: Redis | Cluster, maker: string, prefix = "rfq:inv:") {
+  constructor(redis: Redis | Cluster, maker: string, prefix: string) {
     this.keys = reservationKeys(prefix, maker);
     const scripts: [keyof Scripted, string][] = [
       ["invReserve", RESERVE],
@@ -205,6 +205,7 @@ export class RedisReservations implements Reservations {
     ];
     // defineCommand sends EVALSHA and falls back to EVAL once per connection: scripts stay cached.
     for (const [name, lua] of scripts) {
+      // Stryker disable next-line ConditionalExpression: defining a command again with the same script changes nothing
       if (!(name in redis)) redis.defineCommand(name, { numberOfKeys: 7, lua });
     }
     this.r = redis as Redis & Scripted;
@@ -289,8 +290,9 @@ export class RedisReservations implements Reservations {
   }
 }
 
+/** HGETALL's flat reply (field, value, field, value...) as a map. */
 function pairs(flat: string[]): Map<string, bigint> {
   const m = new Map<string, bigint>();
-  for (let i = 0; i + 1 < flat.length; i += 2) m.set(flat[i]!, BigInt(flat[i + 1]!));
+  for (let i = 0; i < flat.length; i += 2) m.set(flat[i]!, BigInt(flat[i + 1]!));
   return m;
 }

@@ -3,7 +3,6 @@
  * balance at least minInventory, mint tradable. A move between the two lists alone is warned about.
  */
 import { join } from "node:path";
-import { Writable } from "node:stream";
 import { Keypair, PublicKey } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
 import { TOKEN_2022_PROGRAM } from "../../config/schema.ts";
@@ -13,12 +12,12 @@ import type { AdvertisedStore } from "../../inventory/advertised-store/interface
 import { RedisAdvertisedStore } from "../../inventory/advertised-store/redis.ts";
 import { MemoryInventory } from "../../inventory/memory.ts";
 import { creditToken } from "../../src/chain/local/seed.ts";
-import { createLogger } from "../../src/observability/logger.ts";
 import { cleanupsAfterEach } from "../support/cleanups.ts";
 import { MINT } from "../support/config.ts";
 import { fileRedisOn, topologies } from "../support/redis.ts";
 import { fileTempDir } from "../support/tmp.ts";
 import {
+  logCapture,
   makeTransferFeeMint,
   makeWorld,
   removeAta,
@@ -32,17 +31,6 @@ const redisStores = topologies().map((t) => ({ name: t.name, ...fileRedisOn(t) }
 const dir = fileTempDir("advertised");
 
 const cleanups = cleanupsAfterEach();
-
-function logCapture() {
-  const lines: { level: number; msg: string }[] = [];
-  const sink = new Writable({
-    write(chunk, _enc, cb) {
-      for (const l of String(chunk).split("\n").filter(Boolean)) lines.push(JSON.parse(l));
-      cb();
-    },
-  });
-  return { log: createLogger("info", sink), lines };
-}
 
 async function advertise(w: World, store?: AdvertisedStore, startInventory = true) {
   const inventory = new MemoryInventory(w.options());

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Inventory, Reservation } from "../../inventory/interface.ts";
+import type { Reservations, ReserveRequest } from "../../inventory/reservations/interface.ts";
 import { QuotingBook } from "../../pricing/book.ts";
 import type { QuoteRequest } from "../../src/contract/quote.ts";
 import { QuoteService } from "../../src/quote/service.ts";
@@ -14,7 +15,7 @@ import { makeWorld, removeAta, transferOut, type World, withToken } from "./supp
 
 export interface Harness {
   /** A world plus a factory of inventory instances sharing one state. */
-  setup(world: World): { instance(): Inventory; cleanup(): Promise<void> };
+  setup(world: World): { instance(): Inventory; store(): Reservations; cleanup(): Promise<void> };
 }
 
 const USDC_SEEDED = 10_000_000n * 1_000_000n;
@@ -203,6 +204,163 @@ export function inventoryContract(name: string, harness: Harness): void {
         { quoteId: "open", amount: 2_000_000n },
       ]);
       expect(covers(again!, MINT.USDC, USDC_SEEDED - 5_000_000n + 1n)).toBe(false);
+    });
+
+    describe("the reservation state's answers", () => {
+      // The shared state itself (what the Lua scripts or the memory twin answer), read at a fixed time.
+      const T = 1_700_000_000_000;
+      const request = (quoteId: string, outAmount: bigint, extra: Partial<ReserveRequest> = {}) => ({
+        quoteId,
+        outMint: MINT.USDC,
+        outAmount,
+        expiresAtMs: T + 60_000,
+        nowMs: T,
+        bufferOut: 0n,
+        ...extra,
+      });
+      const totals = (reserved: [string, bigint][], incoming: [string, bigint][] = []) => ({
+        reserved: new Map(reserved),
+        incoming: new Map(incoming),
+      });
+      async function seeded(): Promise<Reservations> {
+        const h = harness.setup(makeWorld());
+        cleanups.push(h.cleanup);
+        const s = h.store();
+        await s.setBalances(
+          T,
+          1_000n,
+          new Map([
+            [MINT.USDC, 10_000_000n],
+            [MINT.SOL, 5_000_000_000n],
+          ]),
+        );
+        return s;
+      }
+
+      it("answers a reservation and a release with the exact totals of both legs after it", async () => {
+        const s = await seeded();
+        expect(await s.reserve(request("a", 3_000_000n, { inMint: MINT.SOL, inAmount: 7_000n }))).toEqual({
+          kind: "reserved",
+          totals: totals([[MINT.USDC, 3_000_000n]], [[MINT.SOL, 7_000n]]),
+        });
+        expect(await s.reserve(request("b", 1n))).toEqual({
+          kind: "reserved",
+          totals: totals([[MINT.USDC, 3_000_001n]]),
+        });
+        expect(await s.release("a")).toEqual(totals([[MINT.USDC, 1n]], [[MINT.SOL, 0n]]));
+        expect(await s.release("b")).toEqual(totals([[MINT.USDC, 0n]]));
+        expect(await s.release("b")).toBeUndefined();
+        // Nothing left is listed as a zero total.
+        expect(await s.state(T)).toMatchObject({ reserved: new Map(), incoming: new Map() });
+      });
+
+      it("refuses a reservation that would dip into the buffer, saying how much is available, never below zero", async () => {
+        const s = await seeded();
+        const buffer = { bufferOut: 1_000_000n };
+        expect(await s.reserve(request("a", 9_000_001n, buffer))).toEqual({
+          kind: "insufficient",
+          available: 9_000_000n,
+        });
+        expect(await s.reserve(request("a", 9_000_000n, buffer))).toMatchObject({ kind: "reserved" });
+        expect(await s.reserve(request("b", 1n, buffer))).toEqual({ kind: "insufficient", available: 0n });
+        // A buffer above what is left: nothing available, not a negative amount.
+        expect(await s.reserve(request("b", 1n, { bufferOut: 2_000_000n }))).toEqual({
+          kind: "insufficient",
+          available: 0n,
+        });
+      });
+
+      it("reserves down to the out leg's floor exactly, and refuses one unit past it", async () => {
+        const s = await seeded();
+        const floor = { floorOut: 4_000_000n };
+        expect(await s.reserve(request("a", 6_000_001n, floor))).toEqual({ kind: "exposure", leg: "out" });
+        expect(await s.reserve(request("a", 6_000_000n, floor))).toMatchObject({ kind: "reserved" });
+      });
+
+      it("reserves up to the in leg's ceiling exactly, counting what is already incoming", async () => {
+        const s = await seeded();
+        const leg = { inMint: MINT.SOL, ceilingIn: 5_000_001_000n };
+        expect(await s.reserve(request("a", 1n, { ...leg, inAmount: 1_000n }))).toMatchObject({
+          kind: "reserved",
+        });
+        expect(await s.reserve(request("b", 1n, { ...leg, inAmount: 1n }))).toEqual({
+          kind: "exposure",
+          leg: "in",
+        });
+        expect(await s.reserve(request("b", 1n, { ...leg, inAmount: 0n }))).toMatchObject({
+          kind: "reserved",
+        });
+      });
+
+      it("answers a retry of a held quoteId with exists and changes nothing", async () => {
+        const s = await seeded();
+        await s.reserve(request("a", 2n));
+        expect(await s.reserve(request("a", 5n))).toEqual({ kind: "exists" });
+        expect((await s.state(T)).reserved).toEqual(new Map([[MINT.USDC, 2n]]));
+      });
+
+      it("lists each open and committed reservation with exactly its legs", async () => {
+        const s = await seeded();
+        await s.reserve(request("a", 2n, { inMint: MINT.SOL, inAmount: 3n }));
+        await s.reserve(request("b", 4n, { expiresAtMs: T + 5 }));
+        expect(await s.commit("b", T + 10)).toBe("committed");
+        const list = (await s.list()).sort((x, y) => x.quoteId.localeCompare(y.quoteId));
+        expect(list).toEqual([
+          {
+            quoteId: "a",
+            mint: MINT.USDC,
+            amount: 2n,
+            expiresAtMs: T + 60_000,
+            inputMint: MINT.SOL,
+            inputAmount: 3n,
+            state: "open",
+          },
+          { quoteId: "b", mint: MINT.USDC, amount: 4n, expiresAtMs: T + 5, state: "committed" },
+        ]);
+        expect(Object.keys(list[1]!).sort()).toEqual(["amount", "expiresAtMs", "mint", "quoteId", "state"]);
+      });
+
+      it("commits once: a repeated commit answers already and keeps the first settle time", async () => {
+        const s = await seeded();
+        await s.reserve(request("a", 2n));
+        expect(await s.commit("a", T + 100)).toBe("committed");
+        expect(await s.commit("a", T + 500)).toBe("already");
+        expect(await s.commit("unknown", T + 100)).toBe("missing");
+        expect(await s.setBalances(T + 100, 1_000n, new Map())).toBe(true);
+        expect(await s.list()).toEqual([]);
+      });
+
+      it("settles a committed reservation with a read started at its settle time, not one before", async () => {
+        const s = await seeded();
+        await s.reserve(request("a", 2n));
+        await s.commit("a", T + 100);
+        expect(await s.setBalances(T + 99, 1_000n, new Map())).toBe(true);
+        expect((await s.state(T + 99)).reserved).toEqual(new Map([[MINT.USDC, 2n]]));
+        expect(await s.setBalances(T + 100, 1_000n, new Map())).toBe(true);
+        expect((await s.state(T + 100)).reserved).toEqual(new Map());
+      });
+
+      it("ignores a balance read older than the stored one, and says so; one started at the same time replaces it", async () => {
+        const s = await seeded();
+        expect(await s.setBalances(T, 2_000n, new Map([[MINT.USDC, 9_000_000n]]))).toBe(true);
+        expect(await s.setBalances(T - 1, 7n, new Map([[MINT.USDC, 1n]]))).toBe(false);
+        expect(await s.state(T)).toMatchObject({
+          balancesAtMs: T,
+          lamports: 2_000n,
+          balances: new Map([
+            [MINT.USDC, 9_000_000n],
+            [MINT.SOL, 5_000_000_000n],
+          ]),
+        });
+      });
+
+      it("keeps a committed reservation past its expiry, and releases only open ones", async () => {
+        const s = await seeded();
+        await s.reserve(request("a", 2n, { expiresAtMs: T + 10 }));
+        await s.commit("a", T + 1_000);
+        expect(await s.release("a")).toBeUndefined();
+        expect((await s.state(T + 500)).reserved).toEqual(new Map([[MINT.USDC, 2n]]));
+      });
     });
 
     describe("exposure limits (net position in USD)", () => {

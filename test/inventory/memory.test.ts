@@ -8,6 +8,7 @@ inventoryContract("memory", {
     const ledger = new MemoryReservations();
     return {
       instance: () => new MemoryInventory(world.options(), ledger),
+      store: () => ledger,
       cleanup: async () => {},
     };
   },

@@ -3,6 +3,7 @@
  * and a clock the test moves by hand (reservation expiry and balance age are measured on it).
  */
 import { createHash } from "node:crypto";
+import { Writable } from "node:stream";
 import { createTransferCheckedInstruction } from "@solana/spl-token";
 import { Keypair, PublicKey, TransactionMessage, VersionedTransaction } from "@solana/web3.js";
 import type { Redis } from "ioredis";
@@ -14,6 +15,7 @@ import { createPriceSources } from "../../pricing/sources.ts";
 import { UsdValuer } from "../../pricing/usd.ts";
 import { LocalChain } from "../../src/chain/local/index.ts";
 import { ata, creditToken, type MakerSeedOptions, seedFromConfig } from "../../src/chain/local/seed.ts";
+import { createLogger } from "../../src/observability/logger.ts";
 import { testConfig } from "../support/config.ts";
 
 export interface World {
@@ -190,3 +192,15 @@ export const sortedUnionHash = (mints: string[]): string =>
   createHash("sha256")
     .update([...mints].sort().join(","))
     .digest("hex");
+
+/** A logger at info level whose lines (parsed) are kept in `lines`. */
+export function logCapture() {
+  const lines: { level: number; msg: string }[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      for (const l of String(chunk).split("\n").filter(Boolean)) lines.push(JSON.parse(l));
+      cb();
+    },
+  });
+  return { log: createLogger("info", sink), lines };
+}
