@@ -1,6 +1,6 @@
 /**
  * The vitest configuration Stryker uses for the whole money path (mutation/stryker.config.mjs): the
- * fill, swap, quote store, pricing, amount maths, program layout and inventory tests, against the throwaway Redis that
+ * fill, swap (with its issuance and toxic-flow steps), quote store, pricing, amount maths, program layout and inventory tests, against the throwaway Redis that
  * `npm run test:mutation` starts (scripts/with-redis.ts).
  */
 import { defineConfig } from "vitest/config";
@@ -15,6 +15,9 @@ export default defineConfig({
       "test/amounts/**/*.test.ts",
       "test/program/**/*.test.ts",
       "test/inventory/**/*.test.ts",
+      // The swap executor's issuance and toxic-flow steps, end to end through POST /swap.
+      "test/issuance/permissioned*.test.ts",
+      "test/toxicity/toxicity.security.test.ts",
     ],
     testTimeout: 30_000,
     hookTimeout: 30_000,
