@@ -6,69 +6,16 @@
  * held by a DELIBERATE gate on the maker's signer or on the quote store's recordOutcome (a spy that
  * forwards once opened), never faked; the chain is the fault injector of faults.ts.
  */
-import { PublicKey, type VersionedTransaction } from "@solana/web3.js";
+import { PublicKey } from "@solana/web3.js";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { creditToken } from "../../src/chain/local/seed.ts";
 import type { SwapResponse } from "../../src/contract/swap.ts";
-import type { SignContext, Signer } from "../../src/keys/index.ts";
 import { createLogger } from "../../src/observability/logger.ts";
 import { SwapExecutor } from "../../src/swap/executor.ts";
 import { MINT } from "../support/config.ts";
 import { createHarness, type Harness, inProcess, postSwap } from "../support/harness.ts";
-import { FaultyChain } from "./faults.ts";
-import { signedJupFill } from "./setup.ts";
-
-/** Signs with the real key, unless held: then it waits until the test lets it sign, or fail. */
-class GatedSigner implements Signer {
-  private gate: Promise<void> | undefined;
-  private open: ((how: "sign" | "fail") => void) | undefined;
-  /** A signature is waiting at the gate. */
-  waiting = false;
-  constructor(private readonly inner: Signer) {}
-  get publicKey(): PublicKey {
-    return this.inner.publicKey;
-  }
-  /** Holds the next signature; the returned function lets it go (`fail`: the signer errors). */
-  hold(): (how: "sign" | "fail") => void {
-    let how: "sign" | "fail" = "sign";
-    let resolve!: () => void;
-    this.gate = new Promise<void>((r) => (resolve = r)).then(() => {
-      if (how === "fail") throw new Error("remote signer connection reset");
-    });
-    this.open = (h) => {
-      how = h;
-      this.gate = undefined;
-      this.waiting = false;
-      resolve();
-    };
-    return this.open;
-  }
-  async sign(tx: VersionedTransaction, context?: SignContext): Promise<void> {
-    const gate = this.gate;
-    if (gate) {
-      this.waiting = true;
-      await gate;
-    }
-    return this.inner.sign(tx, context);
-  }
-}
-
-async function gatedHarness(swap: NonNullable<Parameters<typeof createHarness>[0]>["swap"] = {}) {
-  let signer!: GatedSigner;
-  let chain!: FaultyChain;
-  const h = await createHarness({
-    swap,
-    wrapSigner: (s) => {
-      signer = new GatedSigner(s);
-      return signer;
-    },
-    wrapChain: (c) => {
-      chain = new FaultyChain(c);
-      return chain;
-    },
-  });
-  return { h, signer, chain };
-}
+import type { FaultyChain } from "./faults.ts";
+import { type GatedSigner, gatedHarness, signedJupFill } from "./setup.ts";
 
 /** Resolves once the store has been asked to claim `quoteId` `n` times (by any request). */
 function claimCalls(h: Harness) {
@@ -86,7 +33,9 @@ describe("a duplicate whose first request has not answered", () => {
   let release: ((how: "sign" | "fail") => void) | undefined;
 
   beforeAll(async () => {
-    ({ h, signer, chain } = await gatedHarness({ budgetMs: 4_000, inFlightPollMs: 20, trackForMs: 1_000 }));
+    ({ h, signer, chain } = await gatedHarness({
+      swap: { budgetMs: 4_000, inFlightPollMs: 20, trackForMs: 1_000 },
+    }));
   });
   afterAll(() => h.close());
   beforeEach(() => chain.disarm());
@@ -238,9 +187,7 @@ describe("a duplicate with too little budget left to wait", () => {
     // A budget of exactly the 1 s the poll keeps back plus one poll, on a clock that does not move:
     // the duplicate may not poll even once.
     ({ h, signer } = await gatedHarness({
-      budgetMs: 1_020,
-      inFlightPollMs: 20,
-      now: () => frozenAt ?? Date.now(),
+      swap: { budgetMs: 1_020, inFlightPollMs: 20, now: () => frozenAt ?? Date.now() },
     }));
   });
   afterAll(() => h.close());
