@@ -29,6 +29,8 @@ export class FaultyChain extends ObservedChain {
   private readonly faults = new Map<Method, Fault>();
   /** Seconds getUnixTimestamp runs ahead of the real local chain's clock; disarm() resets it. */
   clockAheadSeconds = 0n;
+  /** When set, getUnixTimestamp answers this (a clock that does not tick); disarm() resets it. */
+  clockAt: bigint | undefined;
 
   constructor(inner: Chain) {
     super(inner);
@@ -41,6 +43,7 @@ export class FaultyChain extends ObservedChain {
   disarm(): void {
     this.faults.clear();
     this.clockAheadSeconds = 0n;
+    this.clockAt = undefined;
   }
 
   private apply<T>(method: Method, call: () => Promise<T>): Promise<T> {
@@ -71,7 +74,7 @@ export class FaultyChain extends ObservedChain {
   override getUnixTimestamp() {
     return this.apply(
       "getUnixTimestamp",
-      async () => (await super.getUnixTimestamp()) + this.clockAheadSeconds,
+      async () => this.clockAt ?? (await super.getUnixTimestamp()) + this.clockAheadSeconds,
     );
   }
   override send(tx: VersionedTransaction, opts?: SendOptions) {
