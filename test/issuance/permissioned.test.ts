@@ -7,7 +7,7 @@
  * (test/support/local-bundles.ts).
  */
 import { type Keypair, PublicKey } from "@solana/web3.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { utcDay } from "../../inventory/issuance/interface.ts";
 import { fundTaker, lamports, tokenBalance } from "../../src/chain/local/seed.ts";
 import { MINT } from "../support/config.ts";
@@ -172,6 +172,33 @@ describe("the maker's own taker checks, before anything is sent", () => {
     expect(swap.body.state).toEqual({ rejectedWithReason: "insufficientBalance" });
     expect(engine.sent.length).toBe(sent);
     expect(supplyOf(h.chain, TBILL)).toBe(supply);
+  });
+});
+
+describe("an issuance store that cannot be reached", () => {
+  it("refuses the fill naming the store's error, mints nothing and releases the inventory reservation", async () => {
+    const taker = setup.holders.at(-1) as Keypair;
+    fundTaker(h.chain, taker.publicKey, { sol: 1_000_000_000n, tokens: { [MINT.USDC]: 1_000_000_000n } });
+    const usage = h.service.issuance?.usage;
+    if (!usage) throw new Error("the harness has no issuance");
+    const { response, tx } = await buy(taker, 104_000_000n);
+    vi.spyOn(usage, "reserve").mockRejectedValueOnce(new Error("issuance store down"));
+    const supply = supplyOf(h.chain, TBILL);
+    const sent = engine.sent.length;
+    const swap = await postSwap(http(), {
+      requestId: response.requestId,
+      quoteId: response.quoteId,
+      transaction: tx,
+    });
+    vi.restoreAllMocks();
+    expect(swap.body).toEqual({
+      quoteId: response.quoteId,
+      state: "rejected",
+      rejectionReason: "issuance unavailable: issuance store down",
+    });
+    expect(supplyOf(h.chain, TBILL)).toBe(supply);
+    expect(engine.sent).toHaveLength(sent);
+    expect((await h.inventory.reservations()).map((r) => r.quoteId)).not.toContain(response.quoteId);
   });
 });
 
