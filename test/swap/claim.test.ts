@@ -279,7 +279,6 @@ describe("the ledger's record of a duplicate", () => {
       inventory: h.inventory,
       signer: h.signer,
       confirmations: h.confirmations,
-      blockhashes: h.swap.blockhashes,
       ledgerJournal: h.journal,
     });
     const http = inProcess(h.app);

@@ -106,6 +106,29 @@ describe("the executor's defaults", () => {
   });
 });
 
+describe("a duplicate on the default poll", () => {
+  it("waits for the first request's answer, polling the claim, and answers it", async () => {
+    const http = inProcess(h.app);
+    const { body, response } = await signedJupFill(h, http, 5_000_000_000n);
+    const claims = vi.spyOn(h.store, "claim");
+    const count = () => claims.mock.calls.filter(([q]) => q === response.quoteId).length;
+    const release = signer.hold();
+    try {
+      const first = postSwap(http, body);
+      await vi.waitFor(() => expect(signer.waiting).toBe(true));
+      const duplicate = postSwap(http, body);
+      // The first's claim, the duplicate's, and at least one poll of it.
+      await vi.waitFor(() => expect(count()).toBeGreaterThanOrEqual(3));
+      release("sign");
+      const a = (await first).body;
+      expect(a.state).toBe("accepted");
+      expect((await duplicate).body).toEqual(a);
+    } finally {
+      release("sign");
+    }
+  });
+});
+
 describe("a step that fails unexpectedly", () => {
   it("answers rejected with an internal error, not a 500, and counts it in the fill rate", async () => {
     const http = inProcess(h.app);

@@ -2,7 +2,8 @@
  * What the executor journals for the ledger (its outbox, src/ledger/): one decision per answer, with
  * what the request revealed before it was answered (the message hash, the quote, the fill's terms),
  * and the acceptance journaled with a fill about to be sent. The executor is built as compose.ts
- * builds it with a ledger (`ledgerJournal`), over the harness's ports, on the test's clock.
+ * builds it with a ledger (`ledgerJournal`), over the harness's ports, on the test's clock, with its
+ * own default cache of recent blockhashes and no fill-rate view.
  */
 import { Keypair } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -28,7 +29,6 @@ beforeAll(async () => {
     inventory: h.inventory,
     signer: h.signer,
     confirmations: h.confirmations,
-    blockhashes: h.swap.blockhashes,
     ledgerJournal: h.journal,
     now: () => nowMs,
   });
