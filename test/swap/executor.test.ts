@@ -106,6 +106,25 @@ describe("the executor's defaults", () => {
   });
 });
 
+describe("the send step's time", () => {
+  it("bounds the journal write by what is left less 1 s, and gives the chain port the send's time less 250 ms", async () => {
+    const http = inProcess(h.app);
+    const { body } = await signedJupFill(h, http, 5_000_000_000n);
+    clock.base = Date.now();
+    const reserve = h.inventory.reserve.bind(h.inventory);
+    vi.spyOn(h.inventory, "reserve").mockImplementationOnce(async (r) => {
+      const res = await reserve(r);
+      clock.offset = 20_000 - 2_500; // 2.5 s of the budget left from here on
+      return res;
+    });
+    const record = vi.spyOn(h.confirmations, "record");
+    const send = vi.spyOn(chain, "send");
+    expect((await postSwap(http, body)).body.state).toBe("accepted");
+    expect(record.mock.calls.at(-1)?.[1]).toBe(1_500);
+    expect(send.mock.calls.at(-1)?.[1]).toEqual({ timeoutMs: 2_250 });
+  });
+});
+
 describe("a duplicate on the default poll", () => {
   it("waits for the first request's answer, polling the claim, and answers it", async () => {
     const http = inProcess(h.app);
