@@ -202,6 +202,34 @@ describe("an issuance store that cannot be reached", () => {
   });
 });
 
+describe("an issuer that cannot sign the mint", () => {
+  it("refuses the fill saying so, sends nothing, and gives the inventory and the issuance back", async () => {
+    const taker = setup.holders.at(-1) as Keypair;
+    fundTaker(h.chain, taker.publicKey, { sol: 1_000_000_000n, tokens: { [MINT.USDC]: 1_000_000_000n } });
+    const iss = h.service.issuance;
+    if (!iss) throw new Error("the harness has no issuance");
+    const day = utcDay(Date.now());
+    const used = iss.usage.used(TBILL.toBase58(), "mint", day);
+    const { response, tx } = await buy(taker, 103_000_000n);
+    vi.spyOn(iss.companions, "make").mockRejectedValueOnce(new Error("issuer key offline"));
+    const sent = engine.sent.length;
+    const swap = await postSwap(http(), {
+      requestId: response.requestId,
+      quoteId: response.quoteId,
+      transaction: tx,
+    });
+    vi.restoreAllMocks();
+    expect(swap.body).toEqual({
+      quoteId: response.quoteId,
+      state: "rejected",
+      rejectionReason: "the mint transaction could not be signed: issuer key offline; not sent",
+    });
+    expect(engine.sent).toHaveLength(sent);
+    expect((await h.inventory.reservations()).map((r) => r.quoteId)).not.toContain(response.quoteId);
+    expect(iss.usage.used(TBILL.toBase58(), "mint", day)).toBe(used);
+  });
+});
+
 describe("quoting an issued token", () => {
   it("quotes what the caps leave, not held inventory: 404 above the per-fill cap", async () => {
     const res = await http()("/quote", quoteInit(TBILL_LIMITS.maxPerFill + 1n));

@@ -35,6 +35,7 @@ export async function signAndSend(ports: StepPorts, held: Held): Promise<Decisio
   // is a member, never us), nor one where our key is not the signer in the maker's slot.
   const makerSlot = fill.makerSlot;
   const me = ports.signer.publicKey;
+  // Stryker disable next-line BooleanLiteral: a decoded message always has its fee payer at key 0, so the fallback is never taken
   const payerIsMaker = tx.message.staticAccountKeys[0]?.equals(me) ?? false;
   if (
     payerIsMaker === (fill.smartAccount !== undefined) ||
@@ -154,7 +155,7 @@ async function sendAlone(
   );
   if (sent.ok && sent.value.ok) return { ok: true };
   const why = sent.ok
-    ? sendFailureText(sent.value)
+    ? sendFailureText(sent.value as Extract<SendResult, { ok: false }>)
     : sent.timedOut
       ? `the chain did not acknowledge the transaction in time (${sent.error})`
       : `sending failed: ${sent.error}`;
@@ -162,8 +163,7 @@ async function sendAlone(
 }
 
 /** A failed send in words that say what happened to the transaction. */
-function sendFailureText(r: SendResult): string {
-  if (r.ok) return "";
+function sendFailureText(r: Extract<SendResult, { ok: false }>): string {
   switch (r.reached) {
     case "no":
       return `the transaction did not reach the chain: ${r.error}`;
