@@ -15,11 +15,14 @@ const LOGGERS = /^(log|slog|routeLog|logger)$/;
 function isLogStatement(path) {
   if (!path.isExpressionStatement()) return false;
   const call = path.node.expression;
-  if (call.type !== "CallExpression" || call.callee.type !== "MemberExpression") return false;
+  // log.warn(...) or, for an optional logger, log?.warn(...)
+  if (call.type !== "CallExpression" && call.type !== "OptionalCallExpression") return false;
+  if (call.callee.type !== "MemberExpression" && call.callee.type !== "OptionalMemberExpression")
+    return false;
   const { object, property } = call.callee;
   if (property.type !== "Identifier" || !LEVELS.has(property.name)) return false;
   if (object.type === "Identifier") return LOGGERS.test(object.name);
-  // this.log.info(...), this.opts.log.warn(...)
+  // this.log.info(...), this.opts.log.warn(...), this.opts.log?.warn(...)
   return (
     object.type === "MemberExpression" &&
     object.property.type === "Identifier" &&

@@ -69,6 +69,12 @@ describe("the ledger's decisions", () => {
     const { req, stored, taker } = await request(5_000_000_000n);
     nowMs = Date.now();
     const received = nowMs;
+    // A second passes while the inventory is reserved: received and decided are apart.
+    const reserve = h.inventory.reserve.bind(h.inventory);
+    vi.spyOn(h.inventory, "reserve").mockImplementationOnce(async (r) => {
+      nowMs += 1_000;
+      return reserve(r);
+    });
     const added = vi.spyOn(h.journal, "addPending");
     const answer = await executor.execute(req, log);
     expect(answer.state).toBe("accepted");
@@ -83,7 +89,7 @@ describe("the ledger's decisions", () => {
       quote: { amountIn: stored.response.amountIn, amountOut: stored.response.amountOut },
       filledAmountIn: "1000000000",
       receivedAtMs: received,
-      decidedAtMs: received,
+      decidedAtMs: received + 1_000,
     });
     expect(d?.messageHash).toMatch(/^[0-9a-f]{64}$/);
     const pending = added.mock.calls.map(([f]) => f).find((f) => f.quoteId === req.quoteId) as PendingFill;
