@@ -29,10 +29,14 @@ const TBILL = setup.mint;
 let h: Harness;
 let engine: ObservedBundles;
 
+/** How far the swap's clock runs ahead of the wall (a test moves it to spend the swap's budget). */
+let clockAheadMs = 0;
+
 beforeAll(async () => {
   h = await createHarness({
     vary: setup.vary,
     issuer: setup.issuer,
+    swap: { now: () => Date.now() + clockAheadMs },
     bundles: (chain) => {
       engine = new ObservedBundles(chain);
       return engine;
@@ -226,6 +230,42 @@ describe("an issuer that cannot sign the mint", () => {
     });
     expect(engine.sent).toHaveLength(sent);
     expect((await h.inventory.reservations()).map((r) => r.quoteId)).not.toContain(response.quoteId);
+    expect(iss.usage.used(TBILL.toBase58(), "mint", day)).toBe(used);
+  });
+});
+
+describe("an issued fill that has spent its budget by the time the issuance is reserved", () => {
+  it("is refused BUDGET_EXCEEDED before signing, minting nothing and giving the issuance back", async () => {
+    const taker = setup.holders.at(-1) as Keypair;
+    fundTaker(h.chain, taker.publicKey, { sol: 1_000_000_000n, tokens: { [MINT.USDC]: 1_000_000_000n } });
+    const iss = h.service.issuance;
+    if (!iss) throw new Error("the harness has no issuance");
+    const day = utcDay(Date.now());
+    const used = iss.usage.used(TBILL.toBase58(), "mint", day);
+    const { response, tx } = await buy(taker, 102_000_000n);
+    const reserve = iss.usage.reserve.bind(iss.usage);
+    vi.spyOn(iss.usage, "reserve").mockImplementationOnce(async (r) => {
+      const res = await reserve(r);
+      clockAheadMs = 20_000; // the default budget gone
+      return res;
+    });
+    const sent = engine.sent.length;
+    try {
+      const swap = await postSwap(http(), {
+        requestId: response.requestId,
+        quoteId: response.quoteId,
+        transaction: tx,
+      });
+      expect(swap.body).toEqual({
+        quoteId: response.quoteId,
+        state: "rejected",
+        rejectionReason: "the swap ran out of its time budget before signing",
+      });
+    } finally {
+      clockAheadMs = 0;
+      vi.restoreAllMocks();
+    }
+    expect(engine.sent).toHaveLength(sent);
     expect(iss.usage.used(TBILL.toBase58(), "mint", day)).toBe(used);
   });
 });
