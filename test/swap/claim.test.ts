@@ -6,7 +6,8 @@
  * held by a DELIBERATE gate on the maker's signer or on the quote store's recordOutcome (a spy that
  * forwards once opened), never faked; the chain is the fault injector of faults.ts.
  */
-import { PublicKey } from "@solana/web3.js";
+import { Keypair, PublicKey } from "@solana/web3.js";
+import bs58 from "bs58";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { creditToken } from "../../src/chain/local/seed.ts";
 import type { SwapResponse } from "../../src/contract/swap.ts";
@@ -151,6 +152,36 @@ describe("a duplicate whose first request has not answered", () => {
     });
     recorded.open();
     await first;
+  });
+
+  it("does not answer from a fill this process tracks for another message of the quote, and waits for the first's answer", {
+    timeout: 15_000,
+  }, async () => {
+    const http = inProcess(h.app);
+    const { body, response } = await signedJupFill(h, http, 5_000_000_000n);
+    const claims = claimCalls(h);
+    release = signer.hold();
+    const first = postSwap(http, body);
+    await vi.waitFor(() => expect(signer.waiting).toBe(true));
+    // A fill of another message for this quote, tracked here and given up (its window already past).
+    h.confirmations.watch({
+      quoteId: response.quoteId,
+      requestId: response.requestId,
+      messageHash: "0".repeat(64),
+      signature: bs58.encode(Keypair.generate().secretKey),
+      sentAtMs: Date.now() - 10_000,
+      trackUntilMs: Date.now() - 1,
+      fee: { mint: MINT.USDC, amount: "0", feeBps: 10 },
+    });
+    await vi.waitFor(() => expect(h.confirmations.known(response.quoteId)?.state).toBe("expired"));
+    const before = claims.count(response.quoteId);
+    const duplicate = postSwap(http, body);
+    await vi.waitFor(() => expect(claims.count(response.quoteId)).toBeGreaterThanOrEqual(before + 2));
+    release("sign");
+    release = undefined;
+    const a = (await first).body;
+    expect(a.state).toBe("accepted");
+    expect((await duplicate).body).toEqual(a);
   });
 });
 
