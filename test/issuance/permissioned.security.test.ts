@@ -167,7 +167,7 @@ describe("an issued fill with no bundle engine", () => {
     }
   });
 
-  it("is refused at /swap with ISSUANCE_UNAVAILABLE by an instance without one, and nothing is minted", async () => {
+  it("is refused at /swap with ISSUANCE_UNAVAILABLE by an instance without one, before the claim: nothing is minted, and an instance with one fills the quote", async () => {
     // Two instances of one deployment (one Redis, one chain): the quote from the one with a bundle
     // engine, the /swap landing on the one without (a misconfigured instance). The mint must never be
     // sent apart from its fill.
@@ -208,8 +208,15 @@ describe("an issued fill with no bundle engine", () => {
         transaction: tx,
       });
       expect(swap.body.state).toBe("rejected");
-      expect(swap.body.rejectionReason).toMatch(/^ISSUANCE_UNAVAILABLE: /);
+      expect(swap.body.rejectionReason).toBe("ISSUANCE_UNAVAILABLE: no bundle engine in this test");
       expect(supplyOf(withEngine.chain, s.mint)).toBe(0n);
+      // Refused before the claim: the quote is not burned, and the instance with an engine fills it.
+      const filled = await postSwap(inProcess(withEngine.app), {
+        requestId: response.requestId,
+        quoteId: response.quoteId,
+        transaction: tx,
+      });
+      expect(filled.body.state).toBe("accepted");
     } finally {
       await without.close();
       await withEngine.close();

@@ -7,7 +7,7 @@
  * (test/support/local-bundles.ts).
  */
 import { type Keypair, PublicKey } from "@solana/web3.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { utcDay } from "../../inventory/issuance/interface.ts";
 import { fundTaker, lamports, tokenBalance } from "../../src/chain/local/seed.ts";
 import { MINT } from "../support/config.ts";
@@ -29,10 +29,14 @@ const TBILL = setup.mint;
 let h: Harness;
 let engine: ObservedBundles;
 
+/** How far the swap's clock runs ahead of the wall (a test moves it to spend the swap's budget). */
+let clockAheadMs = 0;
+
 beforeAll(async () => {
   h = await createHarness({
     vary: setup.vary,
     issuer: setup.issuer,
+    swap: { now: () => Date.now() + clockAheadMs },
     bundles: (chain) => {
       engine = new ObservedBundles(chain);
       return engine;
@@ -172,6 +176,97 @@ describe("the maker's own taker checks, before anything is sent", () => {
     expect(swap.body.state).toEqual({ rejectedWithReason: "insufficientBalance" });
     expect(engine.sent.length).toBe(sent);
     expect(supplyOf(h.chain, TBILL)).toBe(supply);
+  });
+});
+
+describe("an issuance store that cannot be reached", () => {
+  it("refuses the fill naming the store's error, mints nothing and releases the inventory reservation", async () => {
+    const taker = setup.holders.at(-1) as Keypair;
+    fundTaker(h.chain, taker.publicKey, { sol: 1_000_000_000n, tokens: { [MINT.USDC]: 1_000_000_000n } });
+    const usage = h.service.issuance?.usage;
+    if (!usage) throw new Error("the harness has no issuance");
+    const { response, tx } = await buy(taker, 104_000_000n);
+    vi.spyOn(usage, "reserve").mockRejectedValueOnce(new Error("issuance store down"));
+    const supply = supplyOf(h.chain, TBILL);
+    const sent = engine.sent.length;
+    const swap = await postSwap(http(), {
+      requestId: response.requestId,
+      quoteId: response.quoteId,
+      transaction: tx,
+    });
+    vi.restoreAllMocks();
+    expect(swap.body).toEqual({
+      quoteId: response.quoteId,
+      state: "rejected",
+      rejectionReason: "issuance unavailable: issuance store down",
+    });
+    expect(supplyOf(h.chain, TBILL)).toBe(supply);
+    expect(engine.sent).toHaveLength(sent);
+    expect((await h.inventory.reservations()).map((r) => r.quoteId)).not.toContain(response.quoteId);
+  });
+});
+
+describe("an issuer that cannot sign the mint", () => {
+  it("refuses the fill saying so, sends nothing, and gives the inventory and the issuance back", async () => {
+    const taker = setup.holders.at(-1) as Keypair;
+    fundTaker(h.chain, taker.publicKey, { sol: 1_000_000_000n, tokens: { [MINT.USDC]: 1_000_000_000n } });
+    const iss = h.service.issuance;
+    if (!iss) throw new Error("the harness has no issuance");
+    const day = utcDay(Date.now());
+    const used = iss.usage.used(TBILL.toBase58(), "mint", day);
+    const { response, tx } = await buy(taker, 103_000_000n);
+    vi.spyOn(iss.companions, "make").mockRejectedValueOnce(new Error("issuer key offline"));
+    const sent = engine.sent.length;
+    const swap = await postSwap(http(), {
+      requestId: response.requestId,
+      quoteId: response.quoteId,
+      transaction: tx,
+    });
+    vi.restoreAllMocks();
+    expect(swap.body).toEqual({
+      quoteId: response.quoteId,
+      state: "rejected",
+      rejectionReason: "the mint transaction could not be signed: issuer key offline; not sent",
+    });
+    expect(engine.sent).toHaveLength(sent);
+    expect((await h.inventory.reservations()).map((r) => r.quoteId)).not.toContain(response.quoteId);
+    expect(iss.usage.used(TBILL.toBase58(), "mint", day)).toBe(used);
+  });
+});
+
+describe("an issued fill that has spent its budget by the time the issuance is reserved", () => {
+  it("is refused BUDGET_EXCEEDED before signing, minting nothing and giving the issuance back", async () => {
+    const taker = setup.holders.at(-1) as Keypair;
+    fundTaker(h.chain, taker.publicKey, { sol: 1_000_000_000n, tokens: { [MINT.USDC]: 1_000_000_000n } });
+    const iss = h.service.issuance;
+    if (!iss) throw new Error("the harness has no issuance");
+    const day = utcDay(Date.now());
+    const used = iss.usage.used(TBILL.toBase58(), "mint", day);
+    const { response, tx } = await buy(taker, 102_000_000n);
+    const reserve = iss.usage.reserve.bind(iss.usage);
+    vi.spyOn(iss.usage, "reserve").mockImplementationOnce(async (r) => {
+      const res = await reserve(r);
+      clockAheadMs = 20_000; // the default budget gone
+      return res;
+    });
+    const sent = engine.sent.length;
+    try {
+      const swap = await postSwap(http(), {
+        requestId: response.requestId,
+        quoteId: response.quoteId,
+        transaction: tx,
+      });
+      expect(swap.body).toEqual({
+        quoteId: response.quoteId,
+        state: "rejected",
+        rejectionReason: "the swap ran out of its time budget before signing",
+      });
+    } finally {
+      clockAheadMs = 0;
+      vi.restoreAllMocks();
+    }
+    expect(engine.sent).toHaveLength(sent);
+    expect(iss.usage.used(TBILL.toBase58(), "mint", day)).toBe(used);
   });
 });
 

@@ -1,7 +1,7 @@
 /**
  * DELIBERATE FAULT INJECTOR, not a fake chain: a Chain that forwards every call to the real local
  * chain until a test arms a fault on one method; that method then never resolves ("hang"), rejects
- * ("fail") or is delayed ("delay") while everything else keeps working. Used to prove the swap path
+ * ("fail") or is delayed ("delay"), or a send is refused ("refuse"), while everything else keeps working. Used to prove the swap path
  * answers within its budget, and never claims a balance problem the chain did not show. Its clock can
  * also be put ahead of the wall (`clockAheadSeconds`), for expiry judged against chain time.
  */
@@ -14,18 +14,23 @@ type Method =
   | "getMinimumBalanceForRentExemption"
   | "getUnixTimestamp"
   | "send"
+  | "preflight"
   | "getSignatureStatus";
 type Fault =
   | { kind: "hang" }
   | { kind: "fail"; error: string }
   | { kind: "delay"; ms: number }
   /** Held until `open` resolves, then forwarded: the test decides when the call completes. */
-  | { kind: "gate"; open: Promise<void> };
+  | { kind: "gate"; open: Promise<void> }
+  /** `send` only: answers this failure without forwarding (the chain port's own verdict). */
+  | { kind: "refuse"; error: string; reached: "no" | "unknown" | "refused" };
 
 export class FaultyChain extends ObservedChain {
   private readonly faults = new Map<Method, Fault>();
   /** Seconds getUnixTimestamp runs ahead of the real local chain's clock; disarm() resets it. */
   clockAheadSeconds = 0n;
+  /** When set, getUnixTimestamp answers this (a clock that does not tick); disarm() resets it. */
+  clockAt: bigint | undefined;
 
   constructor(inner: Chain) {
     super(inner);
@@ -38,6 +43,7 @@ export class FaultyChain extends ObservedChain {
   disarm(): void {
     this.faults.clear();
     this.clockAheadSeconds = 0n;
+    this.clockAt = undefined;
   }
 
   private apply<T>(method: Method, call: () => Promise<T>): Promise<T> {
@@ -52,6 +58,8 @@ export class FaultyChain extends ObservedChain {
         return new Promise<T>((resolve, reject) => setTimeout(() => call().then(resolve, reject), fault.ms));
       case "gate":
         return fault.open.then(call);
+      case "refuse":
+        return Promise.resolve({ ok: false, error: fault.error, reached: fault.reached } as T);
     }
   }
 
@@ -66,12 +74,15 @@ export class FaultyChain extends ObservedChain {
   override getUnixTimestamp() {
     return this.apply(
       "getUnixTimestamp",
-      async () => (await super.getUnixTimestamp()) + this.clockAheadSeconds,
+      async () => this.clockAt ?? (await super.getUnixTimestamp()) + this.clockAheadSeconds,
     );
   }
   override send(tx: VersionedTransaction, opts?: SendOptions) {
     this.sends++;
     return this.apply("send", () => this.inner.send(tx, opts));
+  }
+  override preflight(tx: VersionedTransaction) {
+    return this.apply("preflight", () => super.preflight(tx));
   }
   override getSignatureStatus(signature: string, hint?: StatusHint) {
     return this.apply("getSignatureStatus", () => super.getSignatureStatus(signature, hint));

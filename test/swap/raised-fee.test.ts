@@ -68,4 +68,20 @@ describe("a raised compute-unit price", () => {
     expect(bed.balances()).toEqual(before);
     expect(await raises("refused")).toBe(counted + 1);
   });
+
+  it("counts neither a fill at the quoted price nor a fill refused by another rule", async () => {
+    const at = await raisedFill((q) => q);
+    const accepted = await raises("accepted");
+    const refused = await raises("refused");
+    expect((await postSwap(bed.http, { ...at.response, transaction: at.tx })).body.state).toBe("accepted");
+    // A fill of another quote for a taker it was not quoted for: refused by validation (INVALID_TAKER).
+    const other = await raisedFill((q) => q);
+    const stored = await bed.h.store.get(other.response.quoteId);
+    if (!stored) throw new Error("the quote was not stored");
+    const forAnother = await operatorFill(bed.h, stored, Keypair.generate().publicKey);
+    const res = await postSwap(bed.http, { ...other.response, transaction: forAnother });
+    expect(res.body.rejectionReason).toMatch(/^INVALID_TAKER/);
+    expect(await raises("accepted")).toBe(accepted);
+    expect(await raises("refused")).toBe(refused);
+  });
 });

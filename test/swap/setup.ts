@@ -3,11 +3,13 @@
  * (faults.ts) with a counting signer, and the honest fill most of them post (a fresh taker selling
  * 1 JUP for USDC, signed).
  */
-import { Keypair } from "@solana/web3.js";
+import { Keypair, type PublicKey, type VersionedTransaction } from "@solana/web3.js";
 import { fundTaker } from "../../src/chain/local/seed.ts";
+import type { SignContext, Signer } from "../../src/keys/index.ts";
 import { MINT } from "../support/config.ts";
 import {
   askQuote,
+  createHarness,
   type Fetcher,
   type Harness,
   type HarnessOptions,
@@ -38,4 +40,57 @@ export async function signedJupFill(h: Harness, http: Fetcher, jup: bigint) {
   tx.sign([taker]);
   const body = { requestId: response.requestId, quoteId: response.quoteId, transaction: tx };
   return { taker, response, stored, tx, body };
+}
+
+/** Signs with the real key, unless held: then it waits until the test lets it sign, or fail. */
+export class GatedSigner implements Signer {
+  private gate: Promise<void> | undefined;
+  private open: ((how: "sign" | "fail") => void) | undefined;
+  /** A signature is waiting at the gate. */
+  waiting = false;
+  constructor(private readonly inner: Signer) {}
+  get publicKey(): PublicKey {
+    return this.inner.publicKey;
+  }
+  /** Holds the next signature; the returned function lets it go (`fail`: the signer errors). */
+  hold(): (how: "sign" | "fail") => void {
+    let how: "sign" | "fail" = "sign";
+    let resolve!: () => void;
+    this.gate = new Promise<void>((r) => (resolve = r)).then(() => {
+      if (how === "fail") throw new Error("remote signer connection reset");
+    });
+    this.open = (h) => {
+      how = h;
+      this.gate = undefined;
+      this.waiting = false;
+      resolve();
+    };
+    return this.open;
+  }
+  async sign(tx: VersionedTransaction, context?: SignContext): Promise<void> {
+    const gate = this.gate;
+    if (gate) {
+      this.waiting = true;
+      await gate;
+    }
+    return this.inner.sign(tx, context);
+  }
+}
+
+/** A harness whose chain is a FaultyChain (disarmed) and whose signer is a GatedSigner. */
+export async function gatedHarness(opts: Omit<HarnessOptions, "wrapChain" | "wrapSigner"> = {}) {
+  let signer!: GatedSigner;
+  let chain!: FaultyChain;
+  const h = await createHarness({
+    ...opts,
+    wrapSigner: (s) => {
+      signer = new GatedSigner(s);
+      return signer;
+    },
+    wrapChain: (c) => {
+      chain = new FaultyChain(c);
+      return chain;
+    },
+  });
+  return { h, signer, chain };
 }

@@ -127,6 +127,13 @@ describe("the toxic-flow admin routes refuse", () => {
   });
 });
 
+/** rfq_toxic_swaps_rejected_total for one standing. */
+const refusedBy = async (standing: string) => {
+  const text = await h.metrics.registry.metrics();
+  const m = new RegExp(`rfq_toxic_swaps_rejected_total\\{standing="${standing}"\\} (\\d+)`).exec(text);
+  return Number(m?.[1] ?? 0);
+};
+
 describe("a taker dodging its standing is refused", () => {
   const quote = (taker?: Keypair) =>
     askQuote(h, inProcessWithKey, {
@@ -160,9 +167,45 @@ describe("a taker dodging its standing is refused", () => {
     const tx = await operatorFill(h, stored, denied.publicKey);
     tx.sign([denied]);
     const before = { signed: signer.count, sent: chain.sends };
+    const counted = await refusedBy("denied");
     const swap = await postSwap(inProcessWithKey, { ...response, transaction: tx });
     expect(swap.body.state).toEqual({ rejectedWithReason: "botActivityDetected" });
+    expect(swap.body.rejectionReason).toBe(`taker ${denied.publicKey.toBase58()} is on the deny list`);
     expect({ signed: signer.count, sent: chain.sends }).toEqual(before);
+    expect(await refusedBy("denied")).toBe(counted + 1);
+  });
+
+  it("a flagged taker filling an indicative quote: botActivityDetected, flagged for toxic flow, unsigned, counted by standing", async () => {
+    const { response, stored } = await quote();
+    const tx = await operatorFill(h, stored, flagged.publicKey);
+    tx.sign([flagged]);
+    const before = { signed: signer.count, sent: chain.sends };
+    const counted = await refusedBy("flagged");
+    const swap = await postSwap(inProcessWithKey, { ...response, transaction: tx });
+    expect(swap.body).toEqual({
+      quoteId: response.quoteId,
+      state: { rejectedWithReason: "botActivityDetected" },
+      rejectionReason: `taker ${flagged.publicKey.toBase58()} is flagged for toxic flow`,
+    });
+    expect({ signed: signer.count, sent: chain.sends }).toEqual(before);
+    expect(await refusedBy("flagged")).toBe(counted + 1);
+  });
+
+  it("a flagged taker filling the (widened) quote asked in its own name, and an allowed or clean taker an indicative one: accepted", async () => {
+    const own = await quote(flagged);
+    const tx = await operatorFill(h, own.stored, flagged.publicKey);
+    tx.sign([flagged]);
+    expect((await postSwap(inProcessWithKey, { ...own.response, transaction: tx })).body.state).toBe(
+      "accepted",
+    );
+    for (const taker of [allowed, clean]) {
+      const { response, stored } = await quote();
+      const fill = await operatorFill(h, stored, taker.publicKey);
+      fill.sign([taker]);
+      expect((await postSwap(inProcessWithKey, { ...response, transaction: fill })).body.state).toBe(
+        "accepted",
+      );
+    }
   });
 
   it("a flagged taker asking in a clean taker's name and filling with its own key (refused, unsigned)", async () => {

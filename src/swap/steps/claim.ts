@@ -76,7 +76,7 @@ async function awaitOutcome(
     if (res.value.kind === "claimed") {
       // The first request gave the quote back (its pre-flight failed, nothing was sent) or its
       // claim lapsed: this caller now holds a fresh claim it did not validate for; give it back too.
-      await ports.store.releaseClaim(quoteId, messageHash).catch(() => false);
+      await ports.store.releaseClaim(quoteId, messageHash).catch(() => undefined);
       const why = "the earlier request for this quote was not sent and released it; retry";
       return refusedAnswer(quoteId, refusal(S.DUPLICATE_IN_FLIGHT, why));
     }

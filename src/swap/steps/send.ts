@@ -35,6 +35,7 @@ export async function signAndSend(ports: StepPorts, held: Held): Promise<Decisio
   // is a member, never us), nor one where our key is not the signer in the maker's slot.
   const makerSlot = fill.makerSlot;
   const me = ports.signer.publicKey;
+  // Stryker disable next-line BooleanLiteral: a decoded message always has its fee payer at key 0, so the fallback is never taken
   const payerIsMaker = tx.message.staticAccountKeys[0]?.equals(me) ?? false;
   if (
     payerIsMaker === (fill.smartAccount !== undefined) ||
@@ -152,18 +153,21 @@ async function sendAlone(
     () => ports.chain.send(tx, { timeoutMs: Math.max(0, sendMs - SEND_MARGIN_MS) }),
     sendMs,
   );
-  if (sent.ok && sent.value.ok) return { ok: true };
-  const why = sent.ok
-    ? sendFailureText(sent.value)
-    : sent.timedOut
+  let why: string;
+  if (sent.ok) {
+    const result = sent.value;
+    if (result.ok) return { ok: true };
+    why = sendFailureText(result);
+  } else {
+    why = sent.timedOut
       ? `the chain did not acknowledge the transaction in time (${sent.error})`
       : `sending failed: ${sent.error}`;
+  }
   return { ok: false, refusal: refusal(S.SEND_FAILED, why) };
 }
 
 /** A failed send in words that say what happened to the transaction. */
-function sendFailureText(r: SendResult): string {
-  if (r.ok) return "";
+function sendFailureText(r: Extract<SendResult, { ok: false }>): string {
   switch (r.reached) {
     case "no":
       return `the transaction did not reach the chain: ${r.error}`;
