@@ -52,6 +52,29 @@ describe("per-side levels", () => {
     expect(book.price(sellSol)).toMatchObject({ ok: true, amountOut: at(-20n), spreadBps: 20 });
     expect(book.price(buySol)).toMatchObject({ ok: true, amountIn: at(8n, true), spreadBps: 8 });
   });
+
+  it("walks each side's own number of levels: the bid's second level prices, the one-level ask ends at its bound", async () => {
+    const book = await bookWith(
+      solUsdc({
+        bidLevels: [
+          { upToBase: "1000000000", spreadBps: 2 },
+          { upToBase: "500000000000", spreadBps: 9 },
+        ],
+        askLevels: [{ upToBase: "500000000000", spreadBps: 7 }],
+      }),
+    );
+    expect(book.price({ ...sellSol, amount: 2n * SOL })).toMatchObject({
+      ok: true,
+      amountOut: 2n * at(-9n),
+      spreadBps: 9,
+    });
+    expect(book.price(buySol)).toMatchObject({ ok: true, amountIn: at(7n, true), spreadBps: 7 });
+    expect(book.price({ ...buySol, amount: 500n * SOL + 1n })).toEqual({
+      ok: false,
+      reason: "SIZE_ABOVE_MAX",
+      detail: "SOL/USDC: 500000000001 is beyond the last level",
+    });
+  });
 });
 
 describe("inventory skew", () => {
