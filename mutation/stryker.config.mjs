@@ -44,10 +44,10 @@ export default {
   reporters: ["clear-text", "progress-append-only", "html", "json"],
   htmlReporter: { fileName: "results/mutation/money/index.html" },
   jsonReporter: { fileName: "results/mutation/money/report.json" },
-  // Reused between local runs (results/ is not committed): after a test is added, only the mutants
-  // whose code or covering tests changed are run again. `--force` re-tests everything.
+  // Mutants whose code and covering tests are unchanged since the committed file keep their result
+  // (CI reuses it); every run rewrites it, so commit it with the change. `--force` re-tests everything.
   incremental: true,
-  incrementalFile: "results/mutation/money/incremental.json",
+  incrementalFile: "mutation/money-incremental.json",
   tempDirName: ".stryker-tmp",
   cleanTempDir: "always",
 };
