@@ -4,8 +4,9 @@
  * (src/program/: the fill's layout, the message, the smart-account envelope) and validation, the swap executor's claim/reserve/sign steps and expiry, the taker's funds check,
  * the quote store's record format (what a fill is checked against, read back), the quote pricing maths (pricing/book.ts and the shared amount maths in amounts/), and the
  * inventory ledger behind reservations (both its stores: memory and Redis). HTML report:
- * results/mutation/money/index.html. Long (tens of minutes on 2 cores); CI runs the fill rules
- * only (stryker.fill.config.mjs). Scores per folder are recorded in docs/testing.md.
+ * results/mutation/money/index.html. A whole run takes about 45 minutes on an idle 2-core machine; CI
+ * runs it incrementally against the committed mutation/money-incremental.json. Scores per file are
+ * recorded in docs/testing.md.
  * @type {import('@stryker-mutator/api/core').PartialStrykerOptions}
  */
 export default {
@@ -40,7 +41,9 @@ export default {
   ignoreStatic: true,
   concurrency: 2,
   timeoutMS: 30_000,
-  thresholds: { high: 90, low: 70, break: null },
+  // 99.45 % measured on 2026-11-27 (1,448 killed and 2 timed out of 1,458 valid mutants; 7 survived, 1 not
+  // covered, each listed in mutation/README.md): CI fails when a change lowers the score.
+  thresholds: { high: 99, low: 97, break: 99.45 },
   reporters: ["clear-text", "progress-append-only", "html", "json"],
   htmlReporter: { fileName: "results/mutation/money/index.html" },
   jsonReporter: { fileName: "results/mutation/money/report.json" },
