@@ -114,6 +114,12 @@ const { values: args } = parseArgs(process.argv.slice(2), {
       default: "10",
       description: "--sweep: measured seconds per step",
     },
+    "startup-load": {
+      type: "string",
+      value: "S",
+      default: "10",
+      description: "--sweep: seconds each target runs at the first rate once started, shown, not counted",
+    },
     "step-retries": {
       type: "string",
       value: "N",
@@ -222,6 +228,7 @@ async function sweepMain(): Promise<void> {
     stepS: num("step-duration"),
     retries: num("step-retries"),
     warmupS: Math.min(num("warmup"), 3),
+    startupS: num("startup-load"),
     budgetMs: num("budget"),
     workers,
     instances: Math.max(1, num("instances")),

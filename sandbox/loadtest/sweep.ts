@@ -47,6 +47,12 @@ export interface SweepOptions {
    */
   retries: number;
   warmupS: number;
+  /**
+   * Seconds each target is loaded at the first rate once started, before its first measured step (0:
+   * none). Reported as its "start-up" step, never counted: without it the first step measures the
+   * process's start-up (code not yet optimised, the garbage of starting), not what it holds.
+   */
+  startupS: number;
   budgetMs: number;
   /** Worker counts to sweep the webhook (and the baselines) with. */
   workers: number[];
@@ -70,8 +76,11 @@ export interface SweepOptions {
 export interface StepResult {
   target: string;
   rate: number;
-  /** "sweep" for the rate steps, "overload" for the 1.2x step past the highest rate held. */
-  kind: "sweep" | "overload";
+  /**
+   * "sweep" for the rate steps, "overload" for the 1.2x step past the highest rate held, "start-up"
+   * for the load right after the target starts (`startupS`; shown, not counted).
+   */
+  kind: "sweep" | "overload" | "start-up";
   /** Set on a step run again after a miss: which retry this is (1, 2, ...). */
   retry?: number;
   measured: number;
@@ -263,14 +272,11 @@ function runStep(
   kind: StepResult["kind"],
   seq: number,
 ): Promise<StepResult> {
-  const total = Math.round((o.warmupS + o.stepS) * rate);
+  // The start-up load is one measured stretch of startupS with no warm-up of its own.
+  const [warmupS, stepS] = kind === "start-up" ? [0, o.startupS] : [o.warmupS, o.stepS];
+  const total = Math.round((warmupS + stepS) * rate);
   const mix = buildMix(o.file, total, { ...DEFAULT_MIX, seed: `sweep:${t.name}:${rate}:${seq}` });
-  return measureStep(
-    t,
-    mix,
-    { rate, stepS: o.stepS, warmupS: o.warmupS, budgetMs: o.budgetMs, maxSockets: o.maxSockets },
-    kind,
-  );
+  return measureStep(t, mix, { rate, stepS, warmupS, budgetMs: o.budgetMs, maxSockets: o.maxSockets }, kind);
 }
 
 /** The load one step sends: `rate` for `warmupS` (not measured) and `stepS` seconds. */
@@ -437,6 +443,7 @@ export function sweepSettings(o: SweepOptions): SweepReport["settings"] {
     stepS: o.stepS,
     stepRetries: o.retries,
     warmupS: o.warmupS,
+    startupS: o.startupS,
     budgetMs: o.budgetMs,
     workers: o.workers.join(","),
     instances: o.instances,
@@ -517,6 +524,13 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
         open.delete(sw.starting);
         o.track?.([...open]);
       };
+      if (o.startupS > 0) {
+        for (const sw of sweeps) {
+          const r = await runStep(o, sw.t, o.rates[0] as number, "start-up", seq++);
+          steps.push(r);
+          o.say(`  ${sw.t.name}: start-up (not counted): ${line(r)}`);
+        }
+      }
       for (const rate of o.rates) {
         for (const sw of sweeps) {
           if (sw.done) continue;
@@ -584,6 +598,12 @@ function heldText(s: SweepSummary): string {
   return "none/s";
 }
 
+const KIND_PREFIX: Record<StepResult["kind"], string> = {
+  sweep: "",
+  overload: "1.2x ",
+  "start-up": "start-up (not counted): ",
+};
+
 export function sweepText(rep: SweepReport): string {
   const out = [
     `rate sweep — ${rep.startedAt}`,
@@ -598,7 +618,7 @@ export function sweepText(rep: SweepReport): string {
   for (const s of rep.summary) {
     out.push(`${s.target}:`);
     for (const r of rep.steps.filter((x) => x.target === s.target))
-      out.push(`  ${r.kind === "overload" ? "1.2x " : ""}${r.retry ? `retry ${r.retry}: ` : ""}${line(r)}`);
+      out.push(`  ${KIND_PREFIX[r.kind]}${r.retry ? `retry ${r.retry}: ` : ""}${line(r)}`);
   }
   out.push("", "highest rate held (and ratios):");
   const byWorkers = new Map<number, SweepReport["summary"]>();
@@ -645,7 +665,8 @@ function plot(
   const W = 960;
   const H = 320;
   const m = { l: 60, r: 180, t: 28, b: 40 };
-  const steps = rep.steps;
+  // The start-up load is in the text report, not the plot: it is not a point of the sweep.
+  const steps = rep.steps.filter((r) => r.kind !== "start-up");
   const xMax = Math.max(1, ...steps.map((s) => s.rate));
   const vals = steps.map(value).filter((v) => Number.isFinite(v));
   const yMax = o.yMax ?? Math.max(1, ...vals, o.hline?.[0] ?? 0) * 1.1;

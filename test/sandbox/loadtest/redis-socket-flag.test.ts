@@ -60,6 +60,7 @@ describe("sweep report: the Redis it ran on", () => {
     stepS: 8,
     retries: 1,
     warmupS: 3,
+    startupS: 10,
     budgetMs: 250,
     workers: [1],
     instances: 1,

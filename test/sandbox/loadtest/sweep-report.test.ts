@@ -12,6 +12,7 @@ import {
   type StepResult,
   type SweepReport,
   type SweepSummary,
+  sweepHtml,
   sweepText,
 } from "../../../sandbox/loadtest/sweep.ts";
 
@@ -175,5 +176,21 @@ describe("sweep report: a target that missed the first step", () => {
     expect(sweepText(report([summary("webhook ×1", 1, null, false)], rates))).toContain(
       "workers 1: webhook ×1: none/s",
     );
+  });
+});
+
+describe("sweep report: the start-up load", () => {
+  it("prints the load a target takes right after it starts as not counted, and leaves it out of the plot and the verdict", () => {
+    const rep = report([summary("webhook ×1", 1, 2000, false)], [1000, 2000, 4000]);
+    // A cold first second that misses: printed, yet the target still holds 2000/s.
+    rep.steps.unshift({ ...step("webhook ×1", 1000, false), kind: "start-up", p99: 77.7 });
+    const text = sweepText(rep);
+    expect(text).toContain("webhook ×1:\n  start-up (not counted): 1000/s MISSES: p50 1.0 p99 77.7 ");
+    expect(text).toContain("workers 1: webhook ×1: 2000/s");
+    const html = sweepHtml(rep);
+    // Each plot has a dot per counted step (1000, 2000 and the 4000/s miss), none for the start-up.
+    const plots = html.match(/<svg /g)?.length ?? 0;
+    expect(plots).toBeGreaterThan(0);
+    expect(html.match(/<circle /g)?.length).toBe(plots * 3);
   });
 });
