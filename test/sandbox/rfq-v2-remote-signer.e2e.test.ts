@@ -19,26 +19,18 @@ import {
   VersionedTransaction,
 } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TOKEN_PROGRAM } from "../../config/schema.ts";
-import { type Stack, startStack } from "../../sandbox/operator/stack.ts";
+import type { Stack } from "../../sandbox/operator/stack.ts";
 import { TakerClient } from "../../sandbox/operator/taker.ts";
-import { sweep } from "../../src/program/rfq-v2.ts";
 import { SignerRefusalCode } from "../../src/refusal/codes.ts";
 import { MINT } from "../support/config.ts";
+import { BID_IN, bidWalk, liveLevels, offerSolUsdcBid, startRfqV2Stack } from "../support/rfq-v2-stack.ts";
 import { fileTempDir } from "../support/tmp.ts";
 
 const dir = fileTempDir("rfq-v2-remote-signer");
 let stack: Stack;
 
 beforeAll(async () => {
-  stack = await startStack({
-    dir,
-    rfqV2: true,
-    remoteSigner: true,
-    // A Redis of its own: the pair switches live in Redis, and tests sharing REDIS_URL flip them.
-    ownRedis: true,
-    takers: [{ name: "t", sol: 20_000_000_000n, tokens: { USDC: 5_000_000_000n } }],
-  });
+  stack = await startRfqV2Stack(dir, { remoteSigner: true });
 }, 180_000);
 
 afterAll(async () => {
@@ -51,47 +43,14 @@ const logOf = (name: string) =>
     .filter((l) => l.startsWith("{"))
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 
-async function liveLevels(base: string, quote: string) {
-  const v2 = stack.rfqV2!;
-  for (const until = Date.now() + 20_000; Date.now() < until; ) {
-    const live = v2.standIn.liveSet(v2.makerId, base, quote);
-    if (live) return live;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`no levels for ${base}/${quote}; see ${dir}/webhook.log`);
-}
-
-const offer = (extra: {
-  tamper?: (tx: VersionedTransaction, tables: AddressLookupTableAccount[]) => VersionedTransaction;
-  timeoutMs: number;
-}) =>
-  stack.rfqV2!.standIn.offerSwap({
-    makerId: stack.rfqV2!.makerId,
-    taker: stack.takers[0]!.keypair,
-    baseMint: MINT.SOL,
-    quoteMint: MINT.USDC,
-    baseTokenProgram: TOKEN_PROGRAM,
-    quoteTokenProgram: TOKEN_PROGRAM,
-    baseDecimals: 9,
-    takerSide: "bid",
-    inAmount: 10_000_000n,
-    ...extra,
-  });
-
 describe("the RFQ v2 channel with RFQ_V2_URL and SIGNER_URL", () => {
   it("starts the webhook with both set and no key, and lands a v2 swap loading from lookup tables that the signer service resolved itself and signed, moving the balances exactly as the levels say", async () => {
     expect(stack.signerUrl).toMatch(/^unix:\/\//);
-    const live = await liveLevels(MINT.SOL, MINT.USDC);
-    const lot = BigInt(live.quote.lot_size_base);
-    const asks = live.quote.ask_levels.map((l) => ({
-      perLot: (BigInt(l.price) * lot) / 10n ** 9n,
-      lots: BigInt(l.volume) / lot,
-    }));
-    const walk = sweep("bid", 10_000_000n, asks, lot);
+    const walk = bidWalk(await liveLevels(stack, MINT.SOL, MINT.USDC), BID_IN);
     const taker = stack.takers[0]!.keypair;
     const client = new TakerClient(stack.operatorUrl, stack.chainUrl);
     const before = await client.balances(taker.publicKey, [MINT.SOL, MINT.USDC]);
-    const r = await offer({ timeoutMs: 30_000 });
+    const r = await offerSolUsdcBid(stack, { timeoutMs: 30_000 });
     expect(r).toMatchObject({ ok: true });
     expect(r.offered.message.addressTableLookups).toHaveLength(2);
     const after = await client.balances(taker.publicKey, [MINT.SOL, MINT.USDC]);
@@ -112,7 +71,7 @@ describe("the RFQ v2 channel with RFQ_V2_URL and SIGNER_URL", () => {
   }, 60_000);
 
   it("never signs a swap the webhook passes but the signer refuses (another program beside the route): SIGNER_V2_UNEXPECTED_PROGRAM counted, the maker's balances unchanged", async () => {
-    await liveLevels(MINT.SOL, MINT.USDC);
+    await liveLevels(stack, MINT.SOL, MINT.USDC);
     const maker = new PublicKey(stack.maker);
     const client = new TakerClient(stack.operatorUrl, stack.chainUrl);
     const before = await client.balances(maker, [MINT.SOL, MINT.USDC]);
@@ -132,7 +91,7 @@ describe("the RFQ v2 channel with RFQ_V2_URL and SIGNER_URL", () => {
       msg.instructions.push(stranger);
       return new VersionedTransaction(msg.compileToV0Message(tables));
     };
-    const r = await offer({ tamper: addStranger, timeoutMs: 3_000 });
+    const r = await offerSolUsdcBid(stack, { tamper: addStranger, timeoutMs: 3_000 });
     expect(r).toMatchObject({ ok: false, reason: "timeout" });
     const after = await client.balances(maker, [MINT.SOL, MINT.USDC]);
     expect(after).toEqual(before);

@@ -10,77 +10,39 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TOKEN_PROGRAM } from "../../config/schema.ts";
-import { type Stack, startStack } from "../../sandbox/operator/stack.ts";
+import type { Stack } from "../../sandbox/operator/stack.ts";
 import { TakerClient } from "../../sandbox/operator/taker.ts";
 import type { LedgerReport } from "../../src/ledger/report.ts";
-import { sweep } from "../../src/program/rfq-v2.ts";
 import { MINT } from "../support/config.ts";
+import { BID_IN, bidWalk, liveLevels, offerSolUsdcBid, startRfqV2Stack } from "../support/rfq-v2-stack.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "rfq-v2-sandbox-"));
 const ADMIN_API_KEY = "admin-key-for-the-rfq-v2-sandbox";
 let stack: Stack;
 
 beforeAll(async () => {
-  stack = await startStack({
-    dir,
-    rfqV2: true,
-    // A Redis of its own: the pair switches live in Redis, and tests sharing REDIS_URL flip them.
-    ownRedis: true,
-    webhookAdminApiKey: ADMIN_API_KEY,
-    takers: [{ name: "t", sol: 20_000_000_000n, tokens: { USDC: 5_000_000_000n } }],
-  });
+  stack = await startRfqV2Stack(dir, { webhookAdminApiKey: ADMIN_API_KEY });
 }, 180_000);
 
 afterAll(async () => {
   await stack?.close();
 });
 
-async function liveLevels(base: string, quote: string) {
-  const v2 = stack.rfqV2!;
-  for (const until = Date.now() + 20_000; Date.now() < until; ) {
-    const live = v2.standIn.liveSet(v2.makerId, base, quote);
-    if (live) return live;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  // What the stand-in answered, and the webhook's log names why a pair is not streamed.
-  throw new Error(
-    `no levels for ${base}/${quote}; answers: ${JSON.stringify(v2.standIn.updates.slice(-12))}; see ${dir}/webhook.log`,
-  );
-}
-
 describe("the sandbox's RFQ v2 channel", () => {
   it("streams every enabled pair, and names the stand-in in the manifest", async () => {
     const bySymbol = new Map(stack.config.tokens.map((t) => [t.symbol, t.mint]));
     for (const p of stack.config.pairs.filter((x) => x.enabled))
-      await liveLevels(bySymbol.get(p.base)!, bySymbol.get(p.quote)!);
+      await liveLevels(stack, bySymbol.get(p.base)!, bySymbol.get(p.quote)!);
     const manifest = JSON.parse(readFileSync(join(dir, "stack.json"), "utf8"));
     expect(manifest.rfqV2).toEqual({ url: stack.rfqV2!.url, makerId: "sandbox-maker" });
   });
 
   it("lands a taker's v2 swap loading accounts from lookup tables, co-signed by the webhook, moving its balances exactly as the levels say; the swap is once in the ledger", async () => {
-    const live = await liveLevels(MINT.SOL, MINT.USDC);
-    const lot = BigInt(live.quote.lot_size_base);
-    const asks = live.quote.ask_levels.map((l) => ({
-      perLot: (BigInt(l.price) * lot) / 10n ** 9n,
-      lots: BigInt(l.volume) / lot,
-    }));
-    const walk = sweep("bid", 10_000_000n, asks, lot);
+    const walk = bidWalk(await liveLevels(stack, MINT.SOL, MINT.USDC), BID_IN);
     const taker = stack.takers[0]!.keypair;
     const client = new TakerClient(stack.operatorUrl, stack.chainUrl);
     const before = await client.balances(taker.publicKey, [MINT.SOL, MINT.USDC]);
-    const r = await stack.rfqV2!.standIn.offerSwap({
-      makerId: stack.rfqV2!.makerId,
-      taker,
-      baseMint: MINT.SOL,
-      quoteMint: MINT.USDC,
-      baseTokenProgram: TOKEN_PROGRAM,
-      quoteTokenProgram: TOKEN_PROGRAM,
-      baseDecimals: 9,
-      takerSide: "bid",
-      inAmount: 10_000_000n,
-      timeoutMs: 30_000,
-    });
+    const r = await offerSolUsdcBid(stack, { timeoutMs: 30_000 });
     expect(r).toMatchObject({ ok: true });
     // Built as the operator builds it: accounts loaded from lookup tables the webhook resolved over RPC.
     expect(r.offered.message.addressTableLookups.length).toBeGreaterThan(0);
