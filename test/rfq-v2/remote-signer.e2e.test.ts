@@ -15,7 +15,6 @@ import { getAssociatedTokenAddressSync } from "@solana/spl-token";
 import { Keypair, PublicKey } from "@solana/web3.js";
 import { Registry } from "prom-client";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { TOKEN_PROGRAM } from "../../config/schema.ts";
 import { MemoryInventory } from "../../inventory/memory.ts";
 import { QuotingBook } from "../../pricing/book.ts";
 import { MemoryControls } from "../../pricing/controls/memory.ts";
@@ -34,6 +33,7 @@ import { type SignerService, startSignerService } from "../../src/signer/service
 import { makeWorld } from "../inventory/support.ts";
 import { MINT } from "../support/config.ts";
 import { fileRedis, redisUrl } from "../support/redis.ts";
+import { solUsdcBid } from "../support/rfq-v2.ts";
 import { fileTempDir } from "../support/tmp.ts";
 
 const MAKER_ID = "maker-signed-remotely";
@@ -157,18 +157,7 @@ function newTaker(): Keypair {
   return taker;
 }
 const offer = (standIn: RfqV2StandIn, taker: Keypair, timeoutMs: number) =>
-  standIn.offerSwap({
-    makerId: MAKER_ID,
-    taker,
-    baseMint: MINT.SOL,
-    quoteMint: MINT.USDC,
-    baseTokenProgram: TOKEN_PROGRAM,
-    quoteTokenProgram: TOKEN_PROGRAM,
-    baseDecimals: 9,
-    takerSide: "bid",
-    inAmount: 100_000_000n,
-    timeoutMs,
-  });
+  standIn.offerSwap(solUsdcBid({ makerId: MAKER_ID, taker, inAmount: 100_000_000n, timeoutMs }));
 const swapsWith = async (registry: Registry, outcome: string) =>
   (await registry.getSingleMetric("rfq_v2_swaps_total")!.get()).values.find(
     (v) => v.labels.outcome === outcome,

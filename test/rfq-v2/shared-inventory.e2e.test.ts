@@ -5,7 +5,6 @@
  */
 import { Keypair } from "@solana/web3.js";
 import { afterEach, describe, expect, it } from "vitest";
-import { TOKEN_PROGRAM } from "../../config/schema.ts";
 import { MemoryInventory } from "../../inventory/memory.ts";
 import { MemoryControls } from "../../pricing/controls/memory.ts";
 import { RfqV2StandIn } from "../../sandbox/rfq-v2/server.ts";
@@ -13,6 +12,7 @@ import { creditSol } from "../../src/chain/local/seed.ts";
 import { makeWorld } from "../inventory/support.ts";
 import { postQuote, startWebhook } from "../ops/webhook.ts";
 import { MINT } from "../support/config.ts";
+import { solUsdcBid } from "../support/rfq-v2.ts";
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -94,17 +94,10 @@ describe("the webhook and the RFQ v2 stream share one inventory", () => {
       quoteType: "exactOut" as const,
     };
     expect((await postQuote(hook.url, ask150)).status).toBe(200);
-    const swap = await standIn.offerSwap({
-      makerId: "mm",
-      taker: Keypair.generate(),
-      baseMint: MINT.SOL,
-      quoteMint: MINT.USDC,
-      baseTokenProgram: TOKEN_PROGRAM,
-      quoteTokenProgram: TOKEN_PROGRAM,
-      baseDecimals: 9,
-      takerSide: "bid",
-      inAmount: 36_200_000_000n, // 36,200 USDC: about 200 SOL at 180.25
-    });
+    const swap = await standIn.offerSwap(
+      // 36,200 USDC: about 200 SOL at 180.25
+      solUsdcBid({ makerId: "mm", taker: Keypair.generate(), inAmount: 36_200_000_000n }),
+    );
     expect(swap).toMatchObject({ ok: true });
     expect(swap.offered.message.addressTableLookups.length).toBeGreaterThan(0);
     const declined = await postQuote(hook.url, ask150);

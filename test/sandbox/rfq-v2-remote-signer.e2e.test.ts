@@ -23,7 +23,7 @@ import type { Stack } from "../../sandbox/operator/stack.ts";
 import { TakerClient } from "../../sandbox/operator/taker.ts";
 import { SignerRefusalCode } from "../../src/refusal/codes.ts";
 import { MINT } from "../support/config.ts";
-import { BID_IN, bidWalk, liveLevels, offerSolUsdcBid, startRfqV2Stack } from "../support/rfq-v2-stack.ts";
+import { BID_IN, bidWalk, liveLevels, offerSolUsdcBid, startRfqV2Stack } from "../support/rfq-v2.ts";
 import { fileTempDir } from "../support/tmp.ts";
 
 const dir = fileTempDir("rfq-v2-remote-signer");

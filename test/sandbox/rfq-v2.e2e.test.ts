@@ -14,7 +14,7 @@ import type { Stack } from "../../sandbox/operator/stack.ts";
 import { TakerClient } from "../../sandbox/operator/taker.ts";
 import type { LedgerReport } from "../../src/ledger/report.ts";
 import { MINT } from "../support/config.ts";
-import { BID_IN, bidWalk, liveLevels, offerSolUsdcBid, startRfqV2Stack } from "../support/rfq-v2-stack.ts";
+import { BID_IN, bidWalk, liveLevels, offerSolUsdcBid, startRfqV2Stack } from "../support/rfq-v2.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "rfq-v2-sandbox-"));
 const ADMIN_API_KEY = "admin-key-for-the-rfq-v2-sandbox";

@@ -1,11 +1,11 @@
 /**
- * The sandbox stack with the RFQ v2 channel, as the e2e tests drive it: started with a Redis of its
- * own and one funded taker, the levels the stand-in holds for a pair, what a bid walks through them,
- * and the stand-in's offer of a SOL/USDC bid from that taker.
+ * The RFQ v2 channel as the tests drive it: the stand-in's offer of a SOL/USDC bid; and the sandbox
+ * stack with the channel on, started with a Redis of its own and one funded taker, the levels the
+ * stand-in holds for a pair and what a bid walks through them.
  */
-import type { AddressLookupTableAccount, VersionedTransaction } from "@solana/web3.js";
 import { TOKEN_PROGRAM } from "../../config/schema.ts";
 import { type Stack, type StackOptions, startStack } from "../../sandbox/operator/stack.ts";
+import type { RfqV2StandIn } from "../../sandbox/rfq-v2/server.ts";
 import { sweep } from "../../src/program/rfq-v2.ts";
 import { MINT } from "./config.ts";
 
@@ -45,26 +45,31 @@ export function bidWalk(live: Awaited<ReturnType<typeof liveLevels>>, inAmount: 
   return sweep("bid", inAmount, asks, lot);
 }
 
+type Offer = Parameters<RfqV2StandIn["offerSwap"]>[0];
+
+/** What the stand-in offers for a taker's SOL/USDC bid of `inAmount` USDC units (9-decimal SOL, SPL Token). */
+export const solUsdcBid = (
+  o: Pick<Offer, "makerId" | "taker" | "inAmount"> & Partial<Pick<Offer, "timeoutMs" | "tamper">>,
+): Offer => ({
+  baseMint: MINT.SOL,
+  quoteMint: MINT.USDC,
+  baseTokenProgram: TOKEN_PROGRAM,
+  quoteTokenProgram: TOKEN_PROGRAM,
+  baseDecimals: 9,
+  takerSide: "bid",
+  ...o,
+});
+
 /** The stand-in offers the stack's first taker a SOL/USDC bid of `BID_IN`, as the operator would. */
-export const offerSolUsdcBid = (
-  stack: Stack,
-  extra: {
-    tamper?: (tx: VersionedTransaction, tables: AddressLookupTableAccount[]) => VersionedTransaction;
-    timeoutMs: number;
-  },
-) =>
-  stack.rfqV2!.standIn.offerSwap({
-    makerId: stack.rfqV2!.makerId,
-    taker: stack.takers[0]!.keypair,
-    baseMint: MINT.SOL,
-    quoteMint: MINT.USDC,
-    baseTokenProgram: TOKEN_PROGRAM,
-    quoteTokenProgram: TOKEN_PROGRAM,
-    baseDecimals: 9,
-    takerSide: "bid",
-    inAmount: BID_IN,
-    ...extra,
-  });
+export const offerSolUsdcBid = (stack: Stack, extra: Partial<Pick<Offer, "timeoutMs" | "tamper">>) =>
+  stack.rfqV2!.standIn.offerSwap(
+    solUsdcBid({
+      makerId: stack.rfqV2!.makerId,
+      taker: stack.takers[0]!.keypair,
+      inAmount: BID_IN,
+      ...extra,
+    }),
+  );
 
 /** The bid's size: 10 USDC (6 decimals). */
 export const BID_IN = 10_000_000n;
