@@ -10,11 +10,9 @@ import { Keypair, PublicKey, type VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
 import { Registry } from "prom-client";
 import { afterEach, describe, expect, it } from "vitest";
-import { TOKEN_PROGRAM } from "../../config/schema.ts";
 import { MemoryInventory } from "../../inventory/memory.ts";
 import { QuotingBook } from "../../pricing/book.ts";
 import { MemoryControls } from "../../pricing/controls/memory.ts";
-import { RfqV2StandIn } from "../../sandbox/rfq-v2/server.ts";
 import { creditSol, creditToken } from "../../src/chain/local/seed.ts";
 import { MemoryFillJournal } from "../../src/journal/memory.ts";
 import { KeypairSigner } from "../../src/keys/index.ts";
@@ -32,6 +30,7 @@ import { rfqV2Metrics } from "../../src/rfq-v2/metrics.ts";
 import { RfqV2Service } from "../../src/rfq-v2/service.ts";
 import { makeWorld } from "../inventory/support.ts";
 import { MINT } from "../support/config.ts";
+import { solUsdcBid, standInOver } from "../support/rfq-v2.ts";
 
 const MAKER_ID = "maker-ledger";
 const TOKEN = "jwt-for-the-stand-in-0123456789";
@@ -54,20 +53,7 @@ async function stack(opts: { land?: boolean } = { land: true }) {
     ...f,
     rfqV2: { ...f.rfqV2, pairs: ["SOL/USDC"], quoteExpirySeconds: 30, refreshSeconds: 10 },
   }));
-  const standIn = new RfqV2StandIn({
-    makers: [{ makerId: MAKER_ID, token: TOKEN }],
-    heartbeatMs: 60_000,
-    recentBlockhash: async () => (await w.chain.getLatestBlockhash()).blockhash,
-    ...(opts.land
-      ? {
-          land: async (tx: VersionedTransaction) => {
-            const r = await w.chain.send(tx);
-            if (!r.ok) throw new Error(r.error);
-            return r.signature;
-          },
-        }
-      : {}),
-  });
+  const standIn = standInOver(w.chain, { makerId: MAKER_ID, token: TOKEN, land: opts.land === true });
   const url = await standIn.listen("127.0.0.1", 0);
   closers.push(() => standIn.close());
   w.clock.t = Date.now();
@@ -116,17 +102,7 @@ async function stack(opts: { land?: boolean } = { land: true }) {
   const taker = Keypair.generate();
   creditSol(w.chain, taker.publicKey, 1_000_000_000n);
   creditToken(w.chain, taker.publicKey, new PublicKey(MINT.USDC), 500_000_000n);
-  const offer = {
-    makerId: MAKER_ID,
-    taker,
-    baseMint: MINT.SOL,
-    quoteMint: MINT.USDC,
-    baseTokenProgram: TOKEN_PROGRAM,
-    quoteTokenProgram: TOKEN_PROGRAM,
-    baseDecimals: 9,
-    takerSide: "bid" as const,
-    inAmount: 250_000_000n,
-  };
+  const offer = solUsdcBid({ makerId: MAKER_ID, taker, inAmount: 250_000_000n });
   const swapsWith = async (outcome: string) =>
     (await registry.getSingleMetric("rfq_v2_swaps_total")!.get()).values.find(
       (v) => v.labels.outcome === outcome,

@@ -21,7 +21,7 @@ import { MemoryControls } from "../../pricing/controls/memory.ts";
 import type { PriceSource } from "../../pricing/interface.ts";
 import { StaticPriceSource } from "../../pricing/static.ts";
 import { type RpcServer, startRpcServer } from "../../sandbox/chain/rpc-server.ts";
-import { RfqV2StandIn } from "../../sandbox/rfq-v2/server.ts";
+import type { RfqV2StandIn } from "../../sandbox/rfq-v2/server.ts";
 import { creditSol, creditToken, tokenBalance } from "../../src/chain/local/seed.ts";
 import { createLogger } from "../../src/observability/logger.ts";
 import { sweep } from "../../src/program/rfq-v2.ts";
@@ -33,7 +33,7 @@ import { type SignerService, startSignerService } from "../../src/signer/service
 import { makeWorld } from "../inventory/support.ts";
 import { MINT } from "../support/config.ts";
 import { fileRedis, redisUrl } from "../support/redis.ts";
-import { solUsdcBid } from "../support/rfq-v2.ts";
+import { solUsdcBid, standInOver } from "../support/rfq-v2.ts";
 import { fileTempDir } from "../support/tmp.ts";
 
 const MAKER_ID = "maker-signed-remotely";
@@ -107,16 +107,11 @@ creditSol(w.chain, tablePayer.publicKey, 1_000_000_000n);
 
 /** The channel with the remote signer; `sources`: the webhook's own prices (the test config's by default). */
 async function channel(sources?: ReadonlyMap<string, PriceSource>, through: RemoteSigner = signer) {
-  const standIn = new RfqV2StandIn({
-    makers: [{ makerId: MAKER_ID, token: TOKEN }],
-    heartbeatMs: 60_000,
-    recentBlockhash: async () => (await w.chain.getLatestBlockhash()).blockhash,
+  const standIn = standInOver(w.chain, {
+    makerId: MAKER_ID,
+    token: TOKEN,
+    land: true,
     tables: { chain: w.chain, payer: tablePayer },
-    land: async (tx) => {
-      const r = await w.chain.send(tx);
-      if (!r.ok) throw new Error(r.error);
-      return r.signature;
-    },
   });
   const url = await standIn.listen("127.0.0.1", 0);
   closers.push(() => standIn.close());

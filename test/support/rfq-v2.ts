@@ -5,7 +5,8 @@
  */
 import { TOKEN_PROGRAM } from "../../config/schema.ts";
 import { type Stack, type StackOptions, startStack } from "../../sandbox/operator/stack.ts";
-import type { RfqV2StandIn } from "../../sandbox/rfq-v2/server.ts";
+import { RfqV2StandIn, type StandInOptions } from "../../sandbox/rfq-v2/server.ts";
+import type { LocalChain } from "../../src/chain/local/index.ts";
 import { sweep } from "../../src/program/rfq-v2.ts";
 import { MINT } from "./config.ts";
 
@@ -43,6 +44,32 @@ export function bidWalk(live: Awaited<ReturnType<typeof liveLevels>>, inAmount: 
     lots: BigInt(l.volume) / lot,
   }));
   return sweep("bid", inAmount, asks, lot);
+}
+
+/**
+ * The stand-in of the operator's RFQ v2 service for one maker over a local chain: the swaps' recent
+ * blockhash read from that chain and, with `land`, each signed swap sent to it (a failed send throws,
+ * which the stand-in reports as the swap's ERROR).
+ */
+export function standInOver(
+  chain: LocalChain,
+  o: { makerId: string; token: string; land: boolean; tables?: StandInOptions["tables"] },
+): RfqV2StandIn {
+  return new RfqV2StandIn({
+    makers: [{ makerId: o.makerId, token: o.token }],
+    heartbeatMs: 60_000,
+    recentBlockhash: async () => (await chain.getLatestBlockhash()).blockhash,
+    ...(o.tables ? { tables: o.tables } : {}),
+    ...(o.land
+      ? {
+          land: async (tx) => {
+            const r = await chain.send(tx);
+            if (!r.ok) throw new Error(r.error);
+            return r.signature;
+          },
+        }
+      : {}),
+  });
 }
 
 type Offer = Parameters<RfqV2StandIn["offerSwap"]>[0];
