@@ -270,12 +270,7 @@ describe("the step's own check of the fee payer and the maker's slot", () => {
   async function held() {
     const ports = (h.executor as unknown as { ports: StepPorts }).ports;
     const http = inProcess(h.app);
-    const { body } = await signedJupFill(h, http, 5_000_000_000n);
-    const req = {
-      requestId: body.requestId,
-      quoteId: body.quoteId,
-      transaction: Buffer.from(body.transaction.serialize()).toString("base64"),
-    };
+    const { req } = await signedJupFill(h, http, 5_000_000_000n);
     const log = createLogger("silent");
     const budget = new Budget(Date.now() + 10_000);
     const seen = {};
