@@ -363,8 +363,7 @@ export class ReservationInventory implements Inventory {
     for (const l of this.listeners) {
       try {
         l();
-        // Stryker disable next-line BlockStatement: the block only logs
-      } catch (err) {
+      } /* Stryker disable next-line BlockStatement: the block only logs */ catch (err) {
         this.opts.log?.error({ err }, "inventory: change listener failed");
       }
     }

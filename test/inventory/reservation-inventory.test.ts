@@ -251,6 +251,30 @@ describe("what the inventory shows", () => {
     expect(inv.position(UNKNOWN)).toBeUndefined();
   });
 
+  it("asks the shared state for an output leg alone when a reservation has no input leg", async () => {
+    const w = makeWorld();
+    const state = new FlakyReservations();
+    const asked: Parameters<Reservations["reserve"]>[0][] = [];
+    state.reserve = (r) => {
+      asked.push(r);
+      return state.inner.reserve(r);
+    };
+    const inv = await started(w, {}, state);
+    const usdc = holding(inv, "USDC").balance;
+    expect(
+      await inv.reserve({
+        quoteId: "q",
+        mint: MINT.USDC,
+        amount: 2_000_000n,
+        expiresAtMs: w.clock.t + 60_000,
+      }),
+    ).toEqual({ ok: true });
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).not.toHaveProperty("inMint");
+    expect(asked[0]).not.toHaveProperty("inAmount");
+    expect(inv.position(MINT.USDC)).toBe(usdc - 2_000_000n);
+  });
+
   it("shows every configured token with no ATA and nothing held before the first chain read", () => {
     const w = makeWorld();
     const inv = new MemoryInventory(w.options());

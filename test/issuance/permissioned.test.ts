@@ -179,59 +179,47 @@ describe("the maker's own taker checks, before anything is sent", () => {
   });
 });
 
-describe("an issuance store that cannot be reached", () => {
-  it("refuses the fill naming the store's error, mints nothing and releases the inventory reservation", async () => {
-    const taker = setup.holders.at(-1) as Keypair;
-    fundTaker(h.chain, taker.publicKey, { sol: 1_000_000_000n, tokens: { [MINT.USDC]: 1_000_000_000n } });
-    const usage = h.service.issuance?.usage;
-    if (!usage) throw new Error("the harness has no issuance");
-    const { response, tx } = await buy(taker, 104_000_000n);
-    vi.spyOn(usage, "reserve").mockRejectedValueOnce(new Error("issuance store down"));
-    const supply = supplyOf(h.chain, TBILL);
-    const sent = engine.sent.length;
-    const swap = await postSwap(http(), {
-      requestId: response.requestId,
-      quoteId: response.quoteId,
-      transaction: tx,
-    });
-    vi.restoreAllMocks();
-    expect(swap.body).toEqual({
-      quoteId: response.quoteId,
-      state: "rejected",
-      rejectionReason: "issuance unavailable: issuance store down",
-    });
-    expect(supplyOf(h.chain, TBILL)).toBe(supply);
-    expect(engine.sent).toHaveLength(sent);
-    expect((await h.inventory.reservations()).map((r) => r.quoteId)).not.toContain(response.quoteId);
-  });
-});
-
-describe("an issuer that cannot sign the mint", () => {
-  it("refuses the fill saying so, sends nothing, and gives the inventory and the issuance back", async () => {
-    const taker = setup.holders.at(-1) as Keypair;
-    fundTaker(h.chain, taker.publicKey, { sol: 1_000_000_000n, tokens: { [MINT.USDC]: 1_000_000_000n } });
-    const iss = h.service.issuance;
-    if (!iss) throw new Error("the harness has no issuance");
-    const day = utcDay(Date.now());
-    const used = iss.usage.used(TBILL.toBase58(), "mint", day);
-    const { response, tx } = await buy(taker, 103_000_000n);
-    vi.spyOn(iss.companions, "make").mockRejectedValueOnce(new Error("issuer key offline"));
-    const sent = engine.sent.length;
-    const swap = await postSwap(http(), {
-      requestId: response.requestId,
-      quoteId: response.quoteId,
-      transaction: tx,
-    });
-    vi.restoreAllMocks();
-    expect(swap.body).toEqual({
-      quoteId: response.quoteId,
-      state: "rejected",
-      rejectionReason: "the mint transaction could not be signed: issuer key offline; not sent",
-    });
-    expect(engine.sent).toHaveLength(sent);
-    expect((await h.inventory.reservations()).map((r) => r.quoteId)).not.toContain(response.quoteId);
-    expect(iss.usage.used(TBILL.toBase58(), "mint", day)).toBe(used);
-  });
+describe("an issuance that cannot go ahead", () => {
+  type Issuance = NonNullable<Harness["service"]["issuance"]>;
+  it.each<[what: string, amount: bigint, fail: (iss: Issuance) => unknown, reason: string]>([
+    [
+      "an issuance store that cannot be reached: refuses the fill naming the store's error",
+      104_000_000n,
+      (iss) => vi.spyOn(iss.usage, "reserve").mockRejectedValueOnce(new Error("issuance store down")),
+      "issuance unavailable: issuance store down",
+    ],
+    [
+      "an issuer that cannot sign the mint: refuses the fill saying so",
+      103_000_000n,
+      (iss) => vi.spyOn(iss.companions, "make").mockRejectedValueOnce(new Error("issuer key offline")),
+      "the mint transaction could not be signed: issuer key offline; not sent",
+    ],
+  ])(
+    "%s, mints and sends nothing, and gives the inventory and the issuance back",
+    async (_what, amount, fail, reason) => {
+      const taker = setup.holders.at(-1) as Keypair;
+      fundTaker(h.chain, taker.publicKey, { sol: 1_000_000_000n, tokens: { [MINT.USDC]: 1_000_000_000n } });
+      const iss = h.service.issuance;
+      if (!iss) throw new Error("the harness has no issuance");
+      const day = utcDay(Date.now());
+      const used = iss.usage.used(TBILL.toBase58(), "mint", day);
+      const { response, tx } = await buy(taker, amount);
+      fail(iss);
+      const supply = supplyOf(h.chain, TBILL);
+      const sent = engine.sent.length;
+      const swap = await postSwap(http(), {
+        requestId: response.requestId,
+        quoteId: response.quoteId,
+        transaction: tx,
+      });
+      vi.restoreAllMocks();
+      expect(swap.body).toEqual({ quoteId: response.quoteId, state: "rejected", rejectionReason: reason });
+      expect(supplyOf(h.chain, TBILL)).toBe(supply);
+      expect(engine.sent).toHaveLength(sent);
+      expect((await h.inventory.reservations()).map((r) => r.quoteId)).not.toContain(response.quoteId);
+      expect(iss.usage.used(TBILL.toBase58(), "mint", day)).toBe(used);
+    },
+  );
 });
 
 describe("an issued fill that has spent its budget by the time the issuance is reserved", () => {

@@ -12,11 +12,10 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { creditToken } from "../../src/chain/local/seed.ts";
 import type { SwapResponse } from "../../src/contract/swap.ts";
 import { createLogger } from "../../src/observability/logger.ts";
-import { SwapExecutor } from "../../src/swap/executor.ts";
 import { MINT } from "../support/config.ts";
 import { createHarness, type Harness, inProcess, postSwap } from "../support/harness.ts";
 import type { FaultyChain } from "./faults.ts";
-import { type GatedSigner, gatedHarness, signedJupFill } from "./setup.ts";
+import { type GatedSigner, gatedHarness, ledgerExecutor, signedJupFill } from "./setup.ts";
 
 /** Resolves once the store has been asked to claim `quoteId` `n` times (by any request). */
 function claimCalls(h: Harness) {
@@ -258,38 +257,33 @@ describe("a quote store that fails", () => {
   afterAll(() => h.close());
   afterEach(() => vi.restoreAllMocks());
 
-  it("answers `failing fast while it is down` when the store's circuit is open", async () => {
+  it.each<[what: string, fail: (store: Harness["store"]) => unknown, reason: string]>([
+    [
+      "`failing fast while it is down` when the store's circuit is open",
+      (store) => vi.spyOn(store, "get").mockRejectedValueOnce(new Error("circuit open: failing fast")),
+      "quote store unavailable: failing fast while it is down",
+    ],
+    [
+      "`Redis could not be reached` when binding the message fails, not the client's own text",
+      (store) =>
+        vi
+          .spyOn(store, "bindMessage")
+          .mockRejectedValueOnce(new Error("Stream isn't writeable and enableOfflineQueue options is false")),
+      "quote store unavailable: Redis could not be reached",
+    ],
+    [
+      "with the step's timeout when the claim does not answer in time",
+      (store) => vi.spyOn(store, "claim").mockImplementationOnce(() => new Promise(() => {})),
+      "quote store unavailable: no answer within 300 ms",
+    ],
+  ])("answers %s", async (_what, fail, reason) => {
     const http = inProcess(h.app);
     const { body, response } = await signedJupFill(h, http, 5_000_000_000n);
-    vi.spyOn(h.store, "get").mockRejectedValueOnce(new Error("circuit open: failing fast"));
+    fail(h.store);
     expect((await postSwap(http, body)).body).toEqual({
       quoteId: response.quoteId,
       state: "rejected",
-      rejectionReason: "quote store unavailable: failing fast while it is down",
-    });
-  });
-
-  it("answers `Redis could not be reached` when binding the message fails, not the client's own text", async () => {
-    const http = inProcess(h.app);
-    const { body, response } = await signedJupFill(h, http, 5_000_000_000n);
-    vi.spyOn(h.store, "bindMessage").mockRejectedValueOnce(
-      new Error("Stream isn't writeable and enableOfflineQueue options is false"),
-    );
-    expect((await postSwap(http, body)).body).toEqual({
-      quoteId: response.quoteId,
-      state: "rejected",
-      rejectionReason: "quote store unavailable: Redis could not be reached",
-    });
-  });
-
-  it("answers with the step's timeout when the claim does not answer in time", async () => {
-    const http = inProcess(h.app);
-    const { body, response } = await signedJupFill(h, http, 5_000_000_000n);
-    vi.spyOn(h.store, "claim").mockImplementationOnce(() => new Promise(() => {}));
-    expect((await postSwap(http, body)).body).toEqual({
-      quoteId: response.quoteId,
-      state: "rejected",
-      rejectionReason: "quote store unavailable: no answer within 300 ms",
+      rejectionReason: reason,
     });
   });
 });
@@ -303,22 +297,9 @@ describe("the ledger's record of a duplicate", () => {
 
   it("journals one decision for a quote answered twice: the duplicate's answer is the first's, not a second decision", async () => {
     // The executor as compose.ts builds it with a ledger: its decisions go to the journal's outbox.
-    const executor = new SwapExecutor({
-      config: h.config,
-      store: h.store,
-      chain: h.chain,
-      inventory: h.inventory,
-      signer: h.signer,
-      confirmations: h.confirmations,
-      ledgerJournal: h.journal,
-    });
+    const executor = ledgerExecutor(h);
     const http = inProcess(h.app);
-    const { body, response } = await signedJupFill(h, http, 5_000_000_000n);
-    const req = {
-      requestId: body.requestId,
-      quoteId: body.quoteId,
-      transaction: Buffer.from(body.transaction.serialize()).toString("base64"),
-    };
+    const { req, response } = await signedJupFill(h, http, 5_000_000_000n);
     const log = createLogger("silent");
     const first = await executor.execute(req, log);
     expect(first.state).toBe("accepted");

@@ -8,23 +8,20 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import type { PendingFill } from "../../src/journal/interface.ts";
 import { type Harness, inProcess, operatorFill, postSwap } from "../support/harness.ts";
 import type { FaultyChain } from "./faults.ts";
-import { type GatedSigner, gatedHarness, signedJupFill } from "./setup.ts";
+import { answerAfterLook, clockedHarness, type GatedSigner, SwapClock, signedJupFill } from "./setup.ts";
 
-const clock: { base: number | undefined; offset: number } = { base: undefined, offset: 0 };
+const clock = new SwapClock();
 let h: Harness;
 let signer: GatedSigner;
 let chain: FaultyChain;
 
 beforeAll(async () => {
   // No tunables but the clock: the executor's defaults.
-  ({ h, signer, chain } = await gatedHarness({
-    swap: { now: () => (clock.base ?? Date.now()) + clock.offset },
-  }));
+  ({ h, signer, chain } = await clockedHarness(clock));
 });
 afterAll(() => h.close());
 afterEach(() => {
-  clock.base = undefined;
-  clock.offset = 0;
+  clock.reset();
   chain.disarm();
   vi.restoreAllMocks();
 });
@@ -35,19 +32,18 @@ describe("the executor's defaults", () => {
     const { body, response } = await signedJupFill(h, http, 5_000_000_000n);
     clock.base = Date.now();
     const added = vi.spyOn(h.journal, "addPending");
-    const release = signer.hold();
-    try {
-      const first = postSwap(http, body);
-      await vi.waitFor(() => expect(signer.waiting).toBe(true));
-      const open = (await h.inventory.reservations()).find((r) => r.quoteId === response.quoteId);
-      expect(open?.expiresAtMs).toBe(clock.base + 180_000);
-      release("sign");
-      expect((await first).body.state).toBe("accepted");
-      const pending = added.mock.calls.map(([f]) => f).find((f) => f.quoteId === response.quoteId);
-      expect((pending as PendingFill).trackUntilMs).toBe(clock.base + 180_000);
-    } finally {
-      release("sign");
-    }
+    const base = clock.base;
+    const answer = await answerAfterLook(
+      signer,
+      () => postSwap(http, body),
+      async () => {
+        const open = (await h.inventory.reservations()).find((r) => r.quoteId === response.quoteId);
+        expect(open?.expiresAtMs).toBe(base + 180_000);
+      },
+    );
+    expect(answer.state).toBe("accepted");
+    const pending = added.mock.calls.map(([f]) => f).find((f) => f.quoteId === response.quoteId);
+    expect((pending as PendingFill).trackUntilMs).toBe(base + 180_000);
   });
 
   it("gives a swap 20 s: it signs with 250 ms of them left after reserving, and refuses below", async () => {

@@ -15,7 +15,8 @@ type Method =
   | "getUnixTimestamp"
   | "send"
   | "preflight"
-  | "getSignatureStatus";
+  | "getSignatureStatus"
+  | "isBlockhashValid";
 type Fault =
   | { kind: "hang" }
   | { kind: "fail"; error: string }
@@ -86,5 +87,8 @@ export class FaultyChain extends ObservedChain {
   }
   override getSignatureStatus(signature: string, hint?: StatusHint) {
     return this.apply("getSignatureStatus", () => super.getSignatureStatus(signature, hint));
+  }
+  override isBlockhashValid(blockhash: string) {
+    return this.apply("isBlockhashValid", () => super.isBlockhashValid(blockhash));
   }
 }

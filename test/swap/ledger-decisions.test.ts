@@ -5,15 +5,13 @@
  * builds it with a ledger (`ledgerJournal`), over the harness's ports, on the test's clock, with its
  * own default cache of recent blockhashes and no fill-rate view.
  */
-import { Keypair } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { fundTaker } from "../../src/chain/local/seed.ts";
 import type { PendingFill } from "../../src/journal/interface.ts";
 import type { DecisionRecord } from "../../src/ledger/records.ts";
 import { createLogger } from "../../src/observability/logger.ts";
-import { SwapExecutor } from "../../src/swap/executor.ts";
-import { MINT } from "../support/config.ts";
-import { askQuote, createHarness, type Harness, inProcess, operatorFill } from "../support/harness.ts";
+import type { SwapExecutor } from "../../src/swap/executor.ts";
+import { createHarness, type Harness, inProcess } from "../support/harness.ts";
+import { ledgerExecutor, signedJupFill } from "./setup.ts";
 
 let h: Harness;
 let executor: SwapExecutor;
@@ -22,38 +20,12 @@ const log = createLogger("silent");
 
 beforeAll(async () => {
   h = await createHarness();
-  executor = new SwapExecutor({
-    config: h.config,
-    store: h.store,
-    chain: h.chain,
-    inventory: h.inventory,
-    signer: h.signer,
-    confirmations: h.confirmations,
-    ledgerJournal: h.journal,
-    now: () => nowMs,
-  });
+  executor = ledgerExecutor(h, () => nowMs);
 });
 afterAll(() => h.close());
 
 /** A quote and the taker's signed fill for it, as the request the operator posts. */
-async function request(jup: bigint) {
-  const taker = Keypair.generate();
-  fundTaker(h.chain, taker.publicKey, { sol: 100_000_000n, tokens: { [MINT.JUP]: jup } });
-  const { response, stored } = await askQuote(h, inProcess(h.app), {
-    tokenIn: MINT.JUP,
-    tokenOut: MINT.USDC,
-    amount: 1_000_000_000n,
-    taker: taker.publicKey,
-  });
-  const tx = await operatorFill(h, stored, taker.publicKey);
-  tx.sign([taker]);
-  const req = {
-    requestId: response.requestId,
-    quoteId: response.quoteId,
-    transaction: Buffer.from(tx.serialize()).toString("base64"),
-  };
-  return { req, stored, taker };
-}
+const request = (jup: bigint) => signedJupFill(h, inProcess(h.app), jup);
 
 async function decisionsFor(quoteId: string): Promise<DecisionRecord[]> {
   await vi.waitFor(async () => expect(await h.journal.ledgerBacklog()).toBeGreaterThan(0));

@@ -39,12 +39,16 @@ async function attempt(
   ask: { tokenIn: string; tokenOut: string; amount: bigint },
   opts: {
     nativeSolIn?: boolean;
+    recentBlockhash?: string;
     sign?: (tx: VersionedTransaction) => void;
   } = {},
 ): Promise<SwapResponse> {
   const http = inProcess(h.app);
   const { response, stored } = await askQuote(h, http, { ...ask, taker: taker.publicKey });
-  const tx = await operatorFill(h, stored, taker.publicKey, { nativeSolIn: opts.nativeSolIn ?? false });
+  const tx = await operatorFill(h, stored, taker.publicKey, {
+    nativeSolIn: opts.nativeSolIn ?? false,
+    ...(opts.recentBlockhash ? { recentBlockhash: opts.recentBlockhash } : {}),
+  });
   if (opts.sign) opts.sign(tx);
   else tx.sign([taker]);
   const signs = signer.count;
@@ -142,6 +146,20 @@ describe("plain rejections", () => {
     const res = await attempt(taker, { tokenIn: MINT.JUP, tokenOut: MINT.USDC, amount: 1_000_000_000n });
     expect(res.state).toBe("rejected");
     expect(res.rejectionReason).toMatch(/could not read the taker's balances: rpc 503/);
+  });
+
+  it("says the recent blockhash could not be checked when the chain cannot answer for one it did not poll", async () => {
+    const taker = Keypair.generate();
+    fundTaker(h.chain, taker.publicKey, { sol: 100_000_000n, tokens: { [MINT.JUP]: 5_000_000_000n } });
+    chain.arm("isBlockhashValid", { kind: "fail", error: "rpc 503" });
+    const res = await attempt(
+      taker,
+      { tokenIn: MINT.JUP, tokenOut: MINT.USDC, amount: 1_000_000_000n },
+      // A blockhash the cache has never seen, so the check must ask the chain.
+      { recentBlockhash: Keypair.generate().publicKey.toBase58() },
+    );
+    expect(res.state).toBe("rejected");
+    expect(res.rejectionReason).toBe("could not check the recent blockhash: rpc 503");
   });
 
   it("rejects a fill for a quote that has expired by the time the swap arrives", async () => {

@@ -11,28 +11,20 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { creditToken, tokenBalance } from "../../src/chain/local/seed.ts";
 import { MINT } from "../support/config.ts";
 import { type Harness, inProcess, postSwap } from "../support/harness.ts";
-import { type GatedSigner, gatedHarness, signedJupFill } from "./setup.ts";
+import { answerAfterLook, clockedHarness, type GatedSigner, SwapClock, signedJupFill } from "./setup.ts";
 
 const BUDGET_MS = 5_000;
 const TTL_MS = 60_000;
-/** The swap's clock: `base` while a test holds it, else the wall. */
-const clock: { base: number | undefined; offset: number } = { base: undefined, offset: 0 };
+const clock = new SwapClock();
 let h: Harness;
 let signer: GatedSigner;
 
 beforeAll(async () => {
-  ({ h, signer } = await gatedHarness({
-    swap: {
-      budgetMs: BUDGET_MS,
-      reservationTtlMs: TTL_MS,
-      now: () => (clock.base ?? Date.now()) + clock.offset,
-    },
-  }));
+  ({ h, signer } = await clockedHarness(clock, { budgetMs: BUDGET_MS, reservationTtlMs: TTL_MS }));
 });
 afterAll(() => h.close());
 afterEach(() => {
-  clock.base = undefined;
-  clock.offset = 0;
+  clock.reset();
   vi.restoreAllMocks();
 });
 
@@ -44,24 +36,23 @@ describe("what a fill in flight holds", () => {
     const http = inProcess(h.app);
     const { body, response, stored } = await signedJupFill(h, http, 5_000_000_000n);
     clock.base = Date.now();
-    const release = signer.hold();
-    try {
-      const first = postSwap(http, body);
-      await vi.waitFor(() => expect(signer.waiting).toBe(true));
-      expect(await openReservation(response.quoteId)).toMatchObject({
-        quoteId: response.quoteId,
-        mint: MINT.USDC,
-        amount: BigInt(stored.response.amountOut),
-        inputMint: MINT.JUP,
-        inputAmount: 1_000_000_000n,
-        expiresAtMs: clock.base + TTL_MS,
-        state: "open",
-      });
-      release("sign");
-      expect((await first).body.state).toBe("accepted");
-    } finally {
-      release("sign");
-    }
+    const base = clock.base;
+    const answer = await answerAfterLook(
+      signer,
+      () => postSwap(http, body),
+      async () => {
+        expect(await openReservation(response.quoteId)).toMatchObject({
+          quoteId: response.quoteId,
+          mint: MINT.USDC,
+          amount: BigInt(stored.response.amountOut),
+          inputMint: MINT.JUP,
+          inputAmount: 1_000_000_000n,
+          expiresAtMs: base + TTL_MS,
+          state: "open",
+        });
+      },
+    );
+    expect(answer.state).toBe("accepted");
   });
 });
 

@@ -7,7 +7,7 @@
  * when a test says so. Last, the step's own defence in depth, called directly with a fill whose
  * validated maker slot or fee payer is not the transaction's.
  */
-import { Keypair, PublicKey, type VersionedTransaction } from "@solana/web3.js";
+import { Keypair, PublicKey, VersionedTransaction } from "@solana/web3.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { creditToken, fundTaker } from "../../src/chain/local/seed.ts";
 import type { PendingFill } from "../../src/journal/interface.ts";
@@ -270,12 +270,7 @@ describe("the step's own check of the fee payer and the maker's slot", () => {
   async function held() {
     const ports = (h.executor as unknown as { ports: StepPorts }).ports;
     const http = inProcess(h.app);
-    const { body } = await signedJupFill(h, http, 5_000_000_000n);
-    const req = {
-      requestId: body.requestId,
-      quoteId: body.quoteId,
-      transaction: Buffer.from(body.transaction.serialize()).toString("base64"),
-    };
+    const { req } = await signedJupFill(h, http, 5_000_000_000n);
     const log = createLogger("silent");
     const budget = new Budget(Date.now() + 10_000);
     const seen = {};
@@ -284,13 +279,28 @@ describe("the step's own check of the fee payer and the maker's slot", () => {
     return { ports, req, checked, base: { req, quote: checked.quote, tx: checked.tx, budget, log, seen } };
   }
 
-  const cases: [string, (fill: Parameters<typeof signAndSend>[1]["fill"]) => object][] = [
+  type Held = Parameters<typeof signAndSend>[1];
+  /** A copy of `tx` with the maker's key also at `slot` (past the signers: a key no signature covers). */
+  const makerAlsoAt = (tx: VersionedTransaction, slot: number) => {
+    const copy = VersionedTransaction.deserialize(tx.serialize());
+    copy.message.staticAccountKeys[slot] = h.maker.publicKey;
+    return copy;
+  };
+  const cases: [string, (fill: Held["fill"], tx: Held["tx"]) => Partial<Pick<Held, "fill" | "tx">>][] = [
     [
       "a plain fill said to be a smart account's",
-      () => ({ smartAccount: { settings: PublicKey.default, members: [] } }),
+      (f) => ({ fill: { ...f, smartAccount: { settings: PublicKey.default, members: [] } } }),
     ],
-    ["a maker slot past the required signers", (f) => ({ makerSlot: f.makerSlot + 1 })],
-    ["a maker slot holding the taker's key", () => ({ makerSlot: 1 })],
+    ["a maker slot past the required signers", (f) => ({ fill: { ...f, makerSlot: f.makerSlot + 1 } })],
+    ["a maker slot holding the taker's key", (f) => ({ fill: { ...f, makerSlot: 1 } })],
+    // The maker's key in the slot: only the count of required signers tells it is not a signer's.
+    ...[0, 1].map((past): (typeof cases)[number] => [
+      `the maker's key at slot numRequiredSignatures + ${past}`,
+      (f, tx) => {
+        const slot = tx.message.header.numRequiredSignatures + past;
+        return { fill: { ...f, makerSlot: slot }, tx: makerAlsoAt(tx, slot) };
+      },
+    ]),
   ];
   for (const [name, tamper] of cases) {
     it(`refuses INVALID_FEE_PAYER, unsigned and unsent, for ${name}`, async () => {
@@ -300,7 +310,8 @@ describe("the step's own check of the fee payer and the maker's slot", () => {
       const sends = chain.sends;
       const decision = await signAndSend(ports, {
         ...base,
-        fill: { ...checked.fill, ...tamper(checked.fill) },
+        fill: checked.fill,
+        ...tamper(checked.fill, checked.tx),
       });
       expect(decision.response).toEqual({
         quoteId: req.quoteId,

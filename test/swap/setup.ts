@@ -4,8 +4,11 @@
  * 1 JUP for USDC, signed).
  */
 import { Keypair, type PublicKey, type VersionedTransaction } from "@solana/web3.js";
+import { expect, vi } from "vitest";
 import { fundTaker } from "../../src/chain/local/seed.ts";
+import type { SwapResponse } from "../../src/contract/swap.ts";
 import type { SignContext, Signer } from "../../src/keys/index.ts";
+import { SwapExecutor } from "../../src/swap/executor.ts";
 import { MINT } from "../support/config.ts";
 import {
   askQuote,
@@ -39,7 +42,9 @@ export async function signedJupFill(h: Harness, http: Fetcher, jup: bigint) {
   const tx = await operatorFill(h, stored, taker.publicKey);
   tx.sign([taker]);
   const body = { requestId: response.requestId, quoteId: response.quoteId, transaction: tx };
-  return { taker, response, stored, tx, body };
+  /** The same request as the executor takes it (the transaction in base64). */
+  const req = { ...body, transaction: Buffer.from(tx.serialize()).toString("base64") };
+  return { taker, response, stored, tx, body, req };
 }
 
 /** Signs with the real key, unless held: then it waits until the test lets it sign, or fail. */
@@ -77,6 +82,26 @@ export class GatedSigner implements Signer {
   }
 }
 
+/** The swap's clock in a test: `base` (plus `offset`) while a test sets it, else the wall (plus `offset`). */
+export class SwapClock {
+  base: number | undefined = undefined;
+  offset = 0;
+  readonly now = () => (this.base ?? Date.now()) + this.offset;
+  /** Back to the wall clock (after each test). */
+  reset(): void {
+    this.base = undefined;
+    this.offset = 0;
+  }
+}
+
+/** A gatedHarness whose swap runs on `clock`, with `swap`'s other tunables. */
+export function clockedHarness(
+  clock: SwapClock,
+  swap: Omit<NonNullable<HarnessOptions["swap"]>, "now"> = {},
+) {
+  return gatedHarness({ swap: { ...swap, now: clock.now } });
+}
+
 /** A harness whose chain is a FaultyChain (disarmed) and whose signer is a GatedSigner. */
 export async function gatedHarness(opts: Omit<HarnessOptions, "wrapChain" | "wrapSigner"> = {}) {
   let signer!: GatedSigner;
@@ -93,4 +118,39 @@ export async function gatedHarness(opts: Omit<HarnessOptions, "wrapChain" | "wra
     },
   });
   return { h, signer, chain };
+}
+
+/**
+ * Posts with the maker's signer held (`post`), runs `look` while the request waits at the signer, then
+ * lets it sign: the request's answer.
+ */
+export async function answerAfterLook(
+  signer: GatedSigner,
+  post: () => Promise<{ body: SwapResponse }>,
+  look: () => Promise<void>,
+): Promise<SwapResponse> {
+  const release = signer.hold();
+  try {
+    const first = post();
+    await vi.waitFor(() => expect(signer.waiting).toBe(true));
+    await look();
+    release("sign");
+    return (await first).body;
+  } finally {
+    release("sign");
+  }
+}
+
+/** The executor as compose.ts builds it with a ledger (its decisions go to the journal's outbox), over `h`'s ports. */
+export function ledgerExecutor(h: Harness, now?: () => number): SwapExecutor {
+  return new SwapExecutor({
+    config: h.config,
+    store: h.store,
+    chain: h.chain,
+    inventory: h.inventory,
+    signer: h.signer,
+    confirmations: h.confirmations,
+    ledgerJournal: h.journal,
+    ...(now ? { now } : {}),
+  });
 }
