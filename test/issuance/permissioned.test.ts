@@ -179,6 +179,16 @@ describe("the maker's own taker checks, before anything is sent", () => {
   });
 });
 
+/** The last holder, funded to buy; the harness's issuance; and the T-bill minted through it today. */
+function fundedHolderAndIssuance() {
+  const taker = setup.holders.at(-1) as Keypair;
+  fundTaker(h.chain, taker.publicKey, { sol: 1_000_000_000n, tokens: { [MINT.USDC]: 1_000_000_000n } });
+  const iss = h.service.issuance;
+  if (!iss) throw new Error("the harness has no issuance");
+  const day = utcDay(Date.now());
+  return { taker, iss, day, used: iss.usage.used(TBILL.toBase58(), "mint", day) };
+}
+
 describe("an issuance that cannot go ahead", () => {
   type Issuance = NonNullable<Harness["service"]["issuance"]>;
   it.each<[what: string, amount: bigint, fail: (iss: Issuance) => unknown, reason: string]>([
@@ -197,12 +207,7 @@ describe("an issuance that cannot go ahead", () => {
   ])(
     "%s, mints and sends nothing, and gives the inventory and the issuance back",
     async (_what, amount, fail, reason) => {
-      const taker = setup.holders.at(-1) as Keypair;
-      fundTaker(h.chain, taker.publicKey, { sol: 1_000_000_000n, tokens: { [MINT.USDC]: 1_000_000_000n } });
-      const iss = h.service.issuance;
-      if (!iss) throw new Error("the harness has no issuance");
-      const day = utcDay(Date.now());
-      const used = iss.usage.used(TBILL.toBase58(), "mint", day);
+      const { taker, iss, day, used } = fundedHolderAndIssuance();
       const { response, tx } = await buy(taker, amount);
       fail(iss);
       const supply = supplyOf(h.chain, TBILL);
@@ -224,12 +229,7 @@ describe("an issuance that cannot go ahead", () => {
 
 describe("an issued fill that has spent its budget by the time the issuance is reserved", () => {
   it("is refused BUDGET_EXCEEDED before signing, minting nothing and giving the issuance back", async () => {
-    const taker = setup.holders.at(-1) as Keypair;
-    fundTaker(h.chain, taker.publicKey, { sol: 1_000_000_000n, tokens: { [MINT.USDC]: 1_000_000_000n } });
-    const iss = h.service.issuance;
-    if (!iss) throw new Error("the harness has no issuance");
-    const day = utcDay(Date.now());
-    const used = iss.usage.used(TBILL.toBase58(), "mint", day);
+    const { taker, iss, day, used } = fundedHolderAndIssuance();
     const { response, tx } = await buy(taker, 102_000_000n);
     const reserve = iss.usage.reserve.bind(iss.usage);
     vi.spyOn(iss.usage, "reserve").mockImplementationOnce(async (r) => {

@@ -46,21 +46,33 @@ describe("a duplicate whose first request has not answered", () => {
     vi.restoreAllMocks();
   });
 
-  it("answers `retry` and gives the quote back when the first request released it unsent, so the same bytes fill it afterwards", {
-    timeout: 15_000,
-  }, async () => {
+  /**
+   * A signed JUP fill whose first POST /swap is under way and held at the signer, its claims counted;
+   * `letGo` lets the signer sign or fail it.
+   */
+  async function firstWaitingToSign() {
     const http = inProcess(h.app);
     const { body, response } = await signedJupFill(h, http, 5_000_000_000n);
     const claims = claimCalls(h);
-    release = signer.hold();
-    const first = postSwap(http, body);
+    const held = signer.hold();
+    release = held;
+    const letGo = (how: "sign" | "fail") => {
+      release = undefined;
+      held(how);
+    };
+    return { http, body, response, claims, letGo, first: postSwap(http, body) };
+  }
+
+  it("answers `retry` and gives the quote back when the first request released it unsent, so the same bytes fill it afterwards", {
+    timeout: 15_000,
+  }, async () => {
+    const { http, body, response, claims, letGo, first } = await firstWaitingToSign();
     // The first holds the claim (its claim call made) and waits in the signer.
     await vi.waitFor(() => expect(claims.count(response.quoteId)).toBe(1));
     const duplicate = postSwap(http, body);
     // The duplicate found the claim (no answer on it) and polled it once more.
     await vi.waitFor(() => expect(claims.count(response.quoteId)).toBeGreaterThanOrEqual(3));
-    release("fail");
-    release = undefined;
+    letGo("fail");
     expect((await first).body).toEqual({
       quoteId: response.quoteId,
       state: "rejected",
@@ -156,11 +168,7 @@ describe("a duplicate whose first request has not answered", () => {
   it("does not answer from a fill this process tracks for another message of the quote, and waits for the first's answer", {
     timeout: 15_000,
   }, async () => {
-    const http = inProcess(h.app);
-    const { body, response } = await signedJupFill(h, http, 5_000_000_000n);
-    const claims = claimCalls(h);
-    release = signer.hold();
-    const first = postSwap(http, body);
+    const { http, body, response, claims, letGo, first } = await firstWaitingToSign();
     await vi.waitFor(() => expect(signer.waiting).toBe(true));
     // A fill of another message for this quote, tracked here and given up (its window already past).
     h.confirmations.watch({
@@ -176,8 +184,7 @@ describe("a duplicate whose first request has not answered", () => {
     const before = claims.count(response.quoteId);
     const duplicate = postSwap(http, body);
     await vi.waitFor(() => expect(claims.count(response.quoteId)).toBeGreaterThanOrEqual(before + 2));
-    release("sign");
-    release = undefined;
+    letGo("sign");
     const a = (await first).body;
     expect(a.state).toBe("accepted");
     expect((await duplicate).body).toEqual(a);
