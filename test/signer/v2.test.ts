@@ -356,7 +356,7 @@ describe("attacks on an RFQ v2 swap, refused by the signer with a named code", (
     expect(await refused(swap(p), { swapUuid: uuid(), claimed: better })).toBe(
       SignerRefusalCode.V2_LEVELS_NOT_CLAIMED,
     );
-    // rfqV2.quoteExpirySeconds is 30: a swap valid for an hour outlives any level set.
+    // rfqV2.quoteExpirySeconds is 10 (the default): a swap valid for an hour outlives any level set.
     const late = params({ expireAt: BigInt(NOW / 1000 + 3_600) });
     expect(
       await refused(swap(late), {
