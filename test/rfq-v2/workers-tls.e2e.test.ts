@@ -169,12 +169,13 @@ describe("the RFQ v2 channel in production's shape: TLS to the operator, WORKERS
   }, async () => {
     const v2 = stack.rfqV2!;
     await liveLevels(stack, MINT.SOL, MINT.USDC);
-    const pausedAt = Date.now();
     const res = await fetch(`${stack.webhookAdminUrl}/admin/pause`, {
       method: "POST",
       headers: { "x-admin-api-key": ADMIN_API_KEY, "content-type": "application/json" },
       body: JSON.stringify({ reason: "the workers-tls test" }),
     });
+    // Paused when answered (the switch is in Redis, published to every worker): the window starts here.
+    const pausedAt = Date.now();
     expect(res.status).toBe(200);
     const mark = v2.standIn.updates.length;
     const held = v2.standIn.liveSet(v2.makerId, MINT.SOL, MINT.USDC);
@@ -189,6 +190,7 @@ describe("the RFQ v2 channel in production's shape: TLS to the operator, WORKERS
       await new Promise((r) => setTimeout(r, 50));
     }
     expect(expiredAt).toBeDefined();
+    // At most the 10 s validity; 0.1 s for the pause to reach the streaming worker and the stand-in's timer.
     expect(expiredAt! - pausedAt).toBeLessThanOrEqual(10_000 + 100);
     // Nothing was accepted after the pause: no set replaced the held one, for any pair.
     const after = v2.standIn.updates.slice(mark).map((u) => u.update.update_type);
