@@ -428,10 +428,14 @@ export type IssuanceConfig = z.infer<typeof issuanceSchema>;
 export const rfqV2Schema = strictObject({
   /** Pair keys ("SOL/USDC") whose levels are streamed when RFQ_V2_URL is set. */
   pairs: z.array(z.string().regex(/^[^/]+\/[^/]+$/, 'must be a pair key like "SOL/USDC"')).default([]),
-  /** How long a level set is valid, seconds (the operator's minimum is 10). */
-  quoteExpirySeconds: z.number().int().min(10).max(3_600).default(30),
+  /**
+   * How long a level set is valid, seconds (the operator's minimum is 10). Also the longest the
+   * operator keeps routing takers to levels the maker has withdrawn (pause, pair switch, stale price,
+   * empty inventory): there is no withdraw message, so a withdrawn set lives there until it expires.
+   */
+  quoteExpirySeconds: z.number().int().min(10).max(3_600).default(10),
   /** A pair's levels are re-sent at least this often (and at once when they change), seconds. */
-  refreshSeconds: z.number().int().min(1).max(3_600).default(10),
+  refreshSeconds: z.number().int().min(1).max(3_600).default(5),
   /** Base atoms per lot, per pair key; unset: the smallest power of ten whose price step is at most 1 bps. */
   lotSizeBase: z.record(z.string(), u64String).default({}),
   /** The cluster named in every level set. */

@@ -109,6 +109,12 @@ export interface StackOptions {
    * on the local chain. With `remoteSigner` the signer service judges and signs them.
    */
   rfqV2?: boolean;
+  /**
+   * With `rfqV2`: the stand-in serves TLS with this certificate and key (PEM files), and the webhook's
+   * gRPC client trusts `ca` (GRPC_DEFAULT_SSL_ROOTS_FILE_PATH, the roots file grpc-js reads in place of
+   * Node's), as a maker behind its own CA would.
+   */
+  rfqV2Tls?: { cert: string; key: string; ca: string };
   /** Progress lines. */
   say?: (line: string) => void;
 }
@@ -382,6 +388,9 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
           }
           throw new Error(`${sent.signature} not confirmed within 20 s`);
         },
+        ...(opts.rfqV2Tls
+          ? { tls: { cert: readFileSync(opts.rfqV2Tls.cert), key: readFileSync(opts.rfqV2Tls.key) } }
+          : {}),
       });
       const url = await standIn.listen("127.0.0.1", opts.ports?.rfqV2 ?? 0);
       closers.push(async () => {
@@ -443,6 +452,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
               RFQ_V2_URL: rfqV2.url,
               RFQ_V2_MAKER_ID: rfqV2.makerId,
               RFQ_V2_AUTH_TOKEN: rfqV2.standIn.tokenOf(rfqV2.makerId),
+              ...(opts.rfqV2Tls ? { GRPC_DEFAULT_SSL_ROOTS_FILE_PATH: opts.rfqV2Tls.ca } : {}),
             }
           : {}),
         ...opts.webhookEnv,

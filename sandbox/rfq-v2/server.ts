@@ -21,6 +21,9 @@
  * an invoked program is loaded from a table; the taker's accounts stay static. Without `tables` the
  * swaps carry no lookups.
  *
+ * TLS (with `tls`): the operator's edge is `https://` (its certificate from a public CA); the stand-in
+ * serves the certificate it is given instead, e.g. one a test's throwaway CA issued.
+ *
  * Not checked here because nothing publishes the rule: sequence gaps (only a number not above the
  * maker's last is refused), rate limits, level limits, and any deadline for SWAP_SUBMIT beyond the
  * caller's own timeout.
@@ -69,6 +72,8 @@ export interface StandInOptions {
   recentBlockhash?: () => Promise<string> | string;
   /** The chain the swaps' lookup tables are created on, and who pays for them (see the file comment). */
   tables?: { chain: TableChain; payer: Keypair };
+  /** Serve TLS with this certificate chain and key (PEM): `listen` then answers an `https://` URL. */
+  tls?: { cert: Buffer; key: Buffer };
 }
 
 type QuoteCall = grpc.ServerDuplexStream<MarketMakerQuoteMsg, QuoteUpdateMsg>;
@@ -80,13 +85,15 @@ export class RfqV2StandIn {
   /** makerId -> pair key ("baseMint/quoteMint") -> live set. */
   private readonly books = new Map<string, Map<string, LiveSet>>();
   private readonly swapStreams = new Map<string, SwapCall>();
+  /** makerId -> the level streams (StreamQuotes calls) open now. */
+  private readonly quoteCalls = new Map<string, Set<QuoteCall>>();
   private readonly pending = new Map<
     string,
     { makerId: string; tx: VersionedTransaction; resolve: (r: SubmitResult) => void }
   >();
   private readonly timers = new Set<NodeJS.Timeout>();
-  /** Every QuoteUpdate sent, per maker, for tests and the demo. */
-  readonly updates: { makerId: string; update: QuoteUpdateMsg; sequence: string }[] = [];
+  /** Every QuoteUpdate sent (and when, Unix ms), per maker, for tests and the demo. */
+  readonly updates: { makerId: string; update: QuoteUpdateMsg; sequence: string; atMs: number }[] = [];
   private readonly now: () => number;
   /** The leg's unlabelled last account (made up: the real one is not identified). */
   readonly legExtra = Keypair.generate().publicKey;
@@ -108,12 +115,14 @@ export class RfqV2StandIn {
   }
 
   async listen(host = "127.0.0.1", port = 0): Promise<string> {
+    const tls = this.opts.tls;
+    const creds = tls
+      ? grpc.ServerCredentials.createSsl(null, [{ cert_chain: tls.cert, private_key: tls.key }])
+      : grpc.ServerCredentials.createInsecure();
     this.port = await new Promise<number>((resolve, reject) =>
-      this.server.bindAsync(`${host}:${port}`, grpc.ServerCredentials.createInsecure(), (err, p) =>
-        err ? reject(err) : resolve(p),
-      ),
+      this.server.bindAsync(`${host}:${port}`, creds, (err, p) => (err ? reject(err) : resolve(p))),
     );
-    return `http://${host}:${this.port}`;
+    return `${tls ? "https" : "http"}://${host}:${this.port}`;
   }
 
   private maker(metadata: grpc.Metadata): StandInMaker | undefined {
@@ -156,9 +165,12 @@ export class RfqV2StandIn {
       return;
     }
     const maker = this.maker(call.metadata)!;
+    const open = this.quoteCalls.get(maker.makerId) ?? new Set<QuoteCall>();
+    this.quoteCalls.set(maker.makerId, open);
+    open.add(call);
     const answer = (update_type: UpdateType, sequence: string, status_message?: string) => {
       const update = { update_type, ...(status_message ? { status_message } : {}) };
-      this.updates.push({ makerId: maker.makerId, update, sequence });
+      this.updates.push({ makerId: maker.makerId, update, sequence, atMs: this.now() });
       if (!call.writableEnded) call.write(update);
     };
     const heartbeat = setInterval(
@@ -166,6 +178,10 @@ export class RfqV2StandIn {
       this.opts.heartbeatMs ?? 15_000,
     );
     heartbeat.unref();
+    const closed = () => {
+      clearInterval(heartbeat);
+      open.delete(call);
+    };
     call.on("data", (q: MarketMakerQuoteMsg) => {
       const reason = this.invalid(q, maker);
       if (reason) return answer("UPDATE_TYPE_REJECTED", q.sequence_number, reason);
@@ -196,11 +212,11 @@ export class RfqV2StandIn {
       this.timers.add(t);
     });
     call.on("end", () => {
-      clearInterval(heartbeat);
+      closed();
       call.end();
     });
-    call.on("error", () => clearInterval(heartbeat));
-    call.on("cancelled", () => clearInterval(heartbeat));
+    call.on("error", closed);
+    call.on("cancelled", closed);
   }
 
   /** Why a level set is refused, as the builders of every published SDK and the reference state. */
@@ -301,6 +317,11 @@ export class RfqV2StandIn {
     const m = this.opts.makers.find((x) => x.makerId === makerId);
     if (!m) throw new Error(`no maker ${makerId}`);
     return m.token;
+  }
+
+  /** How many level streams (StreamQuotes calls) the maker has open now. */
+  openQuoteStreams(makerId: string): number {
+    return this.quoteCalls.get(makerId)?.size ?? 0;
   }
 
   /** The maker's live set for a pair, if any. */

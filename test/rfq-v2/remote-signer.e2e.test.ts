@@ -42,7 +42,8 @@ const dir = fileTempDir("rfq-v2-remote-signer");
 const { redis, prefix } = fileRedis();
 const w = makeWorld((f) => ({
   ...f,
-  rfqV2: { ...f.rfqV2, pairs: ["SOL/USDC"], quoteExpirySeconds: 30, refreshSeconds: 10 },
+  // The default validity (10 s): the signer service reads the same default from its CONFIG.
+  rfqV2: { ...f.rfqV2, pairs: ["SOL/USDC"] },
 }));
 const signerLog: Record<string, unknown>[] = [];
 let service: SignerService;

@@ -116,7 +116,8 @@ function params(over: Partial<V2SwapParams> = {}): V2SwapParams {
     takerSide: "bid",
     inAmount: 10n * 150_300n,
     quotedOutAmount: 0n,
-    expireAt: BigInt(NOW / 1000 + 20),
+    // Within the default level validity (rfqV2.quoteExpirySeconds 10) and the signer's 5 s grace.
+    expireAt: BigInt(NOW / 1000 + 15),
     tickSizeQpb: 1n,
     lotSizeBase: LOT,
     levels: [{ pxTicks: 150_300n, qtyLots: 50n }],
@@ -132,7 +133,7 @@ function claimed(p: V2SwapParams, over: Partial<V2SignContext["claimed"]> = {}):
     sequence: 41n,
     lotSizeBase: p.lotSizeBase,
     levels: p.levels.map((l) => ({ lots: l.qtyLots, perLot: l.pxTicks * p.tickSizeQpb })),
-    validUntilMs: NOW + 30_000,
+    validUntilMs: NOW + 15_000,
     ...over,
   };
 }
@@ -356,7 +357,7 @@ describe("attacks on an RFQ v2 swap, refused by the signer with a named code", (
     expect(await refused(swap(p), { swapUuid: uuid(), claimed: better })).toBe(
       SignerRefusalCode.V2_LEVELS_NOT_CLAIMED,
     );
-    // rfqV2.quoteExpirySeconds is 30: a swap valid for an hour outlives any level set.
+    // rfqV2.quoteExpirySeconds is 10 (the default): a swap valid for an hour outlives any level set.
     const late = params({ expireAt: BigInt(NOW / 1000 + 3_600) });
     expect(
       await refused(swap(late), {
