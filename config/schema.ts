@@ -466,8 +466,6 @@ export const fileConfigSchema = strictObject({
    * price engine's keys are its own (`priceSources.*.keyPrefix`).
    */
   redisPrefix: z.string().min(1).default("rfq:"),
-  /** Operator fee (bps) charged in manual mode. Informational: fees are never priced in. */
-  manualModeFeeBps: z.number().int().min(0).max(10_000).default(2),
   /** Maker inventory: balances, reservations, SOL floor. */
   inventory: inventorySchema.default(inventorySchema.parse({})),
   /** The kill switch and per-pair switches. */

@@ -21,7 +21,7 @@ import type { Logger } from "./observability/logger.ts";
 import type { Metrics } from "./observability/metrics.ts";
 import type { QuoteService } from "./quote/service.ts";
 import type { QuoteStore } from "./quote-store/interface.ts";
-import type { Circuit } from "./redis/circuit.ts";
+import { Circuit } from "./redis/circuit.ts";
 import { type ReadinessProbe, registerHealthRoutes } from "./routes/health.ts";
 import { registerMetricsRoute } from "./routes/metrics.ts";
 import { registerQuoteRoute } from "./routes/quote.ts";
@@ -102,7 +102,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     minBudgetMs: config.file.limits.minQuoteBudgetMs,
     logSample: config.env.LOG_QUOTE_SAMPLE,
     now,
-    ...(deps.storeCircuit ? { storeCircuit: deps.storeCircuit } : {}),
+    storeCircuit: deps.storeCircuit ?? new Circuit({ name: "quoteStore", metrics, now }),
     shedShare: config.file.limits.shedAfterQueuedShare,
   });
   registerSwapRoute(api, deps.swap, metrics);

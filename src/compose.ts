@@ -29,7 +29,7 @@ import { createApp, createOpsApp } from "./app.ts";
 import type { Chain } from "./chain/interface.ts";
 import type { SeededToken } from "./chain/local/seed.ts";
 import { type MadeBundlePort, type MadeChain, makeBundlePort, makeChain } from "./chain/make.ts";
-import { parseRpcUrls, probeRpcEndpoint, redactUrl } from "./chain/rpc.ts";
+import { parseUrlList, probeRpcEndpoint, redactUrl } from "./chain/rpc.ts";
 import { configuredParts } from "./composition/parts.ts";
 import { describeCause, StartupError } from "./errors/startup.ts";
 import { type Issuer, loadIssuer, localIssuer } from "./issuance/issuer.ts";
@@ -233,7 +233,7 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
       : loadIssuer(config, signer, signer instanceof RemoteSigner ? signer : undefined);
 
   if (!opts.chain && config.env.RPC_URL) {
-    const first = parseRpcUrls(config.env.RPC_URL)[0] as string;
+    const first = parseUrlList(config.env.RPC_URL)[0] as string;
     const problem = await probeRpcEndpoint(first, startTimeoutMs);
     if (problem) throw new StartupError("RPC_URL", redactUrl(first), `not reachable: ${problem}`);
   }

@@ -5,7 +5,7 @@
  *
  * Allocation-site pretenuring off: V8 otherwise learns from the few request objects alive at a young
  * collection to allocate all of that site's objects in the old generation, where they pile up until a
- * full collection (the quote's p99 at 2,000/s: 4.7-4.8 ms off, 7.1-7.9 ms on; docs/capacity.md).
+ * full collection, which is what sets the quote's tail latency (measured in docs/capacity.md).
  */
 import { setFlagsFromString } from "node:v8";
 

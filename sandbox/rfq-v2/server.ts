@@ -76,7 +76,7 @@ export interface StandInOptions {
   tls?: { cert: Buffer; key: Buffer };
 }
 
-type QuoteCall = grpc.ServerDuplexStream<MarketMakerQuoteMsg, QuoteUpdateMsg>;
+type QuoteStream = grpc.ServerDuplexStream<MarketMakerQuoteMsg, QuoteUpdateMsg>;
 type SwapCall = grpc.ServerDuplexStream<MarketMakerSwapMsg, SwapUpdateMsg>;
 
 export class RfqV2StandIn {
@@ -158,7 +158,7 @@ export class RfqV2StandIn {
     });
   }
 
-  private streamQuotes(call: QuoteCall): void {
+  private streamQuotes(call: QuoteStream): void {
     const err = this.unauthenticated(call.metadata);
     if (err) {
       call.emit("error", err);

@@ -27,7 +27,7 @@ import {
   MAX_BUNDLE_TRANSACTIONS,
 } from "./bundle.ts";
 import type { Chain, SendOptions, StatusHint } from "./interface.ts";
-import { redactUrl } from "./rpc.ts";
+import { causeCodes, redactUrl, UNREACHED_CODES } from "./rpc.ts";
 
 export interface JitoBundleClientOptions {
   /** Block engine URLs (scheme, host, optional path prefix and query); all are sent to. */
@@ -50,20 +50,10 @@ export class BundleEngineUnavailableError extends Error {
   }
 }
 
-/** Splits `BUNDLE_URL` ("https://a,https://b") into URLs; blanks are ignored. */
-export function parseBundleUrls(value: string): string[] {
-  return value
-    .split(",")
-    .map((s) => s.trim())
-    .filter((s) => s.length > 0);
-}
-
 /** One engine's answer to a call: the result, or why not (and whether the request may have arrived). */
 type CallResult =
   | { ok: true; result: unknown }
   | { ok: false; error: string; kind: "unreached" | "refused" | "ambiguous" };
-
-const UNREACHED_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
 
 /** The path Jito's own client posts each method to, under `/api/v1`. */
 const METHOD_PATH: Record<string, string> = {
@@ -72,15 +62,6 @@ const METHOD_PATH: Record<string, string> = {
   getInflightBundleStatuses: "getInflightBundleStatuses",
   getBundleStatuses: "getBundleStatuses",
 };
-
-function causeCodes(e: unknown): string[] {
-  const codes: string[] = [];
-  for (let cur: unknown = e, i = 0; cur && i < 5; cur = (cur as { cause?: unknown }).cause, i++) {
-    const code = (cur as { code?: unknown }).code;
-    if (typeof code === "string") codes.push(code);
-  }
-  return codes;
-}
 
 class Engine {
   readonly name: string;

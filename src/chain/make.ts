@@ -6,12 +6,12 @@
 import type { PublicKey } from "@solana/web3.js";
 import type { Config } from "../../config/load.ts";
 import type { BundlePort } from "./bundle.ts";
-import { JitoBundleClient, parseBundleUrls } from "./bundle-jito.ts";
+import { JitoBundleClient } from "./bundle-jito.ts";
 import type { Chain } from "./interface.ts";
 import { loadLocalChain } from "./load-local.ts";
 import { LocalBundleEngine } from "./local/bundle-engine.ts";
 import { type SeededToken, seedFromConfig } from "./local/seed.ts";
-import { parseRpcUrls, RpcChain } from "./rpc.ts";
+import { parseUrlList, RpcChain } from "./rpc.ts";
 
 export interface MadeChain {
   chain: Chain;
@@ -33,7 +33,7 @@ export async function makeChain(
 ): Promise<MadeChain> {
   if (config.env.RPC_URL) {
     const chain = new RpcChain({
-      urls: parseRpcUrls(config.env.RPC_URL),
+      urls: parseUrlList(config.env.RPC_URL),
       ...(opts.rpcTimeoutMs !== undefined ? { timeoutMs: opts.rpcTimeoutMs } : {}),
       ...(opts.onRpcError ? { onError: opts.onRpcError } : {}),
       ...(opts.onRpcOk ? { onOk: opts.onRpcOk } : {}),
@@ -61,7 +61,7 @@ export async function makeBundlePort(
 ): Promise<MadeBundlePort> {
   if (env.BUNDLE_URL) {
     const port = new JitoBundleClient({
-      urls: parseBundleUrls(env.BUNDLE_URL),
+      urls: parseUrlList(env.BUNDLE_URL),
       chain,
       ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
     });

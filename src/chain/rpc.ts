@@ -72,8 +72,8 @@ export class ChainUnavailableError extends Error {
   }
 }
 
-/** Splits `RPC_URL` ("https://a,https://b") into URLs; blanks are ignored. */
-export function parseRpcUrls(value: string): string[] {
+/** Splits a list of URLs (`RPC_URL`, `BUNDLE_URL`: "https://a,https://b"); blanks are ignored. */
+export function parseUrlList(value: string): string[] {
   return value
     .split(",")
     .map((s) => s.trim())
@@ -132,12 +132,19 @@ interface SendFailure {
 }
 
 /** Codes that mean the request never left this machine (so the transaction cannot have arrived). */
-const UNREACHED_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
+export const UNREACHED_CODES = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+]);
 
 /** Pause between sends after an ambiguous failure, ms. */
 const AMBIGUOUS_RETRY_MS = 250;
 
-function causeCodes(e: unknown): string[] {
+/** The `code` of an error and of its causes, outermost first. */
+export function causeCodes(e: unknown): string[] {
   const codes: string[] = [];
   for (let cur: unknown = e, i = 0; cur && i < 5; cur = (cur as { cause?: unknown }).cause, i++) {
     const code = (cur as { code?: unknown }).code;

@@ -60,21 +60,14 @@ export function formatZodError(error: z.ZodError): string {
     .join("; ");
 }
 
-/** The answer for an error, whoever serves it: `{"message": ...}` with its code's status. */
-export function errorAnswer(
-  err: unknown,
-  log: { error(o: object, msg: string): void } | undefined,
-): { status: ContentfulStatusCode; body: { message: string } } {
-  if (err instanceof AppError) return { status: err.status, body: { message: err.message } };
-  if (err instanceof HTTPException) {
-    return { status: err.status as ContentfulStatusCode, body: { message: err.message || "request failed" } };
-  }
-  log?.error({ err }, "unhandled error");
-  return { status: 500, body: { message: "internal error" } };
-}
-
-/** The single error handler: every error leaves as `{"message": ...}` with its code's status. */
+/**
+ * The single error handler: every error leaves as `{"message": ...}` with its code's status; one that
+ * is neither an AppError nor an HTTPException is logged and answered 500.
+ */
 export function errorHandler(err: Error, c: Context): Response {
-  const { status, body } = errorAnswer(err, c.get("log"));
-  return c.json(body, status);
+  if (err instanceof AppError) return c.json({ message: err.message }, err.status);
+  if (err instanceof HTTPException)
+    return c.json({ message: err.message || "request failed" }, err.status as ContentfulStatusCode);
+  c.get("log")?.error({ err }, "unhandled error");
+  return c.json({ message: "internal error" }, 500);
 }

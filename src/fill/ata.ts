@@ -1,6 +1,6 @@
 /**
  * Associated token addresses, memoised. Deriving one is a PDA search (a few SHA-256 and an off-curve
- * check, about 0.25 ms) and validating one fill needs five; the maker's are the same every time and a
+ * check) and validating one fill needs five; the maker's are the same every time and a
  * taker's repeat across its re-quotes. The cache is bounded: when full it starts again empty.
  */
 import { getAssociatedTokenAddressSync } from "@solana/spl-token";

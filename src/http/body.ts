@@ -23,7 +23,7 @@ export function bodyLimitOf(maxBytes: number): MiddlewareHandler<AppEnv> {
   });
   return async (c, next) => {
     const length = c.req.header("content-length");
-    // hono's bodyLimit reads c.req.raw.body first: node-server then builds a web Request and body stream (~30% of a quote's CPU at 2,000/s).
+    // hono's bodyLimit reads c.req.raw.body first: node-server then builds a web Request and body stream (its cost: docs/capacity.md).
     if (length === undefined || c.req.header("transfer-encoding") !== undefined) return streamed(c, next);
     if (Number.parseInt(length, 10) > maxBytes) throw bodyTooLarge(maxBytes);
     await next();

@@ -50,7 +50,7 @@ export interface CompanionArgs {
 /**
  * Who makes a fill's companion: the issuer key in this process (`localCompanions`), or the signer
  * service, which holds it in remote-signer mode and checks the issuance caps itself
- * (src/signer/remote.ts `remoteCompanions`). The webhook then holds no issuer key.
+ * (src/signer/remote.ts `companions`). The webhook then holds no issuer key.
  */
 export interface CompanionMaker {
   /** The issuer key's public half: the mint authority and the companion's fee payer. */

@@ -6,10 +6,8 @@
  *
  * A new folder is created (PostgreSQL's initdb) by a short-lived child process, and only then opened
  * here. PGlite runs initdb inside the process that creates the database and keeps what it used
- * referenced after it: measured with PGlite 0.5.16, a process that created its folder stayed at about
- * 800 MB resident, one that opened an existing folder at about 290 MB, and closing and reopening in
- * the same process left about 420 MB. With the child, the webhook's first start costs what every
- * later start does (test/ledger/pglite.test.ts), and about half a second more.
+ * referenced after it (what that costs in memory: docs/ledger.md). With the child, the webhook's first
+ * start costs what every later start does (test/ledger/pglite.test.ts).
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -29,14 +27,14 @@ const queriesOf = (db: Queryable): SqlQueries => ({
 
 export class PgliteSqlClient implements SqlClient {
   readonly kind = "pglite" as const;
-  private readonly q: SqlQueries;
+  readonly query: SqlQueries["query"];
 
   private constructor(
     private readonly db: PGlite,
     readonly description: string,
     private readonly pidFile: string | undefined,
   ) {
-    this.q = queriesOf(db);
+    this.query = queriesOf(db).query;
   }
 
   /** Opens (creating when new) the database in `dir`; in memory when `dir` is undefined. */
@@ -58,13 +56,6 @@ export class PgliteSqlClient implements SqlClient {
       rmSync(pidFile, { force: true });
       throw e;
     }
-  }
-
-  query<T extends object = Record<string, unknown>>(
-    text: string,
-    params?: readonly SqlValue[],
-  ): Promise<T[]> {
-    return this.q.query<T>(text, params);
   }
 
   async exec(text: string): Promise<void> {

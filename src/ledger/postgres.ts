@@ -16,7 +16,7 @@ export class PostgresSqlClient implements SqlClient {
   readonly kind = "postgres" as const;
   readonly description: string;
   private readonly sql: Sql;
-  private readonly q: SqlQueries;
+  readonly query: SqlQueries["query"];
 
   constructor(url: string, opts: { max?: number; connectTimeoutS?: number } = {}) {
     this.description = `postgres ${redactUrl(url)}`;
@@ -27,14 +27,7 @@ export class PostgresSqlClient implements SqlClient {
       // The ledger's NOTICEs (CREATE ... IF NOT EXISTS) are not news.
       onnotice: () => {},
     });
-    this.q = queriesOf(this.sql);
-  }
-
-  query<T extends object = Record<string, unknown>>(
-    text: string,
-    params?: readonly SqlValue[],
-  ): Promise<T[]> {
-    return this.q.query<T>(text, params);
+    this.query = queriesOf(this.sql).query;
   }
 
   async exec(text: string): Promise<void> {

@@ -118,7 +118,7 @@ export function temporaryWsolAccount(maker: PublicKey): PublicKey {
   const key = maker.toBase58();
   let pda = temporaryWsolCache.get(key);
   if (!pda) {
-    // A PDA search per call is ~0.25 ms; there is one maker, so remember it (bounded all the same).
+    // A PDA search is a loop of SHA-256s; there is one maker, so remember it (bounded all the same).
     if (temporaryWsolCache.size >= 1_000) temporaryWsolCache.clear();
     pda = PublicKey.findProgramAddressSync(
       [Buffer.from("temporary-wsol-token-account"), maker.toBuffer()],

@@ -95,8 +95,8 @@ export class RedisQuoteStore implements QuoteStore {
 
   /**
    * Holds the connection's writes until the event loop's check phase, so the puts of every quote parsed
-   * in one poll phase leave in one system call: one worker held 10,000 quotes/s with it, 8,000 without
-   * (docs/capacity.md; no difference at 2,000/s, where a turn rarely holds two quotes). A Cluster
+   * in one poll phase leave in one system call (what it buys: docs/capacity.md, "Speed constructs
+   * kept"). A Cluster
    * client has one socket per node, so its puts are written one by one.
    */
   private corkForTurn(): void {

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Service } from "../../src/compose.ts";
 import { REJECTION_REASONS } from "../../src/contract/swap.ts";
-import { NO_QUOTE_REASONS } from "../../src/routes/quote.ts";
+import { NO_QUOTE_REASONS } from "../../src/quote/steps/step.ts";
 import { listen } from "../support/harness.ts";
 import { testService } from "../support/service.ts";
 

@@ -1,7 +1,7 @@
 /**
  * A permissioned token the maker issues, for tests: TBILL (Token-2022, 6 decimals) traded against
  * USDC, minted just in time for a buy and burned for a sell (config `issuance`), with an allowlist of
- * holders. `permissionedVary` adds it to the shipped configuration.
+ * holders. The setup's `vary` adds it to the shipped configuration.
  */
 import { Keypair, PublicKey } from "@solana/web3.js";
 import type { FileConfig } from "../../config/schema.ts";

@@ -1,8 +1,8 @@
 /**
  * Throwaway certificates for mutual-TLS tests, made with the `openssl` command at test time in a
  * temporary folder: a CA, a server certificate for 127.0.0.1/localhost, and a client certificate, all
- * signed by that CA (P-256 keys, valid one day). `otherCa` makes a second, unrelated CA and client to
- * show the signer refuses a certificate it did not issue.
+ * signed by that CA (P-256 keys, valid one day). A second `makeTestPki` with another prefix makes an
+ * unrelated CA and client, to show the signer refuses a certificate it did not issue.
  */
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";

@@ -1,0 +1,23 @@
+/**
+ * Prices the quote (the quote service's decision: pairs, taker, issuance, book, inventory), or
+ * declines it with the service's reason.
+ */
+import type { QuoteRequest } from "../../contract/quote.ts";
+import type { QuoteDecision } from "../service.ts";
+import { type Declined, declined, type QuoteLog, type QuotePorts } from "./step.ts";
+
+export type Priced = Extract<QuoteDecision, { ok: true }>;
+
+export function price(ports: QuotePorts, req: QuoteRequest, at: number, log: QuoteLog): Priced | Declined {
+  const decision = ports.service.decide(req, at);
+  if (decision.ok) return decision;
+  const { reason, detail } = decision;
+  if (reason === "TAKER_FLAGGED" || reason === "TAKER_DENIED") {
+    // A taker's standing is news worth a line at info (one taker, not the whole flow).
+    ports.metrics.toxicQuotes.inc({ action: "refused", reason });
+    log.line.info({ taker: req.taker, reason, detail }, "no quote: taker refused");
+  } else {
+    log.routine({ reason, detail }, "no quote");
+  }
+  return declined(reason, `no quote: ${detail}`, "no_quote");
+}
