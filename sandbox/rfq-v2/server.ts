@@ -86,7 +86,7 @@ export class RfqV2StandIn {
   private readonly books = new Map<string, Map<string, LiveSet>>();
   private readonly swapStreams = new Map<string, SwapCall>();
   /** makerId -> the level streams (StreamQuotes calls) open now. */
-  private readonly quoteCalls = new Map<string, Set<QuoteCall>>();
+  private readonly quoteCalls = new Map<string, Set<QuoteStream>>();
   private readonly pending = new Map<
     string,
     { makerId: string; tx: VersionedTransaction; resolve: (r: SubmitResult) => void }
@@ -165,7 +165,7 @@ export class RfqV2StandIn {
       return;
     }
     const maker = this.maker(call.metadata)!;
-    const open = this.quoteCalls.get(maker.makerId) ?? new Set<QuoteCall>();
+    const open = this.quoteCalls.get(maker.makerId) ?? new Set<QuoteStream>();
     this.quoteCalls.set(maker.makerId, open);
     open.add(call);
     const answer = (update_type: UpdateType, sequence: string, status_message?: string) => {
