@@ -39,7 +39,7 @@ export const SRC_LAYERS: readonly (readonly [layer: string, folders: readonly st
     ["redis", "chain", "program", "quote-store", "journal", "ledger", "operator-api", "keys"],
   ],
   ["domain", ["fill", "issuance", "toxicity", "quote"]],
-  ["services", ["swap", "signer", "rebalance", "rfq-v2", "composition", "ops", "acceptance"]],
+  ["services", ["swap", "signer", "rebalance", "rfq-v2", "wiring", "ops", "acceptance"]],
   ["edge", ["http", "routes", ""]],
 ];
 

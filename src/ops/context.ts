@@ -3,7 +3,7 @@
  * same makeSigner and makeChain as src/compose.ts): the maker key (the signer service's at SIGNER_URL,
  * MAKER_KEYPAIR, or the paper setup's key in DATA_DIR), the chain (RPC_URL, or a freshly seeded local
  * chain in the paper setup), Redis when one is configured (REDIS_URL, REDIS_CLUSTER_NODES or
- * REDIS_SENTINELS; the same factory as the service), and the service's configured parts (src/composition/parts.ts:
+ * REDIS_SENTINELS; the same factory as the service), and the service's configured parts (src/wiring/parts.ts:
  * the price sources, not started, and USD values).
  */
 import type { Config } from "../../config/load.ts";
@@ -12,10 +12,10 @@ import { startPriceSources } from "../../pricing/sources.ts";
 import type { UsdValuer } from "../../pricing/usd.ts";
 import type { Chain } from "../chain/interface.ts";
 import { makeChain } from "../chain/make.ts";
-import { configuredParts } from "../composition/parts.ts";
 import { makeSigner, type Signer } from "../keys/index.ts";
 import { createRedisClient, type RedisClient, redisTarget } from "../redis/client.ts";
 import { RemoteSigner } from "../signer/remote.ts";
+import { configuredParts } from "../wiring/parts.ts";
 
 export interface OpsContext {
   config: Config;
@@ -23,7 +23,7 @@ export interface OpsContext {
   signer: Signer;
   redis?: RedisClient;
   sources: ReadonlyMap<string, PriceSource>;
-  /** USD values over those sources, as the service values (src/composition/parts.ts). */
+  /** USD values over those sources, as the service values (src/wiring/parts.ts). */
   usd: UsdValuer;
   /** "rpc <host>" or "local chain (paper setup, seeded by this command)". */
   chainNote: string;

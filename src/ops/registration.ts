@@ -41,7 +41,7 @@ export async function registration(deps: {
   config: Config;
   chain: Chain;
   signer: Signer;
-  /** The service's price sources (started) and USD values over them (src/composition/parts.ts). */
+  /** The service's price sources (started) and USD values over them (src/wiring/parts.ts). */
   sources: ReadonlyMap<string, PriceSource>;
   usd: UsdValuer;
 }): Promise<Registration> {

@@ -9,12 +9,12 @@
 import { type Config, loadConfig, loadDotEnv } from "../../config/load.ts";
 import { parseArgs } from "../cli/args.ts";
 import { runMain } from "../cli/run.ts";
-import { configuredParts } from "../composition/parts.ts";
 import { ledgerLocation, openLedger } from "../ledger/open.ts";
 import { embeddedLedgerHolder } from "../ledger/pglite.ts";
 import { ledgerReport, reportRange } from "../ledger/report.ts";
 import { formatReport, type ReportFormat, withSymbols } from "../ledger/report-format.ts";
 import { createRedisClient, redisTarget } from "../redis/client.ts";
+import { configuredParts } from "../wiring/parts.ts";
 
 const USAGE = {
   command: "npm run report",
@@ -125,7 +125,7 @@ async function fromRunningService(
   return 0;
 }
 
-/** Builds the service's configured parts (src/composition/parts.ts) and closes them: the report reads none of them. */
+/** Builds the service's configured parts (src/wiring/parts.ts) and closes them: the report reads none of them. */
 async function refuseWhatTheServiceRefuses(config: Config): Promise<void> {
   const target = redisTarget(config.env);
   // A probe client connects only when asked: this one never is.

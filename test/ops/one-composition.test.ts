@@ -1,6 +1,6 @@
 /**
  * Finding 6 of issue 47: `npm start`, `doctor`, `registration` and `report` build the configured
- * service parts with one function (src/composition/parts.ts), so each accepts exactly the configurations the
+ * service parts with one function (src/wiring/parts.ts), so each accepts exactly the configurations the
  * others accept. Every entry point is run as its own process with the same configuration file; a
  * refusal is exit 78 with the same message from each. Production hazards are out of this set: the
  * service refuses them, doctor reports them as rows (finding 1's rule, tested in test/ops/doctor.test.ts).

@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { formatUnits } from "../../amounts/decimal.ts";
-import { configuredParts } from "../../src/composition/parts.ts";
 import { formatPairs, pairLines } from "../../src/ops/pairs.ts";
+import { configuredParts } from "../../src/wiring/parts.ts";
 import { testConfig } from "../support/config.ts";
 
 function linesOf(config: ReturnType<typeof testConfig>) {

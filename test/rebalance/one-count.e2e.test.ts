@@ -12,7 +12,7 @@ import { PublicKey } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FileConfig } from "../../config/schema.ts";
 import { tokenBalance } from "../../src/chain/local/seed.ts";
-import type { SwapTuning } from "../../src/swap/service.ts";
+import type { SwapTuning } from "../../src/wiring/swap-ports.ts";
 import { MINT } from "../support/config.ts";
 import { fileRedis } from "../support/redis.ts";
 import { fundedTaker, type TwoMakers, takerBuys, twoMakers } from "./support.ts";

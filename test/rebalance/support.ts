@@ -20,7 +20,7 @@ import { HttpOperatorSwapApi } from "../../src/operator-api/http.ts";
 import { RebalanceMetrics } from "../../src/rebalance/metrics.ts";
 import { Rebalancer } from "../../src/rebalance/rebalancer.ts";
 import { RedisRebalanceState } from "../../src/rebalance/state.ts";
-import type { SwapTuning } from "../../src/swap/service.ts";
+import type { SwapTuning } from "../../src/wiring/swap-ports.ts";
 import { MINT } from "../support/config.ts";
 import { CountingSigner, createHarness, type Harness, listen } from "../support/harness.ts";
 

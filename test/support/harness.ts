@@ -26,7 +26,7 @@ import type { BundlePort } from "../../src/chain/bundle.ts";
 import type { Chain, SendOptions, StatusHint } from "../../src/chain/interface.ts";
 import { LocalChain } from "../../src/chain/local/index.ts";
 import { seedFromConfig } from "../../src/chain/local/seed.ts";
-import type { ComposeOptions, Service } from "../../src/compose.ts";
+import type { Service } from "../../src/compose.ts";
 import type { QuoteResponse } from "../../src/contract/quote.ts";
 import type { SwapResponse } from "../../src/contract/swap.ts";
 import type { AppEnv } from "../../src/http/env.ts";
@@ -36,7 +36,8 @@ import type { Ledger } from "../../src/ledger/ledger.ts";
 import type { Logger } from "../../src/observability/logger.ts";
 import type { StoredQuote } from "../../src/quote-store/interface.ts";
 import type { RedisClient } from "../../src/redis/client.ts";
-import type { SwapPorts, SwapTuning } from "../../src/swap/service.ts";
+import type { ComposeOptions } from "../../src/wiring/options.ts";
+import type { SwapPorts, SwapTuning } from "../../src/wiring/swap-ports.ts";
 import { testConfig } from "./config.ts";
 import { testService } from "./service.ts";
 

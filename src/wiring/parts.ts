@@ -1,6 +1,6 @@
 /**
  * The configured parts of the service, built by this one function for every entry point: the service
- * (src/compose.ts), doctor and registration (src/ops/context.ts) and report (src/ops/report-main.ts).
+ * (src/compose.ts, src/wiring/), doctor and registration (src/ops/context.ts) and report (src/ops/report-main.ts).
  * A configuration that one of them refuses, each refuses with the same ConfigError (exit 78).
  */
 import type { Cluster, Redis } from "ioredis";

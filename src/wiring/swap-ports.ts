@@ -1,5 +1,6 @@
 /**
- * Wiring for the swap path, called once by the composition root (src/compose.ts): the fill journal
+ * The swap path's ports, built once by its wiring (src/wiring/swap.ts) and by the tests that drive the
+ * executor alone: the fill journal
  * (Redis when the deployment has one, so fills in flight survive a restart and are shared by every
  * instance; memory otherwise), the fill-rate view, the confirmation tracker and the executor.
  */
@@ -16,9 +17,9 @@ import type { Logger } from "../observability/logger.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import type { QuoteStore } from "../quote-store/interface.ts";
 import type { RedisClient } from "../redis/client.ts";
-import { ConfirmationTracker } from "./confirmations.ts";
-import { SwapExecutor, type SwapExecutorOptions } from "./executor.ts";
-import { FillRate } from "./fill-rate.ts";
+import { ConfirmationTracker } from "../swap/confirmations.ts";
+import { SwapExecutor, type SwapExecutorOptions } from "../swap/executor.ts";
+import { FillRate } from "../swap/fill-rate.ts";
 
 /** Tunables of the swap path; every one has a default. */
 export interface SwapTuning

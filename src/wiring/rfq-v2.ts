@@ -1,0 +1,58 @@
+/**
+ * The RFQ v2 channel, when RFQ_V2_URL is set (in one process of the service): the level stream and
+ * its swaps, priced by the webhook's book from the same inventory, recorded in the webhook's ledger
+ * outbox (one writer drains both) with their markouts in the one tracker. Loaded only when on: gRPC
+ * and the service definition cost every other start nothing.
+ */
+import type { QuotingBook } from "../../pricing/book.ts";
+import type { Ledger } from "../ledger/ledger.ts";
+import { rfqV2Metrics } from "../rfq-v2/metrics.ts";
+import type { RfqV2Service } from "../rfq-v2/service.ts";
+import { rfqV2Settings } from "../rfq-v2/settings.ts";
+import type { WiredChain } from "./chain.ts";
+import type { Wiring } from "./options.ts";
+import type { WiredKeys } from "./signer.ts";
+import type { WiredState } from "./state.ts";
+import type { WiredSwap } from "./swap.ts";
+
+export async function wireRfqV2(
+  w: Wiring,
+  ledger: Promise<Ledger> | undefined,
+  deps: { book: QuotingBook; keys: WiredKeys; chain: WiredChain; state: WiredState; swap: WiredSwap },
+): Promise<RfqV2Service | undefined> {
+  const { config, log, now } = w;
+  const settings = w.given.rfqV2 === false ? undefined : rfqV2Settings(config.env, config.file.rfqV2.pairs);
+  if (!settings) return undefined;
+  const { RfqV2Service } = await import("../rfq-v2/service.ts");
+  const { V2SwapLedger, decidedInLedger } = await import("../rfq-v2/ledger.ts");
+  const v2Log = log.child({ channel: "rfq-v2" });
+  const { swapPorts, records } = deps.swap;
+  const v2Ledger =
+    ledger && swapPorts
+      ? new V2SwapLedger({
+          journal: swapPorts.journal,
+          log: v2Log,
+          now,
+          onLanded: (signature, quoteId, trade, landedAtMs) =>
+            records?.markouts.onLanded(signature, quoteId, trade, landedAtMs),
+          lookup: async (quoteId) => decidedInLedger((await ledger).db, quoteId),
+        })
+      : undefined;
+  const stream = new RfqV2Service({
+    config,
+    settings,
+    book: deps.book,
+    inventory: deps.state.inventory,
+    signer: deps.keys.signer,
+    chain: deps.chain.chain,
+    log: v2Log,
+    metrics: rfqV2Metrics(w.metrics.registry),
+    controls: deps.state.controls,
+    now,
+    ...(v2Ledger ? { ledger: v2Ledger } : {}),
+  });
+  w.closers.push(async () => stream.close());
+  // Not awaited: the webhook serves while the stream connects (and reconnects) on its own.
+  void stream.start();
+  return stream;
+}
