@@ -1,6 +1,6 @@
 /**
  * Issue 61, finding 5: a key under config/ went into the image. `.dockerignore`'s `*keypair*.json` is
- * anchored at the context's root (Docker's patterns are), so config/maker-keypair.json was sent with
+ * anchored at the context's root (Docker's patterns are), so a maker keypair saved in config/ was sent with
  * the context, and `scripts/build.mjs` copied every config/*.json into dist/config/, which the image
  * copies. No Docker engine runs here: the context is computed as Docker computes it from
  * `.dockerignore` (test/deploy/dockerignore.ts, a stand-in for moby/patternmatcher, says where it may
