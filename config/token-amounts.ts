@@ -86,7 +86,9 @@ export function sizesToUnits(raw: unknown): { raw: unknown; problems: string[] }
       for (const levels of ["levels", "bidLevels", "askLevels"]) {
         const list = p[levels];
         if (Array.isArray(list))
-          list.forEach((l, j) => convert(l, "upToBase", p.base, `pairs.${i}.${levels}.${j}`));
+          list.forEach((l, j) => {
+            convert(l, "upToBase", p.base, `pairs.${i}.${levels}.${j}`);
+          });
       }
       convert(p.skew, "fullAtBase", p.base, `pairs.${i}.skew`);
     });

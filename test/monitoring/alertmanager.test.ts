@@ -78,7 +78,7 @@ describe("finding 6: the monitoring profile routes alerts to an Alertmanager", (
 });
 
 describe("finding 6: the monitoring README's command names every variable compose requires", () => {
-  it("the `docker compose --profile monitoring up` command sets each ${VAR:?...} of docker-compose.yml", () => {
+  it("the `docker compose --profile monitoring up` command sets every variable docker-compose.yml requires (`:?`)", () => {
     const yamlLines = read("docker-compose.yml")
       .split("\n")
       .filter((l) => !l.trim().startsWith("#"))
