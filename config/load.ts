@@ -18,6 +18,7 @@ import {
   type TokenConfig,
 } from "./schema.ts";
 import { nearest } from "./strict.ts";
+import { sizesToUnits } from "./token-amounts.ts";
 
 /**
  * config/default.json of the checkout, the file a maker edits, also when the compiled build runs
@@ -102,7 +103,10 @@ function formatIssues(where: string, error: z.ZodError): string {
 
 /** Validates a parsed config file object; used by loadConfig and by tests that build configs inline. */
 export function parseFileConfig(raw: unknown, where = "config"): FileConfig {
-  const parsed = fileConfigSchema.safeParse(raw);
+  // Sizes written in tokens ("500 SOL") to smallest units, exactly, before the schema reads them.
+  const sized = sizesToUnits(raw);
+  if (sized.problems.length) throw new ConfigError(sized.problems.map((p) => `${where}: ${p}`).join("\n"));
+  const parsed = fileConfigSchema.safeParse(sized.raw);
   if (!parsed.success) throw new ConfigError(formatIssues(where, parsed.error));
   const file = parsed.data;
   const problems: string[] = [];

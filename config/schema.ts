@@ -3,7 +3,8 @@
  * variables through it once at boot; any failure stops the process with the offending key named.
  *
  * Amounts are strings of integers in the token's smallest units (u64), prices are decimal strings:
- * neither ever passes through a float on the way to a signed amount.
+ * neither ever passes through a float on the way to a signed amount. Sizes may be written in tokens in
+ * the file ("500 SOL"); config/token-amounts.ts converts them, exactly, before this schema reads them.
  */
 import bs58 from "bs58";
 import { z } from "zod";

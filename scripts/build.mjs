@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 /**
  * `npm run build`: compiles what the service ships (src/, pricing/, inventory/, amounts/, config/; see
- * tsconfig.build.json) to dist/ with TypeScript, and copies the JSON configuration next to the compiled
- * dist/config/load.js, which finds its default file there, and the RFQ v2 .proto next to its loader.
+ * tsconfig.build.json) to dist/ with TypeScript, and copies the default configuration (SHIPPED_CONFIG, by
+ * name: nothing else under config/) next to the compiled dist/config/load.js, which finds it there, and the RFQ v2 .proto next to its loader.
  * The production start is then `node dist/src/main.js`: no tsx, no esbuild, one process that receives signals itself.
  *
  *   node scripts/build.mjs             # clean build
@@ -13,8 +13,8 @@
 import { execFileSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const OUT = join(ROOT, "dist");
@@ -29,7 +29,23 @@ const INPUTS = [
   "tsconfig.json",
   "tsconfig.build.json",
   "package-lock.json",
+  // What is copied changes with this script (a dist/ built by an older one may hold other files).
+  "scripts/build.mjs",
 ];
+
+/**
+ * The configuration files dist/config/ gets, by name: only the default configuration, which
+ * config/load.ts reads from beside itself where there is no checkout (the image). Never every
+ * config/*.json: a maker keypair or a production configuration saved under config/ would then be
+ * compiled into dist/ and copied into the image (issue 61, finding 5).
+ */
+export const SHIPPED_CONFIG = ["default.json"];
+
+/** Copies the SHIPPED_CONFIG files from `from` (config/) to `to` (dist/config/), and nothing else. */
+export function copyShippedConfig(from, to) {
+  mkdirSync(to, { recursive: true });
+  for (const f of SHIPPED_CONFIG) copyFileSync(join(from, f), join(to, f));
+}
 
 function newestMtime(path) {
   if (!existsSync(path)) return 0;
@@ -67,10 +83,7 @@ function build() {
     rmSync(OUT, { recursive: true, force: true });
     process.exit(1);
   }
-  mkdirSync(join(OUT, "config"), { recursive: true });
-  for (const f of readdirSync(join(ROOT, "config"))) {
-    if (f.endsWith(".json")) copyFileSync(join(ROOT, "config", f), join(OUT, "config", f));
-  }
+  copyShippedConfig(join(ROOT, "config"), join(OUT, "config"));
   // The RFQ v2 service definition, which src/rfq-v2/proto.ts loads from beside itself.
   copyFileSync(join(ROOT, "src/rfq-v2/market_maker.proto"), join(OUT, "src/rfq-v2/market_maker.proto"));
   writeFileSync(STAMP, `${new Date().toISOString()}\n`);
@@ -81,11 +94,16 @@ function build() {
 // prints the usage, an unknown flag is an error listing the known ones (exit 64).
 const KNOWN = ["--if-stale", "-h", "--help"];
 const unknown = process.argv.slice(2).find((a) => !KNOWN.includes(a));
-if (process.argv.includes("--help") || process.argv.includes("-h")) {
+// Run as a script (`node scripts/build.mjs`), not when a test imports SHIPPED_CONFIG.
+const isMain =
+  process.argv[1] !== undefined && pathToFileURL(resolve(process.argv[1])).href === import.meta.url;
+if (!isMain) {
+  // imported: nothing to do
+} else if (process.argv.includes("--help") || process.argv.includes("-h")) {
   console.log(
     "usage: npm run build -- [--if-stale]\n\n" +
       "Compiles what the service ships (src/, pricing/, inventory/, amounts/, config/) to dist/ and copies\n" +
-      "the JSON configuration beside it; `npm start` runs it with --if-stale before `node dist/src/main.js`.\n\n" +
+      "the default configuration (config/default.json, by name) beside it; `npm start` runs it with --if-stale before `node dist/src/main.js`.\n\n" +
       "flags:\n  --if-stale  build only when a shipped source is newer than the last build\n" +
       "  -h, --help  print this help and exit",
   );

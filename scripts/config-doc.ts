@@ -402,7 +402,10 @@ ${names.direct.size ? [...names.direct].map(([n, files]) => `- \`${n}\`: ${files
 ## The configuration file
 
 From \`fileConfigSchema\` in \`config/schema.ts\`; the file is \`CONFIG\` (default \`config/default.json\`).
-Amounts are strings of integers in the token's smallest units; \`[]\` marks a list's entries and
+Amounts are strings of integers in the token's smallest units; a size may instead be written in its
+token (\`"500 SOL"\`, \`"0.001 SOL"\`: at most the token's decimals), converted exactly when the file is
+read (\`config/token-amounts.ts\` lists the keys: a token's inventory sizes, a pair's sizes, levels and
+skew, rebalance targets, issuance caps; lamport amounts stay lamports); \`[]\` marks a list's entries and
 \`<name>\` a key of your choosing (a token symbol, a price source's name, a pair).
 
 ${table("key", doc.rows(schema.fileConfigSchema))}

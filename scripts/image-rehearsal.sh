@@ -8,19 +8,42 @@
 #   3. in production mode (RPC_URL at `npm run chain`'s local chain server, a maker key file, a
 #      throwaway Redis, API_KEY) it starts under `tini --` (as PID 1 of its own PID namespace when
 #      `unshare` allows, as in the container), answers /health, and exits 0 on SIGTERM.
-# Needs network access to the npm registry, redis-server and tini. Prints what it checked.
+# Needs network access to the npm registry, redis-server, curl and tini (the image's init; Debian:
+# `apt-get install -y tini`): a missing one is named before anything starts. Prints what it checked.
+# Whatever happens (a failed check, an error, Ctrl-C), what it started is stopped and its scratch
+# folder removed.
 #
 #   bash scripts/image-rehearsal.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
+
+missing=()
+for cmd in tini redis-server curl; do command -v "$cmd" >/dev/null 2>&1 || missing+=("$cmd"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "FAIL: not found: ${missing[*]} (the image's runtime stage runs node under tini; step 3 needs a throwaway redis-server and curl)." >&2
+  echo "      Debian/Ubuntu: sudo apt-get install -y ${missing[*]}" >&2
+  exit 1
+fi
+
 WORK=$(mktemp -d /tmp/image-rehearsal-XXXXXX)
 PIDS=()
 cleanup() {
+  # Each background child is a process of its own (no npx or shell in between), stopped by its PID;
+  # then SIGKILL for any that did not stop within 5 s.
   for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  for _ in $(seq 1 50); do
+    alive=0
+    for p in "${PIDS[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
+    [ "$alive" -eq 0 ] && break
+    sleep 0.1
+  done
+  for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null || true; done
   rm -rf "$WORK"
 }
 trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 echo "== build stage: npm run build"
 node scripts/build.mjs --if-stale
@@ -68,9 +91,11 @@ cat >"$WORK/chain.json" <<EOF
              "inventory": { "SOL": "10000000000000", "USDC": "10000000000000" } },
   "takers": [] }
 EOF
-CHAIN_SEED="$WORK/chain.json" npx tsx sandbox/chain/main.ts >"$WORK/chain.log" 2>&1 &
+# node itself in the background (not npx, whose child would outlive a kill of npx).
+CHAIN_SEED="$WORK/chain.json" node --import tsx sandbox/chain/main.ts >"$WORK/chain.log" 2>&1 &
 PIDS+=($!)
 for _ in $(seq 1 150); do grep -q "$CHAIN_PORT" "$WORK/chain.log" 2>/dev/null && break; sleep 0.2; done
+grep -q "$CHAIN_PORT" "$WORK/chain.log" || { echo "FAIL: the local chain server did not start:"; tail -20 "$WORK/chain.log"; exit 1; }
 chmod 600 "$WORK/maker.json"
 PORT=$(free_port)
 INIT=(tini --)
@@ -80,9 +105,19 @@ if unshare --pid --fork --kill-child true 2>/dev/null; then INIT=(unshare --pid 
   API_KEY=rehearsal-api-key-0123456789 "${INIT[@]}" node dist/src/main.js) >"$WORK/service.log" 2>&1 &
 SVC=$!
 PIDS+=("$SVC")
-for _ in $(seq 1 150); do curl -sf "http://127.0.0.1:$PORT/health" >/dev/null 2>&1 && break; sleep 0.2; done
+for _ in $(seq 1 150); do
+  curl -sf "http://127.0.0.1:$PORT/health" >/dev/null 2>&1 && break
+  kill -0 "$SVC" 2>/dev/null || break
+  sleep 0.2
+done
 echo "   started with: ${INIT[*]} node dist/src/main.js"
-echo "   /health: $(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/health")"
+health=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/health" || true)
+echo "   /health: $health"
+if [ "$health" != 200 ]; then
+  if kill -0 "$SVC" 2>/dev/null; then echo "FAIL: no answer on /health within 30 s; its log ends:"; else echo "FAIL: the service exited before it answered /health; its log ends:"; fi
+  tail -20 "$WORK/service.log" | sed 's/^/   /'
+  exit 1
+fi
 TARGET=$SVC
 if [ "${INIT[0]}" = unshare ]; then TARGET=$(cat "/proc/$SVC/task/$SVC/children" | awk '{print $1}'); fi
 echo "   SIGTERM to PID $TARGET ($(tr '\0' ' ' <"/proc/$TARGET/cmdline" | cut -c1-40))"

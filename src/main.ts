@@ -205,7 +205,8 @@ async function main(): Promise<number> {
   const workersLine = slot
     ? `${Number(process.env.WORKERS) || "?"} (node:cluster; primary pid ${process.ppid})`
     : "1 (this process)";
-  if (slot <= 1) process.stdout.write(banner(service, urlOf(info), opsUrl, ledger, workersLine, dotEnv));
+  // On stderr: stdout carries the JSON log lines only (a log shipper parses every line of it).
+  if (slot <= 1) process.stderr.write(banner(service, urlOf(info), opsUrl, ledger, workersLine, dotEnv));
   log.info(
     {
       port: info.port,

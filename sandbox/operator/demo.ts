@@ -15,6 +15,7 @@ import { sweep } from "../../src/program/rfq-v2.ts";
 import { REPO_ROOT } from "../../tooling/processes.ts";
 import { startStack } from "./stack.ts";
 import { expectedDeltas, type OrderAsk, TakerClient } from "./taker.ts";
+import { NATIVE, TokenUnits } from "./units.ts";
 
 const SOL = "So11111111111111111111111111111111111111112";
 const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
@@ -87,8 +88,10 @@ function issuedSwaps(mint: string): (OrderAsk & { what: string; supply: "rises" 
   ];
 }
 
-const fmt = (mint: string, v: bigint) =>
-  `${v >= 0n ? "+" : ""}${v} ${mint === "lamports" ? "lamports" : (SYMBOL[mint] ?? mint)}`;
+/** Tokens with their units (the configuration's decimals), set once the stack is up. */
+let units = new TokenUnits([]);
+/** A change in tokens with the unit, signed ("-9.99139 USDC"): never smallest units labelled as tokens. */
+const fmt = (mint: string, v: bigint) => units.delta(mint, v);
 
 const USAGE = {
   command: "npm run demo",
@@ -115,6 +118,7 @@ async function main(): Promise<number> {
   });
   const issued = stack.issued;
   if (issued) SYMBOL[issued.mint] = issued.symbol;
+  units = new TokenUnits(stack.config.tokens);
   const swaps: (DemoSwap & { supply?: "rises" | "falls" })[] = [
     ...SWAPS,
     ...(issued ? issuedSwaps(issued.mint) : []),
@@ -148,9 +152,9 @@ async function main(): Promise<number> {
       }
       const o = order.body;
       say(
-        `   order ${o.requestId}: in ${o.inAmount} ${SYMBOL[o.inputMint]}, out ${o.outAmount} ${SYMBOL[o.outputMint]} ` +
-          `(fee ${o.platformFee.amount ?? 0} at ${o.feeBps} bps), maker ${o.maker}, expires ${o.expireAt}` +
-          `${o.rentFeePayer ? `, taker pays ${o.rentFeeLamports} lamports ATA rent` : ""}`,
+        `   order ${o.requestId}: in ${units.amount(o.inputMint, o.inAmount)}, out ${units.amount(o.outputMint, o.outAmount)} ` +
+          `(fee ${units.amount(o.feeMint ?? o.outputMint, o.platformFee.amount ?? "0")} at ${o.feeBps} bps), maker ${o.maker}, expires ${o.expireAt}` +
+          `${o.rentFeePayer ? `, taker pays ${units.amount(NATIVE, BigInt(o.rentFeeLamports))} ATA rent` : ""}`,
       );
       const before = await client.balances(takerKey, mints);
       const supplyBefore = issued ? await client.supply(issued.mint) : 0n;
@@ -166,11 +170,14 @@ async function main(): Promise<number> {
       say(`   executed: ${r.signature} in slot ${r.slot}, code ${r.code}`);
       const expected = expectedDeltas(o, takerKey);
       const problems: string[] = [];
-      for (const key of ["lamports", ...mints]) {
+      for (const key of [NATIVE, ...mints]) {
         const got = (after[key] ?? 0n) - (before[key] ?? 0n);
         const want = expected[key] ?? 0n;
-        const line = `   ${(key === "lamports" ? "SOL (lamports)" : (SYMBOL[key] as string)).padEnd(15)} ${String(before[key]).padStart(16)} -> ${String(after[key]).padStart(16)}  ${fmt(key, got)}`;
-        if (got !== want) problems.push(`${key}: moved ${got}, quote says ${want}`);
+        const line = `   ${units.label(key).padEnd(15)} ${units.amount(key, before[key] ?? 0n).padStart(24)} -> ${units.amount(key, after[key] ?? 0n).padStart(24)}  ${fmt(key, got)}`;
+        if (got !== want)
+          problems.push(
+            `${units.label(key)}: moved ${fmt(key, got)}, quote says ${fmt(key, want)} (${got} vs ${want} smallest units)`,
+          );
         say(`${line}${got !== want ? `   <-- expected ${fmt(key, want)}` : ""}`);
       }
       if (r.totalInputAmount !== o.inAmount)
@@ -182,7 +189,7 @@ async function main(): Promise<number> {
         const moved = supplyAfter - supplyBefore;
         const want = swap.supply === "rises" ? BigInt(o.outAmount) : -BigInt(o.inAmount);
         say(
-          `   ${issued.symbol} supply     ${String(supplyBefore).padStart(16)} -> ${String(supplyAfter).padStart(16)}  ${fmt(issued.mint, moved)}`,
+          `   ${`${issued.symbol} supply`.padEnd(15)} ${units.amount(issued.mint, supplyBefore).padStart(24)} -> ${units.amount(issued.mint, supplyAfter).padStart(24)}  ${fmt(issued.mint, moved)}`,
         );
         if (moved !== want) problems.push(`${issued.symbol} supply moved ${moved}, expected ${want}`);
       }
@@ -246,7 +253,7 @@ async function v2Swap(
     lots: BigInt(l.volume) / lot,
   }));
   say(
-    `   levels: sequence ${live.quote.sequence_number}, lot ${lot} lamports, best ask ${asks[0]?.perLot} USDC atoms per lot`,
+    `   levels: sequence ${live.quote.sequence_number}, lot ${units.amount(SOL, lot)}, best ask ${units.amount(USDC, asks[0]?.perLot ?? 0n)} per lot`,
   );
   const inAmount = 10_000_000n;
   const walk = sweep("bid", inAmount, asks, lot);

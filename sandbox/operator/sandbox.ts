@@ -1,29 +1,74 @@
 /**
  * `npm run sandbox`: the local chain server, the webhook and the operator simulator together, on
- * 127.0.0.1, with two funded takers; prints the URLs and keeps running until Ctrl-C.
+ * 127.0.0.1, with two funded takers and a smart-account (Squads) taker; prints the URLs and keeps
+ * running until Ctrl-C.
  *
  * Ports: CHAIN_PORT (8899), WEBHOOK_PORT (8080), WEBHOOK_ADMIN_PORT (8081, the webhook's operations
- * listener: /metrics, /admin), OPERATOR_PORT (8090), RFQ_V2_PORT (8092, the RFQ v2 stand-in). State
- * (keys, chain seed, logs, stack.json) lives in data/sandbox/. Redis: REDIS_URL, REDIS_CLUSTER_NODES (a Redis Cluster), or a throwaway redis-server.
+ * listener: /metrics, /admin), OPERATOR_PORT (8090), RFQ_V2_PORT (8092, the RFQ v2 stand-in); with
+ * `--port-base N` they are N to N+4 in that order, `--port-base 0` picks free ones (a variable still
+ * overrides its own port, 0 a free one). These variables are the sandbox's own: they are removed from
+ * its environment once read, so that no child inherits them (the webhook refuses a name near one of its
+ * own settings, e.g. RFQ_V2_PORT beside RFQ_V2_URL). State (keys, chain seed, logs, stack.json) lives
+ * in data/sandbox/, or `--dir`. Redis: REDIS_URL, REDIS_CLUSTER_NODES (a Redis Cluster), or a throwaway
+ * redis-server. Two sandboxes run side by side with their own --dir and --port-base.
  */
-import { join } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import { parseArgs } from "../../src/cli/args.ts";
 import { REPO_ROOT } from "../../tooling/processes.ts";
 import { startStack } from "./stack.ts";
 
-const port = (name: string, fallback: number) => {
-  const v = Number(process.env[name] || fallback);
-  if (!Number.isInteger(v) || v < 0 || v > 65_535) throw new Error(`${name}: not a port`);
+/** The sandbox's own port variables, in `--port-base` order, with their defaults. */
+const PORT_VARIABLES = [
+  ["CHAIN_PORT", 8899],
+  ["WEBHOOK_PORT", 8080],
+  ["WEBHOOK_ADMIN_PORT", 8081],
+  ["OPERATOR_PORT", 8090],
+  ["RFQ_V2_PORT", 8092],
+] as const;
+
+const checkPort = (what: string, v: number) => {
+  if (!Number.isInteger(v) || v < 0 || v > 65_535) throw new Error(`${what}: not a port (0 to 65535)`);
   return v;
 };
+
+/**
+ * Each port: its variable when set, else `base + i` (`base` 0: 0, a free port), else the default.
+ * Then the variables are deleted from this process's environment: the children it spawns inherit it.
+ */
+function sandboxPorts(
+  env: NodeJS.ProcessEnv,
+  base: number | undefined,
+): { chain: number; webhook: number; webhookAdmin: number; operator: number; rfqV2: number } {
+  if (base !== undefined) checkPort("--port-base", base);
+  if (base !== undefined && base > 0) checkPort("--port-base + 4", base + PORT_VARIABLES.length - 1);
+  const [chain, webhook, webhookAdmin, operator, rfqV2] = PORT_VARIABLES.map(([name, fallback], i) => {
+    const set = env[name];
+    const v =
+      set !== undefined && set !== "" ? Number(set) : base === undefined ? fallback : base && base + i;
+    return checkPort(name, v);
+  }) as [number, number, number, number, number];
+  for (const [name] of PORT_VARIABLES) delete env[name];
+  return { chain, webhook, webhookAdmin, operator, rfqV2 };
+}
 
 const USAGE = {
   command: "npm run sandbox",
   summary:
     "The local chain server, the webhook (production shape: Redis store, RPC chain) and the operator\n" +
-    "simulator together on 127.0.0.1, with two funded takers; prints the URLs and runs until Ctrl-C.\n" +
-    "State (keys, chain seed, logs, stack.json) in data/sandbox/.",
+    "simulator together on 127.0.0.1, with two funded takers and a smart-account (Squads) taker; prints\n" +
+    "the URLs and runs until Ctrl-C. State (keys, chain seed, logs, stack.json) in data/sandbox/ or --dir.",
   flags: {
+    dir: {
+      type: "string",
+      value: "PATH",
+      description: "the state folder (keys, chain seed, logs, stack.json); default data/sandbox",
+    },
+    "port-base": {
+      type: "string",
+      value: "N",
+      description:
+        "ports N (chain), N+1 (webhook), N+2 (webhook operations), N+3 (operator), N+4 (RFQ v2); 0: free ports",
+    },
     "remote-signer": {
       type: "boolean",
       description:
@@ -32,24 +77,28 @@ const USAGE = {
   },
   notes:
     "environment: CHAIN_PORT (8899), WEBHOOK_PORT (8080), WEBHOOK_ADMIN_PORT (8081: /metrics, /admin),\n" +
-    "OPERATOR_PORT (8090), RFQ_V2_PORT (8092: the RFQ v2 stand-in), REDIS_URL or REDIS_CLUSTER_NODES\n" +
-    "(unset: a throwaway redis-server), CONFIG.",
+    "OPERATOR_PORT (8090), RFQ_V2_PORT (8092: the RFQ v2 stand-in), each over --port-base (0: a free\n" +
+    "port; the sandbox's own, never passed to the webhook), REDIS_URL or REDIS_CLUSTER_NODES (unset: a\n" +
+    "throwaway redis-server), CONFIG.\n" +
+    "a second sandbox beside the first: npm run sandbox -- --dir data/sandbox-2 --port-base 0",
 } as const;
 
 async function main(): Promise<void> {
   const { values } = parseArgs(process.argv.slice(2), USAGE);
   const say = (s: string) => process.stdout.write(`${s}\n`);
-  const dir = join(REPO_ROOT, "data", "sandbox");
+  const dirFlag = values.dir;
+  const dir = dirFlag
+    ? isAbsolute(dirFlag)
+      ? dirFlag
+      : resolve(process.cwd(), dirFlag)
+    : join(REPO_ROOT, "data", "sandbox");
+  const base = values["port-base"];
+  if (base !== undefined && !/^\d+$/.test(base)) throw new Error(`--port-base: not a port number: ${base}`);
+  const ports = sandboxPorts(process.env, base === undefined ? undefined : Number(base));
   say("starting the sandbox ...");
   const stack = await startStack({
     dir,
-    ports: {
-      chain: port("CHAIN_PORT", 8899),
-      webhook: port("WEBHOOK_PORT", 8080),
-      webhookAdmin: port("WEBHOOK_ADMIN_PORT", 8081),
-      operator: port("OPERATOR_PORT", 8090),
-      rfqV2: port("RFQ_V2_PORT", 8092),
-    },
+    ports,
     takers: [
       {
         name: "1",
@@ -58,6 +107,9 @@ async function main(): Promise<void> {
       },
       { name: "2", sol: 5_000_000_000n, tokens: { USDC: 1_000_000_000n } },
     ],
+    // A smart-account (Squads) taker, as the demo's: its vault takes, its two members sign (the
+    // operator wraps the fill in executeTransactionSyncV2); listed in stack.json under smartAccounts.
+    smartAccountTaker: { name: "squads", sol: 1_000_000_000n, tokens: { USDC: 1_000_000_000n } },
     remoteSigner: values["remote-signer"],
     // The operator's RFQ v2 service (stand-in) with every enabled pair streamed; with --remote-signer
     // the signer service judges and signs its swaps.
@@ -92,6 +144,11 @@ async function main(): Promise<void> {
       ...stack.takers.map(
         (t) => `  taker ${t.name}: ${t.keypair.publicKey.toBase58()}  keypair ${t.keypairPath}`,
       ),
+      ...(stack.smartAccount
+        ? [
+            `  smart-account taker ${stack.smartAccount.name}: vault ${stack.smartAccount.vault.toBase58()}, members ${stack.smartAccount.members.map((m) => m.publicKey.toBase58()).join(", ")} (keypairs in stack.json)`,
+          ]
+        : []),
       "",
       "try:",
       `  curl '${stack.operatorUrl}/ultra/v1/order?${sample}'`,

@@ -311,7 +311,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     opts.onSpawn?.(chain);
     closers.push(chain.stop);
     const chainUrl = `http://127.0.0.1:${chainPort}`;
-    await waitForHttp(`${chainUrl}/health`, chain);
+    await readyOrWhy(waitForHttp(`${chainUrl}/health`, chain), chain);
     say(`chain     ${chainUrl}  (log ${chain.logPath})`);
 
     let signer: Child | undefined;
@@ -361,7 +361,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       children.push(signer);
       opts.onSpawn?.(signer);
       closers.push(signer.stop);
-      await waitForSocket(socketPath, signer);
+      await readyOrWhy(waitForSocket(socketPath, signer), signer);
       signerUrl = `unix://${socketPath}`;
       say(`signer    ${signerUrl}  (maker key, log ${signer.logPath})`);
     }
@@ -470,7 +470,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       webhooks.push(w);
     }
     for (const w of webhooks) {
-      await waitForHttp(`${w.root}/ready`, w.child);
+      await readyOrWhy(waitForHttp(`${w.root}/ready`, w.child), w.child);
       say(
         `${w.child.name.padEnd(9)} ${w.url}  (Redis ${clusterNodes ? "cluster" : redis.owned ? "throwaway" : "REDIS_URL"}, log ${w.child.logPath})`,
       );
@@ -545,7 +545,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         first.child = spawnWebhook("webhook", first.env);
         children.push(first.child);
         stack.pids.webhook = first.child.proc.pid;
-        await waitForHttp(`${webhookRoot}/ready`, first.child);
+        await readyOrWhy(waitForHttp(`${webhookRoot}/ready`, first.child), first.child);
       },
       async stopWebhook() {
         const { proc } = first.child;
@@ -579,6 +579,23 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
             pubkey: t.keypair.publicKey.toBase58(),
             keypair: t.keypairPath,
           })),
+          // The smart-account (Squads) taker: its vault is the taker (the order's `taker`), its members
+          // sign the operator's wrapped fill, the first pays the fees.
+          ...(smartAccount
+            ? {
+                smartAccounts: [
+                  {
+                    name: smartAccount.name,
+                    vault: smartAccount.vault.toBase58(),
+                    settings: smartAccount.settings.toBase58(),
+                    members: smartAccount.members.map((m, i) => ({
+                      pubkey: m.publicKey.toBase58(),
+                      keypair: smartAccount.memberPaths[i],
+                    })),
+                  },
+                ],
+              }
+            : {}),
         },
         null,
         2,
@@ -588,6 +605,33 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   } catch (e) {
     await close();
     throw e;
+  }
+}
+
+/**
+ * `ready`, or its error with the child's last log lines added: a child that refuses to start says why
+ * in its log (a webhook's refusal names the setting and the fix), and the sandbox prints that line
+ * rather than only the log's path.
+ */
+async function readyOrWhy(ready: Promise<void>, child: Child): Promise<void> {
+  try {
+    await ready;
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    let tail: string[] = [];
+    try {
+      tail = readFileSync(child.logPath, "utf8")
+        .split("\n")
+        .map((l) => l.trim())
+        .filter((l) => l !== "")
+        .slice(-3)
+        .map((l) => (l.length > 400 ? `${l.slice(0, 400)}...` : l));
+    } catch {
+      // no log yet
+    }
+    throw new Error(
+      tail.length ? `${message}; its last lines:\n${tail.map((l) => `    ${l}`).join("\n")}` : message,
+    );
   }
 }
 

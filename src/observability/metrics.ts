@@ -14,6 +14,26 @@ import type { Controls } from "../../pricing/controls/interface.ts";
 import type { PriceSource } from "../../pricing/interface.ts";
 import { buildInfo } from "./build-info.ts";
 
+/**
+ * A gauge without labels that has no sample until it is given a value, and none again once given
+ * `undefined`: "no data" is an absent series (Prometheus' own way to say it; `rate < 0.95` is then
+ * not true, and a panel shows "No data"), never a made-up value and never NaN.
+ */
+export class OptionalGauge extends Gauge {
+  private present = false;
+
+  /** The value, or `undefined` for no sample. */
+  setOptional(value: number | undefined): void {
+    this.present = value !== undefined;
+    if (value !== undefined) this.set(value);
+  }
+
+  override async get(): ReturnType<Gauge["get"]> {
+    const metric = await super.get();
+    return this.present ? metric : { ...metric, values: [] };
+  }
+}
+
 /** What the scrape-time gauges read (see `Metrics.watch`). */
 export interface WatchedPorts {
   config: Config;
@@ -92,11 +112,12 @@ export class Metrics {
 
   /**
    * Rolling one-hour fill rate (accepted and landed over swap requests); the operator's line is 0.95.
-   * 1 while nothing was decided in the hour (nothing failed; never NaN): read it with `fillRateDecided`.
+   * No sample while nothing was decided in the hour (no data is neither 1 nor 0, and never NaN): the
+   * alerts read it with `fillRateDecided`.
    */
-  readonly fillRate = new Gauge({
+  readonly fillRate = new OptionalGauge({
     name: "rfq_fill_rate_1h",
-    help: "Accepted-and-landed swaps over decided swap requests, rolling one hour (1 when none was decided)",
+    help: "Accepted-and-landed swaps over decided swap requests, rolling one hour (no sample while none was decided)",
     aggregator: "average",
     registers: [this.registry],
   });

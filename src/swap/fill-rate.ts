@@ -77,8 +77,8 @@ export class FillRate {
     this.minSample = opts.minSample ?? 20;
     this.warnEveryMs = opts.warnEveryMs ?? 60_000;
     this.now = opts.now ?? Date.now;
-    // No data is not a 0% fill rate: 1 (nothing failed) with 0 decided, which the alerts' minimum volume ignores.
-    opts.metrics.fillRate.set(1);
+    // No data is neither a 0% nor a 100% fill rate: no sample (an absent series) and 0 decided.
+    opts.metrics.fillRate.setOptional(undefined);
     opts.metrics.fillRateDecided.set(0);
   }
 
@@ -142,7 +142,7 @@ export class FillRate {
 
   private evaluate(): FillRateSnapshot {
     const s = this.snapshot();
-    this.opts.metrics.fillRate.set(s.ratio ?? 1);
+    this.opts.metrics.fillRate.setOptional(s.ratio);
     this.opts.metrics.fillRateDecided.set(s.decided);
     const now = this.now();
     if (

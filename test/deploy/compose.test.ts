@@ -1,5 +1,6 @@
 /**
- * Finding 3 of issue 47: the compose file starts. No Docker daemon runs here, so docker-compose.yml is
+ * Finding 3 of issue 47 and finding 6 of issue 61: the compose file starts, with the kill switch on,
+ * a bounded Redis and a documented way in for the maker's price feed. No Docker daemon runs here, so docker-compose.yml is
  * parsed (the `yaml` package) and its `${VAR:?message}` / `${VAR:-default}` / `${VAR}` interpolation is
  * done as `docker compose config` does it: every setting the webhook cannot start without is required,
  * each service restarts and has a healthcheck, and a .dockerignore keeps keys, data/ and node_modules/
@@ -7,9 +8,14 @@
  * configuration and keypair, is run the way the image's CMD runs it (`node <flags> dist/src/main.js`
  * from the compiled build) against the sandbox chain (the local chain's JSON-RPC server), the test
  * Redis and the test PostgreSQL in place of the compose network's `redis` and `postgres`, and reaches
- * /ready. What it does not check: the image build itself, tini as PID 1 (test/production/signal.test.ts).
+ * /ready. Its Redis is a redis-server started with the compose `redis` service's own command (maxmemory,
+ * noeviction): the maker's price feed publishes to it at the port compose publishes on the host's
+ * loopback (pricing/README.md's key and channel), as the compose file's comment says, and the webhook
+ * quotes from those prices; the admin API, on with the required ADMIN_API_KEY, pauses and resumes
+ * quoting. What it does not check: the image build itself, tini as PID 1
+ * (test/production/signal.test.ts).
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
 import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Keypair } from "@solana/web3.js";
@@ -23,10 +29,13 @@ import { LocalChain } from "../../src/chain/local/index.ts";
 import { seedFromConfig } from "../../src/chain/local/seed.ts";
 import { freePort, REPO_ROOT, stopChild } from "../../tooling/processes.ts";
 import { freshDatabase } from "../ledger/support.ts";
-import { redisUrl } from "../support/redis.ts";
+import { jsonPost, quoteBody } from "../support/quotes.ts";
 import { fileTempDir } from "../support/tmp.ts";
 
 interface Service {
+  command?: string[];
+  ports?: string[];
+  image?: string;
   environment?: Record<string, string>;
   volumes?: string[];
   restart?: string;
@@ -71,8 +80,16 @@ const HOST_ENV = {
   API_KEY: "operator-key-0123456789",
   MAKER_KEYPAIR_FILE: keyPath,
   CONFIG_FILE: join(REPO_ROOT, "config", "production.example.json"),
+  ADMIN_API_KEY: "admin-key-0123456789abcdef",
 };
-const REQUIRED = ["RPC_URL", "API_KEY", "MAKER_KEYPAIR_FILE", "CONFIG_FILE"] as const;
+const REQUIRED = ["RPC_URL", "API_KEY", "MAKER_KEYPAIR_FILE", "CONFIG_FILE", "ADMIN_API_KEY"] as const;
+
+/** The redis service's command and host port with the host's variables `env` put in. */
+function redisService(env: Record<string, string>) {
+  const redis = COMPOSE.services.redis as Service;
+  const published = (redis.ports ?? []).map((p) => interpolate(p, env));
+  return { command: (redis.command ?? []).map((a) => interpolate(a, env)), published };
+}
 
 /** Container paths of the mounted files mapped back to the host's (what the container reads). */
 function hostEnv(env: Record<string, string>, hostVars: Record<string, string>): Record<string, string> {
@@ -106,6 +123,31 @@ describe("finding 3: docker-compose.yml as `docker compose config` reads it", ()
     expect(config.hazards).toEqual([]);
   });
 
+  it("requires ADMIN_API_KEY: the admin API and its kill switch are never off in the production compose", () => {
+    expect(webhook().environment?.ADMIN_API_KEY).toMatch(/^\$\{ADMIN_API_KEY:\?/);
+    expect(resolved(HOST_ENV).environment.ADMIN_API_KEY).toBe(HOST_ENV.ADMIN_API_KEY);
+  });
+
+  it("bounds Redis' memory and evicts nothing (maxmemory, maxmemory-policy noeviction); REDIS_MAXMEMORY moves the bound", () => {
+    const arg = (cmd: string[], flag: string) => cmd[cmd.indexOf(flag) + 1];
+    const { command } = redisService(HOST_ENV);
+    expect(arg(command, "--maxmemory")).toBe("256mb");
+    expect(arg(command, "--maxmemory-policy")).toBe("noeviction");
+    expect(arg(redisService({ ...HOST_ENV, REDIS_MAXMEMORY: "2gb" }).command, "--maxmemory")).toBe("2gb");
+  });
+
+  it("publishes Redis for the maker's price feed on the host's loopback only (REDIS_HOST_PORT, default 6380), the port the webhook's REDIS_URL names inside", () => {
+    expect(redisService(HOST_ENV).published).toEqual(["127.0.0.1:6380:6379"]);
+    expect(redisService({ ...HOST_ENV, REDIS_HOST_PORT: "16380" }).published).toEqual([
+      "127.0.0.1:16380:6379",
+    ]);
+    expect(resolved(HOST_ENV).environment.REDIS_URL).toBe("redis://redis:6379");
+    // Every pair of the production example is priced from that Redis (the feed's job).
+    const file = parseFileConfig(JSON.parse(readFileSync(HOST_ENV.CONFIG_FILE, "utf8")));
+    for (const p of file.pairs)
+      expect(file.priceSources[p.priceSource]?.kind, `${p.base}/${p.quote}`).toBe("redis");
+  });
+
   it("restarts every service unless stopped, and health-checks redis, postgres and the webhook", () => {
     for (const [name, s] of Object.entries(COMPOSE.services)) expect(s.restart, name).toBe("unless-stopped");
     for (const name of ["redis", "postgres", "webhook"])
@@ -114,7 +156,8 @@ describe("finding 3: docker-compose.yml as `docker compose config` reads it", ()
 
   it("keeps keys, data/ and node_modules/ out of the build context (.dockerignore)", () => {
     const ignore = readFileSync(join(REPO_ROOT, ".dockerignore"), "utf8").split("\n");
-    for (const p of ["*keypair*.json", "*.pem", "*.key", ".env", "data/", "node_modules/"])
+    // At any depth (`**/`): test/deploy/image-context.test.ts computes the whole context.
+    for (const p of ["**/*keypair*.json", "**/*.pem", "**/*.key", "**/.env", "**/data", "**/node_modules"])
       expect(ignore).toContain(p);
   });
 });
@@ -122,8 +165,23 @@ describe("finding 3: docker-compose.yml as `docker compose config` reads it", ()
 describe("finding 3: the image's start with the compose environment reaches /ready", () => {
   let rpc: Awaited<ReturnType<typeof startRpcServer>>;
   let child: ChildProcess | undefined;
+  let redisServer: ChildProcess | undefined;
+  let composeRedisUrl = "";
   let stopPublishing = () => {};
   beforeAll(async () => {
+    // The compose `redis` service: its own command (maxmemory, noeviction), here on a free port of the
+    // host's loopback standing in for the published REDIS_HOST_PORT (and for redis:6379 inside).
+    const [bin, ...args] = redisService(HOST_ENV).command as [string, ...string[]];
+    const redisPort = await freePort();
+    redisServer = spawn(bin, [...args, "--port", String(redisPort), "--bind", "127.0.0.1", "--dir", dir], {
+      stdio: "ignore",
+    });
+    composeRedisUrl = `redis://127.0.0.1:${redisPort}`;
+    for (let i = 0; i < 100; i++) {
+      const ping = spawnSync("redis-cli", ["-p", String(redisPort), "ping"], { encoding: "utf8" });
+      if (ping.stdout?.trim() === "PONG") break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
     execFileSync(process.execPath, [join(REPO_ROOT, "scripts", "build.mjs"), "--if-stale"], {
       cwd: REPO_ROOT,
       stdio: "inherit",
@@ -132,8 +190,9 @@ describe("finding 3: the image's start with the compose environment reaches /rea
     const file = parseFileConfig(JSON.parse(readFileSync(HOST_ENV.CONFIG_FILE, "utf8")));
     seedFromConfig(chain, file, maker.publicKey);
     rpc = await startRpcServer(chain, { host: "127.0.0.1", port: 0 });
-    // The maker's pricing engine: a fresh price for every pair of the production configuration, every second.
-    const redis = new Redis(redisUrl());
+    // The maker's price feed, on the host: a fresh price for every pair of the production
+    // configuration, every second, to the Redis compose publishes (pricing/README.md's format).
+    const redis = new Redis(composeRedisUrl);
     const publish = async () => {
       for (const p of file.pairs) {
         const mid =
@@ -157,6 +216,7 @@ describe("finding 3: the image's start with the compose environment reaches /rea
   afterAll(async () => {
     if (child) await stopChild(child);
     stopPublishing();
+    if (redisServer) await stopChild(redisServer);
     await rpc?.close();
   });
 
@@ -172,7 +232,7 @@ describe("finding 3: the image's start with the compose environment reaches /rea
     const [port, adminPort] = [await freePort(), await freePort()];
     const env = hostEnv(resolved({ ...HOST_ENV, RPC_URL: rpc.url }).environment, HOST_ENV);
     // The compose network's services are this machine's test servers.
-    env.REDIS_URL = redisUrl();
+    env.REDIS_URL = composeRedisUrl;
     env.DATABASE_URL = await freshDatabase();
     Object.assign(env, {
       PORT: String(port),
@@ -211,5 +271,38 @@ describe("finding 3: the image's start with the compose environment reaches /rea
     expect(status, out).toBe(200);
     expect(body.mode).toBe("production");
     expect(out).toContain(`config:      ${HOST_ENV.CONFIG_FILE}`);
+
+    // The compose Redis is the one compose configures (no eviction) ...
+    const policy = spawnSync("redis-cli", ["-u", composeRedisUrl, "config", "get", "maxmemory-policy"], {
+      encoding: "utf8",
+    });
+    expect(policy.stdout).toContain("noeviction");
+    // ... the feed's prices reach the quote path through it ...
+    const quote = () =>
+      fetch(
+        `http://127.0.0.1:${port}/quote`,
+        jsonPost(quoteBody({ amount: "10000000" }), { "x-api-key": HOST_ENV.API_KEY }),
+      );
+    const priced = await quote();
+    expect(priced.status, await priced.clone().text()).toBe(200);
+    // ... and the kill switch works: the admin API pauses quoting and resumes it.
+    const admin = (path: string) =>
+      fetch(`http://127.0.0.1:${adminPort}${path}`, {
+        method: "POST",
+        headers: { "x-admin-api-key": HOST_ENV.ADMIN_API_KEY },
+      });
+    /** The first answer within 5 s whose status `ok` accepts (every instance obeys within a poll). */
+    const quoteUntil = async (ok: (status: number) => boolean) => {
+      let r = await quote();
+      for (const until = Date.now() + 5_000; !ok(r.status) && Date.now() < until; r = await quote())
+        await new Promise((res) => setTimeout(res, 100));
+      return r;
+    };
+    expect((await admin("/admin/pause")).status).toBe(200);
+    const paused = await quoteUntil((s) => s !== 200);
+    expect(paused.status).not.toBe(200);
+    expect(await paused.text()).toMatch(/paus/i);
+    expect((await admin("/admin/resume")).status).toBe(200);
+    expect((await quoteUntil((s) => s === 200)).status).toBe(200);
   });
 });

@@ -31,9 +31,10 @@ const types = () =>
   [...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((m) => ({ name: m[1] as string, type: m[2] as string }));
 
 describe("finding 8: /metrics follows Prometheus' conventions from the first scrape", () => {
-  it("has no NaN sample; the fill rate is 1 over 0 decided swaps", () => {
+  it("has no NaN sample; the fill rate has no sample (no data, issue 61: it was 1) over 0 decided swaps", () => {
     expect(text.split("\n").filter((l) => !l.startsWith("#") && /\sNaN$/.test(l))).toEqual([]);
-    expect(text).toMatch(/\nrfq_fill_rate_1h 1\n/);
+    expect(text).toMatch(/^# TYPE rfq_fill_rate_1h gauge$/m);
+    expect(text).not.toMatch(/^rfq_fill_rate_1h[ {]/m);
     expect(text).toMatch(/\nrfq_fill_rate_decided_1h 0\n/);
   });
 

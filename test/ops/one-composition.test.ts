@@ -108,11 +108,11 @@ function outcome(code: number | null, output: string, stderr: string, done: RegE
 async function service(env: Record<string, string>): Promise<Outcome> {
   const w = startWebhook({ ...env, PORT: String(await freePort()), HOST: "127.0.0.1" });
   const until = Date.now() + 60_000;
-  while (!/listening on/.test(w.stdout()) && w.proc.exitCode === null && Date.now() < until)
+  while (!/listening on/.test(w.stderr()) && w.proc.exitCode === null && Date.now() < until)
     await new Promise((r) => setTimeout(r, 100));
   if (w.proc.exitCode === null) w.proc.kill("SIGTERM");
   const { code } = await w.exited;
-  return outcome(code, w.stdout(), w.stderr(), /listening on/);
+  return outcome(code, w.stderr(), w.stderr(), /listening on/);
 }
 
 /** What each command prints once its configuration is accepted. */

@@ -27,9 +27,9 @@ describe("finding 4: npm run report reads a running webhook's embedded ledger", 
     });
     try {
       const until = Date.now() + 150_000;
-      while (!/listening on/.test(w.stdout()) && Date.now() < until && w.proc.exitCode === null)
+      while (!/listening on/.test(w.stderr()) && Date.now() < until && w.proc.exitCode === null)
         await new Promise((r) => setTimeout(r, 100));
-      expect(w.stdout()).toMatch(/fill ledger: pglite/);
+      expect(w.stderr()).toMatch(/fill ledger: pglite/);
       const env = { DATA_DIR: dataDir, ADMIN_PORT: String(adminPort) };
       const today = new Date().toISOString().slice(0, 10);
 

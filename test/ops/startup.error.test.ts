@@ -60,7 +60,7 @@ describe("start-up with a dependency out of reach", () => {
       r.stderr,
       /^cannot start: REDIS_URL: .*database 99 \(the URL's \/99\) cannot be selected: ERR DB index is out of range/,
     );
-    expect(r.stdout).not.toMatch(/listening/);
+    expect(r.stderr).not.toMatch(/listening on/);
   });
 
   it("names DATABASE_URL, its address and the cause when the ledger's PostgreSQL does not answer", {

@@ -61,7 +61,7 @@ async function startBuilt(
   });
   const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
   const until = Date.now() + 60_000;
-  while (!stdout.includes("/permissioned-tokens") && child.exitCode === null && Date.now() < until)
+  while (!stderr.includes("/permissioned-tokens") && child.exitCode === null && Date.now() < until)
     await new Promise((r) => setTimeout(r, 100));
   if (child.exitCode === null) child.kill("SIGTERM");
   const code = await exited;
@@ -76,27 +76,38 @@ describe("finding 8: errors a person can act on", () => {
     const path = join(dir, ".env");
     writeFileSync(path, "API_KEY=from-dotenv-0123456789\nPAPER=1\nHOST=10.255.255.1\n");
     const r = await startBuilt(dir, {});
-    expect(r.stdout).toContain(`.env:        ${path} (set API_KEY, PAPER; the environment's own values win)`);
-    expect(r.stdout).toContain("api key:     required (X-API-KEY)");
-    expect(r.stdout).toMatch(/listening on http:\/\/127\.0\.0\.1:/);
+    expect(r.stderr).toContain(`.env:        ${path} (set API_KEY, PAPER; the environment's own values win)`);
+    expect(r.stderr).toContain("api key:     required (X-API-KEY)");
+    expect(r.stderr).toMatch(/listening on http:\/\/127\.0\.0\.1:/);
     expect(r.stdout).not.toContain("from-dotenv-0123456789");
+    expect(r.stderr).not.toContain("from-dotenv-0123456789");
+  });
+
+  it("prints the banner on stderr: stdout holds JSON log lines only (issue 61, finding 11: the banner was among them)", {
+    timeout: 90_000,
+  }, async () => {
+    const r = await startBuilt(REPO_ROOT, {});
+    expect(r.stderr).toMatch(/^RFQ maker webhook listening on http:\/\/127\.0\.0\.1:/m);
+    const lines = r.stdout.split("\n").filter((l) => l.trim() !== "");
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
   });
 
   it("names the config file the maker edits (config/default.json), not the compiled copy", {
     timeout: 90_000,
   }, async () => {
     const r = await startBuilt(REPO_ROOT, {});
-    expect(r.stdout).toContain(`config:      ${join(REPO_ROOT, "config", "default.json")}\n`);
+    expect(r.stderr).toContain(`config:      ${join(REPO_ROOT, "config", "default.json")}\n`);
   });
 
   it("prints the pairs in the banner in tokens and USD with spreads, caps, price, source and age (finding 7)", {
     timeout: 90_000,
   }, async () => {
     const r = await startBuilt(REPO_ROOT, {});
-    expect(r.stdout).toMatch(
+    expect(r.stderr).toMatch(
       /\n {2}pairs:\n {4}PAIR\s+SIZE\s+SIZE \(USD\)\s+SPREADS\s+CAPS\s+PRICE\s+SOURCE\s+PRICE AGE\n/,
     );
-    expect(r.stdout).toMatch(
+    expect(r.stderr).toMatch(
       /\n {4}SOL\/USDC\s+0\.001 - 500 SOL\s+\$0\.18 - \$90,125\.00\s+5 bps to 10 SOL, 10 bps to 100 SOL, 25 bps to 500 SOL\s+none\s+180\.250000\s+static \(static\)\s+static\n/,
     );
   });

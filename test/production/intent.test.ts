@@ -109,7 +109,7 @@ describe("finding 1: production intent is never paper", () => {
     const { code } = await w.exited;
     expect(code).toBe(78);
     expect(w.stderr()).toMatch(/RPC_ULR: not a setting of this service \(did you mean RPC_URL\?\)/);
-    expect(w.stdout()).not.toMatch(/listening/);
+    expect(w.stderr()).not.toMatch(/listening on/);
   });
 
   it("/ready and /metrics name the mode", { timeout: 60_000 }, async () => {
@@ -117,7 +117,7 @@ describe("finding 1: production intent is never paper", () => {
     const w = startWebhook({ PORT: String(port), HOST: "127.0.0.1", ADMIN_PORT: String(adminPort) });
     try {
       const until = Date.now() + 50_000;
-      while (!/listening on/.test(w.stdout()) && Date.now() < until && w.proc.exitCode === null)
+      while (!/listening on/.test(w.stderr()) && Date.now() < until && w.proc.exitCode === null)
         await new Promise((r) => setTimeout(r, 100));
       for (const p of [port, adminPort]) {
         const ready = (await (await fetch(`http://127.0.0.1:${p}/ready`)).json()) as { mode: string };

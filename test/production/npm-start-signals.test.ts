@@ -59,7 +59,8 @@ describe("finding 2: npm start and a signal to the whole process group", () => {
       timeout: 90_000,
     }, async () => {
       const s = await npmStart();
-      const exited = new Promise<number | null>((resolve) => s.child.on("exit", (code) => resolve(code)));
+      // "close", not "exit": npm's exit can be seen before the last output node wrote to the shared pipes.
+      const exited = new Promise<number | null>((resolve) => s.child.on("close", (code) => resolve(code)));
       process.kill(-(s.child.pid as number), signal);
       const code = await exited;
       expect(s.output()).toContain("shut down cleanly");

@@ -149,7 +149,11 @@ describe("production start and SIGTERM", () => {
 
   it("npm start runs node with the image's flags (WEBHOOK_NODE_FLAGS), as the load test runs it", () => {
     const start = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts.start as string;
-    expect(start).toContain(`exec ${["node", ...WEBHOOK_NODE_FLAGS, "dist/src/main.js"].join(" ")}`);
+    expect(start).toBe("exec sh scripts/start.sh");
+    const script = readFileSync(join(ROOT, "scripts", "start.sh"), "utf8");
+    expect(script).toContain(
+      `\nexec ${["node", ...WEBHOOK_NODE_FLAGS, "dist/src/main.js"].join(" ")} "$@"\n`,
+    );
   });
 
   it("node dist/src/main.js stops serving and exits 0 on SIGTERM", async () => {

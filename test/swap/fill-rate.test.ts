@@ -18,13 +18,23 @@ function setUp(opts: { minSample?: number } = {}) {
 const warnings = (lines: { level: number; msg: string }[]) => lines.filter((l) => l.level === 40);
 
 describe("FillRate", () => {
-  it("reports no rate before any swap is decided: the gauge 1 (never NaN) over 0 decided", async () => {
+  it("reports no rate before any swap is decided: the gauge has no sample (no data; it was 1, issue 61) over 0 decided", async () => {
     const { rate, gauge, decided } = setUp();
     expect(rate.snapshot().ratio).toBeUndefined();
-    expect(await gauge()).toBe(1);
+    // No data: no sample at all (not 1, not 0, not NaN).
+    expect(await gauge()).toBeUndefined();
     expect(await decided()).toBe(0);
     rate.settle(rate.recordDecision("accepted")!, false);
     expect(await decided()).toBe(1);
+  });
+
+  it("drops the gauge's sample again once the hour holds no decided swap (no data, not the last rate)", async () => {
+    const { rate, gauge, advance } = setUp();
+    rate.settle(rate.recordDecision("accepted")!, false);
+    expect(await gauge()).toBe(0);
+    advance(2 * 60 * 60_000);
+    rate.report();
+    expect(await gauge()).toBeUndefined();
   });
 
   it("counts an accepted swap only once its fill has settled, landed or not", async () => {
