@@ -32,6 +32,10 @@ export const FOREIGN_NAMES: Record<string, string> = {
   CreateIdempotent: "an Associated Token program instruction",
   executeTransactionSyncV2: "the Squads smart-account program's instruction",
   compile: "@solana/web3.js' MessageV0.compile",
+  MatchesOrParentMatches: "moby/patternmatcher (Go), which test/deploy/dockerignore.ts stands in for",
+  ReadAll: "moby/patternmatcher's ignorefile.ReadAll (Go)",
+  filepath: "Go's path/filepath package",
+  Clean: "Go's filepath.Clean",
 };
 
 const CODE = /\.(ts|mts|cts|js|mjs|cjs)$/;
