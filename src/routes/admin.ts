@@ -13,6 +13,7 @@
  *   GET  /admin/report?from=&to=&format=  `npm run report`'s report from this instance's ledger
  *                                         (default: today, UTC; text, csv or json)
  *   GET|PUT|DELETE /admin/takers/...      the toxic-flow controls' flags and lists (admin-takers.ts)
+ *   (the ledger's routes, /admin/fills, /admin/fees and /admin/report, are in admin-ledger.ts)
  *
  * `from` and `to` as `npm run report` takes them: YYYY-MM-DD (UTC; a bare `to` includes that day) or
  * an ISO 8601 instant.
@@ -27,17 +28,10 @@ import { apiKeyAuth } from "../http/auth.ts";
 import { parseJsonBody } from "../http/body.ts";
 import type { AppEnv } from "../http/env.ts";
 import type { Ledger } from "../ledger/ledger.ts";
-import {
-  feesOwedByMint,
-  landedFills,
-  ledgerReport,
-  type ReportRange,
-  reportRange,
-  type ToxicLine,
-} from "../ledger/report.ts";
-import { formatReport, withSymbolsOf } from "../ledger/report-format.ts";
+import type { ToxicLine } from "../ledger/report.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import type { TakerStanding } from "../toxicity/interface.ts";
+import { registerLedgerAdminRoutes } from "./admin-ledger.ts";
 import { registerTakerAdminRoutes } from "./admin-takers.ts";
 
 export interface AdminDeps {
@@ -57,14 +51,6 @@ export interface AdminDeps {
   metrics?: Metrics;
   now?: () => number;
 }
-
-const fillsQuery = z.object({
-  from: z.string().min(1).optional(),
-  to: z.string().min(1).optional(),
-  limit: z.coerce.number().int().min(1).max(10_000).default(1_000),
-});
-const feesQuery = fillsQuery.omit({ limit: true });
-const reportQuery = feesQuery.extend({ format: z.enum(["text", "csv", "json"]).default("text") });
 
 const pauseBody = z.object({ reason: z.string().min(1).max(200).default("paused by admin API") });
 const pairBody = z.object({ enabled: z.boolean().nullable() });
@@ -118,73 +104,17 @@ export function registerAdminRoutes(app: Hono<AppEnv>, deps: AdminDeps): void {
     return c.json(controls.state());
   });
 
-  const ledger = async (): Promise<Ledger> => {
-    if (!deps.ledger)
-      throw new AppError(ErrorCode.ROUTE_NOT_FOUND, "no fill ledger on this instance (LEDGER=off)");
-    return deps.ledger;
-  };
   const now = deps.now ?? Date.now;
   registerTakerAdminRoutes(app, {
     ...(deps.takers ? { takers: deps.takers } : {}),
     ...(deps.metrics ? { metrics: deps.metrics } : {}),
     now,
   });
-  const rangeOf = (
-    q: { from?: string | undefined; to?: string | undefined },
-    defaultFromMs: number,
-  ): ReportRange => {
-    try {
-      return reportRange(
-        q.from ?? new Date(defaultFromMs).toISOString(),
-        q.to ?? new Date(now()).toISOString(),
-      );
-    } catch (e) {
-      throw new AppError(ErrorCode.INVALID_REQUEST, (e as Error).message.replace(/^--/, ""));
-    }
-  };
-  const query = <T extends z.ZodType>(schema: T, raw: Record<string, string>): z.output<T> => {
-    const parsed = schema.safeParse(raw);
-    if (!parsed.success) throw new AppError(ErrorCode.INVALID_REQUEST, formatZodError(parsed.error));
-    return parsed.data;
-  };
-
-  app.get("/admin/fills", async (c) => {
-    const q = query(fillsQuery, c.req.query());
-    const range = rangeOf(q, now() - 86_400_000);
-    const fills = await landedFills((await ledger()).db, range, q.limit);
-    return c.json({
-      from: new Date(range.fromMs).toISOString(),
-      to: new Date(range.toMs).toISOString(),
-      fills,
-    });
-  });
-
-  app.get("/admin/fees", async (c) => {
-    const q = query(feesQuery, c.req.query());
-    const month = new Date(now());
-    const range = rangeOf(q, Date.UTC(month.getUTCFullYear(), month.getUTCMonth(), 1));
-    const fees = (await feesOwedByMint((await ledger()).db, range)).map((f) => {
-      const t = deps.tokensByMint?.get(f.mint);
-      return { ...f, symbol: t?.symbol ?? null, decimals: t?.decimals ?? null };
-    });
-    return c.json({
-      from: new Date(range.fromMs).toISOString(),
-      to: new Date(range.toMs).toISOString(),
-      fees,
-    });
-  });
-
-  // What `npm run report` prints, from this instance's ledger: the embedded one is open here only.
-  app.get("/admin/report", async (c) => {
-    const q = query(reportQuery, c.req.query());
-    const today = new Date(now()).toISOString().slice(0, 10);
-    const range = rangeOf({ from: q.from ?? today, to: q.to ?? today }, 0);
-    const report = await ledgerReport((await ledger()).db, range, deps.toxicLine);
-    const body = formatReport(withSymbolsOf(deps.tokensByMint, report), q.format);
-    return c.body(body, 200, {
-      "content-type":
-        q.format === "json" ? "application/json" : q.format === "csv" ? "text/csv" : "text/plain",
-    });
+  registerLedgerAdminRoutes(app, {
+    ...(deps.ledger ? { ledger: deps.ledger } : {}),
+    ...(deps.tokensByMint ? { tokensByMint: deps.tokensByMint } : {}),
+    ...(deps.toxicLine ? { toxicLine: deps.toxicLine } : {}),
+    now,
   });
 
   app.get("/admin/inventory", (c) => {
