@@ -31,6 +31,7 @@ import type { SeededToken } from "./chain/local/seed.ts";
 import { type MadeBundlePort, type MadeChain, makeBundlePort, makeChain } from "./chain/make.ts";
 import { parseRpcUrls, probeRpcEndpoint, redactUrl } from "./chain/rpc.ts";
 import { configuredParts } from "./composition/parts.ts";
+import { quotableConditions } from "./composition/quotable.ts";
 import { describeCause, StartupError } from "./errors/startup.ts";
 import { type Issuer, loadIssuer, localIssuer } from "./issuance/issuer.ts";
 import { IssuancePolicies } from "./issuance/policy.ts";
@@ -40,6 +41,7 @@ import type { Ledger } from "./ledger/ledger.ts";
 import { type MarkoutHorizon, MarkoutTracker } from "./ledger/markouts.ts";
 import { ledgerLocation, openLedger } from "./ledger/open.ts";
 import { LedgerWriter } from "./ledger/writer.ts";
+import { Conditions } from "./observability/conditions.ts";
 import { createLogger, type Logger } from "./observability/logger.ts";
 import { Metrics } from "./observability/metrics.ts";
 import { QuoteService } from "./quote/service.ts";
@@ -144,12 +146,20 @@ export interface Service {
   storeCircuit: Circuit;
   /** Shutdown state the apps read: set `draining` and /ready answers 503 (src/http/shutdown.ts). */
   lifecycle: { draining: boolean };
+  /**
+   * Named conditions on /ready and in the log (src/observability/conditions.ts): a configured token not
+   * advertised, a stale price (src/composition/quotable.ts); other parts add their own.
+   */
+  conditions: Conditions;
   /** The RFQ v2 level stream, when RFQ_V2_URL is set (in one process of the service). */
   rfqV2?: RfqV2Service;
   close(): Promise<void>;
 }
 
 type Closers = (() => Promise<unknown>)[];
+
+/** How often the conditions are re-evaluated (a price goes stale between inventory changes). */
+const CONDITIONS_TICK_MS = 1_000;
 
 /** SIGNER_URL: the signer service holds the key; this process asks it (src/signer/remote.ts). */
 async function connectRemoteSigner(config: Config, closers: Closers): Promise<Signer> {
@@ -318,6 +328,15 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
   });
   await tokenLists.start();
   closers.push(() => tokenLists.close());
+  // What cannot be quoted, said once when it starts and once when it ends (and on /ready).
+  const conditions = new Conditions({ log, now });
+  conditions.watch(quotableConditions(conditions, { config, inventory, priceSources, now }));
+  const unwatchInventory = inventory.onChange(() => conditions.refresh());
+  conditions.start(CONDITIONS_TICK_MS);
+  closers.push(async () => {
+    unwatchInventory();
+    conditions.close();
+  });
   // The toxic-flow controls: off unless toxicity.enabled, and then read in memory on both paths.
   const tox = config.file.toxicity;
   let takers: TakerStanding | undefined;
@@ -499,6 +518,7 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
     swap,
     tokenLists,
     probes,
+    conditions,
     storeCircuit,
     draining: () => lifecycle.draining,
     now,
@@ -508,6 +528,7 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
     log,
     metrics,
     probes,
+    conditions,
     draining: () => lifecycle.draining,
     adminRoutes: (root) =>
       registerAdminRoutes(root, {
@@ -552,6 +573,7 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
     ...(takers ? { takers } : {}),
     storeCircuit,
     lifecycle,
+    conditions,
     ...(rfqV2 ? { rfqV2 } : {}),
     close: () => closeAll(closers),
   };

@@ -64,6 +64,7 @@ function banner(
     `  pairs:\n${indent(formatPairs(pairLines(config, service.priceSources, service.usd)))}`,
     `  /tokens:\n    ${symbols(service.tokenLists.tokens()) || "(none)"}`,
     `  /permissioned-tokens:\n    ${symbols(service.tokenLists.permissionedTokens()) || "(none)"}`,
+    `  conditions:${conditionLines(service)}`,
   ];
   if (service.issuer && service.issuance) {
     const issued = service.issuance.policies
@@ -84,6 +85,16 @@ function banner(
     );
   }
   return `${lines.join("\n")}\n`;
+}
+
+/** The named conditions held at start (src/observability/conditions.ts), one line each. */
+function conditionLines(service: Service): string {
+  service.conditions.refresh();
+  const held = service.conditions.list();
+  if (!held.length) return "  none";
+  return held
+    .map((c) => `\n    !!! ${c.name}: ${c.detail}${c.blocksReady ? " (/ready answers 503)" : ""}`)
+    .join("");
 }
 
 const indent = (text: string) =>
