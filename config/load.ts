@@ -287,9 +287,7 @@ export const PRODUCTION_SETTINGS = [
 
 /** Unknown variables with our prefix that are a likely slip of a known name: [name, known name]. */
 export function nearMisses(vars: Record<string, string | undefined>): [string, string][] {
-  return Object.keys(vars)
-    .filter((n) => !KNOWN_ENV.has(n) && OUR_ENV_PREFIXES.some((p) => n.startsWith(p)))
-    .sort()
+  return unknownOfOurs(vars)
     .flatMap((n) => {
       const near = nearest(n, KNOWN_ENV);
       return near ? [[n, near] as [string, string]] : [];
@@ -406,11 +404,41 @@ export const OUR_ENV_PREFIXES: readonly string[] = [
  * does not read: a typo such as REDIS_ULR would otherwise silently mean "no Redis".
  */
 export function unknownEnvWarnings(vars: Record<string, string | undefined>): string[] {
-  return Object.keys(vars)
-    .filter((n) => !KNOWN_ENV.has(n) && OUR_ENV_PREFIXES.some((p) => n.startsWith(p)))
-    .sort()
-    .map((n) => {
+  return unknownOfOurs(vars).map((n) => {
       const near = nearest(n, KNOWN_ENV);
       return `env: ${n}: not a setting of this service, ignored${near ? ` (did you mean ${near}?)` : ""}`;
     });
+}
+
+/**
+ * Names with one of our prefixes that the service does not read, sorted, leaving out what an
+ * orchestrator injects into every container (`injectedByOrchestrator`): those are other software's
+ * conventions, not a slip of ours.
+ */
+function unknownOfOurs(vars: Record<string, string | undefined>): string[] {
+  return Object.keys(vars)
+    .filter(
+      (n) =>
+        !KNOWN_ENV.has(n) &&
+        OUR_ENV_PREFIXES.some((p) => n.startsWith(p)) &&
+        !injectedByOrchestrator(n, vars[n]),
+    )
+    .sort();
+}
+
+/**
+ * Variables Kubernetes and Docker set on their own for another service or container named <NAME>:
+ *   Kubernetes service links: <NAME>_SERVICE_HOST, <NAME>_SERVICE_PORT, <NAME>_SERVICE_PORT_<PORT NAME>,
+ *     <NAME>_PORT=tcp://10.96.0.12:6379, <NAME>_PORT_6379_TCP, <NAME>_PORT_6379_TCP_PROTO|PORT|ADDR;
+ *   Docker links (the same <NAME>_PORT family, plus): <NAME>_NAME=/web/redis, <NAME>_ENV_<VARIABLE>.
+ * A bare <NAME>_PORT or <NAME>_NAME counts only with the value the orchestrator gives it (a
+ * `proto://host:port` address, a `/container/alias` path), so `REDIS_PORT=6380` is still a slip.
+ */
+export function injectedByOrchestrator(name: string, value: string | undefined): boolean {
+  if (/^[A-Z0-9_]+_SERVICE_(HOST|PORT)(_[A-Z0-9_]+)?$/.test(name)) return true;
+  if (/^[A-Z0-9_]+_PORT_\d+_(TCP|UDP|SCTP)(_(PROTO|PORT|ADDR))?$/.test(name)) return true;
+  if (/^[A-Z0-9_]+_ENV_[A-Za-z0-9_]+$/.test(name)) return true;
+  if (/^[A-Z0-9_]+_PORT$/.test(name)) return /^(tcp|udp|sctp):\/\/[^/\s]+:\d+$/.test(value ?? "");
+  if (/^[A-Z0-9_]+_NAME$/.test(name)) return /^\/[^/\s]+\/[^/\s]+$/.test(value ?? "");
+  return false;
 }
