@@ -359,6 +359,7 @@ const OTHER_KNOWN_ENV = [
   // Set by the primary for each worker (src/http/cluster.ts), never by hand.
   "RFQ_WORKER_SLOT",
   "RFQ_PRIMARY_OPS_URL",
+  "RFQ_DOTENV_SET",
   "OPERATOR_API_KEY",
   "OPERATOR_HOST",
   "OPERATOR_PORT",
