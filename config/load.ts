@@ -167,7 +167,7 @@ export function redisSetting(env: EnvConfig): (typeof REDIS_TOPOLOGY_SETTINGS)[n
   return REDIS_TOPOLOGY_SETTINGS.find((k) => env[k] !== undefined);
 }
 
-function modeOf(env: EnvConfig): Mode {
+function modeOf(env: EnvConfig, reader = false): Mode {
   if (env.SIGNER_URL && env.MAKER_KEYPAIR) {
     throw new ConfigError(
       "env: SIGNER_URL and MAKER_KEYPAIR are both set: with a remote signer the webhook holds no key; unset MAKER_KEYPAIR",
@@ -204,7 +204,7 @@ function modeOf(env: EnvConfig): Mode {
   const missing = Object.entries(production)
     .filter(([, v]) => !v)
     .map(([k]) => k);
-  if (missing.length) {
+  if (missing.length && !reader) {
     throw new ConfigError(`env: ${missing.join(", ")}: required when RPC_URL is set (production mode)`);
   }
   return "production";
@@ -249,6 +249,12 @@ export interface LoadOptions {
    * "report": they are only listed in `config.hazards` (npm run doctor shows them as rows).
    */
   hazards?: "refuse" | "report";
+  /**
+   * A command that reads only the configuration and the fill ledger (`npm run report`): the settings
+   * that make a production service (RPC_URL with the key and Redis beside it) are not asked for, and
+   * DATABASE_URL alone is not taken for a production intent without RPC_URL.
+   */
+  reader?: boolean;
 }
 
 /** Loads and validates everything; throws ConfigError naming each offending key. */
@@ -308,7 +314,7 @@ function loadChecked(
     );
   }
   const productionIntent = intent.filter((k) => k !== "RPC_URL");
-  if (!env.RPC_URL && !env.ACCEPTANCE_MODE && !env.PAPER && productionIntent.length) {
+  if (!env.RPC_URL && !env.ACCEPTANCE_MODE && !env.PAPER && productionIntent.length && !opts.reader) {
     throw new ConfigError(
       `env: RPC_URL: unset while ${productionIntent.join(", ")} ${productionIntent.length > 1 ? "are" : "is"} set: ` +
         "without RPC_URL this would be the paper setup (local chain, nothing real); set RPC_URL for production, " +
@@ -323,7 +329,7 @@ function loadChecked(
     throw new ConfigError(`env: CONFIG: cannot read ${configPath}: ${(e as Error).message}`);
   }
   const file = parseFileConfig(raw, configPath);
-  const config = buildConfig(env, file, configPath);
+  const config = buildConfig(env, file, configPath, opts.reader === true);
   const hazards = productionHazards({ env, file, production: config.mode === "production" });
   const refused = hazards.filter((h) => !h.allowed);
   if (refused.length && opts.hazards !== "report") {
@@ -336,11 +342,16 @@ function loadChecked(
 }
 
 /** Assembles a Config from already-validated parts (tests use this to vary one piece). */
-export function buildConfig(env: EnvConfig, file: FileConfig, configPath = "(inline)"): Config {
+export function buildConfig(
+  env: EnvConfig,
+  file: FileConfig,
+  configPath = "(inline)",
+  reader = false,
+): Config {
   return {
     env,
     file,
-    mode: modeOf(env),
+    mode: modeOf(env, reader),
     tokensByMint: new Map(file.tokens.map((t) => [t.mint, t])),
     tokensBySymbol: new Map(file.tokens.map((t) => [t.symbol, t])),
     configPath,

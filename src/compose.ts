@@ -32,6 +32,7 @@ import { type MadeBundlePort, type MadeChain, makeBundlePort, makeChain } from "
 import { parseRpcUrls, probeRpcEndpoint, redactUrl } from "./chain/rpc.ts";
 import { configuredParts } from "./composition/parts.ts";
 import { quotableConditions } from "./composition/quotable.ts";
+import { openStartLedger, START_TIMEOUT_MS } from "./composition/startup-checks.ts";
 import { describeCause, StartupError } from "./errors/startup.ts";
 import { type Issuer, loadIssuer, localIssuer } from "./issuance/issuer.ts";
 import { IssuancePolicies } from "./issuance/policy.ts";
@@ -39,7 +40,6 @@ import type { IssuancePorts } from "./issuance/ports.ts";
 import { type KeypairSigner, makeSigner, type Signer } from "./keys/index.ts";
 import type { Ledger } from "./ledger/ledger.ts";
 import { type MarkoutHorizon, MarkoutTracker } from "./ledger/markouts.ts";
-import { ledgerLocation, openLedger } from "./ledger/open.ts";
 import { LedgerWriter } from "./ledger/writer.ts";
 import { Conditions } from "./observability/conditions.ts";
 import { createLogger, type Logger } from "./observability/logger.ts";
@@ -203,7 +203,7 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
   const log = opts.log ?? createLogger(config.env.LOG_LEVEL);
   const metrics = opts.metrics ?? new Metrics();
   const now = opts.now ?? Date.now;
-  const startTimeoutMs = opts.startTimeoutMs ?? 5_000;
+  const startTimeoutMs = opts.startTimeoutMs ?? START_TIMEOUT_MS;
   const keys = redisKeys(config.file, opts.redisPrefix);
 
   let redis = opts.redis;
@@ -388,10 +388,9 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
   // embedded one (PGlite) runs on this thread, so it opens now, not while requests are served (a new
   // one takes seconds, an existing one well under one).
   let ledger: Promise<Ledger> | undefined;
-  const where = config.mode === "acceptance" || opts.ledger ? undefined : ledgerLocation(config);
+  const opened = opts.ledger ? undefined : await openStartLedger(config, startTimeoutMs);
   if (opts.ledger) ledger = Promise.resolve(opts.ledger);
-  else if (where) {
-    const opened = await openLedger(where, startTimeoutMs);
+  else if (opened) {
     closers.push(() => opened.db.close());
     log.info({ ledger: opened.db.description }, "fill ledger open");
     ledger = Promise.resolve(opened);
