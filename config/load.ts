@@ -293,11 +293,10 @@ export const PRODUCTION_SETTINGS = [
 
 /** Unknown variables with our prefix that are a likely slip of a known name: [name, known name]. */
 export function nearMisses(vars: Record<string, string | undefined>): [string, string][] {
-  return unknownOfOurs(vars)
-    .flatMap((n) => {
-      const near = nearest(n, KNOWN_ENV);
-      return near ? [[n, near] as [string, string]] : [];
-    });
+  return unknownOfOurs(vars).flatMap((n) => {
+    const near = nearest(n, KNOWN_ENV);
+    return near ? [[n, near] as [string, string]] : [];
+  });
 }
 
 function loadChecked(
@@ -417,9 +416,9 @@ export const OUR_ENV_PREFIXES: readonly string[] = [
  */
 export function unknownEnvWarnings(vars: Record<string, string | undefined>): string[] {
   return unknownOfOurs(vars).map((n) => {
-      const near = nearest(n, KNOWN_ENV);
-      return `env: ${n}: not a setting of this service, ignored${near ? ` (did you mean ${near}?)` : ""}`;
-    });
+    const near = nearest(n, KNOWN_ENV);
+    return `env: ${n}: not a setting of this service, ignored${near ? ` (did you mean ${near}?)` : ""}`;
+  });
 }
 
 /**

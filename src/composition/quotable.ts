@@ -29,7 +29,9 @@ export function quotableConditions(conditions: Conditions, deps: QuotableDeps): 
   const pairs = config.file.pairs.filter((p) => p.enabled);
   const production = config.mode === "production";
   const blocks = (stopped: readonly PairConfig[]) => production && stopped.some((p) => !p.optional);
-  const tokens = config.file.tokens.filter((t) => pairs.some((p) => p.base === t.symbol || p.quote === t.symbol));
+  const tokens = config.file.tokens.filter((t) =>
+    pairs.some((p) => p.base === t.symbol || p.quote === t.symbol),
+  );
   return () => {
     const snap = inventory.snapshot();
     for (const t of tokens) {
@@ -58,11 +60,12 @@ export function quotableConditions(conditions: Conditions, deps: QuotableDeps): 
       const source = priceSources.get(p.priceSource);
       const point = source?.price(key);
       const age = point ? now() - point.updatedAtMs : 0;
-      const why = !source || !point
-        ? `no price for ${key} from source "${p.priceSource}"`
-        : age > source.maxAgeMs
-          ? `${key} price is ${age} ms old (source "${p.priceSource}", limit ${source.maxAgeMs} ms)`
-          : undefined;
+      const why =
+        !source || !point
+          ? `no price for ${key} from source "${p.priceSource}"`
+          : age > source.maxAgeMs
+            ? `${key} price is ${age} ms old (source "${p.priceSource}", limit ${source.maxAgeMs} ms)`
+            : undefined;
       conditions.set(
         `price:${key}`,
         why === undefined ? undefined : { detail: `${why}: not quoted`, blocksReady: blocks([p]) },

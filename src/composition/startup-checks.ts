@@ -21,7 +21,10 @@ export function startLedgerLocation(config: Config): ReturnType<typeof ledgerLoc
 }
 
 /** Opens and migrates the ledger as the start does; throws the StartupError that stops the start. */
-export async function openStartLedger(config: Config, timeoutMs = START_TIMEOUT_MS): Promise<Ledger | undefined> {
+export async function openStartLedger(
+  config: Config,
+  timeoutMs = START_TIMEOUT_MS,
+): Promise<Ledger | undefined> {
   const where = startLedgerLocation(config);
   return where ? openLedger(where, timeoutMs) : undefined;
 }

@@ -231,7 +231,8 @@ export async function runPrimary(o: PrimaryOptions): Promise<number> {
       slot.listening = true;
       slot.opsPort = m.opsPort;
       // A signal that came while this worker was starting reached it before it listened for one.
-      if (draining && startFailure === undefined) send(worker, { type: "rfq:shutdown", signal: first.signal });
+      if (draining && startFailure === undefined)
+        send(worker, { type: "rfq:shutdown", signal: first.signal });
       if (!started && slots.every((s) => s.listening)) {
         started = true;
         log.info(

@@ -46,7 +46,9 @@ describe("finding 3: doctor checks the ledger as npm start does", () => {
     expect(doctor.stdout).not.toContain("secret");
   });
 
-  it("a ledger that answers: doctor's row is ok (reached, migrations current)", { timeout: 180_000 }, async () => {
+  it("a ledger that answers: doctor's row is ok (reached, migrations current)", {
+    timeout: 180_000,
+  }, async () => {
     const url = await freshDatabase();
     const doctor = await npmRun("doctor", [], { PAPER: "1", DATABASE_URL: url, DATA_DIR: dir });
     expect(doctor.stdout).toMatch(/\nfill ledger\s+ok\s+postgres .*: reached, migrations current/);
@@ -60,15 +62,22 @@ describe("finding 4: the report asks only for what it reads", () => {
     url = await freshDatabase();
   }, 60_000);
 
-  it("DATABASE_URL alone: npm run report prints the ledger's report, exit 0", { timeout: 120_000 }, async () => {
+  it("DATABASE_URL alone: npm run report prints the ledger's report, exit 0", {
+    timeout: 120_000,
+  }, async () => {
     const r = await npmRun("report", ["--format", "json"], { DATABASE_URL: url });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toHaveProperty("fills");
   });
 
-  it("DATABASE_URL with RPC_URL and neither the key nor Redis: the same, exit 0", { timeout: 120_000 }, async () => {
-    const r = await npmRun("report", ["--format", "csv"], { DATABASE_URL: url, RPC_URL: "https://rpc.example" });
+  it("DATABASE_URL with RPC_URL and neither the key nor Redis: the same, exit 0", {
+    timeout: 120_000,
+  }, async () => {
+    const r = await npmRun("report", ["--format", "csv"], {
+      DATABASE_URL: url,
+      RPC_URL: "https://rpc.example",
+    });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("# fees owed by mint");
@@ -79,6 +88,8 @@ describe("finding 4: the report asks only for what it reads", () => {
   }, async () => {
     const r = await npmRun("report", [], { DATABASE_URL: url, DATABASE_ULR: url });
     expect(r.code).toBe(78);
-    expect(r.stderr).toContain("env: DATABASE_ULR: not a setting of this service (did you mean DATABASE_URL?)");
+    expect(r.stderr).toContain(
+      "env: DATABASE_ULR: not a setting of this service (did you mean DATABASE_URL?)",
+    );
   });
 });

@@ -30,36 +30,44 @@ async function busyPort(): Promise<[Server, number]> {
 const lines = (text: string) => text.split("\n").filter((l) => l.trim());
 
 describe("finding 9: WORKERS=2 exits and explains as WORKERS=1 does", () => {
-  it.each(["1", "2"])("PORT in use, WORKERS=%s: exit 69 and one line naming PORT and the fix", {
-    timeout: 90_000,
-  }, async (workers) => {
-    const [busy, port] = await busyPort();
-    try {
-      const s = startBuilt({ ...bed.env, WORKERS: workers, PORT: String(port), LOG_LEVEL: "silent" });
-      expect(await s.exited).toBe(69);
-      expect(lines(s.stderr())).toEqual([
-        `cannot start: PORT: 127.0.0.1:${port}: address in use (EADDRINUSE): another process listens there; stop it or set another PORT`,
-      ]);
-    } finally {
-      busy.close();
-    }
-  });
+  it.each(["1", "2"])(
+    "PORT in use, WORKERS=%s: exit 69 and one line naming PORT and the fix",
+    {
+      timeout: 90_000,
+    },
+    async (workers) => {
+      const [busy, port] = await busyPort();
+      try {
+        const s = startBuilt({ ...bed.env, WORKERS: workers, PORT: String(port), LOG_LEVEL: "silent" });
+        expect(await s.exited).toBe(69);
+        expect(lines(s.stderr())).toEqual([
+          `cannot start: PORT: 127.0.0.1:${port}: address in use (EADDRINUSE): another process listens there; stop it or set another PORT`,
+        ]);
+      } finally {
+        busy.close();
+      }
+    },
+  );
 
-  it.each(["1", "2"])("ADMIN_PORT in use, WORKERS=%s: exit 69 and one line naming ADMIN_PORT and the fix", {
-    timeout: 90_000,
-  }, async (workers) => {
-    const [busy, port] = await busyPort();
-    try {
-      const s = startBuilt({ ...bed.env, WORKERS: workers, ADMIN_PORT: String(port), LOG_LEVEL: "silent" });
-      expect(await s.exited).toBe(69);
-      expect(lines(s.stderr())).toEqual([
-        `cannot start: ADMIN_PORT: 127.0.0.1:${port}: address in use (EADDRINUSE): another process listens there; stop it or set another ADMIN_PORT`,
-      ]);
-      expect(s.stdout()).not.toMatch(/"stack"|\n\s+at /);
-    } finally {
-      busy.close();
-    }
-  });
+  it.each(["1", "2"])(
+    "ADMIN_PORT in use, WORKERS=%s: exit 69 and one line naming ADMIN_PORT and the fix",
+    {
+      timeout: 90_000,
+    },
+    async (workers) => {
+      const [busy, port] = await busyPort();
+      try {
+        const s = startBuilt({ ...bed.env, WORKERS: workers, ADMIN_PORT: String(port), LOG_LEVEL: "silent" });
+        expect(await s.exited).toBe(69);
+        expect(lines(s.stderr())).toEqual([
+          `cannot start: ADMIN_PORT: 127.0.0.1:${port}: address in use (EADDRINUSE): another process listens there; stop it or set another ADMIN_PORT`,
+        ]);
+        expect(s.stdout()).not.toMatch(/"stack"|\n\s+at /);
+      } finally {
+        busy.close();
+      }
+    },
+  );
 
   it("the banner's .env line names what the file set, with WORKERS=2 as with one", {
     timeout: 90_000,

@@ -47,8 +47,7 @@ async function ready(opsUrl: string): Promise<{ status: number; body: Record<str
   return { status: r.status, body: (await r.json()) as Record<string, unknown> };
 }
 
-const conditionLogs = (stdout: string, name: string) =>
-  logLines(stdout).filter((l) => l.condition === name);
+const conditionLogs = (stdout: string, name: string) => logLines(stdout).filter((l) => l.condition === name);
 
 describe("finding 1: a configured token the maker cannot trade is a named condition", () => {
   const mistyped = (optional: boolean) =>
@@ -94,7 +93,9 @@ describe("finding 1: a configured token the maker cannot trade is a named condit
       expect(r.status).toBe(200);
       expect(Object.keys(r.body.conditions as object)).toEqual(["token:USDC"]);
       expect(r.body.blocking).toBeUndefined();
-      expect(s.stdout()).toMatch(/ {4}!!! token:USDC: .*mint account not found; not quoted: SOL\/USDC, JUP\/USDC, USDC\/USDT\n/);
+      expect(s.stdout()).toMatch(
+        / {4}!!! token:USDC: .*mint account not found; not quoted: SOL\/USDC, JUP\/USDC, USDC\/USDT\n/,
+      );
       expect(conditionLogs(s.stdout(), "token:USDC")).toHaveLength(1);
     } finally {
       await s.stop();

@@ -47,16 +47,20 @@ describe("finding 8: a Node.js below engines is refused with one line", () => {
     expect(r.stdout).toBe("");
   });
 
-  it.runIf(older)("the signer's entry (npm run signer) under the machine's older Node: exit 78, that one line", {
-    timeout: 60_000,
-  }, () => {
-    const r = spawnSync(OLD_NODE, ["--import", "tsx", join(REPO_ROOT, "src", "signer", "main.ts")], {
-      cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH },
-      encoding: "utf8",
+  it.runIf(older)(
+    "the signer's entry (npm run signer) under the machine's older Node: exit 78, that one line",
+    {
       timeout: 60_000,
-    });
-    expect(r.status).toBe(78);
-    expect(r.stderr).toBe(`${refusal(oldVersion as string)}\n`);
-  });
+    },
+    () => {
+      const r = spawnSync(OLD_NODE, ["--import", "tsx", join(REPO_ROOT, "src", "signer", "main.ts")], {
+        cwd: REPO_ROOT,
+        env: { PATH: process.env.PATH },
+        encoding: "utf8",
+        timeout: 60_000,
+      });
+      expect(r.status).toBe(78);
+      expect(r.stderr).toBe(`${refusal(oldVersion as string)}\n`);
+    },
+  );
 });

@@ -41,14 +41,16 @@ afterAll(async () => {
 
 describe("finding 10: what orchestrators inject is not a typo of ours", () => {
   it("ignores each Kubernetes service link and Docker link variable, no warning either", () => {
-    for (const [name, value] of Object.entries(INJECTED)) expect(injectedByOrchestrator(name, value), name).toBe(true);
+    for (const [name, value] of Object.entries(INJECTED))
+      expect(injectedByOrchestrator(name, value), name).toBe(true);
     expect(nearMisses(INJECTED)).toEqual([]);
     expect(unknownEnvWarnings(INJECTED)).toEqual([]);
   });
 
   it("still names a slip that only looks like one: REDIS_PORT=6380, REDIS_NAME=cache, RPC_ULR", () => {
     const slips = { REDIS_PORT: "6380", REDIS_NAME: "cache", RPC_ULR: "http://127.0.0.1:8899" };
-    for (const [name, value] of Object.entries(slips)) expect(injectedByOrchestrator(name, value), name).toBe(false);
+    for (const [name, value] of Object.entries(slips))
+      expect(injectedByOrchestrator(name, value), name).toBe(false);
     expect(nearMisses(slips).map(([n]) => n)).toEqual(["REDIS_PORT", "RPC_ULR"]);
     expect(unknownEnvWarnings(slips).map((w) => w.split(":")[1]?.trim())).toEqual([
       "REDIS_NAME",

@@ -76,7 +76,10 @@ export interface BuiltService {
  * `npm start`'s entry (dist/src/main.js, built when stale) with only PATH, HOME and `env`: nothing of
  * the test's own environment leaks in.
  */
-export function startBuilt(env: Record<string, string>, opts: { cwd?: string; node?: string } = {}): BuiltService {
+export function startBuilt(
+  env: Record<string, string>,
+  opts: { cwd?: string; node?: string } = {},
+): BuiltService {
   ensureBuilt();
   const proc = spawn(opts.node ?? process.execPath, [join(REPO_ROOT, "dist", "src", "main.js")], {
     cwd: opts.cwd ?? REPO_ROOT,
