@@ -5,9 +5,10 @@
  * SIGINT/SIGTERM (src/http/shutdown.ts). With WORKERS > 1 this process becomes the primary of that many
  * workers sharing PORT, each of which runs the same path (src/http/cluster.ts).
  */
-// First: an older Node.js is refused with one line before anything else runs.
-import "./cli/node-version.ts";
 import "./v8-flags.ts";
+// Next (the V8 settings above run nothing else): an older Node.js is refused with one line before
+// any other module runs.
+import "./cli/node-version.ts";
 import cluster from "node:cluster";
 import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";

@@ -1,8 +1,9 @@
 /**
  * The Node.js this service needs: package.json's `engines` (>= 24.11, the LTS line of `.nvmrc`). An
  * older Node runs it, silently and wrongly (Node 20 ignored SIGTERM under `npm start` for minutes):
- * importing this module first (src/main.ts, src/signer/main.ts) refuses one with a single line and
- * exit 78 before any other module runs. It imports nothing, so it runs on any Node that loads ESM.
+ * importing this module first (src/main.ts, after only its V8 settings; src/signer/main.ts) refuses
+ * one with a single line and exit 78 before any other module runs. It imports nothing, so it runs on
+ * any Node that loads ES modules.
  */
 
 /** package.json's `engines.node`, as [major, minor] (a test keeps the two equal). */
