@@ -171,7 +171,7 @@ export function redisSetting(env: EnvConfig): (typeof REDIS_TOPOLOGY_SETTINGS)[n
   return REDIS_TOPOLOGY_SETTINGS.find((k) => env[k] !== undefined);
 }
 
-function modeOf(env: EnvConfig): Mode {
+function modeOf(env: EnvConfig, reader = false): Mode {
   if (env.SIGNER_URL && env.MAKER_KEYPAIR) {
     throw new ConfigError(
       "env: SIGNER_URL and MAKER_KEYPAIR are both set: with a remote signer the webhook holds no key; unset MAKER_KEYPAIR",
@@ -208,7 +208,7 @@ function modeOf(env: EnvConfig): Mode {
   const missing = Object.entries(production)
     .filter(([, v]) => !v)
     .map(([k]) => k);
-  if (missing.length) {
+  if (missing.length && !reader) {
     throw new ConfigError(`env: ${missing.join(", ")}: required when RPC_URL is set (production mode)`);
   }
   return "production";
@@ -253,6 +253,12 @@ export interface LoadOptions {
    * "report": they are only listed in `config.hazards` (npm run doctor shows them as rows).
    */
   hazards?: "refuse" | "report";
+  /**
+   * A command that reads only the configuration and the fill ledger (`npm run report`): the settings
+   * that make a production service (RPC_URL with the key and Redis beside it) are not asked for, and
+   * DATABASE_URL alone is not taken for a production intent without RPC_URL.
+   */
+  reader?: boolean;
 }
 
 /** Loads and validates everything; throws ConfigError naming each offending key. */
@@ -291,13 +297,10 @@ export const PRODUCTION_SETTINGS = [
 
 /** Unknown variables with our prefix that are a likely slip of a known name: [name, known name]. */
 export function nearMisses(vars: Record<string, string | undefined>): [string, string][] {
-  return Object.keys(vars)
-    .filter((n) => !KNOWN_ENV.has(n) && OUR_ENV_PREFIXES.some((p) => n.startsWith(p)))
-    .sort()
-    .flatMap((n) => {
-      const near = nearest(n, KNOWN_ENV);
-      return near ? [[n, near] as [string, string]] : [];
-    });
+  return unknownOfOurs(vars).flatMap((n) => {
+    const near = nearest(n, KNOWN_ENV);
+    return near ? [[n, near] as [string, string]] : [];
+  });
 }
 
 function loadChecked(
@@ -314,7 +317,7 @@ function loadChecked(
     );
   }
   const productionIntent = intent.filter((k) => k !== "RPC_URL");
-  if (!env.RPC_URL && !env.ACCEPTANCE_MODE && !env.PAPER && productionIntent.length) {
+  if (!env.RPC_URL && !env.ACCEPTANCE_MODE && !env.PAPER && productionIntent.length && !opts.reader) {
     throw new ConfigError(
       `env: RPC_URL: unset while ${productionIntent.join(", ")} ${productionIntent.length > 1 ? "are" : "is"} set: ` +
         "without RPC_URL this would be the paper setup (local chain, nothing real); set RPC_URL for production, " +
@@ -329,7 +332,7 @@ function loadChecked(
     throw new ConfigError(`env: CONFIG: cannot read ${configPath}: ${(e as Error).message}`);
   }
   const file = parseFileConfig(raw, configPath);
-  const config = buildConfig(env, file, configPath);
+  const config = buildConfig(env, file, configPath, opts.reader === true);
   const hazards = productionHazards({ env, file, production: config.mode === "production" });
   const refused = hazards.filter((h) => !h.allowed);
   if (refused.length && opts.hazards !== "report") {
@@ -342,11 +345,16 @@ function loadChecked(
 }
 
 /** Assembles a Config from already-validated parts (tests use this to vary one piece). */
-export function buildConfig(env: EnvConfig, file: FileConfig, configPath = "(inline)"): Config {
+export function buildConfig(
+  env: EnvConfig,
+  file: FileConfig,
+  configPath = "(inline)",
+  reader = false,
+): Config {
   return {
     env,
     file,
-    mode: modeOf(env),
+    mode: modeOf(env, reader),
     tokensByMint: new Map(file.tokens.map((t) => [t.mint, t])),
     tokensBySymbol: new Map(file.tokens.map((t) => [t.symbol, t])),
     configPath,
@@ -365,6 +373,7 @@ const OTHER_KNOWN_ENV = [
   // Set by the primary for each worker (src/http/cluster.ts), never by hand.
   "RFQ_WORKER_SLOT",
   "RFQ_PRIMARY_OPS_URL",
+  "RFQ_DOTENV_SET",
   "OPERATOR_API_KEY",
   "OPERATOR_HOST",
   "OPERATOR_PORT",
@@ -410,11 +419,41 @@ export const OUR_ENV_PREFIXES: readonly string[] = [
  * does not read: a typo such as REDIS_ULR would otherwise silently mean "no Redis".
  */
 export function unknownEnvWarnings(vars: Record<string, string | undefined>): string[] {
+  return unknownOfOurs(vars).map((n) => {
+    const near = nearest(n, KNOWN_ENV);
+    return `env: ${n}: not a setting of this service, ignored${near ? ` (did you mean ${near}?)` : ""}`;
+  });
+}
+
+/**
+ * Names with one of our prefixes that the service does not read, sorted, leaving out what an
+ * orchestrator injects into every container (`injectedByOrchestrator`): those are other software's
+ * conventions, not a slip of ours.
+ */
+function unknownOfOurs(vars: Record<string, string | undefined>): string[] {
   return Object.keys(vars)
-    .filter((n) => !KNOWN_ENV.has(n) && OUR_ENV_PREFIXES.some((p) => n.startsWith(p)))
-    .sort()
-    .map((n) => {
-      const near = nearest(n, KNOWN_ENV);
-      return `env: ${n}: not a setting of this service, ignored${near ? ` (did you mean ${near}?)` : ""}`;
-    });
+    .filter(
+      (n) =>
+        !KNOWN_ENV.has(n) &&
+        OUR_ENV_PREFIXES.some((p) => n.startsWith(p)) &&
+        !injectedByOrchestrator(n, vars[n]),
+    )
+    .sort();
+}
+
+/**
+ * Variables Kubernetes and Docker set on their own for another service or container named <NAME>:
+ *   Kubernetes service links: <NAME>_SERVICE_HOST, <NAME>_SERVICE_PORT, <NAME>_SERVICE_PORT_<PORT NAME>,
+ *     <NAME>_PORT=tcp://10.96.0.12:6379, <NAME>_PORT_6379_TCP, <NAME>_PORT_6379_TCP_PROTO|PORT|ADDR;
+ *   Docker links (the same <NAME>_PORT family, plus): <NAME>_NAME=/web/redis, <NAME>_ENV_<VARIABLE>.
+ * A bare <NAME>_PORT or <NAME>_NAME counts only with the value the orchestrator gives it (a
+ * `proto://host:port` address, a `/container/alias` path), so `REDIS_PORT=6380` is still a slip.
+ */
+export function injectedByOrchestrator(name: string, value: string | undefined): boolean {
+  if (/^[A-Z0-9_]+_SERVICE_(HOST|PORT)(_[A-Z0-9_]+)?$/.test(name)) return true;
+  if (/^[A-Z0-9_]+_PORT_\d+_(TCP|UDP|SCTP)(_(PROTO|PORT|ADDR))?$/.test(name)) return true;
+  if (/^[A-Z0-9_]+_ENV_[A-Za-z0-9_]+$/.test(name)) return true;
+  if (/^[A-Z0-9_]+_PORT$/.test(name)) return /^(tcp|udp|sctp):\/\/[^/\s]+:\d+$/.test(value ?? "");
+  if (/^[A-Z0-9_]+_NAME$/.test(name)) return /^\/[^/\s]+\/[^/\s]+$/.test(value ?? "");
+  return false;
 }

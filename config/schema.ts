@@ -129,6 +129,12 @@ export const pairSchema = strictObject({
   quote: z.string(),
   /** Off: the pair is not quoted (the admin API's per-pair switch overrides it at run time). */
   enabled: z.boolean().default(true),
+  /**
+   * A pair the maker can run without: while it cannot be quoted at all (a token not advertised, a
+   * stale or missing price) /ready stays 200 in production; otherwise it answers 503. Either way the
+   * condition is logged and listed on /ready.
+   */
+  optional: z.boolean().default(false),
   /** Smallest and largest base-side size quoted, in base smallest units. */
   minBase: u64String,
   /** The largest base-side size quoted, base smallest units. */

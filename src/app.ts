@@ -17,6 +17,7 @@ import { errorHandler } from "./errors/index.ts";
 import { apiKeyAuth } from "./http/auth.ts";
 import { bodyLimitOf } from "./http/body.ts";
 import type { AppEnv } from "./http/env.ts";
+import type { Conditions } from "./observability/conditions.ts";
 import type { Logger } from "./observability/logger.ts";
 import type { Metrics } from "./observability/metrics.ts";
 import type { QuoteService } from "./quote/service.ts";
@@ -38,6 +39,8 @@ export interface AppDeps {
   swap: SwapHandler;
   tokenLists: TokenLists;
   probes: readonly ReadinessProbe[];
+  /** Named conditions listed on /ready (a blocking one answers 503). */
+  conditions?: Conditions;
   /** True once the process is shutting down: /ready answers 503 "draining". */
   draining?: () => boolean;
   /** The quote store's circuit breaker (compose makes one per service). */
@@ -50,6 +53,8 @@ export interface OpsAppDeps {
   log: Logger;
   metrics: Metrics;
   probes: readonly ReadinessProbe[];
+  /** Named conditions listed on /ready (a blocking one answers 503). */
+  conditions?: Conditions;
   /** The maker's admin API: behind its own key, never the operator's. */
   adminRoutes?: (app: Hono<AppEnv>) => void;
   /** True once the process is shutting down: /ready answers 503 "draining". */
@@ -76,7 +81,14 @@ const allowancesOf = (config: Config) => config.hazards.filter((h) => h.allowed)
 /** The operations listener's app: /metrics, /admin/*, /health, /ready. */
 export function createOpsApp(deps: OpsAppDeps): Hono<AppEnv> {
   const app = frame(deps.log, deps.metrics);
-  registerHealthRoutes(app, deps.probes, allowancesOf(deps.config), deps.draining, deps.config.mode);
+  registerHealthRoutes(
+    app,
+    deps.probes,
+    allowancesOf(deps.config),
+    deps.draining,
+    deps.config.mode,
+    deps.conditions,
+  );
   registerMetricsRoute(app, deps.metrics);
   deps.adminRoutes?.(app);
   return app;
@@ -87,7 +99,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const { config, log, metrics } = deps;
   const now = deps.now ?? Date.now;
   const app = frame(log, metrics);
-  registerHealthRoutes(app, deps.probes, allowancesOf(config), deps.draining, config.mode);
+  registerHealthRoutes(app, deps.probes, allowancesOf(config), deps.draining, config.mode, deps.conditions);
   const openApi = openApiDocument(config.file.basePath);
   app.get("/openapi.json", (c) => c.json(openApi));
 

@@ -24,6 +24,7 @@ import type { Signer } from "./keys/index.ts";
 import type { Ledger } from "./ledger/ledger.ts";
 import type { MarkoutTracker } from "./ledger/markouts.ts";
 import type { LedgerWriter } from "./ledger/writer.ts";
+import type { Conditions } from "./observability/conditions.ts";
 import { createLogger, type Logger } from "./observability/logger.ts";
 import { Metrics } from "./observability/metrics.ts";
 import type { QuoteStore } from "./quote-store/interface.ts";
@@ -40,6 +41,7 @@ import { configuredParts } from "./wiring/parts.ts";
 import { wireQuote } from "./wiring/quote.ts";
 import { wireRfqV2 } from "./wiring/rfq-v2.ts";
 import { wireKeys } from "./wiring/signer.ts";
+import { START_TIMEOUT_MS } from "./wiring/startup-checks.ts";
 import { wireState } from "./wiring/state.ts";
 import { wireSwap } from "./wiring/swap.ts";
 import type { SwapPorts } from "./wiring/swap-ports.ts";
@@ -85,6 +87,11 @@ export interface Service {
   storeCircuit: Circuit;
   /** Shutdown state the apps read: set `draining` and /ready answers 503 (src/http/shutdown.ts). */
   lifecycle: { draining: boolean };
+  /**
+   * Named conditions on /ready and in the log (src/observability/conditions.ts): a configured token not
+   * advertised, a stale price (src/wiring/quotable.ts); other parts add their own.
+   */
+  conditions: Conditions;
   /** The RFQ v2 level stream, when RFQ_V2_URL is set (in one process of the service). */
   rfqV2?: RfqV2Service;
   close(): Promise<void>;
@@ -111,7 +118,7 @@ export async function composeService(config: Config, given: ComposeOptions = {})
       now: given.now ?? Date.now,
       keys: redisKeys(config.file, given.redisPrefix),
       redis,
-      startTimeoutMs: given.startTimeoutMs ?? 5_000,
+      startTimeoutMs: given.startTimeoutMs ?? START_TIMEOUT_MS,
       closers,
     };
     return await wireChannels(w, target);
@@ -146,12 +153,12 @@ async function wireChannels(w: Wiring, target: ReturnType<typeof redisTarget>): 
   ];
   const draining = () => lifecycle.draining;
   const app = createApp({
-    ...{ config, log, metrics, probes, draining, now },
+    ...{ config, log, metrics, probes, draining, now, conditions: quote.conditions },
     ...{ store: state.store, quotes: quote.quotes, swap: swap.swap, tokenLists: quote.tokenLists },
     storeCircuit: quote.storeCircuit,
   });
   const opsApp = createOpsApp({
-    ...{ config, log, metrics, probes, draining },
+    ...{ config, log, metrics, probes, draining, conditions: quote.conditions },
     adminRoutes: (root) =>
       registerAdminRoutes(root, {
         adminApiKey: config.env.ADMIN_API_KEY,
@@ -168,6 +175,7 @@ async function wireChannels(w: Wiring, target: ReturnType<typeof redisTarget>): 
     ...{ store: state.store, inventory: state.inventory, controls: state.controls },
     ...{ chain: chain.chain, bundles: chain.bundles, priceSources: parts.priceSources, usd: parts.usd },
     ...{ book: quote.book, tokenLists: quote.tokenLists, storeCircuit: quote.storeCircuit },
+    conditions: quote.conditions,
     ...(redis ? { redis } : {}),
     ...(chain.seeded ? { seeded: chain.seeded } : {}),
     ...(keys.issuer ? { issuer: keys.issuer } : {}),

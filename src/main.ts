@@ -6,6 +6,9 @@
  * workers sharing PORT, each of which runs the same path (src/http/cluster.ts).
  */
 import "./v8-flags.ts";
+// Next (the V8 settings above run nothing else): an older Node.js is refused with one line before
+// any other module runs.
+import "./cli/node-version.ts";
 import cluster from "node:cluster";
 import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -15,7 +18,15 @@ import { parseArgs } from "./cli/args.ts";
 import { runMain } from "./cli/run.ts";
 import { composeService, type Service } from "./compose.ts";
 import { StartupError } from "./errors/startup.ts";
-import { PRIMARY_OPS_URL_ENV, runPrimary, WORKER_SLOT_ENV, workerCount, workerIpc } from "./http/cluster.ts";
+import {
+  DOTENV_SET_ENV,
+  PRIMARY_OPS_URL_ENV,
+  reportFatalToPrimary,
+  runPrimary,
+  WORKER_SLOT_ENV,
+  workerCount,
+  workerIpc,
+} from "./http/cluster.ts";
 import { backlogWarning, OPERATOR_KEEP_ALIVE_MS, requestListener, somaxconn } from "./http/listener.ts";
 import { GracefulShutdown } from "./http/shutdown.ts";
 import { createLogger } from "./observability/logger.ts";
@@ -64,6 +75,7 @@ function banner(
     `  pairs:\n${indent(formatPairs(pairLines(config, service.priceSources, service.usd)))}`,
     `  /tokens:\n    ${symbols(service.tokenLists.tokens()) || "(none)"}`,
     `  /permissioned-tokens:\n    ${symbols(service.tokenLists.permissionedTokens()) || "(none)"}`,
+    `  conditions:${conditionLines(service)}`,
   ];
   if (service.issuer && service.issuance) {
     const issued = service.issuance.policies
@@ -84,6 +96,16 @@ function banner(
     );
   }
   return `${lines.join("\n")}\n`;
+}
+
+/** The named conditions held at start (src/observability/conditions.ts), one line each. */
+function conditionLines(service: Service): string {
+  service.conditions.refresh();
+  const held = service.conditions.list();
+  if (!held.length) return "  none";
+  return held
+    .map((c) => `\n    !!! ${c.name}: ${c.detail}${c.blocksReady ? " (/ready answers 503)" : ""}`)
+    .join("");
 }
 
 const indent = (text: string) =>
@@ -137,7 +159,13 @@ function listenExclusive(app: Service["opsApp"]): Promise<[Server, AddressInfo]>
 /** Resolves with the exit code once the server has stopped (it runs until SIGINT/SIGTERM). */
 async function main(): Promise<number> {
   parseArgs(process.argv.slice(2), USAGE);
-  const dotEnv = loadDotEnv();
+  const ownDotEnv = loadDotEnv();
+  // A worker inherits what the primary's `.env` set: the primary says which names those were.
+  const inherited = cluster.isWorker ? process.env[DOTENV_SET_ENV] : undefined;
+  const dotEnv =
+    ownDotEnv && inherited !== undefined
+      ? { ...ownDotEnv, set: inherited ? inherited.split(",") : [] }
+      : ownDotEnv;
   const config = loadConfig(process.env);
   const slot = cluster.isWorker ? Number(process.env[WORKER_SLOT_ENV] ?? cluster.worker?.id) : 0;
   const workers = cluster.isWorker ? undefined : workerCount(config);
@@ -150,6 +178,7 @@ async function main(): Promise<number> {
       adminPort: config.env.ADMIN_PORT,
       adminHost: config.env.ADMIN_HOST,
       graceMs: config.env.SHUTDOWN_GRACE_MS,
+      ...(dotEnv ? { dotEnvSet: dotEnv.set } : {}),
       onOpsListening: (url) =>
         log.info({ adminUrl: url, workers: workers.count }, "primary: operations listening"),
     });
@@ -236,4 +265,5 @@ async function main(): Promise<number> {
   return shutdown.done;
 }
 
-runMain(main);
+// A worker's reason for not starting is printed once, by the primary (src/http/cluster.ts).
+runMain(cluster.isWorker ? () => main().catch(reportFatalToPrimary) : main);

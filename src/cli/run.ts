@@ -10,16 +10,20 @@ export function runMain(main: () => Promise<number>): void {
   main().then(
     (code) => process.exit(code),
     (e) => {
-      if (e instanceof ConfigError) {
-        console.error(`configuration error, not starting:\n${e.message}`);
-        process.exit(78);
-      }
-      if (e instanceof StartupError) {
-        console.error(`cannot start: ${e.message}`);
-        process.exit(69);
+      const known = fatalOf(e);
+      if (known) {
+        console.error(known.text);
+        process.exit(known.code);
       }
       console.error(e);
       process.exit(1);
     },
   );
+}
+
+/** A configuration problem (78) or an unreachable dependency (69) as its exit code and its text. */
+export function fatalOf(e: unknown): { code: number; text: string } | undefined {
+  if (e instanceof ConfigError) return { code: 78, text: `configuration error, not starting:\n${e.message}` };
+  if (e instanceof StartupError) return { code: 69, text: `cannot start: ${e.message}` };
+  return undefined;
 }

@@ -21,6 +21,8 @@ import { createServer, type IncomingMessage, request, type Server, type ServerRe
 import os from "node:os";
 import { AggregatorRegistry, Counter, Gauge, Registry } from "prom-client";
 import { type Config, ConfigError, redisSetting } from "../../config/load.ts";
+import { fatalOf } from "../cli/run.ts";
+import { StartupError } from "../errors/startup.ts";
 import { ledgerLocation } from "../ledger/open.ts";
 import type { Logger } from "../observability/logger.ts";
 import { DUPLICATE_SIGNAL_MS } from "./shutdown.ts";
@@ -29,9 +31,17 @@ import { DUPLICATE_SIGNAL_MS } from "./shutdown.ts";
 export const WORKER_SLOT_ENV = "RFQ_WORKER_SLOT";
 /** Set in each worker's environment: the primary's operations URL (for the banner). */
 export const PRIMARY_OPS_URL_ENV = "RFQ_PRIMARY_OPS_URL";
+/**
+ * Set in each worker's environment: the names the primary's `.env` set (comma-separated), for the
+ * banner: the worker inherits them as its own environment, so its own read of `.env` sets nothing.
+ */
+export const DOTENV_SET_ENV = "RFQ_DOTENV_SET";
 
 /** Messages between the primary and its workers (over the cluster's IPC channel). */
-type ToPrimary = { type: "rfq:listening"; opsPort: number };
+type ToPrimary =
+  | { type: "rfq:listening"; opsPort: number }
+  /** A worker could not start: the primary prints the first such text (every worker meets the same). */
+  | { type: "rfq:fatal"; code: number; text: string };
 type ToWorker = { type: "rfq:shutdown"; signal: string } | { type: "rfq:force"; why: string };
 
 /**
@@ -86,12 +96,15 @@ export interface PrimaryOptions {
   graceMs: number;
   /** Resolves with the bound operations URL as soon as ADMIN_PORT listens (before the workers). */
   onOpsListening?: (url: string) => void;
+  /** The names the primary's `.env` set (passed to the workers for their banner). */
+  dotEnvSet?: readonly string[];
 }
 
 /**
  * Runs the primary until every worker has exited after a signal (0: all drained cleanly), or until a
  * worker fails to start (its exit code: a configuration problem or an unreachable dependency stops
- * the whole start, as with one process).
+ * the whole start, as with one process). ADMIN_PORT that cannot be bound throws a StartupError naming it
+ * (one line, exit 69, as with one process).
  */
 export async function runPrimary(o: PrimaryOptions): Promise<number> {
   const { log } = o;
@@ -121,6 +134,10 @@ export async function runPrimary(o: PrimaryOptions): Promise<number> {
   const aggregator = new AggregatorRegistry();
   let draining = false;
   let started = false;
+  /** The exit code of a worker that could not start: the primary's own. */
+  let startFailure: number | undefined;
+  /** Whether a worker's reason for not starting has been printed (once, not once per worker). */
+  let fatalPrinted = false;
   let next = 0;
 
   const json = (res: ServerResponse, status: number, body: unknown) => {
@@ -159,19 +176,21 @@ export async function runPrimary(o: PrimaryOptions): Promise<number> {
     if (!slot?.opsPort) return json(res, 503, { status: "not ready", checks: { workers: false } });
     forward(req, res, slot.opsPort);
   });
-  try {
-    await new Promise<void>((resolve, reject) => {
-      ops.once("error", (e: NodeJS.ErrnoException) =>
-        reject(
-          new Error(`cannot listen on ${o.adminHost}:${o.adminPort} (ADMIN_PORT): ${e.code ?? e.message}`),
+  // The same one line as a single process's (src/main.ts), exit 69 through runMain.
+  await new Promise<void>((resolve, reject) => {
+    ops.once("error", (e: NodeJS.ErrnoException) =>
+      reject(
+        new StartupError(
+          "ADMIN_PORT",
+          `${o.adminHost}:${o.adminPort}`,
+          e.code === "EADDRINUSE"
+            ? "address in use (EADDRINUSE): another process listens there; stop it or set another ADMIN_PORT"
+            : `cannot listen: ${e.code ?? e.message}`,
         ),
-      );
-      ops.listen(o.adminPort, o.adminHost, () => resolve());
-    });
-  } catch (e) {
-    log.fatal({ err: e }, (e as Error).message);
-    return 1;
-  }
+      ),
+    );
+    ops.listen(o.adminPort, o.adminHost, () => resolve());
+  });
   const addr = ops.address() as import("node:net").AddressInfo;
   const opsUrl = `http://${addr.address.includes(":") ? `[${addr.address}]` : addr.address}:${addr.port}`;
   o.onOpsListening?.(opsUrl);
@@ -196,13 +215,24 @@ export async function runPrimary(o: PrimaryOptions): Promise<number> {
     const worker = cluster.fork({
       [WORKER_SLOT_ENV]: String(slot.n),
       [PRIMARY_OPS_URL_ENV]: opsUrl,
+      [DOTENV_SET_ENV]: (o.dotEnvSet ?? []).join(","),
       WORKERS: String(o.count),
     });
     slot.worker = worker;
     worker.on("message", (m: ToPrimary) => {
+      if (m?.type === "rfq:fatal") {
+        // At start, the one line a single process prints; a restarted worker's, in the log.
+        if (started) log.error({ worker: slot.n, code: m.code }, m.text);
+        else if (!fatalPrinted) process.stderr.write(`${m.text}\n`);
+        fatalPrinted = true;
+        return;
+      }
       if (m?.type !== "rfq:listening") return;
       slot.listening = true;
       slot.opsPort = m.opsPort;
+      // A signal that came while this worker was starting reached it before it listened for one.
+      if (draining && startFailure === undefined)
+        send(worker, { type: "rfq:shutdown", signal: first.signal });
       if (!started && slots.every((s) => s.listening)) {
         started = true;
         log.info(
@@ -219,7 +249,7 @@ export async function runPrimary(o: PrimaryOptions): Promise<number> {
       if (draining) {
         exitCodes.push(code ?? 1);
         log.info({ worker: slot.n, pid: worker.process.pid, code, signal }, "worker exited (draining)");
-        if (slots.every((s) => !s.worker)) void close();
+        if (slots.every((s) => !s.worker)) void close(startFailure);
         return;
       }
       if (!started && !wasListening) {
@@ -228,6 +258,7 @@ export async function runPrimary(o: PrimaryOptions): Promise<number> {
         draining = true;
         for (const s of slots) if (s.worker) s.worker.process.kill("SIGKILL");
         const code0 = code && code > 0 ? code : 1;
+        startFailure = code0;
         const stopAll = () => (slots.every((s) => !s.worker) ? close(code0) : setTimeout(stopAll, 50));
         stopAll();
         return;
@@ -296,6 +327,21 @@ export async function runPrimary(o: PrimaryOptions): Promise<number> {
 
   for (const slot of slots) fork(slot);
   return done;
+}
+
+/**
+ * A worker's start that failed with a configuration problem or an unreachable dependency: its text goes
+ * to the primary, which prints it once for all the workers (each meets the same), and the worker exits
+ * with its code; anything else is thrown on.
+ */
+export async function reportFatalToPrimary(e: unknown): Promise<number> {
+  const known = fatalOf(e);
+  const send = process.send?.bind(process);
+  if (!known || !send) throw e;
+  await new Promise<void>((resolve) => {
+    send({ type: "rfq:fatal", ...known } satisfies ToPrimary, undefined, {}, () => resolve());
+  });
+  return known.code;
 }
 
 /**

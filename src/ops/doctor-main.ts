@@ -9,6 +9,7 @@ import { parseArgs } from "../cli/args.ts";
 import { runMain } from "../cli/run.ts";
 import { table } from "../lib/table.ts";
 import { makeOperatorSwapApi } from "../operator-api/http.ts";
+import { checkStartLedger } from "../wiring/startup-checks.ts";
 import { opsContext } from "./context.ts";
 import { createMissingAtas, type Diagnosis, diagnose } from "./doctor.ts";
 import { formatPairs, pairLines } from "./pairs.ts";
@@ -41,7 +42,7 @@ const USAGE = {
   summary:
     "Is this maker ready to be registered? Prints the pairs in tokens and USD (sizes, spreads, caps,\n" +
     "price and its age), then checks the RPC, the maker's SOL, every traded mint and the maker's ATAs,\n" +
-    "Redis, price freshness, the production hazards (no API key, static prices, a keypair others can\n" +
+    "Redis, the fill ledger (as npm start opens it), price freshness, the production hazards (no API key, static prices, a keypair others can\n" +
     "read, the embedded ledger), ADMIN_API_KEY and an https PUBLIC_BASE_URL; prints a table with a fix\n" +
     "for each problem. Exit 0 when nothing FAILs.\n" +
     "Configured like `npm start` (environment and CONFIG).",
@@ -67,8 +68,10 @@ async function main(): Promise<number> {
     const problem = await ctx.startPrices(PRICE_WAIT_MS);
     if (problem) process.stdout.write(`${problem}\n`);
     process.stdout.write(`${formatPairs(pairLines(config, ctx.sources, ctx.usd))}\n\n`);
+    const ledger = await checkStartLedger(config);
     const deps = {
       config,
+      ledger,
       chain: ctx.chain,
       signer: ctx.signer,
       sources: ctx.sources,

@@ -7,7 +7,8 @@
  * against minInventory; Redis reachable (when configured); every pair's price fresh; the production
  * hazards (no API key, static prices, a keypair file others can read, the embedded ledger: FAIL unless
  * allowed by name, then warn), in production a missing ADMIN_API_KEY and a PUBLIC_BASE_URL unset
- * (warn) or not https (FAIL), and unknown environment variables that look like ours. `--fix` creates
+ * (warn) or not https (FAIL), unknown environment variables that look like ours, and the fill ledger
+ * as `npm start` opens it (reached and migrated, the same code: src/wiring/startup-checks.ts). `--fix` creates
  * the missing ATAs, paid by the maker, after confirmation.
  */
 import { createAssociatedTokenAccountIdempotentInstruction } from "@solana/spl-token";
@@ -21,6 +22,7 @@ import type { Chain } from "../chain/interface.ts";
 import type { Signer } from "../keys/index.ts";
 import type { OperatorSwapApi } from "../operator-api/interface.ts";
 import type { RedisClient } from "../redis/client.ts";
+import type { StartCheck } from "../wiring/startup-checks.ts";
 
 export type Status = "ok" | "warn" | "FAIL";
 
@@ -47,6 +49,8 @@ export interface DoctorDeps {
   sources: ReadonlyMap<string, PriceSource>;
   /** The operator's swap API (OPERATOR_API_URL), when the rebalancer is configured. */
   operatorApi?: OperatorSwapApi;
+  /** The start's own ledger check (src/wiring/startup-checks.ts: checkStartLedger), already run. */
+  ledger?: StartCheck;
   now?: () => number;
 }
 
@@ -174,6 +178,20 @@ export async function diagnose(deps: DoctorDeps): Promise<Diagnosis> {
       status: config.mode === "production" ? "FAIL" : "ok",
       detail: "not configured: in-memory quote store and inventory (one instance only)",
     });
+  }
+
+  if (deps.ledger) {
+    const l = deps.ledger;
+    checks.push(
+      l.ok
+        ? { check: "fill ledger", status: "ok", detail: l.detail }
+        : {
+            check: "fill ledger",
+            status: "FAIL",
+            detail: `${l.problem} (npm start stops here)`,
+            fix: `check ${l.setting}${l.setting === "DATABASE_URL" ? " and the PostgreSQL server" : ""}`,
+          },
+    );
   }
 
   for (const p of config.file.pairs.filter((x) => x.enabled)) {

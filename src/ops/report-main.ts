@@ -61,7 +61,8 @@ async function main(): Promise<number> {
     return usage((e as Error).message);
   }
   loadDotEnv();
-  const config = loadConfig(process.env, { hazards: "report" });
+  // It reads the configuration and the ledger: RPC_URL, the key and Redis are not asked for.
+  const config = loadConfig(process.env, { hazards: "report", reader: true });
   await refuseWhatTheServiceRefuses(config);
   const where = ledgerLocation(config);
   if (!where) {
@@ -125,9 +126,14 @@ async function fromRunningService(
   return 0;
 }
 
-/** Builds the service's configured parts (src/wiring/parts.ts) and closes them: the report reads none of them. */
+/**
+ * Builds the service's configured parts (src/wiring/parts.ts) and closes them: the report reads
+ * none of them. A `redis` price source without a Redis setting is not asked about: the report reads no
+ * price.
+ */
 async function refuseWhatTheServiceRefuses(config: Config): Promise<void> {
   const target = redisTarget(config.env);
+  if (!target && Object.values(config.file.priceSources).some((s) => s.kind === "redis")) return;
   // A probe client connects only when asked: this one never is.
   const redis = target ? createRedisClient(target, { client: "report", use: "probe" }) : undefined;
   try {

@@ -3,6 +3,8 @@
  * listens on SIGNER_SOCKET and/or SIGNER_TLS_LISTEN, signs only fills its own policy allows; stops on
  * SIGINT/SIGTERM. Settings: docs/signer.md and config/.env.example.
  */
+// First: an older Node.js is refused with one line before anything else runs.
+import "../cli/node-version.ts";
 import { parseArgs } from "../cli/args.ts";
 import { runMain } from "../cli/run.ts";
 import { startSignerService } from "./service/index.ts";

@@ -6,21 +6,20 @@
  */
 import type { Ledger } from "../ledger/ledger.ts";
 import { MarkoutTracker } from "../ledger/markouts.ts";
-import { ledgerLocation, openLedger } from "../ledger/open.ts";
 import { LedgerWriter } from "../ledger/writer.ts";
 import { ToxicFlagger } from "../toxicity/flagger.ts";
 import { owned, type Wiring } from "./options.ts";
 import type { ConfiguredParts } from "./parts.ts";
 import type { WiredKeys } from "./signer.ts";
+import { openStartLedger } from "./startup-checks.ts";
 import type { WiredState } from "./state.ts";
 import type { SwapPorts } from "./swap-ports.ts";
 
 /** The ledger, or none (LEDGER=off, acceptance mode). */
 export async function wireLedger(w: Wiring): Promise<{ ledger: Promise<Ledger> | undefined }> {
   if (w.given.ledger) return { ledger: Promise.resolve(w.given.ledger) };
-  const where = w.config.mode === "acceptance" ? undefined : ledgerLocation(w.config);
-  if (!where) return { ledger: undefined };
-  const opened = await openLedger(where, w.startTimeoutMs);
+  const opened = await openStartLedger(w.config, w.startTimeoutMs);
+  if (!opened) return { ledger: undefined };
   w.closers.push(() => opened.db.close());
   w.log.info({ ledger: opened.db.description }, "fill ledger open");
   return { ledger: Promise.resolve(opened) };

@@ -8,10 +8,12 @@ import { AdvertisedTokenLists } from "../../inventory/advertised.ts";
 import { FileAdvertisedStore } from "../../inventory/advertised-store/file.ts";
 import { RedisAdvertisedStore } from "../../inventory/advertised-store/redis.ts";
 import { QuotingBook } from "../../pricing/book.ts";
+import { Conditions } from "../observability/conditions.ts";
 import { QuoteService } from "../quote/service.ts";
 import { Circuit } from "../redis/circuit.ts";
 import { owned, type Wiring } from "./options.ts";
 import type { ConfiguredParts } from "./parts.ts";
+import { quotableConditions } from "./quotable.ts";
 import type { WiredKeys } from "./signer.ts";
 import type { WiredState } from "./state.ts";
 
@@ -20,7 +22,12 @@ export interface WiredQuote {
   tokenLists: AdvertisedTokenLists;
   quotes: QuoteService;
   storeCircuit: Circuit;
+  /** What cannot be quoted (a token not advertised, a stale price), named on /ready and in the log. */
+  conditions: Conditions;
 }
+
+/** How often the conditions are re-evaluated (a price goes stale between inventory changes). */
+const CONDITIONS_TICK_MS = 1_000;
 
 export async function wireQuote(
   w: Wiring,
@@ -44,6 +51,17 @@ export async function wireQuote(
   });
   await tokenLists.start();
   owned(w, tokenLists);
+  // What cannot be quoted, said once when it starts and once when it ends (and on /ready).
+  const conditions = new Conditions({ log, now });
+  conditions.watch(
+    quotableConditions(conditions, { config, inventory, priceSources: parts.priceSources, now }),
+  );
+  const unwatchInventory = inventory.onChange(() => conditions.refresh());
+  conditions.start(CONDITIONS_TICK_MS);
+  w.closers.push(async () => {
+    unwatchInventory();
+    conditions.close();
+  });
   const tox = config.file.toxicity;
   const quotes = new QuoteService({
     config,
@@ -62,5 +80,5 @@ export async function wireQuote(
       : {}),
   });
   const storeCircuit = new Circuit({ name: "quoteStore", log, metrics: w.metrics, now });
-  return { book, tokenLists, quotes, storeCircuit };
+  return { book, tokenLists, quotes, storeCircuit, conditions };
 }

@@ -134,7 +134,10 @@ describe("doctor (in-process, local chain)", () => {
 });
 
 describe("npm run doctor (against the local chain's JSON-RPC endpoint)", () => {
-  it("reports the missing wSOL ATA, refuses to fix without a terminal or --yes, and --fix --yes creates it", async () => {
+  // Four runs of the command, each opening the embedded ledger as npm start does (seconds each).
+  it("reports the missing wSOL ATA, refuses to fix without a terminal or --yes, and --fix --yes creates it", {
+    timeout: 120_000,
+  }, async () => {
     const config = testConfig();
     const chain = LocalChain.create();
     const maker = Keypair.generate();
@@ -189,6 +192,7 @@ describe("npm run doctor (against the local chain's JSON-RPC endpoint)", () => {
     expect(fixed.stdout).toMatch(/unsafe static prices\s+warn\s+.*allowed by ALLOW_STATIC_PRICES=1/);
     // the new wSOL ATA is empty, static prices, the embedded ledger, no ADMIN_API_KEY, no PUBLIC_BASE_URL
     expect(fixed.stdout).toMatch(/ready \(5 warning\(s\)\)/);
+    expect(fixed.stdout).toMatch(/\nfill ledger\s+ok\s+\S/);
 
     const plain = await npmRun("doctor", [], { ...env, PUBLIC_BASE_URL: "http://mm.example.com" });
     expect(plain.stdout).toMatch(/PUBLIC_BASE_URL\s+FAIL\s+http:\/\/mm\.example\.com is not https/);
