@@ -80,10 +80,10 @@ describe("finding 9: WORKERS=2 exits and explains as WORKERS=1 does", () => {
       await s.started;
       // Stopped once both serve (a signal during a worker's start is a case of its own, below).
       await until(() => s.stdout().includes('"msg":"all workers listening"'));
-      expect(s.stdout()).toContain(
+      expect(s.stderr()).toContain(
         `.env:        ${path} (set LOG_QUOTE_SAMPLE, SHUTDOWN_DRAIN_MS; the environment's own values win)`,
       );
-      expect(s.stdout()).toContain("  workers:     2 (node:cluster;");
+      expect(s.stderr()).toContain("  workers:     2 (node:cluster;");
     } finally {
       expect(await s.stop()).toBe(0);
     }

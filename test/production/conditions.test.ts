@@ -64,7 +64,7 @@ describe("finding 1: a configured token the maker cannot trade is a named condit
       await s.started;
       const opsUrl = s.opsUrl() as string;
       expect(opsUrl, s.stderr()).toBeDefined();
-      expect(s.stdout()).toMatch(
+      expect(s.stderr()).toMatch(
         new RegExp(
           `\\n {2}conditions:\\n {4}!!! token:USDC: USDC \\(${MISTYPED}\\) is not advertised: mint account not found; not quoted: SOL/USDC, JUP/USDC, USDC/USDT \\(/ready answers 503\\)\\n`,
         ),
@@ -93,7 +93,7 @@ describe("finding 1: a configured token the maker cannot trade is a named condit
       expect(r.status).toBe(200);
       expect(Object.keys(r.body.conditions as object)).toEqual(["token:USDC"]);
       expect(r.body.blocking).toBeUndefined();
-      expect(s.stdout()).toMatch(
+      expect(s.stderr()).toMatch(
         / {4}!!! token:USDC: .*mint account not found; not quoted: SOL\/USDC, JUP\/USDC, USDC\/USDT\n/,
       );
       expect(conditionLogs(s.stdout(), "token:USDC")).toHaveLength(1);
@@ -120,7 +120,7 @@ describe("finding 2: a stale price is a named condition", () => {
       await s.started;
       const opsUrl = s.opsUrl() as string;
       expect((await ready(opsUrl)).status, s.stdout()).toBe(200);
-      expect(s.stdout()).toContain("\n  conditions:  none\n");
+      expect(s.stderr()).toContain("\n  conditions:  none\n");
 
       clearInterval(feeding);
       await until(async () => (await ready(opsUrl)).status === 503);

@@ -107,7 +107,7 @@ export function startBuilt(
     stderr: () => err,
     exited,
     started,
-    opsUrl: () => /operations: {2}(http:\/\/\S+)/.exec(out)?.[1],
+    opsUrl: () => /operations: {2}(http:\/\/\S+)/.exec(err)?.[1],
     async stop() {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGTERM");
       const timer = setTimeout(() => proc.kill("SIGKILL"), 15_000);
