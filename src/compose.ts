@@ -478,6 +478,10 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
       controls,
       now,
       ...(v2Ledger ? { ledger: v2Ledger } : {}),
+      // The rules /swap holds too (src/policy/): one message per id in the same store, the same takers' standing and issuance.
+      messages: store,
+      ...(takers ? { takers } : {}),
+      ...(issuance ? { issuance: { policies: issuance.policies, usage: issuance.usage } } : {}),
     });
     closers.push(async () => stream.close());
     // Not awaited: the webhook serves while the stream connects (and reconnects) on its own.
