@@ -5,7 +5,9 @@
  *  2. read the quote itself from the shared store (SIGNER_UNKNOWN_QUOTE, SIGNER_STORE_UNAVAILABLE)
  *  3. every fill rule (src/fill/rules/, validateFill, the webhook's very code) against that quote,
  *     with the fee payer one of the signer's own keys                  (the rule's own code)
- *  4. the taker's signature over these bytes, the maker's slot empty  (SIGNER_TAKER_SIGNATURE)
+ *  4. the taker's signature over these bytes, the maker's slot empty  (SIGNER_TAKER_SIGNATURE);
+ *     an issued token's holder rules, switches and per-fill cap (src/policy/trade.ts, the webhook's
+ *     functions)                      (HOLDER_NOT_ALLOWED, ISSUANCE_DISABLED, ISSUANCE_CAP_EXCEEDED)
  *  5. the per-fill limit of the output token                           (SIGNER_NO_LIMIT, SIGNER_LIMIT_PER_FILL)
  *  6. the price band: the quote's amounts against the signer's OWN price for the pair (band.ts), so a
  *     quote the webhook (or anyone with its Redis credentials) made more generous is refused
@@ -19,7 +21,8 @@
  * Every refusal is one log line with its code; every signature one line with quoteId and message hash.
  * An RFQ v2 swap (decideV2) is judged from its own bytes the same way: its lookup tables resolved by
  * the signer's own chain reader, then structure, programs, expiry, the walk of its levels against
- * steps 5, 6 and 8, one landable message per swap id.
+ * steps 4 (the issued token's rules; its daily cap in the signer's issuance record), 5, 6 and 8, one
+ * landable message per swap id.
  */
 import type { KeyObject } from "node:crypto";
 import { type Keypair, PublicKey, type VersionedTransaction } from "@solana/web3.js";
