@@ -38,7 +38,7 @@ export const SRC_LAYERS: readonly (readonly [layer: string, folders: readonly st
     "infrastructure",
     ["redis", "chain", "program", "quote-store", "journal", "ledger", "operator-api", "keys"],
   ],
-  ["domain", ["fill", "issuance", "toxicity", "quote"]],
+  ["domain", ["fill", "issuance", "toxicity", "quote", "policy"]],
   ["services", ["swap", "signer", "rebalance", "rfq-v2", "wiring", "ops", "acceptance"]],
   ["edge", ["http", "routes", ""]],
 ];

@@ -395,6 +395,22 @@ export class RfqV2StandIn {
     );
     if (o.tamper) tx = await o.tamper(tx, lookupTables);
     tx.sign([o.taker]);
+    return this.offerTransaction({ ...o, tx });
+  }
+
+  /**
+   * Offers the maker a transaction already built and signed by its taker under a new swap_uuid (a
+   * hostile or confused operator offering the same message twice); resolves as offerSwap does.
+   */
+  async offerTransaction(o: {
+    makerId: string;
+    tx: VersionedTransaction;
+    timeoutMs?: number;
+    deliveries?: number;
+  }): Promise<SubmitResult & { swapUuid: string; offered: VersionedTransaction }> {
+    const { tx } = o;
+    const stream = this.swapStreams.get(o.makerId);
+    if (!stream) throw new Error(`maker ${o.makerId} has no swap stream open`);
     const swapUuid = randomUUID();
     const result = new Promise<SubmitResult>((resolve) => {
       this.pending.set(swapUuid, { makerId: o.makerId, tx, resolve });

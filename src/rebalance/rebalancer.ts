@@ -35,12 +35,14 @@ import type { UsdValues } from "../../amounts/usd.ts";
 import type { Config } from "../../config/load.ts";
 import type { Inventory } from "../../inventory/interface.ts";
 import type { Chain } from "../chain/interface.ts";
+import { IssuancePolicies } from "../issuance/policy.ts";
 import type { FillJournal } from "../journal/interface.ts";
 import type { Signer } from "../keys/index.ts";
 import type { Logger } from "../observability/logger.ts";
 import type { ExecuteOutcomeKind } from "../operator-api/codes.ts";
 import type { OperatorSwapApi } from "../operator-api/interface.ts";
 import type { SwapOrder } from "../operator-api/wire.ts";
+import { holderRule } from "../policy/trade.ts";
 import { deserializeFillTransaction } from "../program/decode.ts";
 import { countHoldings } from "./holdings-count.ts";
 import type { RebalanceMetrics } from "./metrics.ts";
@@ -109,9 +111,11 @@ function slippageBps(paid: Ratio, out: Ratio | undefined): number | undefined {
 export class Rebalancer {
   readonly #d: RebalancerDeps;
   readonly #now: () => number;
+  readonly #issuance: IssuancePolicies;
 
   constructor(deps: RebalancerDeps) {
     this.#d = deps;
+    this.#issuance = new IssuancePolicies(deps.config);
     this.#now = deps.now ?? Date.now;
   }
 
@@ -205,6 +209,14 @@ export class Rebalancer {
       return no("ORDER_WRONG_PAIR", `the order swaps ${o.inputMint} -> ${o.outputMint}, not what was asked`);
     if (o.taker !== maker) return no("ORDER_WRONG_TAKER", `the order's taker is ${o.taker}, not this maker`);
     if (o.maker === maker) return no("ORDER_SELF_TRADE", "the order's maker is this maker (self-trade)");
+    // An issued token's holder rules (src/policy/trade.ts) bind the counterparty, which receives what
+    // this maker sells and pays what it buys; an order naming none cannot show an allowed holder.
+    const holder = holderRule(this.#issuance, {
+      taker: o.maker ?? "(no maker named)",
+      tokenIn: o.inputMint,
+      tokenOut: o.outputMint,
+    });
+    if (holder) return no(holder.code, holder.detail);
     if ((excluded as readonly string[]).includes(o.router))
       return no("ORDER_EXCLUDED_ROUTER", `the order routes through excluded ${o.router}`);
     const inAmount = BigInt(o.inAmount);

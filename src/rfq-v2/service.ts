@@ -6,15 +6,27 @@
  * Levels are sent when they change and at least every `rfqV2.refreshSeconds`; a pair the book will not
  * price (pause, pair switch, stale price) or the inventory cannot carry is withdrawn at once: its sets
  * are forgotten, so any swap on them is refused while the operator still shows them.
+ *
+ * A swap is judged by the rules every signing path shares (src/policy/): the taker's standing and an
+ * issued token's holder rules, switches and caps (trade.ts), and one signature per message whatever
+ * swap_uuid it arrives under (messages.ts, before anything is reserved); then the inventory, and the
+ * issuer's daily cap reserved beside it.
  */
 import type { Config } from "../../config/load.ts";
 import type { Inventory } from "../../inventory/interface.ts";
+import { type IssuanceUsage, utcDay } from "../../inventory/issuance/interface.ts";
 import type { PairLadders, QuotingBook } from "../../pricing/book.ts";
 import type { Controls } from "../../pricing/controls/interface.ts";
 import type { Chain } from "../chain/interface.ts";
+import { messageBytesHash } from "../fill/validate.ts";
+import type { IssuanceNeed, IssuancePolicies } from "../issuance/policy.ts";
 import type { Signer } from "../keys/index.ts";
 import type { Logger } from "../observability/logger.ts";
-import type { RefusalCode } from "../refusal/codes.ts";
+import { bindMessageOnce } from "../policy/messages.ts";
+import { judgeBlindTrade } from "../policy/trade.ts";
+import type { QuoteStore } from "../quote-store/interface.ts";
+import { type RefusalCode, SwapRefusalCode } from "../refusal/codes.ts";
+import type { TakerStanding } from "../toxicity/interface.ts";
 import { V2Client, type V2ClientOptions } from "./client.ts";
 import { V2RejectCode } from "./codes.ts";
 import { checkV2Swap, decodeSwapTransaction, type V2Pair } from "./fill.ts";
@@ -51,6 +63,15 @@ export interface RfqV2ServiceDeps {
   tickMs?: number;
   /** The fill ledger's recorder (ledger.ts): every offered swap's decision, every confirmed one's fill. */
   ledger?: V2SwapRecorder;
+  /**
+   * Where a message is bound to the first id it came under (the quote store, shared with /swap: Redis
+   * where the service uses Redis): one signature per message, whatever swap_uuid offers it.
+   */
+  messages: Pick<QuoteStore, "bindMessage">;
+  /** The toxic-flow controls' taker standing (toxicity.enabled): streamed levels are priced blind. */
+  takers?: Pick<TakerStanding, "standing">;
+  /** The tokens the maker issues (config `issuance`): holder rules, switches, per-fill and daily caps. */
+  issuance?: { policies: IssuancePolicies; usage: IssuanceUsage };
 }
 
 /** How long after a set's validity a v2 reservation lapses on its own, ms. */
@@ -63,7 +84,11 @@ export class RfqV2Service {
   private readonly pairs = new Map<string, V2Pair>();
   private readonly lots = new Map<string, bigint>();
   private readonly lastSent = new Map<string, { key: string; atMs: number }>();
-  private readonly seen = new Set<string>();
+  /** Every swap_uuid answered, with when it may be forgotten (its expire_at plus the grace). */
+  private readonly seen = new Map<string, number>();
+  private nextSweepMs = 0;
+  /** Issuance reserved for signed swaps not confirmed yet, released at expire_at plus the grace. */
+  private readonly issuanceHeld = new Map<string, NodeJS.Timeout>();
   /** Why a pair is not streamed now, to say it once. */
   private readonly notStreamed = new Map<string, string>();
   private readonly now: () => number;
@@ -116,6 +141,7 @@ export class RfqV2Service {
         void deps.inventory.commit(`v2:${uuid}`).catch((err: unknown) => {
           deps.log.warn({ err, swapUuid: uuid }, "rfq v2: could not commit the swap's reservation");
         });
+        this.settleIssuance(uuid, "commit");
         deps.metrics.confirmed.inc();
         void deps.ledger?.confirmed(uuid, signature);
       },
@@ -245,9 +271,13 @@ export class RfqV2Service {
       this.deps.ledger?.refused(offer, code, detail);
       return undefined;
     };
+    const nowMs = this.now();
+    this.sweepSeen(nowMs);
     if (this.seen.has(swapUuid))
       return refuse(V2RejectCode.V2_DUPLICATE_SWAP, "this swap id was answered before");
-    this.seen.add(swapUuid);
+    // Forgotten no later than the longest expire_at a swap may carry (the levels' validity) and the grace.
+    const validityMs = this.deps.config.file.rfqV2.quoteExpirySeconds * 1000;
+    this.seen.set(swapUuid, nowMs + validityMs + RESERVATION_GRACE_MS);
     const tx = decodeSwapTransaction(base64);
     if ("code" in tx) return refuse(tx.code, tx.detail);
     offer.tx = tx;
@@ -264,9 +294,30 @@ export class RfqV2Service {
     if (!verdict.ok) return refuse(verdict.code, verdict.detail);
     const { pair, leg } = verdict;
     offer.verdict = verdict;
+    // Its expire_at is known now (within the levels' validity, which checkV2Swap held): forgotten after it.
+    this.seen.set(swapUuid, Math.min(Number(leg.expireAt) * 1000, nowMs + validityMs) + RESERVATION_GRACE_MS);
     // What leaves the maker: base when the taker buys it (Bid), quote when it sells base (Ask).
     const [outMint, inMint] =
       leg.takerSide === "bid" ? [pair.base.mint, pair.quote.mint] : [pair.quote.mint, pair.base.mint];
+    // The rules every channel shares (src/policy/trade.ts): streamed levels are priced blind, so a
+    // flagged or denied taker is refused as on an indicative /quote's fill; an issued token's holder
+    // rules, switches and caps hold either way (a v2 swap moves held inventory: no bundle engine needed).
+    const { issuance } = this.deps;
+    const ruled = judgeBlindTrade(
+      {
+        taker: leg.taker.toBase58(),
+        tokenIn: inMint,
+        amountIn: verdict.amountIn,
+        tokenOut: outMint,
+        amountOut: verdict.amountOut,
+      },
+      {
+        ...(this.deps.takers ? { takers: this.deps.takers } : {}),
+        ...(issuance ? { issuance: { policies: issuance.policies, usage: issuance.usage } } : {}),
+      },
+      nowMs,
+    );
+    if (!ruled.ok) return refuse(ruled.code, ruled.detail);
     const check = inventory.check({
       outMint,
       outAmount: verdict.amountOut,
@@ -274,6 +325,15 @@ export class RfqV2Service {
       inAmount: verdict.amountIn,
     });
     if (!check.ok) return refuse(V2RejectCode.V2_INVENTORY_INSUFFICIENT, `${check.reason}: ${check.detail}`);
+    // One signature per message (src/policy/messages.ts), before anything is reserved for it.
+    const messageHash = messageBytesHash(tx.message.serialize());
+    let bound: Awaited<ReturnType<typeof bindMessageOnce>>;
+    try {
+      bound = await bindMessageOnce(this.deps.messages, messageHash, `v2:${swapUuid}`);
+    } catch (err) {
+      return refuse(SwapRefusalCode.QUOTE_STORE_UNAVAILABLE, `message binding: ${(err as Error).message}`);
+    }
+    if (bound) return refuse(bound.code, bound.detail);
     const reserved = await inventory.reserve({
       quoteId: `v2:${swapUuid}`,
       mint: outMint,
@@ -284,11 +344,20 @@ export class RfqV2Service {
     });
     if (!reserved.ok)
       return refuse(V2RejectCode.V2_INVENTORY_INSUFFICIENT, `${reserved.reason}: ${reserved.detail}`);
+    if (ruled.need) {
+      const held = await this.reserveIssuance(swapUuid, ruled.need, nowMs);
+      if (held) {
+        await inventory.release(`v2:${swapUuid}`);
+        return refuse(held.code, held.detail);
+      }
+    }
     const signed = await signV2Swap(signer, tx, swapUuid, verdict);
     if (!signed.ok) {
       await inventory.release(`v2:${swapUuid}`);
+      this.settleIssuance(swapUuid, "release");
       return refuse(signed.code, signed.detail);
     }
+    if (ruled.need) this.releaseIssuanceAt(swapUuid, Number(leg.expireAt) * 1000 + RESERVATION_GRACE_MS);
     await this.deps.ledger?.signed({ ...offer, tx, verdict });
     metrics.swaps.inc({ outcome: "signed" });
     log.info(
@@ -306,7 +375,67 @@ export class RfqV2Service {
     return Buffer.from(tx.serialize()).toString("base64");
   }
 
+  /** How many swap ids are remembered now (the seen set is bounded by expiry). */
+  seenSwaps(): number {
+    return this.seen.size;
+  }
+
+  /** Forgets the swap ids past their expire_at and the grace, at most once a second. */
+  private sweepSeen(nowMs: number): void {
+    if (nowMs < this.nextSweepMs) return;
+    this.nextSweepMs = nowMs + 1_000;
+    for (const [uuid, dropAtMs] of this.seen) if (dropAtMs <= nowMs) this.seen.delete(uuid);
+  }
+
+  /**
+   * The issuer's daily cap for an issued token the swap moves, reserved atomically (Redis where the
+   * service uses Redis) under the same key scheme as /swap's ("v2:<swap_uuid>"): a refusal or nothing.
+   */
+  private async reserveIssuance(
+    swapUuid: string,
+    need: IssuanceNeed,
+    nowMs: number,
+  ): Promise<{ code: RefusalCode; detail: string } | undefined> {
+    const usage = (this.deps.issuance as NonNullable<RfqV2ServiceDeps["issuance"]>).usage;
+    try {
+      const got = await usage.reserve({
+        quoteId: `v2:${swapUuid}`,
+        mint: need.issued.token.mint,
+        direction: need.direction,
+        amount: need.amount,
+        dailyCap: need.issued.maxPerDay,
+        day: utcDay(nowMs),
+      });
+      return got.ok ? undefined : { code: got.reason, detail: got.detail };
+    } catch (err) {
+      return {
+        code: SwapRefusalCode.ISSUANCE_STORE_UNAVAILABLE,
+        detail: `issuance unavailable: ${(err as Error).message}`,
+      };
+    }
+  }
+
+  /** A signed swap's issuance is given back at `atMs` unless its confirmation commits it first. */
+  private releaseIssuanceAt(swapUuid: string, atMs: number): void {
+    const timer = setTimeout(() => this.settleIssuance(swapUuid, "release"), Math.max(0, atMs - this.now()));
+    timer.unref();
+    this.issuanceHeld.set(swapUuid, timer);
+  }
+
+  private settleIssuance(swapUuid: string, how: "commit" | "release"): void {
+    const usage = this.deps.issuance?.usage;
+    if (!usage) return;
+    clearTimeout(this.issuanceHeld.get(swapUuid));
+    this.issuanceHeld.delete(swapUuid);
+    // Unknown ids are ignored by both (a swap of no issued token, or one already settled).
+    void usage[how](`v2:${swapUuid}`).catch((err: unknown) => {
+      this.deps.log.warn({ err, swapUuid }, `rfq v2: could not ${how} the swap's issuance`);
+    });
+  }
+
   close(): void {
+    for (const t of this.issuanceHeld.values()) clearTimeout(t);
+    this.issuanceHeld.clear();
     clearInterval(this.timer);
     this.unsubscribe?.();
     this.client.close();

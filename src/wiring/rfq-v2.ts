@@ -50,6 +50,12 @@ export async function wireRfqV2(
     controls: deps.state.controls,
     now,
     ...(v2Ledger ? { ledger: v2Ledger } : {}),
+    // The rules /swap holds too (src/policy/): one message per id in the same store, the same takers' standing and issuance.
+    messages: deps.state.store,
+    ...(deps.state.takers ? { takers: deps.state.takers } : {}),
+    ...(deps.state.issuance
+      ? { issuance: { policies: deps.state.issuance.policies, usage: deps.state.issuance.usage } }
+      : {}),
   });
   w.closers.push(async () => stream.close());
   // Not awaited: the webhook serves while the stream connects (and reconnects) on its own.

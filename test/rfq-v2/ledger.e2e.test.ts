@@ -25,6 +25,7 @@ import { LedgerWriter } from "../../src/ledger/writer.ts";
 import { createLogger } from "../../src/observability/logger.ts";
 import { Metrics } from "../../src/observability/metrics.ts";
 import { sweep } from "../../src/program/rfq-v2.ts";
+import { MemoryQuoteStore } from "../../src/quote-store/memory.ts";
 import { decidedInLedger, V2SwapLedger } from "../../src/rfq-v2/ledger.ts";
 import { rfqV2Metrics } from "../../src/rfq-v2/metrics.ts";
 import { RfqV2Service } from "../../src/rfq-v2/service.ts";
@@ -89,6 +90,7 @@ async function stack(opts: { land?: boolean } = { land: true }) {
     signer: new KeypairSigner(w.maker),
     log,
     metrics: v2metrics,
+    messages: new MemoryQuoteStore(),
     client: { backoff: { initialMs: 50, maxMs: 200 } },
     ledger: new V2SwapLedger({
       journal,

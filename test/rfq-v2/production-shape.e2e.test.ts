@@ -21,6 +21,7 @@ import { creditSol, creditToken, tokenBalance, tokenProgramOf } from "../../src/
 import { KeypairSigner } from "../../src/keys/index.ts";
 import { createLogger } from "../../src/observability/logger.ts";
 import { sweep } from "../../src/program/rfq-v2.ts";
+import { MemoryQuoteStore } from "../../src/quote-store/memory.ts";
 import { rfqV2Metrics } from "../../src/rfq-v2/metrics.ts";
 import { RfqV2Service } from "../../src/rfq-v2/service.ts";
 import { makeWorld, withToken } from "../inventory/support.ts";
@@ -70,6 +71,7 @@ async function stream(o: {
   const registry = new Registry();
   const service = new RfqV2Service({
     config: w.config,
+    messages: new MemoryQuoteStore(),
     settings: { url, makerId: MAKER_ID, authToken: TOKEN },
     book: new QuotingBook(w.config, o.sources ?? w.sources, { controls }),
     inventory,

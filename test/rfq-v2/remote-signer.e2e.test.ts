@@ -25,6 +25,7 @@ import type { RfqV2StandIn } from "../../sandbox/rfq-v2/server.ts";
 import { creditSol, creditToken, tokenBalance } from "../../src/chain/local/seed.ts";
 import { createLogger } from "../../src/observability/logger.ts";
 import { sweep } from "../../src/program/rfq-v2.ts";
+import { MemoryQuoteStore } from "../../src/quote-store/memory.ts";
 import { SignerRefusalCode } from "../../src/refusal/codes.ts";
 import { rfqV2Metrics } from "../../src/rfq-v2/metrics.ts";
 import { RfqV2Service } from "../../src/rfq-v2/service.ts";
@@ -131,6 +132,7 @@ async function channel(sources?: ReadonlyMap<string, PriceSource>, through: Remo
     signer: through,
     log: createLogger("silent"),
     metrics: rfqV2Metrics(registry),
+    messages: new MemoryQuoteStore(),
     client: { backoff: { initialMs: 50, maxMs: 200 } },
     controls,
   });

@@ -30,6 +30,7 @@ import { creditSol, creditToken, tokenBalance } from "../../src/chain/local/seed
 import { KeypairSigner } from "../../src/keys/index.ts";
 import { createLogger } from "../../src/observability/logger.ts";
 import { sweep } from "../../src/program/rfq-v2.ts";
+import { MemoryQuoteStore } from "../../src/quote-store/memory.ts";
 import { rfqV2Metrics } from "../../src/rfq-v2/metrics.ts";
 import { RfqV2Service } from "../../src/rfq-v2/service.ts";
 import { makeWorld } from "../inventory/support.ts";
@@ -110,6 +111,7 @@ async function stack(
     chain: w.chain,
     log: createLogger("silent"),
     metrics,
+    messages: new MemoryQuoteStore(),
     client: { backoff: { initialMs: 50, maxMs: 200 } },
     controls,
   });

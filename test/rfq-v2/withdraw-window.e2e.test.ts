@@ -17,6 +17,7 @@ import type { PriceSource } from "../../pricing/interface.ts";
 import { RfqV2StandIn } from "../../sandbox/rfq-v2/server.ts";
 import { KeypairSigner } from "../../src/keys/index.ts";
 import { createLogger } from "../../src/observability/logger.ts";
+import { MemoryQuoteStore } from "../../src/quote-store/memory.ts";
 import { rfqV2Metrics } from "../../src/rfq-v2/metrics.ts";
 import { RfqV2Service } from "../../src/rfq-v2/service.ts";
 import { makeWorld } from "../inventory/support.ts";
@@ -71,6 +72,7 @@ async function stream(sources?: ReadonlyMap<string, PriceSource>) {
   const registry = new Registry();
   const service = new RfqV2Service({
     config: w.config,
+    messages: new MemoryQuoteStore(),
     settings: { url, makerId: MAKER_ID, authToken: TOKEN },
     book: new QuotingBook(w.config, sources ?? w.sources, { controls }),
     inventory,

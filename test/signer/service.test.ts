@@ -661,10 +661,10 @@ describe("the issuer key in the signer (SIGNER_ISSUER_KEYPAIR): it makes the com
     expect((await refusal(companionOf(q.quoteId, tx))).code).toBe(SignerRefusalCode.COMPANION_ALREADY_MADE);
   });
 
-  it("refuses a companion for a taker outside the holder rules (HOLDER_NOT_ALLOWED)", async () => {
+  it("refuses a taker outside the holder rules the fill itself (HOLDER_NOT_ALLOWED), not only its companion: a fill signed alone would pay a stranger out of held inventory", async () => {
     const { q, tx } = await buy(10_000_000n, taker);
-    await c.sign(tx, { quoteId: q.quoteId });
-    expect((await refusal(companionOf(q.quoteId, tx))).code).toBe("HOLDER_NOT_ALLOWED");
+    expect((await refusal(c.sign(tx, { quoteId: q.quoteId }))).code).toBe("HOLDER_NOT_ALLOWED");
+    expect((await refusal(companionOf(q.quoteId, tx))).code).toBe(SignerRefusalCode.COMPANION_UNSIGNED_FILL);
   });
 
   it("keeps the daily issuance cap in its own record (ISSUANCE_CAP_EXCEEDED), whatever the webhook's book says", async () => {

@@ -220,6 +220,7 @@ export async function startSignerService(
       chain = rpc;
     }
     const limits = policyFile.limits;
+    const issuanceRecord = new SignerIssuanceLedger(redis, prefixes.signer);
     const policy = new SigningPolicy({
       config,
       store,
@@ -229,9 +230,8 @@ export async function startSignerService(
       priceSources,
       ...(chain ? { chain } : {}),
       keys,
-      ...(issuerKey
-        ? { issuer: { keypair: issuerKey, ledger: new SignerIssuanceLedger(redis, prefixes.signer) } }
-        : {}),
+      ...(issuerKey ? { issuer: { keypair: issuerKey, ledger: issuanceRecord } } : {}),
+      issuanceRecord,
       log,
       ...(opts.now ? { now: opts.now } : {}),
     });

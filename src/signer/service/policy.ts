@@ -5,7 +5,9 @@
  *  2. read the quote itself from the shared store (SIGNER_UNKNOWN_QUOTE, SIGNER_STORE_UNAVAILABLE)
  *  3. every fill rule (src/fill/rules/, validateFill, the webhook's very code) against that quote,
  *     with the fee payer one of the signer's own keys                  (the rule's own code)
- *  4. the taker's signature over these bytes, the maker's slot empty  (SIGNER_TAKER_SIGNATURE)
+ *  4. the taker's signature over these bytes, the maker's slot empty  (SIGNER_TAKER_SIGNATURE);
+ *     an issued token's holder rules, switches and per-fill cap (src/policy/trade.ts, the webhook's
+ *     functions)                      (HOLDER_NOT_ALLOWED, ISSUANCE_DISABLED, ISSUANCE_CAP_EXCEEDED)
  *  5. the per-fill limit of the output token                           (SIGNER_NO_LIMIT, SIGNER_LIMIT_PER_FILL)
  *  6. the price band: the quote's amounts against the signer's OWN price for the pair (band.ts), so a
  *     quote the webhook (or anyone with its Redis credentials) made more generous is refused
@@ -19,7 +21,8 @@
  * Every refusal is one log line with its code; every signature one line with quoteId and message hash.
  * An RFQ v2 swap (decideV2) is judged from its own bytes the same way: its lookup tables resolved by
  * the signer's own chain reader, then structure, programs, expiry, the walk of its levels against
- * steps 5, 6 and 8, one landable message per swap id.
+ * steps 4 (the issued token's rules; its daily cap in the signer's issuance record), 5, 6 and 8, one
+ * landable message per swap id.
  */
 import type { KeyObject } from "node:crypto";
 import { type Keypair, PublicKey, type VersionedTransaction } from "@solana/web3.js";
@@ -32,12 +35,13 @@ import { raisedFeeCaps } from "../../fill/raised-fee-cap.ts";
 import { checkTakerSignatures } from "../../fill/signatures.ts";
 import { FillRejectCode, messageBytesHash, validateFill } from "../../fill/validate.ts";
 import { buildCompanion } from "../../issuance/companion.ts";
-import { IssuancePolicies } from "../../issuance/policy.ts";
+import { type IssuanceNeed, IssuancePolicies } from "../../issuance/policy.ts";
 import { KeypairSigner } from "../../keys/index.ts";
 import type { Logger } from "../../observability/logger.ts";
+import { issuedTrade } from "../../policy/trade.ts";
 import { deserializeFillTransaction } from "../../program/decode.ts";
 import type { QuoteStore, StoredQuote } from "../../quote-store/interface.ts";
-import { SignerRefusalCode } from "../../refusal/codes.ts";
+import { SignerRefusalCode, SwapRefusalCode } from "../../refusal/codes.ts";
 import { V2RejectCode } from "../../rfq-v2/codes.ts";
 import { checkV2Route, decodeSwapTransaction, type V2Pair } from "../../rfq-v2/fill.ts";
 import { LookupTableResolver } from "../../rfq-v2/lookup.ts";
@@ -86,6 +90,11 @@ export interface SigningPolicyOptions {
    * of a fill of a token the maker issues (config `issuance`), checking the caps itself.
    */
   issuer?: { keypair: Keypair; ledger: SignerIssuanceLedger };
+  /**
+   * The signer's own issuance record (the issuer's when it holds one): the daily cap of an issued
+   * token an RFQ v2 swap moves. Unset: such a swap is refused (the cap cannot be held).
+   */
+  issuanceRecord?: SignerIssuanceLedger;
   log: Logger;
   /** Seconds a fill's expire_at may exceed the quote's expiry (the webhook's default, 5). */
   expiryGraceSeconds?: bigint;
@@ -98,6 +107,8 @@ export class SigningPolicy {
   readonly #v2Pairs: ReadonlyMap<string, V2Pair>;
   /** The v2 swaps' lookup tables, read through the signer's own chain reader (none without one). */
   readonly #lookups: LookupTableResolver | undefined;
+  /** The tokens the maker issues (config `issuance`): holder rules, switches and caps. */
+  readonly #issuance: IssuancePolicies;
   private readonly maxFeeLamports: bigint;
   private readonly raisedFeeCapOf: ReturnType<typeof raisedFeeCaps>;
   private readonly now: () => number;
@@ -110,6 +121,7 @@ export class SigningPolicy {
       key: ed25519SigningKey(k.secretKey),
     }));
     this.#v2Pairs = v2PairsOf(opts.bands);
+    this.#issuance = new IssuancePolicies(opts.config);
     this.maxFeeLamports = BigInt(opts.config.file.limits.maxFeeLamports);
     this.raisedFeeCapOf = raisedFeeCaps(opts.config);
     this.now = opts.now ?? Date.now;
@@ -177,16 +189,8 @@ export class SigningPolicy {
     const { held, validation } = this.#validate(tx, messageHash, quote);
     if (!validation.ok) return refuse(validation.code, validation.context, { messageHash });
     const fill = validation.fill;
-    const policies = new IssuancePolicies(this.opts.config);
-    const { tokenIn, tokenOut } = quote.request;
-    const checked =
-      policies.holderRefusal(tokenIn, tokenOut, fill.taker.toBase58()) ??
-      policies.check(
-        { tokenIn, tokenOut, amountIn: fill.inputAmount, amountOut: fill.outputAmount },
-        undefined,
-        this.now(),
-      );
-    if (!checked.ok) return refuse(checked.reason, checked.detail, { messageHash });
+    const checked = this.#issuedFill(quote, fill);
+    if (!checked.ok) return refuse(checked.code, checked.detail, { messageHash });
     const need = checked.need;
     if (need?.direction !== "mint") {
       return refuse(
@@ -270,6 +274,10 @@ export class SigningPolicy {
     }
     const sigs = checkTakerSignatures(tx, messageBytes, validation.fill.makerSlot);
     if (!sigs.ok) return refuse(SignerRefusalCode.TAKER_SIGNATURE, sigs.detail, { messageHash });
+    // An issued token's rules (src/policy/trade.ts) hold on the fill too, not only on its companion: a
+    // fill signed alone would pay a stranger out of held inventory. Its daily cap is the companion's.
+    const issued = this.#issuedFill(quote, validation.fill);
+    if (!issued.ok) return refuse(issued.code, issued.detail, { messageHash });
 
     const mint = quote.request.tokenOut;
     const amount = BigInt(quote.response.amountOut);
@@ -376,11 +384,31 @@ export class SigningPolicy {
     const trade = makerTrade(leg);
     if (trade.lots === 0n)
       return refuse(V2RejectCode.V2_INVALID_AMOUNTS, `${leg.inAmount} buys no whole lot`, { messageHash });
+    // The rules every channel shares (src/policy/trade.ts): an issued token's holder rules (buying or
+    // selling it), switches and per-fill cap, on the swap's own walk; its daily cap in the record below.
+    // The taker's standing (toxicity) is n/a here: its lists live in the webhook's state, not the signer's.
+    const ruled = issuedTrade(
+      this.#issuance,
+      {
+        taker: leg.taker.toBase58(),
+        tokenIn: trade.mintIn,
+        amountIn: trade.amountIn,
+        tokenOut: trade.mintOut,
+        amountOut: trade.amountOut,
+      },
+      undefined,
+      this.now(),
+    );
+    if (!ruled.ok) return refuse(ruled.code, ruled.detail, { messageHash });
 
     const { mintOut: mint, amountOut: amount } = trade;
     const judged = this.#judgeTrade(trade, "swap", refuse, { messageHash }, { sequence: claimed.sequence });
     if (!judged.ok) return judged.refused;
     const { limits, band, verdict } = judged;
+    if (ruled.need) {
+      const capped = await this.#recordV2Issuance(ruled.need, messageHash);
+      if (capped) return refuse(capped.code, capped.detail, { messageHash });
+    }
     return this.#recordAndSign({
       refuse,
       log,
@@ -404,6 +432,59 @@ export class SigningPolicy {
         tables,
       },
     });
+  }
+
+  /** A v1 fill's issued token: holders, switches and the per-fill cap, as /swap judges them (checks.ts). */
+  #issuedFill(quote: StoredQuote, fill: { taker: PublicKey; inputAmount: bigint; outputAmount: bigint }) {
+    const { tokenIn, tokenOut } = quote.request;
+    return issuedTrade(
+      this.#issuance,
+      {
+        taker: fill.taker.toBase58(),
+        tokenIn,
+        amountIn: fill.inputAmount,
+        tokenOut,
+        amountOut: fill.outputAmount,
+      },
+      undefined,
+      this.now(),
+    );
+  }
+
+  /**
+   * An issued token's units a v2 swap moves, counted in the signer's own record against the issuer's
+   * daily cap (mints with the companions' own count; burns, the taker selling, in a count of their
+   * own), once per message: the same message offered again is counted once, and refused by the record
+   * that follows (SIGNER_ALREADY_SIGNED).
+   */
+  async #recordV2Issuance(
+    need: IssuanceNeed,
+    messageHash: string,
+  ): Promise<{ code: string; detail: string } | undefined> {
+    const record = this.opts.issuer?.ledger ?? this.opts.issuanceRecord;
+    if (!record)
+      return {
+        code: SignerRefusalCode.STORE_UNAVAILABLE,
+        detail: "the signer has no issuance record to hold the issuer's daily cap",
+      };
+    const mint = need.issued.token.mint;
+    let recorded: Awaited<ReturnType<SignerIssuanceLedger["record"]>>;
+    try {
+      recorded = await record.record({
+        quoteId: `v2:${messageHash}`,
+        mint: need.direction === "mint" ? mint : `${mint}:burn`,
+        amount: need.amount,
+        dailyCap: need.issued.maxPerDay,
+        nowMs: this.now(),
+      });
+    } catch (e) {
+      return { code: SignerRefusalCode.STORE_UNAVAILABLE, detail: `signer record: ${(e as Error).message}` };
+    }
+    if (recorded !== "dailyCap") return undefined;
+    return {
+      code: SwapRefusalCode.ISSUANCE_CAP_EXCEEDED,
+      detail: `${need.direction === "mint" ? "selling" : "buying"} ${need.amount} ${need.issued.token.symbol} would cross the issuer's daily cap of ${need.issued.maxPerDay} (the signer's record)`,
+    };
   }
 
   /**

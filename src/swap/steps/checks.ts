@@ -16,6 +16,7 @@ import type { IssuanceNeed } from "../../issuance/policy.ts";
 import type { DecisionSeen } from "../../ledger/decision.ts";
 import { type Budget, bounded } from "../../lib/bounded.ts";
 import type { Logger } from "../../observability/logger.ts";
+import { blindFillStanding, issuedTrade } from "../../policy/trade.ts";
 import { deserializeFillTransaction } from "../../program/decode.ts";
 import type { StoredQuote } from "../../quote-store/interface.ts";
 import { FillRejectCode, refusal, SwapRefusalCode as S } from "../../refusal/codes.ts";
@@ -119,15 +120,15 @@ function botActivity(
   const takers = ports.takers;
   if (!takers || quote.taker !== undefined) return undefined;
   const taker = fill.taker.toBase58();
-  const standing = takers.standing(taker, ports.now());
-  if (standing.kind !== "flagged" && standing.kind !== "denied") return undefined;
+  const blind = blindFillStanding(takers, taker, ports.now());
+  if (!blind) return undefined;
+  const { standing } = blind;
   ports.metrics?.toxicSwapsRejected.inc({ standing: standing.kind });
   log.warn(
     { taker, quoteId: quote.quoteId, standing: standing.kind, why: standing.entry.reason },
     "swap refused: botActivityDetected (a flagged or denied taker filling an indicative quote)",
   );
-  const why = `taker ${taker} is ${standing.kind === "flagged" ? "flagged for toxic flow" : "on the deny list"}`;
-  return refused(req, refusal(S.BOT_ACTIVITY_DETECTED, why));
+  return refused(req, refusal(blind.code, blind.detail));
 }
 
 /**
@@ -146,17 +147,22 @@ function issuanceOf(
   const iss = ports.issuance;
   if (!iss) return undefined;
   const { tokenIn, tokenOut } = quote.request;
-  const holder = iss.policies.holderRefusal(tokenIn, tokenOut, fill.taker.toBase58());
-  const checked =
-    holder ??
-    iss.policies.check(
-      { tokenIn, tokenOut, amountIn: fill.inputAmount, amountOut: fill.outputAmount },
-      undefined,
-      ports.now(),
-    );
+  // The day's cap is held by the reservation after the claim (reserve.ts), not by this instance's view.
+  const checked = issuedTrade(
+    iss.policies,
+    {
+      taker: fill.taker.toBase58(),
+      tokenIn,
+      tokenOut,
+      amountIn: fill.inputAmount,
+      amountOut: fill.outputAmount,
+    },
+    undefined,
+    ports.now(),
+  );
   if (!checked.ok) {
-    log.info({ code: checked.reason, detail: checked.detail }, "fill refused: issuance");
-    return refused(req, refusal(checked.reason, checked.detail));
+    log.info({ code: checked.code, detail: checked.detail }, "fill refused: issuance");
+    return refused(req, refusal(checked.code, checked.detail));
   }
   if (!checked.need) return undefined;
   if (!iss.bundles) {

@@ -6,6 +6,7 @@
 import { accepted, refusedAnswer, type SwapRequest, type SwapResponse } from "../../contract/swap.ts";
 import { type Budget, bounded, sleep } from "../../lib/bounded.ts";
 import type { Logger } from "../../observability/logger.ts";
+import { bindMessageOnce } from "../../policy/messages.ts";
 import { type Refusal, refusal, SwapRefusalCode as S } from "../../refusal/codes.ts";
 import { type Decision, refused, type StepPorts } from "./step.ts";
 
@@ -20,17 +21,16 @@ export async function bindAndClaim(
   const { quoteId } = req;
   // 5a. One message, one quote (see executor.ts).
   const bound = await bounded(
-    () => ports.store.bindMessage(messageHash, quoteId),
+    () => bindMessageOnce(ports.store, messageHash, quoteId),
     budget.forStep(ports.steps.store),
   );
   if (!bound.ok) {
     log.warn({ error: bound.error }, "message binding failed");
     return refused(req, storeUnavailable(bound));
   }
-  if (bound.value !== quoteId) {
-    log.warn({ firstQuoteId: bound.value }, "fill replayed under another quote");
-    const why = `the transaction was already submitted for another quote (${bound.value})`;
-    return refused(req, refusal(S.MESSAGE_BOUND_TO_OTHER_QUOTE, why));
+  if (bound.value) {
+    log.warn({ firstQuoteId: bound.value.boundTo }, "fill replayed under another quote");
+    return refused(req, refusal(bound.value.code, bound.value.detail));
   }
 
   // 5b. The exactly-once step.
