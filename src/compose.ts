@@ -32,6 +32,7 @@ import { type MadeBundlePort, type MadeChain, makeBundlePort, makeChain } from "
 import { parseRpcUrls, probeRpcEndpoint, redactUrl } from "./chain/rpc.ts";
 import { configuredParts } from "./composition/parts.ts";
 import { describeCause, StartupError } from "./errors/startup.ts";
+import { FillPathHealth, watchChain, watchSigner } from "./health/fill-path.ts";
 import { type Issuer, loadIssuer, localIssuer } from "./issuance/issuer.ts";
 import { IssuancePolicies } from "./issuance/policy.ts";
 import type { IssuancePorts } from "./issuance/ports.ts";
@@ -142,6 +143,8 @@ export interface Service {
   takers?: TakerStanding;
   /** The quote store's circuit breaker on the quote path. */
   storeCircuit: Circuit;
+  /** Whether the swap path can fill right now: the quote path's 404s while a dependency fails. */
+  fillPath: FillPathHealth;
   /** Shutdown state the apps read: set `draining` and /ready answers 503 (src/http/shutdown.ts). */
   lifecycle: { draining: boolean };
   /** The RFQ v2 level stream, when RFQ_V2_URL is set (in one process of the service). */
@@ -150,6 +153,12 @@ export interface Service {
 }
 
 type Closers = (() => Promise<unknown>)[];
+
+/**
+ * A fill dependency's probe slower than this is a failure: a healthy RPC, signer or database answers
+ * in tens of ms, and a call slower than a second leaves a fill too little of its swap budget.
+ */
+const FILL_PROBE_TIMEOUT_MS = 1_000;
 
 /** SIGNER_URL: the signer service holds the key; this process asks it (src/signer/remote.ts). */
 async function connectRemoteSigner(config: Config, closers: Closers): Promise<Signer> {
@@ -348,7 +357,30 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
       ...(bundles.port ? {} : { unavailable: bundles.reason }),
     };
   }
+  // What a fill needs beyond this process: the RPC (a remote chain), the signer service, the ledger
+  // database. Each is watched on the swap path's own calls and probed when idle (src/health/).
+  const fillPath = new FillPathHealth({ log, now });
+  closers.push(async () => fillPath.close());
+  const remoteChain = !opts.chain && config.env.RPC_URL !== undefined && config.env.RPC_URL !== "";
+  const rpcHealth = remoteChain
+    ? fillPath.track({
+        name: "rpc",
+        what: `the RPC (${made.note})`,
+        timeoutMs: FILL_PROBE_TIMEOUT_MS,
+        probe: () => chain.getLatestBlockhash(),
+      })
+    : undefined;
+  const signerHealth =
+    signer instanceof RemoteSigner
+      ? fillPath.track({
+          name: "signer",
+          what: `the signer service (${signer.description})`,
+          timeoutMs: FILL_PROBE_TIMEOUT_MS,
+          probe: () => signer.keys(),
+        })
+      : undefined;
   const quotes = new QuoteService({
+    fillPath,
     config,
     book,
     inventory,
@@ -377,6 +409,17 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
     log.info({ ledger: opened.db.description }, "fill ledger open");
     ledger = Promise.resolve(opened);
   }
+  // A PostgreSQL server can be down while this process runs (the embedded PGlite cannot).
+  const db = opts.ledger?.db ?? (ledger ? (await ledger).db : undefined);
+  const ledgerHealth =
+    db?.kind === "postgres"
+      ? fillPath.track({
+          name: "ledger",
+          what: `the fill ledger (${db.description})`,
+          timeoutMs: FILL_PROBE_TIMEOUT_MS,
+          probe: () => db.query("SELECT 1"),
+        })
+      : undefined;
 
   let swap: SwapHandler;
   let swapPorts: SwapPorts | undefined;
@@ -390,9 +433,9 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
       log,
       metrics,
       store,
-      chain,
+      chain: rpcHealth ? watchChain(chain, rpcHealth) : chain,
       inventory,
-      signer,
+      signer: signerHealth ? watchSigner(signer, signerHealth) : signer,
       ...(redis ? { redis } : {}),
       journalPrefix: keys.swap,
       now,
@@ -437,6 +480,7 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
         metrics,
         log,
         stamp: { mode: config.mode, maker: signer.publicKey.toBase58() },
+        ...(ledgerHealth ? { health: ledgerHealth } : {}),
         ...opts.ledgerWriter,
       });
       writer.start();
@@ -485,10 +529,14 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
     rfqV2 = stream;
   }
 
+  // Every dependency's state known before the first quote is answered.
+  await fillPath.start();
+
   const lifecycle = { draining: false };
   const probes: ReadinessProbe[] = [
     ["quoteStore", () => store.ping()],
     ["chain", () => chain.ping()],
+    ...fillPath.readiness(),
   ];
   const app = createApp({
     config,
@@ -551,6 +599,7 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
     ...(markouts ? { markouts } : {}),
     ...(takers ? { takers } : {}),
     storeCircuit,
+    fillPath,
     lifecycle,
     ...(rfqV2 ? { rfqV2 } : {}),
     close: () => closeAll(closers),
