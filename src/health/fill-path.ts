@@ -163,7 +163,7 @@ export class Dependency implements HealthFeed {
     return {
       ok: false,
       reason: FILL_PATH_REASONS[this.opts.name],
-      detail: `${this.opts.what} is not answering (${this.#lastError}): a quote could not be filled`,
+      detail: `${FILL_PATH_REASONS[this.opts.name]}: ${this.opts.what} is not answering (${this.#lastError}): a quote could not be filled`,
     };
   }
 }
@@ -263,7 +263,9 @@ export function watchChain(chain: Chain, feed: HealthFeed): Chain {
     getUnixTimestamp: () => chain.getUnixTimestamp(),
     // A node that had the transaction and said no answered; one never reached, or lost, did not.
     send: (tx, opts?: SendOptions) =>
-      seen(chain.send(tx, opts), (r) => (!r.ok && r.reached !== "refused" && r.reached ? r.error : undefined)),
+      seen(chain.send(tx, opts), (r) =>
+        !r.ok && r.reached !== "refused" && r.reached ? r.error : undefined,
+      ),
     getSignatureStatus: (sig, hint?: StatusHint) => chain.getSignatureStatus(sig, hint),
     ping: () => chain.ping(),
     close: () => chain.close(),

@@ -8,6 +8,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { ProxyFault } from "../../sandbox/chain/fault-proxy.ts";
+import { startPostgres } from "../../tooling/processes.ts";
 import { logLines } from "../support/process.ts";
 import { report } from "./load.ts";
 import { API_KEY, type FaultStack, faultStack, metric, quoteRequest } from "./stack.ts";
@@ -50,53 +51,120 @@ async function quoteUntil(
   }
 }
 
-describe("fault: the RPC failing with no swap traffic", () => {
+/**
+ * One outage: `cut` it, quote until the first 404 naming `reason`, then 10 more (each a fast 404 with
+ * the reason, counted, /ready's `fill.<dependency>` false), `restore` it, and quote until priced.
+ * Returns the figures; `restore` resolves at the moment the dependency answers again.
+ */
+async function outage(
+  s: FaultStack,
+  o: { reason: string; dependency: string; cut: () => Promise<void>; restore: () => Promise<void> },
+): Promise<string> {
+  const before = await metric(s, "rfq_no_quote_total", { reason: o.reason });
+  await o.cut();
+  const cutAt = Date.now();
+  const down = await quoteUntil(s, (q) => q.status === 404 && q.message.includes(o.reason));
+  const seenMs = down.at - cutAt;
+  const held: { status: number; message: string; ms: number }[] = [];
+  for (let i = 0; i < 10; i++) held.push(await quote(s));
+  const ready = await fetch(`${s.opsUrl}/ready`);
+  const readyBody = (await ready.json()) as { checks?: Record<string, boolean> };
+  const counted = (await metric(s, "rfq_no_quote_total", { reason: o.reason })) - before;
+
+  await o.restore();
+  const backAt = Date.now();
+  const back = await quoteUntil(s, (q) => q.status === 200);
+  const recoveredMs = back.at - backAt;
+
+  expect(held.map((q) => q.status)).toEqual(held.map(() => 404));
+  expect(held.every((q) => q.message.includes(o.reason))).toBe(true);
+  expect(Math.max(...held.map((q) => q.ms))).toBeLessThan(250);
+  expect(counted).toBeGreaterThanOrEqual(held.length);
+  expect(ready.status).toBe(503);
+  expect(readyBody.checks?.[`fill.${o.dependency}`]).toBe(false);
+  expect(back.answers.at(-1)?.status).toBe(200);
+  // The contract's figure: priced again within one second of the dependency answering.
+  expect(recoveredMs).toBeLessThan(1_000);
+  return (
+    `seen in ${seenMs} ms; slowest 404 while down ${Math.max(...held.map((q) => q.ms))} ms; ` +
+    `first priced quote ${recoveredMs} ms after recovery`
+  );
+}
+
+/** One line entering and one leaving per outage, not one per quote. */
+function expectOneLineEach(s: FaultStack, outages: number): void {
+  const lines = logLines(s.webhook.stdout());
+  const entered = lines.filter((l) => String(l.msg).startsWith("fill path: dependency failing"));
+  const left = lines.filter((l) => String(l.msg).startsWith("fill path: dependency answering again"));
+  expect(entered.length).toBe(outages);
+  expect(left.length).toBe(outages);
+}
+
+describe("fault: a dependency of the fill failing with no swap traffic", () => {
   it("turns quotes into fast RPC_UNAVAILABLE 404s while the RPC stalls, answers 503 or drops connections, and prices again within 1 s of recovery", {
     timeout: 180_000,
   }, async () => {
     const s = await faultStack({ env: { LOG_LEVEL: "info" } });
     stack = s;
     expect((await quote(s)).status).toBe(200);
-
     const faults: ProxyFault[] = ["blackhole", "unavailable", "reset-before"];
     const figures: Record<string, string> = {};
     for (const fault of faults) {
-      const before = await metric(s, "rfq_no_quote_total", { reason: "RPC_UNAVAILABLE" });
-      await s.proxy.set(fault);
-      const cutAt = Date.now();
-      const down = await quoteUntil(s, (q) => q.status === 404 && q.message.includes("RPC"));
-      const seenMs = down.at - cutAt;
-      // While it lasts: every quote a fast 404 naming the RPC.
-      const held: { status: number; message: string; ms: number }[] = [];
-      for (let i = 0; i < 10; i++) held.push(await quote(s));
-      const ready = await fetch(`${s.opsUrl}/ready`);
-      const readyBody = (await ready.json()) as { checks?: Record<string, boolean> };
-      const counted = (await metric(s, "rfq_no_quote_total", { reason: "RPC_UNAVAILABLE" })) - before;
-
-      await s.proxy.set("pass");
-      const backAt = Date.now();
-      const back = await quoteUntil(s, (q) => q.status === 200);
-      const recoveredMs = back.at - backAt;
-      figures[fault] =
-        `seen in ${seenMs} ms; slowest 404 while down ${Math.max(...held.map((q) => q.ms))} ms; ` +
-        `first priced quote ${recoveredMs} ms after recovery`;
-
-      expect(held.map((q) => q.status)).toEqual(held.map(() => 404));
-      expect(held.every((q) => q.message.includes("RPC"))).toBe(true);
-      expect(Math.max(...held.map((q) => q.ms))).toBeLessThan(250);
-      expect(counted).toBeGreaterThanOrEqual(held.length);
-      expect(ready.status).toBe(503);
-      expect(readyBody.checks?.["fill.rpc"]).toBe(false);
-      expect(back.answers.at(-1)?.status).toBe(200);
-      // The contract's figure: priced again within one second of the RPC answering.
-      expect(recoveredMs).toBeLessThan(1_000);
+      figures[fault] = await outage(s, {
+        reason: "RPC_UNAVAILABLE",
+        dependency: "rpc",
+        cut: () => s.proxy.set(fault),
+        restore: () => s.proxy.set("pass"),
+      });
     }
     report("the RPC failing with no swap traffic", figures);
-    // One line entering and one leaving per fault, not one per quote.
-    const lines = logLines(s.webhook.stdout());
-    const entered = lines.filter((l) => String(l.msg).startsWith("fill path: dependency failing"));
-    const left = lines.filter((l) => String(l.msg).startsWith("fill path: dependency answering again"));
-    expect(entered.length).toBe(faults.length);
-    expect(left.length).toBe(faults.length);
+    expectOneLineEach(s, faults.length);
+  });
+
+  it("turns quotes into fast SIGNER_UNAVAILABLE 404s while the signer service is down, and prices again within 1 s of its restart", {
+    timeout: 180_000,
+  }, async () => {
+    const s = await faultStack({ env: { LOG_LEVEL: "info" }, signer: true });
+    stack = s;
+    expect((await quote(s)).status).toBe(200);
+    const signer = s.signer as NonNullable<FaultStack["signer"]>;
+    const figures: Record<string, string> = {};
+    for (const signal of ["SIGTERM", "SIGKILL"] as const) {
+      figures[`signer ${signal} and restart`] = await outage(s, {
+        reason: "SIGNER_UNAVAILABLE",
+        dependency: "signer",
+        cut: () => signer.stop(signal),
+        // Resolves once its socket is there: the signer answers from then on.
+        restore: () => signer.start(),
+      });
+    }
+    report("the signer service restarted", figures);
+    expectOneLineEach(s, 2);
+  });
+
+  it("turns quotes into fast LEDGER_UNAVAILABLE 404s while PostgreSQL is stopped, and prices again within 1 s of its start", {
+    timeout: 180_000,
+  }, async () => {
+    const pg = await startPostgres();
+    try {
+      const s = await faultStack({ env: { LOG_LEVEL: "info", LEDGER: "on", DATABASE_URL: pg.url } });
+      stack = s;
+      expect((await quote(s)).status).toBe(200);
+      const figures = {
+        "PostgreSQL stopped and started": await outage(s, {
+          reason: "LEDGER_UNAVAILABLE",
+          dependency: "ledger",
+          cut: async () => pg.halt(),
+          // pg_ctl start -w returns once the server accepts connections.
+          restore: async () => pg.resume(),
+        }),
+      };
+      report("the ledger's PostgreSQL stopped", figures);
+      expectOneLineEach(s, 1);
+    } finally {
+      await stack?.close();
+      stack = undefined;
+      await pg.stop();
+    }
   });
 });
