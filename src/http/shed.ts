@@ -18,9 +18,10 @@
  *
  * What the wait does not show is the wait still to come: a quote admitted now crosses the event loop
  * again (its body, the store's answer) before it leaves, and past capacity each crossing waits behind
- * every other quote in flight. So the share also shrinks by the loop's recent delay (`LoopLag`), counted
- * `LOOP_CROSSINGS` times: a quote is priced only if its wait so far plus the waits still ahead of it fit
- * in the share. Without it the step just past saturation admitted quotes at 140 ms that then left at
+ * every other quote in flight. So the loop's recent delay (`LoopLag`) counts too, `LOOP_CROSSINGS`
+ * times: a quote is priced only if its wait so far plus the waits still ahead of it leave
+ * `AFTER_ADMISSION_RESERVE` of the budget (the share is the lower of the two bounds). An idle loop
+ * changes nothing; a loop 25 ms behind neither; one 100 ms behind sheds every quote that waited. Without it the step just past saturation admitted quotes at 140 ms that then left at
  * 300-400 ms (22.5 % late at 1.2x one worker's saturation, issue 60).
  *
  * Both are 404s counted in `rfq_no_quote_total{reason}`. The wait is read from the operator's own
@@ -61,6 +62,11 @@ export function shedDecision(s: ShedInput): ShedReason | undefined {
  * quote store's answer (the answer itself is written at once).
  */
 export const LOOP_CROSSINGS = 2;
+/**
+ * The share of the budget kept for a quote's own work and its answer's way back once its waits are
+ * counted: 50 ms of the operator's 250, several times a priced quote's own cost.
+ */
+export const AFTER_ADMISSION_RESERVE = 0.2;
 /** The event loop's delay is sampled this often (ms): 100 cheap wake-ups a second. */
 export const LAG_TICK_MS = 10;
 
@@ -137,8 +143,10 @@ export class StandingQueue {
     const base = this.#standing ? shedShare / 2 : shedShare;
     const lag = this.lagMs();
     if (!(lag > 0) || !(budgetMs > 0)) return base;
-    // The waits still ahead come off the share; never 0, which would turn shedding off.
-    return Math.max(base - (LOOP_CROSSINGS * lag) / budgetMs, Number.MIN_VALUE);
+    // Wait so far + the waits still ahead must fit in the budget less AFTER_ADMISSION_RESERVE; never
+    // 0, which would turn shedding off.
+    const fits = 1 - AFTER_ADMISSION_RESERVE - (LOOP_CROSSINGS * lag) / budgetMs;
+    return Math.max(Math.min(base, fits), Number.MIN_VALUE);
   }
 
   get standing(): boolean {

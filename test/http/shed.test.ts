@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Service } from "../../src/compose.ts";
 import {
+  AFTER_ADMISSION_RESERVE,
   LAG_TICK_MS,
   LOOP_CROSSINGS,
   LoopLag,
@@ -98,21 +99,24 @@ describe("StandingQueue: a standing queue halves the share, a passing stall does
 describe("StandingQueue: the event loop's delay is the wait still to come", () => {
   const SHARE = 0.6;
 
-  it("takes LOOP_CROSSINGS times the loop's delay off the share: a quote admitted must leave within it", () => {
+  it("prices only a quote whose wait plus LOOP_CROSSINGS times the loop's delay leaves AFTER_ADMISSION_RESERVE of its budget", () => {
     let lag = 0;
     const q = new StandingQueue(() => lag);
     expect(q.shareFor(0, 0, 250, SHARE)).toBe(SHARE);
+    // 25 ms behind: 250 x (1 - 0.2) - 2 x 25 = 150 ms, the share's own bound: unchanged.
     lag = 25;
-    // 150 ms of share, 2 x 25 ms still to wait: 100 ms of wait admitted (0.4 of 250).
-    const share = q.shareFor(1, 0, 250, SHARE);
-    expect(share).toBeCloseTo(SHARE - (LOOP_CROSSINGS * 25) / 250, 12);
+    expect(q.shareFor(1, 0, 250, SHARE)).toBeCloseTo(SHARE, 12);
+    // 50 ms behind: 200 - 100 = 100 ms of wait admitted (0.4 of 250).
+    lag = 50;
+    const share = q.shareFor(2, 0, 250, SHARE);
+    expect(share).toBeCloseTo(1 - AFTER_ADMISSION_RESERVE - (LOOP_CROSSINGS * 50) / 250, 12);
     const at = { nowMs: 0, deadlineAtMs: 250, minBudgetMs: 15, budgetMs: 250, shedShare: share };
     expect(shedDecision({ ...at, queuedMs: 99 })).toBeUndefined();
     expect(shedDecision({ ...at, queuedMs: 101 })).toBe("OVERLOADED");
   });
 
   it("sheds every quote that waited at all once the loop's delay alone uses up the share (never turns shedding off)", () => {
-    const q = new StandingQueue(() => 200);
+    const q = new StandingQueue(() => 100);
     const share = q.shareFor(0, 1, 250, SHARE);
     expect(share).toBeGreaterThan(0);
     expect(
