@@ -359,7 +359,8 @@ async function buildService(config: Config, opts: ComposeOptions, closers: Close
   }
   // What a fill needs beyond this process: the RPC (a remote chain), the signer service, the ledger
   // database. Each is watched on the swap path's own calls and probed when idle (src/health/).
-  const fillPath = new FillPathHealth({ log, now });
+  // Wall time, not the service clock: probe intervals and timeouts are real time (tests move the clock).
+  const fillPath = new FillPathHealth({ log });
   closers.push(async () => fillPath.close());
   const remoteChain = !opts.chain && config.env.RPC_URL !== undefined && config.env.RPC_URL !== "";
   const rpcHealth = remoteChain

@@ -51,10 +51,15 @@ export interface DependencyOptions {
 /** The fill path's answer for a quote: undefined when it can be filled. */
 export type FillPathRefusal = { ok: false; reason: FillPathReason; detail: string };
 
-/** Feeds one dependency: the wrappers and the ledger writer call these. */
+/**
+ * Feeds one dependency: the wrappers and the ledger writer call these, with when the call started
+ * (default: now). An outcome is ignored when a call started later has already reported the other one:
+ * a request stuck since before the dependency came back, timing out after the fresh ones answered,
+ * says nothing about it now.
+ */
 export interface HealthFeed {
-  ok(): void;
-  fail(error: unknown): void;
+  ok(startedAtMs?: number): void;
+  fail(error: unknown, startedAtMs?: number): void;
 }
 
 const describe = (e: unknown): string => (e instanceof Error ? e.message : String(e));
@@ -69,6 +74,9 @@ export class Dependency implements HealthFeed {
   #lastProbeMs = Number.NEGATIVE_INFINITY;
   #downSinceMs: number;
   #lastError = "not probed yet";
+  /** When the latest-started call that answered, and the latest-started one that failed, started. */
+  #okStartMs = Number.NEGATIVE_INFINITY;
+  #failStartMs = Number.NEGATIVE_INFINITY;
   #refusal: FillPathRefusal;
 
   constructor(
@@ -89,8 +97,10 @@ export class Dependency implements HealthFeed {
     return this.#failing ? this.#refusal : undefined;
   }
 
-  ok(): void {
+  ok(startedAtMs: number = this.now()): void {
     this.#lastFedMs = this.now();
+    if (startedAtMs < this.#failStartMs) return;
+    this.#okStartMs = startedAtMs;
     this.#failures = 0;
     if (!this.#failing) return;
     this.#successes++;
@@ -108,8 +118,10 @@ export class Dependency implements HealthFeed {
     }
   }
 
-  fail(error: unknown): void {
+  fail(error: unknown, startedAtMs: number = this.now()): void {
     this.#lastFedMs = this.now();
+    if (startedAtMs < this.#okStartMs) return;
+    this.#failStartMs = startedAtMs;
     this.#successes = 0;
     this.#lastError = describe(error);
     if (this.#failing) {
@@ -141,7 +153,8 @@ export class Dependency implements HealthFeed {
 
   /** One probe, bounded by the dependency's timeout; its outcome feeds the state. */
   async probe(): Promise<void> {
-    this.#lastProbeMs = this.now();
+    const started = this.now();
+    this.#lastProbeMs = started;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
@@ -151,9 +164,9 @@ export class Dependency implements HealthFeed {
     });
     try {
       await Promise.race([this.opts.probe(), timeout]);
-      this.ok();
+      this.ok(started);
     } catch (e) {
-      this.fail(e);
+      this.fail(e, started);
     } finally {
       clearTimeout(timer);
     }
@@ -170,6 +183,7 @@ export class Dependency implements HealthFeed {
 
 export interface FillPathHealthOptions {
   log: Logger;
+  /** Wall time (default Date.now; the port wrappers stamp their calls with Date.now too). */
   now?: () => number;
   /** Interval of the probe loop's ticks (ms, 50): each tick probes what is due. */
   tickMs?: number;
@@ -241,14 +255,15 @@ export class FillPathHealth {
 /** A chain port that reports whether the RPC answered each of the swap path's calls. */
 export function watchChain(chain: Chain, feed: HealthFeed): Chain {
   const seen = async <T>(call: Promise<T>, failed?: (r: T) => string | undefined): Promise<T> => {
+    const started = Date.now();
     try {
       const r = await call;
       const why = failed?.(r);
-      if (why) feed.fail(why);
-      else feed.ok();
+      if (why) feed.fail(why, started);
+      else feed.ok(started);
       return r;
     } catch (e) {
-      feed.fail(e);
+      feed.fail(e, started);
       throw e;
     }
   };
@@ -282,12 +297,13 @@ export function watchSigner(signer: Signer, feed: HealthFeed): Signer {
       return signer.publicKey;
     },
     async sign(tx, context) {
+      const started = Date.now();
       try {
         await signer.sign(tx, context);
-        feed.ok();
+        feed.ok(started);
       } catch (e) {
-        if (e instanceof SignerRefusal) feed.ok();
-        else feed.fail(e);
+        if (e instanceof SignerRefusal) feed.ok(started);
+        else feed.fail(e, started);
         throw e;
       }
     },

@@ -58,7 +58,14 @@ async function quoteUntil(
  */
 async function outage(
   s: FaultStack,
-  o: { reason: string; dependency: string; cut: () => Promise<void>; restore: () => Promise<void> },
+  o: {
+    reason: string;
+    dependency: string;
+    /** Names the outage in a failed assertion. */
+    what: string;
+    cut: () => Promise<void>;
+    restore: () => Promise<void>;
+  },
 ): Promise<string> {
   const before = await metric(s, "rfq_no_quote_total", { reason: o.reason });
   await o.cut();
@@ -84,7 +91,7 @@ async function outage(
   expect(readyBody.checks?.[`fill.${o.dependency}`]).toBe(false);
   expect(back.answers.at(-1)?.status).toBe(200);
   // The contract's figure: priced again within one second of the dependency answering.
-  expect(recoveredMs).toBeLessThan(1_000);
+  expect(recoveredMs, `${o.what}: first priced quote after recovery (ms)`).toBeLessThan(1_000);
   return (
     `seen in ${seenMs} ms; slowest 404 while down ${Math.max(...held.map((q) => q.ms))} ms; ` +
     `first priced quote ${recoveredMs} ms after recovery`
@@ -113,6 +120,7 @@ describe("fault: a dependency of the fill failing with no swap traffic", () => {
       figures[fault] = await outage(s, {
         reason: "RPC_UNAVAILABLE",
         dependency: "rpc",
+        what: `RPC ${fault}`,
         cut: () => s.proxy.set(fault),
         restore: () => s.proxy.set("pass"),
       });
@@ -133,6 +141,7 @@ describe("fault: a dependency of the fill failing with no swap traffic", () => {
       figures[`signer ${signal} and restart`] = await outage(s, {
         reason: "SIGNER_UNAVAILABLE",
         dependency: "signer",
+        what: `signer ${signal}`,
         cut: () => signer.stop(signal),
         // Resolves once its socket is there: the signer answers from then on.
         restore: () => signer.start(),
@@ -154,6 +163,7 @@ describe("fault: a dependency of the fill failing with no swap traffic", () => {
         "PostgreSQL stopped and started": await outage(s, {
           reason: "LEDGER_UNAVAILABLE",
           dependency: "ledger",
+          what: "PostgreSQL stopped",
           cut: async () => pg.halt(),
           // pg_ctl start -w returns once the server accepts connections.
           restore: async () => pg.resume(),

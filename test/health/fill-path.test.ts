@@ -76,6 +76,23 @@ describe("fill path health: thresholds", () => {
     expect(b.health.refusal()).toBeUndefined();
   });
 
+  it("ignores a failure of a call that started before a later-started call answered (a request stuck since the outage)", async () => {
+    const b = bed();
+    const rpc = await upAndRunning(b);
+    for (let i = 0; i < TRIP_AFTER_FAILURES; i++) rpc.fail(new Error("down"));
+    const stuckSince = 1_000_000 - 500;
+    b.advance(100);
+    rpc.ok();
+    // The request stuck before the recovery times out now: it says nothing about the RPC now.
+    rpc.fail(new Error("no answer within 1000 ms"), stuckSince);
+    for (let i = 1; i < TRUST_AFTER_SUCCESSES; i++) rpc.ok();
+    expect(b.health.refusal()).toBeUndefined();
+    // Nor does a late answer of a call older than the latest failure.
+    for (let i = 0; i < TRIP_AFTER_FAILURES; i++) rpc.fail(new Error("down again"));
+    for (let i = 0; i < TRUST_AFTER_SUCCESSES; i++) rpc.ok(stuckSince);
+    expect(b.health.refusal()?.detail).toContain("down again");
+  });
+
   it("probes when idle (not while the swap path's own calls feed it) and more often while failing", async () => {
     let probes = 0;
     const b = bed(async () => {
