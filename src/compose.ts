@@ -18,6 +18,7 @@ import { createApp, createOpsApp } from "./app.ts";
 import type { Chain } from "./chain/interface.ts";
 import type { SeededToken } from "./chain/local/seed.ts";
 import type { MadeBundlePort } from "./chain/make.ts";
+import type { FillPathHealth } from "./health/fill-path.ts";
 import type { Issuer } from "./issuance/issuer.ts";
 import type { IssuancePorts } from "./issuance/ports.ts";
 import type { Signer } from "./keys/index.ts";
@@ -35,6 +36,7 @@ import { registerAdminRoutes } from "./routes/admin.ts";
 import type { ReadinessProbe } from "./routes/health.ts";
 import type { TakerStanding } from "./toxicity/interface.ts";
 import { wireChain } from "./wiring/chain.ts";
+import { trackLedger, wireHealth } from "./wiring/health.ts";
 import { wireLedger } from "./wiring/ledger.ts";
 import { type ComposeOptions, closeAll, type Wiring } from "./wiring/options.ts";
 import { configuredParts } from "./wiring/parts.ts";
@@ -85,6 +87,8 @@ export interface Service {
   takers?: TakerStanding;
   /** The quote store's circuit breaker on the quote path. */
   storeCircuit: Circuit;
+  /** Whether the swap path can fill right now: the quote path's 404s while a dependency fails. */
+  fillPath: FillPathHealth;
   /** Shutdown state the apps read: set `draining` and /ready answers 503 (src/http/shutdown.ts). */
   lifecycle: { draining: boolean };
   /**
@@ -142,14 +146,19 @@ async function wireChannels(w: Wiring, target: ReturnType<typeof redisTarget>): 
   const keys = await wireKeys(w);
   const chain = await wireChain(w, keys);
   const state = await wireState(w, parts, keys, chain);
-  const quote = await wireQuote(w, parts, keys, state);
+  const health = wireHealth(w, keys, chain);
+  const quote = await wireQuote(w, parts, keys, state, health);
   const { ledger } = await wireLedger(w);
-  const swap = await wireSwap(w, ledger, { parts, keys, chain, state });
+  await trackLedger(health, ledger);
+  const swap = await wireSwap(w, ledger, { parts, keys, chain, state, health });
   const rfqV2 = await wireRfqV2(w, ledger, { book: quote.book, keys, chain, state, swap });
+  // Every dependency's state known before the first quote is answered.
+  await health.fillPath.start();
   const lifecycle = { draining: false };
   const probes: ReadinessProbe[] = [
     ["quoteStore", () => state.store.ping()],
     ["chain", () => chain.chain.ping()],
+    ...health.fillPath.readiness(),
   ];
   const draining = () => lifecycle.draining;
   const app = createApp({
@@ -176,6 +185,7 @@ async function wireChannels(w: Wiring, target: ReturnType<typeof redisTarget>): 
     ...{ chain: chain.chain, bundles: chain.bundles, priceSources: parts.priceSources, usd: parts.usd },
     ...{ book: quote.book, tokenLists: quote.tokenLists, storeCircuit: quote.storeCircuit },
     conditions: quote.conditions,
+    fillPath: health.fillPath,
     ...(redis ? { redis } : {}),
     ...(chain.seeded ? { seeded: chain.seeded } : {}),
     ...(keys.issuer ? { issuer: keys.issuer } : {}),

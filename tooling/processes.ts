@@ -487,7 +487,14 @@ export function postgresBinDir(): string | undefined {
  * Never the machine's own server. initdb refuses to run as root, so as root both run as the
  * `postgres` user (Debian's package creates it), else `nobody`, through runuser.
  */
-export async function startPostgres(): Promise<{ url: string; stop(): Promise<void>; pid?: number }> {
+export async function startPostgres(): Promise<{
+  url: string;
+  stop(): Promise<void>;
+  /** Stops the server, keeping its data (a PostgreSQL outage); `resume` starts it again on its port. */
+  halt(): void;
+  resume(): void;
+  pid?: number;
+}> {
   const bin = postgresBinDir();
   if (!bin) {
     throw new Error(
@@ -514,9 +521,8 @@ export async function startPostgres(): Promise<{ url: string; stop(): Promise<vo
       );
     }
   };
-  try {
-    run(join(bin, "initdb"), ["-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync"]);
-    const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
+  const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
+  const start = () =>
     run(join(bin, "pg_ctl"), [
       "-D",
       data,
@@ -529,6 +535,9 @@ export async function startPostgres(): Promise<{ url: string; stop(): Promise<vo
       "60",
       "start",
     ]);
+  try {
+    run(join(bin, "initdb"), ["-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync"]);
+    start();
   } catch (e) {
     rmSync(dir, { recursive: true, force: true });
     throw e;
@@ -543,6 +552,8 @@ export async function startPostgres(): Promise<{ url: string; stop(): Promise<vo
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     ...(pidLine ? { pid: pidLine } : {}),
+    halt: () => run(join(bin, "pg_ctl"), ["-D", data, "-m", "immediate", "-w", "-t", "30", "stop"]),
+    resume: start,
     stop: async () => {
       try {
         run(join(bin, "pg_ctl"), ["-D", data, "-m", "fast", "-w", "-t", "30", "stop"]);

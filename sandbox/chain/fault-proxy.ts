@@ -10,7 +10,8 @@
  *                      caller cannot tell whether it arrived (it did not);
  *  - "reset-after":    forward the request, let the node act on it, then reset the connection instead
  *                      of answering: the transaction was taken but the caller saw an error;
- *  - "blackhole":      accept the request and never answer.
+ *  - "blackhole":      accept the request and never answer (a stalled node);
+ *  - "unavailable":    answer HTTP 503 without forwarding (an overloaded node or its load balancer).
  *
  * A fault applies to the JSON-RPC methods it is set for (`only`), or to every call. Open keep-alive
  * sockets are destroyed when the proxy starts refusing, as a restarted node would drop them.
@@ -18,7 +19,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 
-export type ProxyFault = "pass" | "refuse" | "reset-before" | "reset-after" | "blackhole";
+export type ProxyFault = "pass" | "refuse" | "reset-before" | "reset-after" | "blackhole" | "unavailable";
 
 export interface FaultProxy {
   url: string;
@@ -62,6 +63,11 @@ export async function startFaultProxy(upstream: string, port = 0): Promise<Fault
       return;
     }
     if (hit && fault === "blackhole") return;
+    if (hit && fault === "unavailable") {
+      res.writeHead(503, { "content-type": "text/plain" });
+      res.end("503 Service Unavailable");
+      return;
+    }
     let answer: Response;
     try {
       answer = await fetch(upstream, {

@@ -77,10 +77,13 @@ export interface StepResult {
   target: string;
   rate: number;
   /**
-   * "sweep" for the rate steps, "overload" for the 1.2x step past the highest rate held, "start-up"
-   * for the load right after the target starts (`startupS`; shown, not counted).
+   * "sweep" for the rate steps, "overload" for the steps past the highest rate held (1.2x, 1.5x, 2x,
+   * 3x: `OVERLOAD_FACTORS`), "start-up" for the load right after the target starts (`startupS`;
+   * shown, not counted).
    */
   kind: "sweep" | "overload" | "start-up";
+  /** An overload step's rate as a multiple of the highest rate held. */
+  factor?: number;
   /** Set on a step run again after a miss: which retry this is (1, 2, ...). */
   retry?: number;
   measured: number;
@@ -416,8 +419,17 @@ export interface SweepSummary {
    * ratio against it is a bound too. (Absent in reports written before it was recorded.)
    */
   firstRate?: number;
+  /** The 1.2x step (the first of `overloads`). */
   overload?: StepResult;
+  /** Every step past capacity, in `OVERLOAD_FACTORS` order. */
+  overloads?: StepResult[];
 }
+
+/**
+ * The steps past the highest rate held, as multiples of it: past capacity every answer must still
+ * leave within the budget (priced or a fast 404), at each of them (issue 60).
+ */
+export const OVERLOAD_FACTORS = [1.2, 1.5, 2, 3] as const;
 
 /**
  * `a / b` as the report gives it: exact, a bound when a target held the top step or missed the first,
@@ -505,20 +517,23 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
       const finish = async (sw: (typeof sweeps)[number]) => {
         sw.done = true;
         const { t, highest } = sw;
-        let overload: StepResult | undefined;
+        const overloads: StepResult[] = [];
         if (!t.isBaseline && highest !== null) {
-          const r = await runStep(o, t, Math.round(highest * 1.2), "overload", seq++);
-          steps.push(r);
-          overload = r;
-          o.say(`  ${t.name} 1.2x: ${line(r)}`);
+          for (const factor of OVERLOAD_FACTORS) {
+            const r = { ...(await runStep(o, t, Math.round(highest * factor), "overload", seq++)), factor };
+            steps.push(r);
+            overloads.push(r);
+            o.say(`  ${t.name} ${factor}x: ${line(r)}`);
+          }
         }
+        const overload = overloads[0];
         slots[sw.slot] = {
           target: t.name,
           workers: t.workers,
           highestHeld: highest,
           heldTopStep: highest !== null && highest === o.rates[o.rates.length - 1],
           firstRate: o.rates[0] as number,
-          ...(overload ? { overload } : {}),
+          ...(overload ? { overload, overloads } : {}),
         };
         await t.close();
         open.delete(sw.starting);
@@ -618,7 +633,9 @@ export function sweepText(rep: SweepReport): string {
   for (const s of rep.summary) {
     out.push(`${s.target}:`);
     for (const r of rep.steps.filter((x) => x.target === s.target))
-      out.push(`  ${KIND_PREFIX[r.kind]}${r.retry ? `retry ${r.retry}: ` : ""}${line(r)}`);
+      out.push(
+        `  ${r.kind === "overload" && r.factor ? `${r.factor}x ` : KIND_PREFIX[r.kind]}${r.retry ? `retry ${r.retry}: ` : ""}${line(r)}`,
+      );
   }
   out.push("", "highest rate held (and ratios):");
   const byWorkers = new Map<number, SweepReport["summary"]>();
@@ -644,9 +661,9 @@ export function sweepText(rep: SweepReport): string {
     if (scale) out.push(`  workers ${w}: webhook ×${w} / webhook ×1: ${scale}`);
     // Every webhook target's step past capacity (alone, and behind a proxy with --proxy).
     for (const s of list)
-      if (s.overload)
+      for (const r of s.overloads ?? (s.overload ? [s.overload] : []))
         out.push(
-          `  workers ${w}: ${s.target} at 1.2x (${s.overload.rate}/s): ${pct(s.overload.pricedWithinBudget)} of priceable quotes priced within budget, ${pct(s.overload.unexpectedNoQuote)} shed or late 404s, p99 ${ms(s.overload.p99)} ms`,
+          `  workers ${w}: ${s.target} at ${r.factor ?? 1.2}x (${r.rate}/s): ${pct(r.withinBudget)} answered within budget, ${pct(r.pricedWithinBudget)} of priceable quotes priced within budget, ${pct(r.unexpectedNoQuote)} shed or late 404s, p99 ${ms(r.p99)} ms`,
         );
   }
   return out.join("\n");

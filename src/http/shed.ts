@@ -16,6 +16,14 @@
  * that is priced has waited 150 ms and the process holds that much more work in flight. A single
  * stall, however long, does not halve it: the quotes behind it had not all been waiting.
  *
+ * What the wait does not show is the wait still to come: a quote admitted now crosses the event loop
+ * again (its body, the store's answer) before it leaves, and past capacity each crossing waits behind
+ * every other quote in flight. So the loop's recent delay (`LoopLag`) counts too, `LOOP_CROSSINGS`
+ * times: a quote is priced only if its wait so far plus the waits still ahead of it leave
+ * `AFTER_ADMISSION_RESERVE` of the budget (the share is the lower of the two bounds). An idle loop
+ * changes nothing; a loop 25 ms behind neither; one 100 ms behind sheds every quote that waited. Without it the step just past saturation admitted quotes at 140 ms that then left at
+ * 300-400 ms (22.5 % late at 1.2x one worker's saturation, issue 60).
+ *
  * Both are 404s counted in `rfq_no_quote_total{reason}`. The wait is read from the operator's own
  * timestamp, the only clock that sees the kernel's queue; a start the deadline rules do not trust
  * (absent, or skewed beyond src/http/deadline.ts's bounds) counts as no wait.
@@ -49,6 +57,60 @@ export function shedDecision(s: ShedInput): ShedReason | undefined {
   return undefined;
 }
 
+/**
+ * How often a priced quote waits for the event loop after it is admitted: reading its body and the
+ * quote store's answer (the answer itself is written at once).
+ */
+export const LOOP_CROSSINGS = 2;
+/**
+ * The share of the budget kept for a quote's own work and its answer's way back once its waits are
+ * counted: 50 ms of the operator's 250, several times a priced quote's own cost.
+ */
+export const AFTER_ADMISSION_RESERVE = 0.2;
+/** The event loop's delay is sampled this often (ms): 100 cheap wake-ups a second. */
+export const LAG_TICK_MS = 10;
+
+/**
+ * The event loop's recent delay, ms: how long a callback queued now waits for its turn. A timer every
+ * `LAG_TICK_MS` measures how late it fires; the figure halves at each punctual tick (a passing stall is
+ * soon forgotten), and while a tick is overdue its lateness so far counts.
+ */
+export class LoopLag {
+  #lagMs = 0;
+  #last = performance.now();
+  #timer: NodeJS.Timeout | undefined;
+
+  start(): this {
+    if (this.#timer) return this;
+    this.#last = performance.now();
+    this.#timer = setInterval(() => {
+      const t = performance.now();
+      const late = Math.max(0, t - this.#last - LAG_TICK_MS);
+      this.#last = t;
+      this.#lagMs = Math.max(late, this.#lagMs / 2);
+    }, LAG_TICK_MS);
+    this.#timer.unref();
+    return this;
+  }
+
+  /** The recent delay, or how overdue the next tick already is, whichever is longer (ms). */
+  get ms(): number {
+    return Math.max(this.#lagMs, performance.now() - this.#last - LAG_TICK_MS);
+  }
+
+  stop(): void {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+}
+
+/** The process's one loop-delay sampler, started by the first quote route that asks for it. */
+let processLag: LoopLag | undefined;
+const loopLagMs = (): number => {
+  processLag ??= new LoopLag().start();
+  return processLag.ms;
+};
+
 /** How long every quote must have waited for the queue to count as standing. */
 export const STANDING_WINDOW_MS = 100;
 /** The least wait, as a share of the budget, every quote in a window must show for a standing queue. */
@@ -65,7 +127,10 @@ export class StandingQueue {
   #windowMin = Number.POSITIVE_INFINITY;
   #standing = false;
 
-  /** Records one quote's wait and returns the share to shed it at. */
+  /** `lagMs`: the event loop's recent delay (the process's `LoopLag` unless a test gives its own). */
+  constructor(private readonly lagMs: () => number = loopLagMs) {}
+
+  /** Records one quote's wait and returns the share of its budget it may have waited and still be priced. */
   shareFor(nowMs: number, queuedMs: number, budgetMs: number, shedShare: number): number {
     if (nowMs - this.#windowStartMs >= STANDING_WINDOW_MS) {
       // A window with no quotes in it (or the first one) says nothing: not standing.
@@ -75,7 +140,13 @@ export class StandingQueue {
     }
     const share = budgetMs > 0 ? queuedMs / budgetMs : 0;
     if (share < this.#windowMin) this.#windowMin = share;
-    return this.#standing ? shedShare / 2 : shedShare;
+    const base = this.#standing ? shedShare / 2 : shedShare;
+    const lag = this.lagMs();
+    if (!(lag > 0) || !(budgetMs > 0)) return base;
+    // Wait so far + the waits still ahead must fit in the budget less AFTER_ADMISSION_RESERVE; never
+    // 0, which would turn shedding off.
+    const fits = 1 - AFTER_ADMISSION_RESERVE - (LOOP_CROSSINGS * lag) / budgetMs;
+    return Math.max(Math.min(base, fits), Number.MIN_VALUE);
   }
 
   get standing(): boolean {

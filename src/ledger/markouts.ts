@@ -17,6 +17,12 @@
  * this process saw any price is left out rather than given a later mid. At start, `resume` reads the
  * ledger's landed fills whose horizons are not all in it and takes the ones still to come.
  *
+ * A markout the outbox cannot take (Redis down: "Stream isn't writeable ...") is kept in memory, in
+ * order, and appended when the outbox answers again (retried every `retryMs`), at most
+ * `MAX_PENDING_MARKOUTS` of them (beyond that the oldest is dropped and counted): what waits is
+ * `rfq_markouts_pending`, what was dropped `rfq_markouts_dropped_total`. Kept in this process only: a
+ * restart during the outage loses what was kept (resume then takes what it can, as above).
+ *
  * Toxic-flow flagging (src/toxicity/) is decided here too: once a taker's 60 s markout is in the
  * outbox, the tracker hands it to the flagger, which averages it with the taker's previous 60 s
  * markouts read from the ledger (`recentTakerMarkouts`) and flags the taker when the average is bad.
@@ -103,7 +109,15 @@ export interface MarkoutTrackerOptions {
   judge?: MarkoutJudge;
   /** How often each pair's mid is kept for horizons that come due unseen (ms, 1,000). */
   sampleMs?: number;
+  /** How often markouts kept during an outbox outage are tried again (ms, 250). */
+  retryMs?: number;
 }
+
+/**
+ * Markouts kept while the outbox is down: at four horizons a fill, 10,000 are 2,500 fills' worth (a
+ * long Redis outage at a busy maker's fill rate) in a few MB; the oldest goes first past it.
+ */
+export const MAX_PENDING_MARKOUTS = 10_000;
 
 /** A landed fill's horizons already in the ledger, and its mid at landing when known. */
 export interface TakenHorizons {
@@ -154,11 +168,18 @@ export class MarkoutTracker {
   private sampler: NodeJS.Timeout | undefined;
   /** Samples still being appended to the outbox (and judged). */
   private readonly working = new Set<Promise<void>>();
+  /** Markouts the outbox could not take yet, oldest first, with the sample to judge once appended. */
+  private readonly pending: { record: MarkoutRecord; judged?: MarkoutSample }[] = [];
+  private retryTimer: NodeJS.Timeout | undefined;
+  private flushing = false;
+  private droppedSome = false;
+  private readonly retryMs: number;
 
   constructor(private readonly opts: MarkoutTrackerOptions) {
     this.horizons = opts.horizons ?? MARKOUT_HORIZONS;
     this.now = opts.now ?? Date.now;
     this.sampleMs = opts.sampleMs ?? 1_000;
+    this.retryMs = opts.retryMs ?? 250;
     const longest = Math.max(0, ...this.horizons.map((h) => h.ms));
     this.history = new MidHistory(longest + 4 * this.sampleMs, this.sampleMs);
   }
@@ -237,23 +258,12 @@ export class MarkoutTracker {
           markoutBps: bps,
           atMs: dueMs,
         };
-        const { judge } = this.opts;
         const taker = trade.taker;
-        const work = this.opts.journal
-          .appendLedger(record)
-          .then(async () => {
-            if (!judge || !taker || h.label !== FLAG_HORIZON) return;
-            await judge
-              .judge({ txSignature, quoteId, taker, pair: trade.pair, horizon: h.label, markoutBps: bps })
-              .catch((err: unknown) => {
-                this.opts.log.warn({ err, taker, quoteId }, "toxicity: could not judge a taker's markouts");
-              });
-          })
-          .catch((err: unknown) => {
-            this.opts.log.warn({ err, txSignature }, "ledger outbox append failed: a markout is missing");
-          })
-          .finally(() => this.working.delete(work));
-        this.working.add(work);
+        const judged =
+          this.opts.judge && taker && h.label === FLAG_HORIZON
+            ? { txSignature, quoteId, taker, pair: trade.pair, horizon: h.label, markoutBps: bps }
+            : undefined;
+        this.append(record, judged);
       };
       const delay = dueMs - this.now();
       if (delay <= 0) {
@@ -274,6 +284,103 @@ export class MarkoutTracker {
         { txSignature, quoteId, horizons: missed },
         "markouts: horizons past before this process saw a price are left out",
       );
+  }
+
+  /** Appends one markout to the outbox, or keeps it (behind any already kept) until the outbox answers. */
+  private append(record: MarkoutRecord, judged?: MarkoutSample): void {
+    if (this.pending.length > 0) {
+      this.keep(record, judged);
+      return;
+    }
+    const work = this.opts.journal
+      .appendLedger(record)
+      .then(
+        () => this.judge(judged),
+        (err: unknown) => {
+          if (this.pending.length === 0)
+            this.opts.log.warn(
+              { err, txSignature: record.txSignature },
+              "ledger outbox append failed: markouts are kept and appended once it answers again",
+            );
+          this.keep(record, judged);
+        },
+      )
+      .finally(() => this.working.delete(work));
+    this.working.add(work);
+  }
+
+  private async judge(sample: MarkoutSample | undefined): Promise<void> {
+    if (!sample || !this.opts.judge) return;
+    await this.opts.judge.judge(sample).catch((err: unknown) => {
+      this.opts.log.warn(
+        { err, taker: sample.taker, quoteId: sample.quoteId },
+        "toxicity: could not judge a taker's markouts",
+      );
+    });
+  }
+
+  private keep(record: MarkoutRecord, judged?: MarkoutSample): void {
+    this.pending.push(judged ? { record, judged } : { record });
+    if (this.pending.length > MAX_PENDING_MARKOUTS) {
+      const dropped = this.pending.shift();
+      this.opts.metrics.markoutsDropped.inc();
+      // One line per outage, not one per markout dropped.
+      if (!this.droppedSome)
+        this.opts.log.warn(
+          {
+            txSignature: dropped?.record.txSignature,
+            horizon: dropped?.record.horizon,
+            kept: MAX_PENDING_MARKOUTS,
+          },
+          "markouts: too many kept while the outbox is down, the oldest are dropped",
+        );
+      this.droppedSome = true;
+    }
+    this.opts.metrics.markoutsPending.set(this.pending.length);
+    this.retryLater();
+  }
+
+  private retryLater(): void {
+    if (this.retryTimer || this.flushing) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      const work = this.flush().finally(() => this.working.delete(work));
+      this.working.add(work);
+    }, this.retryMs);
+    this.retryTimer.unref();
+  }
+
+  /** Appends the kept markouts in order; stops at the first failure and tries again later. */
+  private async flush(): Promise<void> {
+    this.flushing = true;
+    let written = 0;
+    try {
+      for (;;) {
+        const head = this.pending[0];
+        if (!head) break;
+        try {
+          await this.opts.journal.appendLedger(head.record);
+        } catch {
+          return;
+        }
+        this.pending.shift();
+        written++;
+        this.opts.metrics.markoutsPending.set(this.pending.length);
+        await this.judge(head.judged);
+      }
+    } finally {
+      this.flushing = false;
+      if (this.pending.length > 0) this.retryLater();
+      else {
+        this.droppedSome = false;
+        if (written > 0) this.opts.log.info({ written }, "markouts kept during the outage appended");
+      }
+    }
+  }
+
+  /** Markouts kept while the outbox is down (tests). */
+  get kept(): number {
+    return this.pending.length;
   }
 
   /**
@@ -345,5 +452,7 @@ export class MarkoutTracker {
     this.sampler = undefined;
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
   }
 }

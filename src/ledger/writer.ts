@@ -26,6 +26,8 @@ export interface LedgerWriterOptions {
   staleMs?: number;
   /** The mode and maker written on every row. */
   stamp?: LedgerStamp;
+  /** Told whether each write reached the database (the fill path's health, src/health/fill-path.ts). */
+  health?: { ok(): void; fail(error: unknown): void };
 }
 
 export class LedgerWriter {
@@ -85,10 +87,18 @@ export class LedgerWriter {
       for (;;) {
         const entries = await journal.takeLedger(this.consumer, this.batch, this.staleMs);
         if (entries.length === 0) break;
-        await ledger.write(
-          entries.map((e) => e.record),
-          this.opts.stamp,
-        );
+        await ledger
+          .write(
+            entries.map((e) => e.record),
+            this.opts.stamp,
+          )
+          .then(
+            () => this.opts.health?.ok(),
+            (err: unknown) => {
+              this.opts.health?.fail(err);
+              throw err;
+            },
+          );
         await journal.ackLedger(entries.map((e) => e.id));
         for (const e of entries) metrics.ledgerWritten.inc({ kind: e.record.kind });
         written += entries.length;

@@ -176,6 +176,20 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** Markouts kept in memory while the ledger outbox cannot take them (src/ledger/markouts.ts). */
+  readonly markoutsPending = new Gauge({
+    name: "rfq_markouts_pending",
+    help: "Markouts kept in memory because the ledger outbox could not take them (a Redis outage), appended once it answers",
+    aggregator: "sum",
+    registers: [this.registry],
+  });
+
+  readonly markoutsDropped = new Counter({
+    name: "rfq_markouts_dropped_total",
+    help: "Markouts dropped because too many were kept while the ledger outbox was down",
+    registers: [this.registry],
+  });
+
   /** Takers flagged for toxic flow, by who flagged them (markouts, admin); no taker label. */
   readonly toxicFlags = new Counter({
     name: "rfq_toxic_flags_total",
@@ -255,6 +269,7 @@ export class Metrics {
     // the first event, and a dashboard shows 0 rather than "no data".
     for (const outcome of ["landed", "failed", "expired"]) this.fills.inc({ outcome }, 0);
     this.ledgerWriteErrors.inc(0);
+    this.markoutsDropped.inc(0);
   }
 
   /**

@@ -7,6 +7,7 @@ import type { Inventory, InventoryDecline } from "../../inventory/interface.ts";
 import type { IssuanceUsage } from "../../inventory/issuance/interface.ts";
 import type { NoQuoteReason, QuotingBook } from "../../pricing/book.ts";
 import { type QuoteRequest, quoteAnswer } from "../contract/quote.ts";
+import type { FillPathHealth, FillPathReason } from "../health/fill-path.ts";
 import type { IssuancePolicies, IssuanceRefusalCode } from "../issuance/policy.ts";
 import { type StoredQuote, storedQuoteOf } from "../quote-store/interface.ts";
 import type { TakerStanding } from "../toxicity/interface.ts";
@@ -31,7 +32,9 @@ export type DeclineReason =
   /** Toxic-flow controls (src/toxicity/): the taker is flagged and flagged takers are refused. */
   | "TAKER_FLAGGED"
   /** Toxic-flow controls: the taker is on the deny list. */
-  | "TAKER_DENIED";
+  | "TAKER_DENIED"
+  /** A dependency of the fill is failing (src/health/fill-path.ts): the RPC, the signer service, the ledger. */
+  | FillPathReason;
 
 // A Record over the union: a reason added to DeclineReason and not listed here fails the type-check.
 const DECLINE_REASON_SET: Record<DeclineReason, true> = {
@@ -59,6 +62,9 @@ const DECLINE_REASON_SET: Record<DeclineReason, true> = {
   RECEIVER_NOT_TAKER: true,
   TAKER_FLAGGED: true,
   TAKER_DENIED: true,
+  RPC_UNAVAILABLE: true,
+  SIGNER_UNAVAILABLE: true,
+  LEDGER_UNAVAILABLE: true,
 };
 /** Every DeclineReason, for the no-quote counter's series at 0 from the start. */
 export const DECLINE_REASONS = Object.keys(DECLINE_REASON_SET) as DeclineReason[];
@@ -98,6 +104,8 @@ export interface QuoteServiceDeps {
     /** Set when there is no bundle engine: an issued token cannot be filled, so it is not quoted. */
     unavailable?: string;
   };
+  /** Whether the swap path can fill right now (src/health/fill-path.ts); unset: always. */
+  fillPath?: Pick<FillPathHealth, "refusal">;
 }
 
 /** Any mint we do not trade, whatever its form (a valid key or not): 404, never 400. */
@@ -128,6 +136,8 @@ export class QuoteService {
     const tokenOut = config.tokensByMint.get(req.tokenOut);
     if (!tokenIn) return notSupported("tokenIn", req.tokenIn);
     if (!tokenOut) return notSupported("tokenOut", req.tokenOut);
+    const unfillable = this.deps.fillPath?.refusal();
+    if (unfillable) return unfillable;
     if (req.taker === this.deps.maker) {
       return {
         ok: false,

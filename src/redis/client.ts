@@ -21,7 +21,8 @@
  * - a short command timeout (1 s by default) for a server that
  *   accepts the connection but does not answer;
  * - one retry per command at most, and a reconnect every 50-200 ms for as long as it takes, so quoting
- *   resumes within a fraction of a second of Redis coming back;
+ *   resumes within a fraction of a second of Redis coming back; a Redis still loading its data is
+ *   asked again every 100 ms (`maxLoadingRetryTime`), not after its own estimate of the load;
  * - an error listener on every client: an outage is a warning line naming the client and the address
  *   (once per outage, not per reconnect attempt) and `rfq_redis_up{client}` 0, never ioredis'
  *   "Unhandled error event" on stderr.
@@ -217,6 +218,9 @@ const list = (s: string) =>
     .filter(Boolean);
 const hostPort = (n: HostPort) => (n.host.includes(":") ? `[${n.host}]:${n.port}` : `${n.host}:${n.port}`);
 
+/** How often a client asks a loading Redis whether it is done (ms). */
+const LOADING_RETRY_MS = 100;
+
 /** The fail-fast settings, for callers that must build a client themselves (tests, tools). */
 export function failFastOptions(
   opts: Pick<RedisClientOptions, "commandTimeoutMs" | "connectTimeoutMs"> = {},
@@ -229,6 +233,10 @@ export function failFastOptions(
     commandTimeout: opts.commandTimeoutMs ?? DEFAULT_REDIS_COMMAND_TIMEOUT_MS,
     connectTimeout: opts.connectTimeoutMs ?? 2_000,
     retryStrategy: reconnectDelayMs,
+    // A Redis loading its AOF or RDB answers LOADING with an estimate (often 10 s for a 1 s load);
+    // ioredis then waits the whole estimate before asking again unless this caps it: ask every 100 ms,
+    // so the client is ready (and quoting resumes) within 0.1 s of the load ending.
+    maxLoadingRetryTime: LOADING_RETRY_MS,
   } satisfies RedisOptions;
 }
 

@@ -16,6 +16,8 @@ export interface WiredChain {
   /** Set when this process created and seeded a local chain. */
   seeded: SeededToken[] | undefined;
   bundles: MadeBundlePort;
+  /** For logs: "rpc <host>" or the local chain's description. */
+  note: string;
 }
 
 export async function wireChain(w: Wiring, keys: WiredKeys): Promise<WiredChain> {
@@ -27,7 +29,7 @@ export async function wireChain(w: Wiring, keys: WiredKeys): Promise<WiredChain>
     if (problem) throw new StartupError("RPC_URL", redactUrl(first), `not reachable: ${problem}`);
   }
   const made = given.chain
-    ? { chain: given.chain, seeded: undefined }
+    ? { chain: given.chain, seeded: undefined, note: given.chain.description }
     : await makeChain(config, keys.signer.publicKey, {
         onRpcError: (method) => metrics.rpcCall(method, false),
         onRpcOk: (method) => metrics.rpcCall(method, true),
@@ -37,5 +39,5 @@ export async function wireChain(w: Wiring, keys: WiredKeys): Promise<WiredChain>
   const chain = owned(w, made.chain);
   const bundles = given.bundles ?? (await makeBundlePort(config.env, chain));
   if (bundles.port) owned(w, bundles.port);
-  return { chain, seeded: made.seeded, bundles };
+  return { chain, seeded: made.seeded, bundles, note: made.note };
 }

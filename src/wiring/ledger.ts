@@ -8,6 +8,7 @@ import type { Ledger } from "../ledger/ledger.ts";
 import { MarkoutTracker } from "../ledger/markouts.ts";
 import { LedgerWriter } from "../ledger/writer.ts";
 import { ToxicFlagger } from "../toxicity/flagger.ts";
+import type { WiredHealth } from "./health.ts";
 import { owned, type Wiring } from "./options.ts";
 import type { ConfiguredParts } from "./parts.ts";
 import type { WiredKeys } from "./signer.ts";
@@ -35,7 +36,7 @@ export async function wireRecords(
   w: Wiring,
   ledger: Promise<Ledger>,
   ports: SwapPorts,
-  deps: { parts: ConfiguredParts; keys: WiredKeys; state: WiredState },
+  deps: { parts: ConfiguredParts; keys: WiredKeys; state: WiredState; health: WiredHealth },
 ): Promise<WiredRecords> {
   const { config, given, metrics, log, now } = w;
   const { takers } = deps.state;
@@ -66,6 +67,7 @@ export async function wireRecords(
     metrics,
     log,
     stamp: { mode: config.mode, maker: deps.keys.signer.publicKey.toBase58() },
+    ...(deps.health.ledger ? { health: deps.health.ledger } : {}),
     ...given.ledgerWriter,
   });
   writer.start();

@@ -11,6 +11,7 @@ import { QuotingBook } from "../../pricing/book.ts";
 import { Conditions } from "../observability/conditions.ts";
 import { QuoteService } from "../quote/service.ts";
 import { Circuit } from "../redis/circuit.ts";
+import type { WiredHealth } from "./health.ts";
 import { owned, type Wiring } from "./options.ts";
 import type { ConfiguredParts } from "./parts.ts";
 import { quotableConditions } from "./quotable.ts";
@@ -34,6 +35,7 @@ export async function wireQuote(
   parts: ConfiguredParts,
   keys: WiredKeys,
   state: WiredState,
+  health: WiredHealth,
 ): Promise<WiredQuote> {
   const { config, redis, log, now } = w;
   const { inventory, takers, issuance } = state;
@@ -64,6 +66,7 @@ export async function wireQuote(
   });
   const tox = config.file.toxicity;
   const quotes = new QuoteService({
+    fillPath: health.fillPath,
     config,
     book,
     inventory,

@@ -7,6 +7,7 @@ import { AcceptanceSwapHandler } from "../acceptance/swap.ts";
 import type { Ledger } from "../ledger/ledger.ts";
 import type { SwapHandler } from "../swap/handler.ts";
 import type { WiredChain } from "./chain.ts";
+import type { WiredHealth } from "./health.ts";
 import { type WiredRecords, wireRecords } from "./ledger.ts";
 import type { Wiring } from "./options.ts";
 import type { ConfiguredParts } from "./parts.ts";
@@ -25,7 +26,13 @@ export interface WiredSwap {
 export async function wireSwap(
   w: Wiring,
   ledger: Promise<Ledger> | undefined,
-  deps: { parts: ConfiguredParts; keys: WiredKeys; chain: WiredChain; state: WiredState },
+  deps: {
+    parts: ConfiguredParts;
+    keys: WiredKeys;
+    chain: WiredChain;
+    state: WiredState;
+    health: WiredHealth;
+  },
 ): Promise<WiredSwap> {
   if (w.config.mode === "acceptance")
     return { swap: new AcceptanceSwapHandler(), swapPorts: undefined, records: undefined };
@@ -36,9 +43,9 @@ export async function wireSwap(
     log: w.log,
     metrics: w.metrics,
     store,
-    chain: deps.chain.chain,
+    chain: deps.health.chain,
     inventory,
-    signer: deps.keys.signer,
+    signer: deps.health.signer,
     ...(w.redis ? { redis: w.redis } : {}),
     journalPrefix: w.keys.swap,
     now: w.now,

@@ -9,7 +9,7 @@
  *
  * The webhook can be killed and started again on the same ports with the same state.
  */
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Keypair, PublicKey, type VersionedTransaction } from "@solana/web3.js";
@@ -23,7 +23,12 @@ import type { StoredQuote } from "../../src/quote-store/interface.ts";
 import { metricSum } from "../../tooling/metrics.ts";
 import { freePort } from "../../tooling/processes.ts";
 import { MINT, testConfig } from "../support/config.ts";
-import { startWebhook, type WebhookProcess } from "../support/process.ts";
+import {
+  type CapturedProcess,
+  startSignerProcess,
+  startWebhook,
+  type WebhookProcess,
+} from "../support/process.ts";
 import { type KillableRedis, killableRedis } from "../support/redis-server.ts";
 
 export const API_KEY = "fault-suite-api-key-0123456789";
@@ -38,13 +43,15 @@ export interface FaultStack {
   url: string;
   opsUrl: string;
   webhook: WebhookProcess;
+  /** With `signer: true`: the signer service (SIGNER_URL), holding the maker key; stop and start it again. */
+  signer?: { process: CapturedProcess; start(): Promise<void>; stop(signal?: NodeJS.Signals): Promise<void> };
   /** Starts the webhook (again) and waits for /ready. */
   start(): Promise<void>;
   close(): Promise<void>;
 }
 
 export async function faultStack(
-  opts: { persistence?: boolean; drainMs?: number; env?: Record<string, string> } = {},
+  opts: { persistence?: boolean; drainMs?: number; env?: Record<string, string>; signer?: boolean } = {},
 ): Promise<FaultStack> {
   const dir = mkdtempSync(join(tmpdir(), "rfq-faults-"));
   const redis = await killableRedis({ persistence: opts.persistence ?? false });
@@ -58,7 +65,8 @@ export async function faultStack(
   const proxy = await startFaultProxy(rpc.url);
   const port = await freePort();
   const adminPort = await freePort();
-  const env = {
+  const signer = opts.signer ? await signerService(dir, keyFile, redis.url, rpc.url) : undefined;
+  const env: Record<string, string> = {
     PORT: String(port),
     HOST: "127.0.0.1",
     ADMIN_PORT: String(adminPort),
@@ -74,6 +82,11 @@ export async function faultStack(
     SHUTDOWN_DRAIN_MS: String(opts.drainMs ?? 1_000),
     ...opts.env,
   };
+  if (signer) {
+    // The signer holds the key; the webhook holds none.
+    delete env.MAKER_KEYPAIR;
+    env.SIGNER_URL = `unix://${signer.socket}`;
+  }
   const stack: FaultStack = {
     redis,
     chain,
@@ -83,6 +96,7 @@ export async function faultStack(
     url: `http://127.0.0.1:${port}`,
     opsUrl: `http://127.0.0.1:${adminPort}`,
     webhook: undefined as unknown as WebhookProcess,
+    ...(signer ? { signer } : {}),
     async start() {
       stack.webhook = startWebhook(env);
       const until = Date.now() + 90_000;
@@ -104,6 +118,7 @@ export async function faultStack(
     async close() {
       stack.webhook?.proc.kill("SIGKILL");
       await stack.webhook?.exited;
+      await signer?.stop("SIGKILL");
       await proxy.close();
       await rpc.close();
       await redis.stop();
@@ -112,6 +127,50 @@ export async function faultStack(
   };
   await stack.start();
   return stack;
+}
+
+/**
+ * The signer service on a Unix socket in `dir`, holding the maker key, with generous limits (its limits
+ * have their own tests) and its own chain reader straight on the chain's server (not through the proxy).
+ */
+async function signerService(
+  dir: string,
+  keyFile: string,
+  redisUrl: string,
+  chainUrl: string,
+): Promise<NonNullable<FaultStack["signer"]> & { socket: string }> {
+  const socket = join(dir, "signer.sock");
+  const limits = join(dir, "signer-limits.json");
+  const generous = { perFill: "1000000", perMinute: "1000000", perDay: "1000000", lossPerDay: "1000000" };
+  writeFileSync(limits, JSON.stringify({ tokens: { "*": generous } }));
+  const env = {
+    SIGNER_KEYPAIR: keyFile,
+    SIGNER_SOCKET: socket,
+    SIGNER_LIMITS: limits,
+    SIGNER_RPC_URL: chainUrl,
+    REDIS_URL: redisUrl,
+  };
+  const s = {
+    socket,
+    process: undefined as unknown as CapturedProcess,
+    async start() {
+      s.process = startSignerProcess(env);
+      const until = Date.now() + 60_000;
+      while (!existsSync(socket)) {
+        if (s.process.proc.exitCode !== null || Date.now() > until)
+          throw new Error(`signer not listening:\n${s.process.stderr()}\n${s.process.stdout()}`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    },
+    async stop(signal: NodeJS.Signals = "SIGTERM") {
+      if (!s.process || s.process.proc.exitCode !== null) return;
+      s.process.proc.kill(signal);
+      await s.process.exited;
+      rmSync(socket, { force: true });
+    },
+  };
+  await s.start();
+  return s;
 }
 
 let seq = 0;

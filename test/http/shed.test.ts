@@ -5,7 +5,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Service } from "../../src/compose.ts";
-import { STANDING_WINDOW_MS, StandingQueue, shedDecision } from "../../src/http/shed.ts";
+import {
+  AFTER_ADMISSION_RESERVE,
+  LAG_TICK_MS,
+  LOOP_CROSSINGS,
+  LoopLag,
+  STANDING_WINDOW_MS,
+  StandingQueue,
+  shedDecision,
+} from "../../src/http/shed.ts";
 import { jsonPost, quoteBody, readJson } from "../support/quotes.ts";
 import { testService } from "../support/service.ts";
 
@@ -42,6 +50,8 @@ describe("shedDecision", () => {
 });
 
 describe("StandingQueue: a standing queue halves the share, a passing stall does not", () => {
+  /** An idle event loop: only the waits are under test here. */
+  const noLag = () => 0;
   const SHARE = 0.6;
   /** Quotes every 10 ms from t0 for `ms`, each having waited `queuedMs` of a 250 ms budget. */
   const feed = (q: StandingQueue, t0: number, ms: number, queuedMs: (t: number) => number) => {
@@ -51,13 +61,13 @@ describe("StandingQueue: a standing queue halves the share, a passing stall does
   };
 
   it("keeps the full share while quotes do not wait", () => {
-    const q = new StandingQueue();
+    const q = new StandingQueue(noLag);
     expect(feed(q, 0, 1_000, () => 0)).toBe(SHARE);
     expect(q.standing).toBe(false);
   });
 
   it("halves the share once every quote of a whole window waited more than a tenth of its budget", () => {
-    const q = new StandingQueue();
+    const q = new StandingQueue(noLag);
     feed(q, 0, STANDING_WINDOW_MS, () => 0);
     // A full window in which every quote waited 40 ms (0.16 of 250): the next window sheds at 0.3.
     feed(q, STANDING_WINDOW_MS, STANDING_WINDOW_MS, () => 40);
@@ -70,7 +80,7 @@ describe("StandingQueue: a standing queue halves the share, a passing stall does
   });
 
   it("does not halve it for one long stall when the quotes around it did not wait", () => {
-    const q = new StandingQueue();
+    const q = new StandingQueue(noLag);
     // One quote in each window waited 200 ms (a stall), the rest did not.
     const share = feed(q, 0, 1_000, (t) => (t % STANDING_WINDOW_MS === 50 ? 200 : 0));
     expect(share).toBe(SHARE);
@@ -78,11 +88,63 @@ describe("StandingQueue: a standing queue halves the share, a passing stall does
   });
 
   it("gives the full share back after a window in which a quote did not wait", () => {
-    const q = new StandingQueue();
+    const q = new StandingQueue(noLag);
     feed(q, 0, 3 * STANDING_WINDOW_MS, () => 40);
     expect(q.standing).toBe(true);
     feed(q, 3 * STANDING_WINDOW_MS, STANDING_WINDOW_MS, (t) => (t === 3 * STANDING_WINDOW_MS + 50 ? 0 : 40));
     expect(q.shareFor(4 * STANDING_WINDOW_MS, 40, 250, SHARE)).toBe(SHARE);
+  });
+});
+
+describe("StandingQueue: the event loop's delay is the wait still to come", () => {
+  const SHARE = 0.6;
+
+  it("prices only a quote whose wait plus LOOP_CROSSINGS times the loop's delay leaves AFTER_ADMISSION_RESERVE of its budget", () => {
+    let lag = 0;
+    const q = new StandingQueue(() => lag);
+    expect(q.shareFor(0, 0, 250, SHARE)).toBe(SHARE);
+    // 25 ms behind: 250 x (1 - 0.2) - 2 x 25 = 150 ms, the share's own bound: unchanged.
+    lag = 25;
+    expect(q.shareFor(1, 0, 250, SHARE)).toBeCloseTo(SHARE, 12);
+    // 50 ms behind: 200 - 100 = 100 ms of wait admitted (0.4 of 250).
+    lag = 50;
+    const share = q.shareFor(2, 0, 250, SHARE);
+    expect(share).toBeCloseTo(1 - AFTER_ADMISSION_RESERVE - (LOOP_CROSSINGS * 50) / 250, 12);
+    const at = { nowMs: 0, deadlineAtMs: 250, minBudgetMs: 15, budgetMs: 250, shedShare: share };
+    expect(shedDecision({ ...at, queuedMs: 99 })).toBeUndefined();
+    expect(shedDecision({ ...at, queuedMs: 101 })).toBe("OVERLOADED");
+  });
+
+  it("sheds every quote that waited at all once the loop's delay alone uses up the share (never turns shedding off)", () => {
+    const q = new StandingQueue(() => 100);
+    const share = q.shareFor(0, 1, 250, SHARE);
+    expect(share).toBeGreaterThan(0);
+    expect(
+      shedDecision({
+        nowMs: 0,
+        deadlineAtMs: 250,
+        minBudgetMs: 15,
+        budgetMs: 250,
+        shedShare: share,
+        queuedMs: 1,
+      }),
+    ).toBe("OVERLOADED");
+  });
+
+  it("measures the loop's delay: a loop blocked for 60 ms reads at least 40 ms, an idle one soon reads under 5 ms", async () => {
+    const lag = new LoopLag().start();
+    try {
+      await new Promise((r) => setTimeout(r, 3 * LAG_TICK_MS));
+      const until = performance.now() + 60;
+      while (performance.now() < until) {
+        // a blocked event loop
+      }
+      expect(lag.ms).toBeGreaterThanOrEqual(40);
+      await new Promise((r) => setTimeout(r, 20 * LAG_TICK_MS));
+      expect(lag.ms).toBeLessThan(5 + LAG_TICK_MS);
+    } finally {
+      lag.stop();
+    }
   });
 });
 

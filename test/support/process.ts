@@ -81,6 +81,11 @@ export function startWebhook(env: Record<string, string>): WebhookProcess {
   });
 }
 
+/** The signer service (`npm run signer`) as its own process, on the settings given. */
+export function startSignerProcess(env: Record<string, string>): CapturedProcess {
+  return spawnCaptured("src/signer/main.ts", [], { LOG_LEVEL: "warn", ...env });
+}
+
 /** JSON log lines the process wrote to stdout. */
 export function logLines(text: string): Record<string, unknown>[] {
   return text

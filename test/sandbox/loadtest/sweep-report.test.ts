@@ -9,6 +9,7 @@
 import { describe, expect, it } from "vitest";
 import {
   heldRatio,
+  OVERLOAD_FACTORS,
   type StepResult,
   type SweepReport,
   type SweepSummary,
@@ -111,9 +112,27 @@ describe("sweep report: the step past capacity", () => {
       overload: overload("webhook ×1", 8400, 0.7896),
     };
     const text = sweepText(report([alone, summary("bare node:http ×1", 1, 16000, false)], rates));
-    expect(text).toContain(
-      "workers 1: webhook ×1 at 1.2x (8400/s): 78.96% of priceable quotes priced within budget, 21.04% shed or late 404s",
+    expect(text).toMatch(
+      /workers 1: webhook ×1 at 1\.2x \(8400\/s\): [\d.]+% answered within budget, 78\.96% of priceable quotes priced within budget, 21\.04% shed or late 404s/,
     );
+  });
+
+  it("gives every step past capacity (1.2x, 1.5x, 2x, 3x) with its share answered within budget", () => {
+    const past = OVERLOAD_FACTORS.map(
+      (factor, i): StepResult => ({
+        ...step("webhook ×1", Math.round(7000 * factor), false),
+        kind: "overload",
+        factor,
+        withinBudget: 0.9995 - i * 0.0001,
+      }),
+    );
+    const text = sweepText(
+      report([{ ...summary("webhook ×1", 1, 7000, false), overload: past[0], overloads: past }], rates),
+    );
+    expect(text).toContain("workers 1: webhook ×1 at 1.2x (8400/s): 99.95% answered within budget");
+    expect(text).toContain("workers 1: webhook ×1 at 1.5x (10500/s): 99.94% answered within budget");
+    expect(text).toContain("workers 1: webhook ×1 at 2x (14000/s): 99.93% answered within budget");
+    expect(text).toContain("workers 1: webhook ×1 at 3x (21000/s): 99.92% answered within budget");
   });
 });
 
