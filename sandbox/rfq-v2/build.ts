@@ -46,7 +46,7 @@ export interface V2SwapParams {
   /** px_ticks and qty_lots, best first for the consuming side. */
   levels: readonly { pxTicks: bigint; qtyLots: bigint }[];
   recentBlockhash: string;
-  /** The unlabelled last account of the leg block (a lookup-table address on mainnet). */
+  /** The route's last account, after every leg (a shared lookup-table entry on mainnet; default: the aggregator id). */
   legExtra?: PublicKey;
   platformFeeBps?: number;
   computeUnitLimit?: number;
@@ -144,7 +144,7 @@ export function routeV2Instruction(p: V2SwapParams): TransactionInstruction {
       ro(p.baseTokenProgram),
       ro(p.quoteTokenProgram),
       ro(new Pk(INSTRUCTIONS_SYSVAR)),
-      ro(p.legExtra ?? new Pk(RFQ_V2_PROGRAM)),
+      ro(p.legExtra ?? aggregator),
     ],
     data: encodeRouteV2Data(p),
   });
