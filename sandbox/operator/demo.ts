@@ -10,6 +10,7 @@ import { join } from "node:path";
 
 import type { Keypair } from "@solana/web3.js";
 import { TOKEN_PROGRAM } from "../../config/schema.ts";
+import { STAND_IN_POOL_AUTHORITY } from "../../src/chain/local/rfq-v2-emulation.ts";
 import { parseArgs } from "../../src/cli/args.ts";
 import { sweep } from "../../src/program/rfq-v2.ts";
 import { REPO_ROOT } from "../../tooling/processes.ts";
@@ -206,14 +207,18 @@ async function main(): Promise<number> {
       );
       const ok = await v2Swap(stack.rfqV2, taker, client, say);
       if (!ok) failures++;
+      say(
+        `${swaps.length + 2}. buy SOL with 10 USDC over a two-leg route: 60% on the maker's RFQ v2 levels, 40% through the local chain's stand-in AMM pool`,
+      );
+      if (!(await v2Swap(stack.rfqV2, taker, client, say, 4_000))) failures++;
     }
   } finally {
     await stack.close();
   }
   say(
     failures
-      ? `\nDEMO FAILED: ${failures} of ${swaps.length + (stack.rfqV2 ? 1 : 0)} swaps`
-      : `\nDEMO PASSED: ${swaps.length + (stack.rfqV2 ? 1 : 0)} swaps, balances as quoted${issued ? `, ${issued.symbol} supply as minted and burned` : ""}`,
+      ? `\nDEMO FAILED: ${failures} of ${swaps.length + (stack.rfqV2 ? 2 : 0)} swaps`
+      : `\nDEMO PASSED: ${swaps.length + (stack.rfqV2 ? 2 : 0)} swaps, balances as quoted${issued ? `, ${issued.symbol} supply as minted and burned` : ""}`,
   );
   return failures ? 1 : 0;
 }
@@ -229,13 +234,16 @@ main().then(
 /**
  * One RFQ v2 swap: the stand-in offers the taker's 10 USDC against the maker's live SOL/USDC asks, the
  * webhook's stream co-signs, the stand-in lands it; the taker's USDC and SOL move exactly as the
- * program's walk of the streamed levels says.
+ * program's walk of the streamed levels says. With `ammBps`, a two-leg route: that share of the input
+ * goes through the local chain's stand-in AMM pool (x*y=k on its vaults), the rest over the maker's
+ * levels; the taker's balances then move as the walk and the pool's vaults say.
  */
 async function v2Swap(
   v2: NonNullable<Awaited<ReturnType<typeof startStack>>["rfqV2"]>,
   taker: Keypair,
   client: TakerClient,
   say: (s: string) => void,
+  ammBps = 0,
 ): Promise<boolean> {
   const until = Date.now() + 15_000;
   let live = v2.standIn.liveSet(v2.makerId, SOL, USDC);
@@ -256,7 +264,10 @@ async function v2Swap(
     `   levels: sequence ${live.quote.sequence_number}, lot ${units.amount(SOL, lot)}, best ask ${units.amount(USDC, asks[0]?.perLot ?? 0n)} per lot`,
   );
   const inAmount = 10_000_000n;
-  const walk = sweep("bid", inAmount, asks, lot);
+  const ammIn = (inAmount * BigInt(ammBps)) / 10_000n;
+  const walk = sweep("bid", inAmount - ammIn, asks, lot);
+  const pool = ammBps ? await client.balances(STAND_IN_POOL_AUTHORITY, [SOL, USDC]) : undefined;
+  const ammOut = pool ? (ammIn * (pool[SOL] ?? 0n)) / ((pool[USDC] ?? 0n) + ammIn) : 0n;
   const before = await client.balances(taker.publicKey, [SOL, USDC]);
   const r = await v2.standIn.offerSwap({
     makerId: v2.makerId,
@@ -269,6 +280,7 @@ async function v2Swap(
     takerSide: "bid",
     inAmount,
     timeoutMs: 20_000,
+    ...(ammBps ? { amm: { bps: ammBps } } : {}),
   });
   if (!r.ok) {
     say(`   FAIL the swap: ${r.reason}`);
@@ -280,13 +292,18 @@ async function v2Swap(
     usdc: (after[USDC] ?? 0n) - (before[USDC] ?? 0n),
     sol: (after[SOL] ?? 0n) - (before[SOL] ?? 0n),
   };
+  const want = { usdc: -(walk.spent + ammIn), sol: walk.out + ammOut };
+  if (ammBps)
+    say(
+      `   the taker pays the maker ${walk.spent} USDC atoms for ${walk.out} lamports of SOL, the pool ${ammIn} for ${ammOut}`,
+    );
   say(
-    `   USDC ${fmt(USDC, moved.usdc)} (levels say ${fmt(USDC, -walk.spent)}), SOL ${fmt(SOL, moved.sol)} (levels say ${fmt(SOL, walk.out)})`,
+    `   USDC ${fmt(USDC, moved.usdc)} (${ammBps ? "levels and pool say" : "levels say"} ${fmt(USDC, want.usdc)}), SOL ${fmt(SOL, moved.sol)} (${ammBps ? "levels and pool say" : "levels say"} ${fmt(SOL, want.sol)})`,
   );
-  if (moved.usdc !== -walk.spent || moved.sol !== walk.out) {
+  if (moved.usdc !== want.usdc || moved.sol !== want.sol) {
     say("   FAIL balances differ from the levels");
     return false;
   }
-  say("   OK: balances moved exactly as the levels say");
+  say(`   OK: balances moved exactly as the levels${ammBps ? " and the pool" : ""} say`);
   return true;
 }

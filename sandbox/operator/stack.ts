@@ -17,6 +17,7 @@ import { join, resolve } from "node:path";
 import { Keypair, type PublicKey } from "@solana/web3.js";
 import { DEFAULT_CONFIG_PATH, parseFileConfig } from "../../config/load.ts";
 import type { FileConfig } from "../../config/schema.ts";
+import { STAND_IN_POOL_AUTHORITY } from "../../src/chain/local/rfq-v2-emulation.ts";
 import { RpcChain } from "../../src/chain/rpc.ts";
 import { rpcCall } from "../../src/chain/rpc-read.ts";
 import { DEFAULT_SHUTDOWN_GRACE_MS } from "../../src/http/shutdown.ts";
@@ -30,7 +31,7 @@ import {
   waitForHttp,
 } from "../../tooling/processes.ts";
 import { smartAccountConfig } from "../fill/smart-account.ts";
-import { RfqV2StandIn } from "../rfq-v2/server.ts";
+import { RfqV2StandIn, STAND_IN_POOL_FUNDS } from "../rfq-v2/server.ts";
 import { type IssuedToken, withIssuedToken } from "./issued-token.ts";
 import { operatorChainOverRpc } from "./rpc-chain.ts";
 import { type OperatorServer, type OperatorServerOptions, startOperator } from "./server.ts";
@@ -268,13 +269,19 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       },
       ...(issued ? { issuer: { keypair: issued.issuerPath, sol: "100000000000" } } : {}),
       takers: opts.takers
-        .map((t, i) => ({
+        .map((t, i): { keypair?: string; pubkey?: string; sol: string; tokens: Record<string, string> } => ({
           keypair: (takers[i] as StackTaker).keypairPath,
           sol: t.sol.toString(),
           tokens: Object.fromEntries(Object.entries(t.tokens).map(([k, v]) => [k, v.toString()])),
         }))
         .concat(
           (smartAccount?.memberPaths ?? []).map((keypair) => ({ keypair, sol: "1000000000", tokens: {} })),
+        )
+        // The local chain's stand-in AMM pool, which the RFQ v2 stand-in's two-leg swaps route through.
+        .concat(
+          opts.rfqV2
+            ? [{ pubkey: STAND_IN_POOL_AUTHORITY.toBase58(), sol: "0", tokens: STAND_IN_POOL_FUNDS }]
+            : [],
         ),
       ...(smartAccount && sat
         ? {

@@ -1,9 +1,11 @@
 /**
  * Builds an RFQ v2 swap transaction as the operator offers it (SWAP_AVAILABLE): SetComputeUnitLimit,
  * SetComputeUnitPrice, the taker's CreateIdempotent of its output account, and the aggregator's
- * `route_v2` with one RFQ v2 leg carrying the maker's levels. Unsigned; key 0 is the taker (fee payer,
- * slot 0), key 1 the maker (read-only signer, slot 1). Stands in for the operator's route builder,
- * which is not published: the layout follows the decoded mainnet transactions (one leg). With
+ * `route_v2` with one RFQ v2 leg carrying the maker's levels, alone or (with `amm`) split beside a leg
+ * through the local chain's stand-in AMM pool (src/chain/local/rfq-v2-emulation.ts). Unsigned; key 0 is
+ * the taker (fee payer, slot 0), key 1 the maker (read-only signer, slot 1). Stands in for the
+ * operator's route builder, which is not published: the layout follows the decoded mainnet
+ * transactions (the route's 10 accounts, the legs' blocks in plan order, the route's last account). With
  * `lookupTables`, every key a table holds that is neither a signer nor an invoked program is loaded
  * from it, as the v0 compiler does (mainnet loads most accounts from lookup tables).
  */
@@ -20,6 +22,12 @@ import {
   TransactionMessage,
   VersionedTransaction,
 } from "@solana/web3.js";
+import {
+  STAND_IN_AMM_PROGRAM,
+  STAND_IN_AMM_TAG,
+  STAND_IN_POOL_AUTHORITY,
+  standInPoolVault,
+} from "../../src/chain/local/rfq-v2-emulation.ts";
 import {
   AGGREGATOR_EVENT_AUTHORITY,
   AGGREGATOR_PROGRAM,
@@ -46,11 +54,16 @@ export interface V2SwapParams {
   /** px_ticks and qty_lots, best first for the consuming side. */
   levels: readonly { pxTicks: bigint; qtyLots: bigint }[];
   recentBlockhash: string;
-  /** The unlabelled last account of the leg block (a lookup-table address on mainnet). */
+  /** The route's last account, after every leg (a shared lookup-table entry on mainnet; default: the aggregator id). */
   legExtra?: PublicKey;
   platformFeeBps?: number;
   computeUnitLimit?: number;
   computeUnitPrice?: bigint;
+  /**
+   * A second leg beside the RFQ one: the stand-in AMM pool taking `bps` of the route's input (the RFQ
+   * leg the rest), both from input 0 to output 1, the RFQ step first.
+   */
+  amm?: { bps: number };
   /** Overrides for tampering tests: the step's bps, input and output indexes. */
   bps?: number;
   inputIndex?: number;
@@ -95,16 +108,17 @@ export function encodeRouteV2Data(p: V2SwapParams): Buffer {
     u16(50), // slippage_bps
     u16(p.platformFeeBps ?? 0),
     u16(0), // positive_slippage_bps
-    u32(1),
+    u32(p.amm ? 2 : 1),
     Buffer.from([RFQ_V2_LEG_TAG, p.takerSide === "bid" ? 0 : 1]),
     u32(fill.length),
     fill,
-    u16(p.bps ?? 10_000),
+    u16(p.bps ?? 10_000 - (p.amm?.bps ?? 0)),
     Buffer.from([p.inputIndex ?? 0, p.outputIndex ?? 1]),
+    ...(p.amm ? [Buffer.from([STAND_IN_AMM_TAG]), u16(p.amm.bps), Buffer.from([0, 1])] : []),
   ]);
 }
 
-/** The route_v2 instruction alone (accounts: the route's 10, then the leg block). */
+/** The route_v2 instruction alone (accounts: the route's 10, the RFQ leg's block, the AMM's, the last one). */
 export function routeV2Instruction(p: V2SwapParams): TransactionInstruction {
   const ata = (mint: PublicKey, owner: PublicKey, program: PublicKey) =>
     getAssociatedTokenAddressSync(mint, owner, true, program);
@@ -144,7 +158,20 @@ export function routeV2Instruction(p: V2SwapParams): TransactionInstruction {
       ro(p.baseTokenProgram),
       ro(p.quoteTokenProgram),
       ro(new Pk(INSTRUCTIONS_SYSVAR)),
-      ro(p.legExtra ?? new Pk(RFQ_V2_PROGRAM)),
+      ...(p.amm
+        ? [
+            ro(STAND_IN_AMM_PROGRAM),
+            ro(STAND_IN_POOL_AUTHORITY),
+            w(src),
+            w(dst),
+            w(standInPoolVault(srcMint, srcProg)),
+            w(standInPoolVault(dstMint, srcProg)),
+            ro(srcMint),
+            ro(dstMint),
+            ro(srcProg),
+          ]
+        : []),
+      ro(p.legExtra ?? aggregator),
     ],
     data: encodeRouteV2Data(p),
   });

@@ -24,6 +24,10 @@
  * TLS (with `tls`): the operator's edge is `https://` (its certificate from a public CA); the stand-in
  * serves the certificate it is given instead, e.g. one a test's throwaway CA issued.
  *
+ * Two-leg swaps (`amm` on an offer): the RFQ leg split beside a leg through the local chain's stand-in
+ * AMM pool (src/chain/local/rfq-v2-emulation.ts says what that pool is and does not check), as the
+ * operator splits its routes between the maker and AMMs; the sandbox funds the pool.
+ *
  * Not checked here because nothing publishes the rule: sequence gaps (only a number not above the
  * maker's last is refused), rate limits, level limits, and any deadline for SWAP_SUBMIT beyond the
  * caller's own timeout.
@@ -45,6 +49,9 @@ import {
 } from "../../src/rfq-v2/proto.ts";
 import { buildV2SwapTransaction } from "./build.ts";
 import { createLookupTable, type TableChain } from "./tables.ts";
+
+/** What the sandbox funds the stand-in AMM pool with (token symbol: smallest units): 1,000 SOL, 180,250 USDC. */
+export const STAND_IN_POOL_FUNDS: Record<string, string> = { SOL: "1000000000000", USDC: "180250000000" };
 
 export interface StandInMaker {
   makerId: string;
@@ -355,6 +362,11 @@ export class RfqV2StandIn {
     ) => VersionedTransaction | Promise<VersionedTransaction>;
     /** How many times the same SWAP_AVAILABLE is sent (a redelivering operator; default 1). */
     deliveries?: number;
+    /**
+     * A two-leg swap: `bps` of the input routed through the local chain's stand-in AMM pool beside the
+     * RFQ leg (which takes the rest), as the operator splits a route (the pool must be funded).
+     */
+    amm?: { bps: number };
   }): Promise<SubmitResult & { swapUuid: string; offered: VersionedTransaction }> {
     const live = this.liveSet(o.makerId, o.baseMint, o.quoteMint);
     if (!live) throw new Error(`maker ${o.makerId} has no live levels for ${o.baseMint}/${o.quoteMint}`);
@@ -390,6 +402,7 @@ export class RfqV2StandIn {
         levels,
         recentBlockhash: blockhash,
         legExtra: this.legExtra,
+        ...(o.amm ? { amm: o.amm } : {}),
       },
       { lookupTables },
     );

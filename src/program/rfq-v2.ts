@@ -1,7 +1,7 @@
 /**
  * The on-chain layouts of an RFQ v2 fill: the aggregator's `route_v2` instruction carrying one RFQ v2
- * leg (Borsh, little-endian), the programs and fixed accounts, and the RFQ v2 program's walk of a level
- * list. Read by the maker's checks (src/rfq-v2/fill.ts) and by the local chain's stand-in for the
+ * leg, alone or beside other legs (Borsh, little-endian; the plan read step by step by route-plan.ts),
+ * the programs and fixed accounts, and the RFQ v2 program's walk of a level list. Read by the maker's checks (src/rfq-v2/fill.ts) and by the local chain's stand-in for the
  * programs (src/chain/local/rfq-v2-emulation.ts).
  *
  * route_v2 = discriminator, in_amount u64, quoted_out_amount u64, slippage_bps u16, platform_fee_bps
@@ -12,63 +12,26 @@
  * the 11 of fill_exact_in, one more.
  */
 
+import { JUPITER_RFQ_V2_TAG, type PlanStep, Reader, readPlan, UnreadableStep } from "./route-plan.ts";
+
 export const AGGREGATOR_PROGRAM = "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4";
 export const AGGREGATOR_EVENT_AUTHORITY = "D8cy77BBepLMngZx6ZukaTff5hCt1HrWyKk3Hnd9oitf";
 export const RFQ_V2_PROGRAM = "fd3nMFYTQjX1yr5ER8u7tPdHJB7qt8RpDpNtLQX2Br5";
 export const INSTRUCTIONS_SYSVAR = "Sysvar1nstructions1111111111111111111111111";
 export const ROUTE_V2_DISCRIMINATOR = Uint8Array.from([187, 100, 250, 204, 49, 196, 175, 20]);
-export const RFQ_V2_LEG_TAG = 120;
-/** Accounts of route_v2 before the legs, and of an RFQ v2 leg block (program, 11 fill accounts, 1 more). */
+export const RFQ_V2_LEG_TAG = JUPITER_RFQ_V2_TAG;
+/** Accounts of route_v2 before the legs (before the platform fee account, when there is one). */
 export const ROUTE_FIXED_ACCOUNTS = 10;
-export const RFQ_LEG_ACCOUNTS = 13;
+/** An RFQ v2 leg's block: the RFQ v2 program, then the 11 accounts of fill_exact_in. */
+export const RFQ_BLOCK_ACCOUNTS = 12;
+/** A lone RFQ v2 leg's accounts after the route's fixed ones: its block and the route's last account. */
+export const RFQ_LEG_ACCOUNTS = RFQ_BLOCK_ACCOUNTS + 1;
 
-/** Little-endian reads with bounds. */
-class Reader {
-  private at = 0;
-  constructor(private readonly b: Uint8Array) {}
-  private need(n: number): void {
-    if (this.at + n > this.b.length)
-      throw new Error(`data ends at byte ${this.b.length}, ${n} more needed at ${this.at}`);
-  }
-  u8(): number {
-    this.need(1);
-    const v = Buffer.from(this.b.buffer, this.b.byteOffset + this.at, 1).readUInt8(0);
-    this.at += 1;
-    return v;
-  }
-  u16(): number {
-    this.need(2);
-    const v = Buffer.from(this.b.buffer, this.b.byteOffset + this.at, 2).readUInt16LE(0);
-    this.at += 2;
-    return v;
-  }
-  u32(): number {
-    this.need(4);
-    const v = Buffer.from(this.b.buffer, this.b.byteOffset + this.at, 4).readUInt32LE(0);
-    this.at += 4;
-    return v;
-  }
-  u64(): bigint {
-    this.need(8);
-    const v = Buffer.from(this.b.buffer, this.b.byteOffset + this.at, 8).readBigUInt64LE(0);
-    this.at += 8;
-    return v;
-  }
-  bytes(n: number): Uint8Array {
-    this.need(n);
-    const v = this.b.subarray(this.at, this.at + n);
-    this.at += n;
-    return v;
-  }
-  done(): boolean {
-    return this.at === this.b.length;
-  }
-}
-
-/** The data of a route_v2 instruction with its one RFQ v2 step. */
+/** The data of a route_v2 instruction and its one RFQ v2 step. */
 export interface RouteV2Data {
   /** "bid": the taker pays quote for base (takes the maker's asks); "ask": it pays base for quote. */
   takerSide: "bid" | "ask";
+  /** The route's in_amount (the whole input of the route, not necessarily the leg's). */
   inAmount: bigint;
   quotedOutAmount: bigint;
   platformFeeBps: number;
@@ -80,6 +43,9 @@ export interface RouteV2Data {
   lotSizeBase: bigint;
   /** As the program walks them: price per lot = px_ticks x tick_size_qpb. */
   levels: ProgramLevel[];
+  /** Every step of the plan, in order; `rfqStep` is the RFQ v2 one's index. */
+  steps: PlanStep[];
+  rfqStep: number;
 }
 
 /** A level as the program walks it: whole lots at a price per lot (quote atoms). */
@@ -88,31 +54,44 @@ export interface ProgramLevel {
   perLot: bigint;
 }
 
+/**
+ * Why route data is not a route with one RFQ v2 leg: `malformed`, the bytes end early or run on;
+ * `unreadable`, a step the maker cannot read (a tag outside the published enum, a value Borsh refuses);
+ * `not-found`, readable but not route_v2 with exactly one RFQ v2 step.
+ */
+export type RouteV2Problem = "malformed" | "unreadable" | "not-found";
+
 export function decodeRouteV2(
   data: Uint8Array,
-): { ok: true; leg: RouteV2Data } | { ok: false; malformed: boolean; detail: string } {
-  // malformed: unreadable bytes; otherwise readable, but not a lone RFQ v2 leg.
-  const no = (malformed: boolean, detail: string) => ({ ok: false as const, malformed, detail });
+): { ok: true; leg: RouteV2Data } | { ok: false; problem: RouteV2Problem; detail: string } {
+  const no = (problem: RouteV2Problem, detail: string) => ({ ok: false as const, problem, detail });
+  let steps: PlanStep[];
+  let head: { inAmount: bigint; quotedOutAmount: bigint; platformFeeBps: number };
   try {
     const r = new Reader(data);
-    if (!startsWith(r.bytes(8), ROUTE_V2_DISCRIMINATOR)) return no(false, "not route_v2");
+    if (!startsWith(r.bytes(8), ROUTE_V2_DISCRIMINATOR)) return no("not-found", "not route_v2");
     const inAmount = r.u64();
     const quotedOutAmount = r.u64();
     r.u16(); // slippage_bps
     const platformFeeBps = r.u16();
     r.u16(); // positive_slippage_bps
-    const steps = r.u32();
-    if (steps !== 1) return no(false, `the route has ${steps} steps: only a lone RFQ v2 leg is signed`);
-    const tag = r.u8();
-    if (tag !== RFQ_V2_LEG_TAG)
-      return no(false, `the route's step is swap ${tag}, not an RFQ v2 leg (${RFQ_V2_LEG_TAG})`);
-    const side = r.u8();
-    if (side > 1) return no(true, `leg side ${side}`);
-    const fill = new Reader(r.bytes(r.u32()));
-    const bps = r.u16();
-    const inputIndex = r.u8();
-    const outputIndex = r.u8();
-    if (!r.done()) return no(true, "route data continues after its one step");
+    head = { inAmount, quotedOutAmount, platformFeeBps };
+    steps = readPlan(r, r.u32());
+    if (!r.done()) return no("malformed", "route data continues after its last step");
+  } catch (err) {
+    if (err instanceof UnreadableStep) return no("unreadable", `route plan: ${err.message}`);
+    return no("malformed", `route data: ${(err as Error).message}`);
+  }
+  const rfq = steps.flatMap((s, i) => (s.rfq ? [i] : []));
+  if (rfq.length !== 1)
+    return no(
+      "not-found",
+      `the route's ${steps.length} step(s) hold ${rfq.length} RFQ v2 legs (swap ${JUPITER_RFQ_V2_TAG}): exactly one is signed`,
+    );
+  const rfqStep = rfq[0] as number;
+  const step = steps[rfqStep] as PlanStep & { rfq: NonNullable<PlanStep["rfq"]> };
+  try {
+    const fill = new Reader(step.rfq.fillData);
     const expireAt = fill.u64();
     const tickSizeQpb = fill.u64();
     const lotSizeBase = fill.u64();
@@ -123,25 +102,25 @@ export function decodeRouteV2(
       const qty = fill.u64();
       levels.push({ perLot: px * tickSizeQpb, lots: qty });
     }
-    if (!fill.done()) return no(true, "fill data continues after its levels");
+    if (!fill.done()) return no("malformed", "fill data continues after its levels");
     return {
       ok: true,
       leg: {
-        takerSide: side === 0 ? "bid" : "ask",
-        inAmount,
-        quotedOutAmount,
-        platformFeeBps,
-        bps,
-        inputIndex,
-        outputIndex,
+        takerSide: step.rfq.side === 0 ? "bid" : "ask",
+        ...head,
+        bps: step.bps,
+        inputIndex: step.inputIndex,
+        outputIndex: step.outputIndex,
         expireAt,
         tickSizeQpb,
         lotSizeBase,
         levels,
+        steps,
+        rfqStep,
       },
     };
   } catch (err) {
-    return no(true, `route data: ${(err as Error).message}`);
+    return no("malformed", `fill data: ${(err as Error).message}`);
   }
 }
 

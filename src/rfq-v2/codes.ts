@@ -15,8 +15,13 @@ export const V2RejectCode = {
   V2_LOOKUP_INDEX_OUT_OF_RANGE: "V2_LOOKUP_INDEX_OUT_OF_RANGE",
   /** Not exactly two required signatures, or the maker's key is not the read-only signer at slot 1. */
   V2_INVALID_SIGNERS: "V2_INVALID_SIGNERS",
-  /** No aggregator route_v2 instruction holding exactly one leg, an RFQ v2 leg, for the maker. */
+  /** Not exactly one aggregator route_v2 instruction, or its plan does not hold exactly one RFQ v2 leg. */
   V2_ROUTE_NOT_FOUND: "V2_ROUTE_NOT_FOUND",
+  /**
+   * The route plan holds a step the maker cannot read (a swap tag outside the published enum, or a value
+   * Borsh refuses): nothing after it can be located, so the route is refused, never searched for bytes.
+   */
+  V2_ROUTE_UNREADABLE: "V2_ROUTE_UNREADABLE",
   /** The route's or the leg's accounts are not the ones the fill needs (programs, mints, maker accounts, taker). */
   V2_INVALID_ACCOUNTS: "V2_INVALID_ACCOUNTS",
   /** The maker's key or token accounts appear outside the leg's own account slots. */
@@ -27,7 +32,10 @@ export const V2RejectCode = {
   V2_LEVELS_NOT_STREAMED: "V2_LEVELS_NOT_STREAMED",
   /** expire_at is past, or later than the streamed levels' validity. */
   V2_EXPIRED: "V2_EXPIRED",
-  /** The leg's input is not the whole route input (bps 10,000, input index 0), or the amounts do not follow. */
+  /**
+   * A lone leg's input is not the whole route input (bps 10,000, input index 0), a leg beside others
+   * takes no share or more than all of its input (bps outside 1-10,000), or the input buys no whole lot.
+   */
   V2_INVALID_AMOUNTS: "V2_INVALID_AMOUNTS",
   /** The maker cannot carry the fill's outflow (the inventory check). */
   V2_INVENTORY_INSUFFICIENT: "V2_INVENTORY_INSUFFICIENT",

@@ -1,12 +1,19 @@
 /**
  * An RFQ v2 swap as the operator offers it (SWAP_AVAILABLE): decoded, then judged against the levels
- * the maker streamed. Signed only when it is the aggregator's `route_v2` with exactly one step, an RFQ
- * v2 leg (tag 120), for a pair the maker streams, whose lot and levels are a streamed set still valid
- * (each level no better for the taker than the streamed one, no more lots), whose amounts follow from
- * the program's walk of those levels, and whose maker key and token accounts appear nowhere but the
- * leg's own slots. Routes with other legs are refused: their payloads cannot be read here, so the
- * maker's accounts could hide in them. The keys are the message's resolved list (lookup.ts): an
- * account loaded from a lookup table is judged exactly as a static one.
+ * the maker streamed. Signed only when it is the aggregator's `route_v2` whose plan reads exactly, step
+ * by step (src/program/route-plan.ts), with exactly one RFQ v2 step (tag 120), alone or beside other
+ * legs, for a pair the maker streams, whose lot and levels are a streamed set still valid (each level
+ * no better for the taker than the streamed one, no more lots), and whose maker key and token accounts
+ * each appear exactly once in the whole transaction: in the RFQ leg's block (right after the RFQ v2
+ * program, which the route names once), in the leg's own order. The other legs' payloads are read only
+ * as far as their length; what they do is not judged, only that the maker's accounts are not theirs. A
+ * step the maker cannot read (a tag outside the published enum) makes the route unreadable: refused,
+ * never searched for bytes that look like an RFQ step. The keys are the message's resolved list
+ * (lookup.ts): an account loaded from a lookup table is judged exactly as a static one.
+ *
+ * The leg's input: a first leg (input index 0, which no step feeds) takes in_amount x bps / 10,000; a
+ * mid-chain leg's input is known only at run time, so it is priced at the worst case, the whole ladder
+ * it carries (what the inventory reserves).
  *
  * The layouts are in src/program/rfq-v2.ts.
  */
@@ -18,11 +25,13 @@ import {
   AGGREGATOR_PROGRAM,
   decodeRouteV2,
   INSTRUCTIONS_SYSVAR,
+  RFQ_BLOCK_ACCOUNTS,
   RFQ_LEG_ACCOUNTS,
   RFQ_V2_PROGRAM,
   ROUTE_FIXED_ACCOUNTS,
   ROUTE_V2_DISCRIMINATOR,
   type RouteV2Data,
+  type RouteV2Problem,
   startsWith,
   sweep,
 } from "../program/rfq-v2.ts";
@@ -49,7 +58,19 @@ export interface V2Leg extends RouteV2Data {
   taker: PublicKey;
   baseMint: PublicKey;
   quoteMint: PublicKey;
+  /** The leg's input: in_amount x bps / 10,000 for a first leg, the whole ladder's cost mid-chain. */
+  inAmount: bigint;
+  /** The route's in_amount as the data carries it. */
+  routeInAmount: bigint;
+  /** "first": the leg takes its share of the route's input; "mid-chain": an earlier step feeds it. */
+  input: "first" | "mid-chain";
 }
+
+const PROBLEM_CODE: Record<RouteV2Problem, V2RejectCode> = {
+  malformed: V2RejectCode.V2_MALFORMED_TRANSACTION,
+  unreadable: V2RejectCode.V2_ROUTE_UNREADABLE,
+  "not-found": V2RejectCode.V2_ROUTE_NOT_FOUND,
+};
 
 export interface V2Pair {
   pairKey: string;
@@ -165,22 +186,33 @@ export function checkV2Route(
   const [route] = routes as [(typeof routes)[number]];
 
   const decoded = decodeRouteV2(route.ix.data);
-  if (!decoded.ok)
-    return refuse(
-      decoded.malformed ? V2RejectCode.V2_MALFORMED_TRANSACTION : V2RejectCode.V2_ROUTE_NOT_FOUND,
-      decoded.detail,
-    );
+  if (!decoded.ok) return refuse(PROBLEM_CODE[decoded.problem], decoded.detail);
   const leg = decoded.leg;
+  const alone = leg.steps.length === 1;
 
-  // Accounts: the route's 10, then the leg block.
+  // Accounts: the route's 10, the platform fee account when the route carries a fee, the legs' blocks,
+  // the route's last account. The RFQ leg's block starts at the RFQ v2 program, which the route names once.
   const accs = route.ix.accountKeyIndexes;
-  if (accs.length !== ROUTE_FIXED_ACCOUNTS + RFQ_LEG_ACCOUNTS)
+  const legsStart = ROUTE_FIXED_ACCOUNTS + (leg.platformFeeBps > 0 ? 1 : 0);
+  const programAt = accs.flatMap((idx, pos) => (key(idx).toBase58() === RFQ_V2_PROGRAM ? [pos] : []));
+  if (programAt.length !== 1)
     return refuse(
       V2RejectCode.V2_INVALID_ACCOUNTS,
-      `the route has ${accs.length} accounts: expected ${ROUTE_FIXED_ACCOUNTS + RFQ_LEG_ACCOUNTS}`,
+      `the route names the RFQ v2 program ${programAt.length} times: expected once, at the head of the leg's block`,
+    );
+  const block = programAt[0] as number;
+  if (alone && (block !== legsStart || accs.length !== legsStart + RFQ_LEG_ACCOUNTS))
+    return refuse(
+      V2RejectCode.V2_INVALID_ACCOUNTS,
+      `the lone leg's block starts at ${block} of ${accs.length} accounts: expected at ${legsStart} of ${legsStart + RFQ_LEG_ACCOUNTS}`,
+    );
+  if (block < legsStart || block + RFQ_BLOCK_ACCOUNTS > accs.length - 1)
+    return refuse(
+      V2RejectCode.V2_INVALID_ACCOUNTS,
+      `the RFQ leg's block (${block}-${block + RFQ_BLOCK_ACCOUNTS - 1}) is not among the legs (${legsStart}-${accs.length - 2}; the last account is the route's)`,
     );
   const at = (i: number) => key(accs[i] ?? Number.NaN);
-  const legAt = (name: keyof typeof LEG) => at(ROUTE_FIXED_ACCOUNTS + LEG[name]);
+  const legAt = (name: keyof typeof LEG) => at(block + LEG[name]);
   const taker = at(0);
   if (!key(0).equals(taker) || !legAt("user").equals(taker))
     return refuse(
@@ -192,8 +224,6 @@ export function checkV2Route(
       V2RejectCode.V2_INVALID_ACCOUNTS,
       "the route's event authority or program account is not the aggregator's",
     );
-  if (legAt("program").toBase58() !== RFQ_V2_PROGRAM)
-    return refuse(V2RejectCode.V2_INVALID_ACCOUNTS, "the leg's program is not RFQ v2");
   if (!legAt("fillAuthority").equals(maker))
     return refuse(V2RejectCode.V2_INVALID_ACCOUNTS, "the leg's fill authority is not the maker");
   if (legAt("instructionsSysvar").toBase58() !== INSTRUCTIONS_SYSVAR)
@@ -215,9 +245,10 @@ export function checkV2Route(
       V2RejectCode.V2_INVALID_ACCOUNTS,
       `${pair.pairKey}: a token program is not the configured one`,
     );
-  // The route's mints follow the taker's side: a Bid pays quote for base.
+  // The route's mints follow the taker's side (a Bid pays quote for base): its source mint is the
+  // leg's input when the leg takes the route's input, its destination the leg's output when alone.
   const [srcMint, dstMint] = leg.takerSide === "bid" ? [quoteMint, baseMint] : [baseMint, quoteMint];
-  if (!at(3).equals(srcMint) || !at(4).equals(dstMint))
+  if ((leg.inputIndex === 0 && !at(3).equals(srcMint)) || (alone && !at(4).equals(dstMint)))
     return refuse(
       V2RejectCode.V2_INVALID_ACCOUNTS,
       "the route's source and destination mints do not match the leg's side",
@@ -230,12 +261,13 @@ export function checkV2Route(
       "the leg's maker token accounts are not the maker's associated accounts",
     );
 
-  // Exclusivity: the maker's three accounts only in the leg's slots of this one instruction.
+  // Exclusivity: the maker's three accounts only in the leg's slots of this one instruction, each
+  // once: not in another leg's accounts, not in another instruction.
   const own = [maker, makerBase, makerQuote];
-  const slots = new Set([
-    ROUTE_FIXED_ACCOUNTS + LEG.fillAuthority,
-    ROUTE_FIXED_ACCOUNTS + LEG.makerBase,
-    ROUTE_FIXED_ACCOUNTS + LEG.makerQuote,
+  const slots = new Map([
+    [block + LEG.fillAuthority, maker],
+    [block + LEG.makerBase, makerBase],
+    [block + LEG.makerQuote, makerQuote],
   ]);
   for (const [n, ix] of ixs.entries()) {
     if (own.some((k) => key(ix.programIdIndex).equals(k)))
@@ -245,7 +277,7 @@ export function checkV2Route(
       );
     for (const [pos, idx] of ix.accountKeyIndexes.entries()) {
       if (!own.some((k) => key(idx).equals(k))) continue;
-      if (n === route.index && slots.has(pos) && own[[...slots].indexOf(pos)]?.equals(key(idx))) continue;
+      if (n === route.index && slots.get(pos)?.equals(key(idx))) continue;
       return refuse(
         V2RejectCode.V2_MAKER_NOT_EXCLUSIVE,
         `instruction ${n} names a maker account at position ${pos}`,
@@ -265,13 +297,38 @@ export function checkV2Route(
     distinct.add(b58);
   }
 
-  // Amounts: a lone leg takes the whole route input.
-  if (leg.bps !== 10_000 || leg.inputIndex !== 0)
+  // Amounts: a lone leg takes the whole route input; a leg beside others a share of an input.
+  if (alone ? leg.bps !== 10_000 || leg.inputIndex !== 0 : leg.bps < 1 || leg.bps > 10_000)
     return refuse(
       V2RejectCode.V2_INVALID_AMOUNTS,
-      `the leg takes ${leg.bps} bps of input ${leg.inputIndex}: expected all of input 0`,
+      alone
+        ? `the leg takes ${leg.bps} bps of input ${leg.inputIndex}: expected all of input 0`
+        : `the leg takes ${leg.bps} bps of its input: expected 1-10,000`,
     );
-  return { ok: true, leg: { ...leg, taker, baseMint, quoteMint }, pair, routeIndex: route.index };
+  // A first leg takes input 0, which no step feeds; any other's input is known only at run time.
+  const first = leg.inputIndex === 0 && !leg.steps.some((s) => s.outputIndex === 0);
+  const legIn = first ? (leg.inAmount * BigInt(leg.bps)) / 10_000n : wholeLadder(leg);
+  return {
+    ok: true,
+    leg: {
+      ...leg,
+      inAmount: legIn,
+      routeInAmount: leg.inAmount,
+      input: first ? "first" : "mid-chain",
+      taker,
+      baseMint,
+      quoteMint,
+    },
+    pair,
+    routeIndex: route.index,
+  };
+}
+
+/** The input that walks every level of the leg to its end: the worst case for the maker. */
+function wholeLadder(leg: RouteV2Data): bigint {
+  let total = 0n;
+  for (const l of leg.levels) total += l.lots * (leg.takerSide === "bid" ? l.perLot : leg.lotSizeBase);
+  return total;
 }
 
 /** Judges one offered swap. Pure: the streamed sets, the clock and the keys are given. */

@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { TOKEN_PROGRAM } from "../../config/schema.ts";
 import { buildV2SwapTransaction, type V2SwapParams } from "../../sandbox/rfq-v2/build.ts";
 import { createLookupTable } from "../../sandbox/rfq-v2/tables.ts";
+import { STAND_IN_AMM_PROGRAM, STAND_IN_POOL_AUTHORITY } from "../../src/chain/local/rfq-v2-emulation.ts";
 import { ata, creditSol, creditToken, tokenBalance } from "../../src/chain/local/seed.ts";
 import { INSTRUCTIONS_SYSVAR } from "../../src/program/rfq-v2.ts";
 import { makeWorld } from "../inventory/support.ts";
@@ -148,5 +149,55 @@ describe("route_v2 with an RFQ v2 leg on the local chain", () => {
     const status = await send(buildV2SwapTransaction(params(), { after: [steal] }));
     expect(status).toMatchObject({ state: "failed" });
     expect("error" in status && status.error).toContain("6005");
+  });
+
+  describe("beside the stand-in AMM leg (a two-leg split)", () => {
+    /** The pool: 1,000 SOL and 180,000 USDC in its authority's vaults. */
+    const pool = (w: ReturnType<typeof makeWorld>) => {
+      creditToken(w.chain, STAND_IN_POOL_AUTHORITY, SOL, 1_000_000_000_000n);
+      creditToken(w.chain, STAND_IN_POOL_AUTHORITY, USDC, 180_000_000_000n);
+    };
+
+    it("lands 60% through the maker's levels and 40% through the pool, each moving exactly its own amounts", async () => {
+      const { w, taker, params, send } = await setup();
+      pool(w);
+      const makerUsdc = tokenBalance(w.chain, w.maker.publicKey, USDC);
+      const makerSol = tokenBalance(w.chain, w.maker.publicKey, SOL);
+      expect(await send(buildV2SwapTransaction(params({ amm: { bps: 4_000 } })))).toMatchObject({
+        state: "confirmed",
+      });
+      // RFQ: 6,000,000 x 6,000 / 10,000 = 6,000,000 -> 300 lots at 18,035 (5,410,500), 32 at 18,044 (577,408).
+      const rfqSpent = 5_410_500n + 32n * 18_044n;
+      const rfqOut = 332n * 100_000n;
+      // AMM: 4,000,000 in, out = floor(4e6 x 1e12 / (1.8e11 + 4e6)).
+      const ammOut = (4_000_000n * 1_000_000_000_000n) / (180_000_000_000n + 4_000_000n);
+      expect(tokenBalance(w.chain, taker.publicKey, USDC)).toBe(100_000_000n - rfqSpent - 4_000_000n);
+      expect(tokenBalance(w.chain, taker.publicKey, SOL)).toBe(rfqOut + ammOut);
+      expect(tokenBalance(w.chain, w.maker.publicKey, USDC)).toBe(makerUsdc + rfqSpent);
+      expect(tokenBalance(w.chain, w.maker.publicKey, SOL)).toBe(makerSol - rfqOut);
+      expect(tokenBalance(w.chain, STAND_IN_POOL_AUTHORITY, USDC)).toBe(180_000_000_000n + 4_000_000n);
+      expect(tokenBalance(w.chain, STAND_IN_POOL_AUTHORITY, SOL)).toBe(1_000_000_000_000n - ammOut);
+    });
+
+    it("fails, moving nothing, a step it does not model and a pool authority not the program's", async () => {
+      const { w, taker, params, send } = await setup();
+      pool(w);
+      const other = buildV2SwapTransaction(params({ amm: { bps: 4_000 } }));
+      const keys = other.message.staticAccountKeys;
+      const at = keys.findIndex((k) => k.equals(STAND_IN_AMM_PROGRAM));
+      keys[at] = Keypair.generate().publicKey;
+      const status = await send(other);
+      expect(status).toMatchObject({ state: "failed" });
+      expect("error" in status && status.error).toContain("step 1 (swap 3) is not modelled");
+      const forged = buildV2SwapTransaction(params({ amm: { bps: 4_000 } }));
+      const fk = forged.message.staticAccountKeys;
+      fk[fk.findIndex((k) => k.equals(STAND_IN_POOL_AUTHORITY))] = Keypair.generate().publicKey;
+      const forgedStatus = await send(forged);
+      expect(forgedStatus).toMatchObject({ state: "failed" });
+      expect("error" in forgedStatus && forgedStatus.error).toContain(
+        "the pool authority is not the program's",
+      );
+      expect(tokenBalance(w.chain, taker.publicKey, USDC)).toBe(100_000_000n);
+    });
   });
 });

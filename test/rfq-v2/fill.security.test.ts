@@ -304,18 +304,19 @@ describe("attacks on an RFQ v2 swap, each refused", () => {
     expect(code(judge(buildV2SwapTransaction(honest()), NOW, s))).toBe(V2RejectCode.V2_PAIR_NOT_STREAMED);
   });
 
-  it("refuses a route with a second step or another swap than RFQ v2, and two route instructions", () => {
+  it("refuses a route with a second RFQ v2 step or another swap than RFQ v2, and two route instructions", () => {
     const tx = buildV2SwapTransaction(honest());
     const route = tx.message.compiledInstructions.find((ix) => ix.data.length > 100)!;
-    const twoSteps = Uint8Array.from(route.data);
-    twoSteps[30] = 2;
+    // The same RFQ step twice: step count 2, the step's bytes repeated.
+    const data = Buffer.from(route.data);
+    const twoSteps = Buffer.concat([data.subarray(0, 34), data.subarray(34), data.subarray(34)]);
+    twoSteps.writeUInt32LE(2, 30);
     route.data = twoSteps;
     expect(code(judge(tx))).toBe(V2RejectCode.V2_ROUTE_NOT_FOUND);
+    // A readable plan whose one step is another swap (Raydium, tag 7, no payload).
     const other = buildV2SwapTransaction(honest());
     const r2 = other.message.compiledInstructions.find((ix) => ix.data.length > 100)!;
-    const tag = Uint8Array.from(r2.data);
-    tag[34] = 7;
-    r2.data = tag;
+    r2.data = Buffer.concat([Buffer.from(r2.data).subarray(0, 34), Buffer.from([7, 0x10, 0x27, 0, 1])]);
     expect(code(judge(other))).toBe(V2RejectCode.V2_ROUTE_NOT_FOUND);
     const twice = buildV2SwapTransaction(honest(), { after: [routeV2Instruction(honest())] });
     expect(code(judge(twice))).toBe(V2RejectCode.V2_ROUTE_NOT_FOUND);

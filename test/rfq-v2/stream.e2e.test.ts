@@ -268,12 +268,14 @@ describe("the RFQ v2 level stream against the operator's stand-in", () => {
         "V2_EXPIRED",
       ],
       [
-        "a second leg in the route",
+        "a second RFQ leg in the route",
         () => (tx) => {
           const route = tx.message.compiledInstructions.find((ix) => ix.data.length > 60)!;
+          // The RFQ step twice: step count 2, the step's bytes repeated.
           const data = Buffer.from(route.data);
-          data.writeUInt32LE(2, 30);
-          route.data = data;
+          const twice = Buffer.concat([data.subarray(0, 34), data.subarray(34), data.subarray(34)]);
+          twice.writeUInt32LE(2, 30);
+          route.data = twice;
           return tx;
         },
         "V2_ROUTE_NOT_FOUND",

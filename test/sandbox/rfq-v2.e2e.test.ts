@@ -4,17 +4,28 @@
  * a taker's v2 swap (loading accounts from lookup tables the stand-in made on the chain) is offered,
  * co-signed, lands on the local chain server and moves the taker's balances exactly as the levels say,
  * and is found once in the webhook's fill ledger (channel rfq-v2, asked through its admin API: the
- * embedded ledger is open in that process); the manifest names the stand-in.
+ * embedded ledger is open in that process); the manifest names the stand-in. A two-leg swap (the RFQ
+ * leg split beside the local chain's stand-in AMM pool) lands with the maker's, the pool's and the
+ * taker's balances exactly as the levels and the pool say.
  */
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { PublicKey } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Stack } from "../../sandbox/operator/stack.ts";
 import { TakerClient } from "../../sandbox/operator/taker.ts";
+import { STAND_IN_POOL_AUTHORITY } from "../../src/chain/local/rfq-v2-emulation.ts";
 import type { LedgerReport } from "../../src/ledger/report.ts";
 import { MINT } from "../support/config.ts";
-import { BID_IN, bidWalk, liveLevels, offerSolUsdcBid, startRfqV2Stack } from "../support/rfq-v2.ts";
+import {
+  BID_IN,
+  bidWalk,
+  liveLevels,
+  offerSolUsdcBid,
+  solUsdcBid,
+  startRfqV2Stack,
+} from "../support/rfq-v2.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "rfq-v2-sandbox-"));
 const ADMIN_API_KEY = "admin-key-for-the-rfq-v2-sandbox";
@@ -82,5 +93,38 @@ describe("the sandbox's RFQ v2 channel", () => {
       accepted: 1,
       landed: 1,
     });
+  }, 60_000);
+
+  it("lands a two-leg swap: 60% on the maker's levels, 40% through the stand-in AMM pool, every balance as the levels and the pool say", async () => {
+    const live = await liveLevels(stack, MINT.SOL, MINT.USDC);
+    const rfqIn = (BID_IN * 6_000n) / 10_000n;
+    const walk = bidWalk(live, rfqIn);
+    const taker = stack.takers[0]!.keypair;
+    const client = new TakerClient(stack.operatorUrl, stack.chainUrl);
+    const tokens = [MINT.SOL, MINT.USDC];
+    const pool = STAND_IN_POOL_AUTHORITY;
+    const maker = new PublicKey(stack.maker);
+    const [takerBefore, makerBefore, poolBefore] = await Promise.all(
+      [taker.publicKey, maker, pool].map((k) => client.balances(k, tokens)),
+    );
+    const r = await stack.rfqV2!.standIn.offerSwap({
+      ...solUsdcBid({ makerId: stack.rfqV2!.makerId, taker, inAmount: BID_IN, timeoutMs: 30_000 }),
+      amm: { bps: 4_000 },
+    });
+    expect(r).toMatchObject({ ok: true });
+    expect(r.offered.message.compiledInstructions.some((ix) => ix.data.length > 100)).toBe(true);
+    const ammIn = BID_IN - rfqIn;
+    const ammOut = (ammIn * poolBefore![MINT.SOL]!) / (poolBefore![MINT.USDC]! + ammIn);
+    const [takerAfter, makerAfter, poolAfter] = await Promise.all(
+      [taker.publicKey, maker, pool].map((k) => client.balances(k, tokens)),
+    );
+    const moved = (a: Record<string, bigint>, b: Record<string, bigint>) => [
+      a[MINT.USDC]! - b[MINT.USDC]!,
+      a[MINT.SOL]! - b[MINT.SOL]!,
+    ];
+    // The maker's leg: exactly the program's walk of its levels for its 6,000 bps of the input.
+    expect(moved(makerAfter!, makerBefore!)).toEqual([walk.spent, -walk.out]);
+    expect(moved(poolAfter!, poolBefore!)).toEqual([ammIn, -ammOut]);
+    expect(moved(takerAfter!, takerBefore!)).toEqual([-(walk.spent + ammIn), walk.out + ammOut]);
   }, 60_000);
 });

@@ -218,6 +218,37 @@ describe("the signer service signs an honest RFQ v2 swap", () => {
     });
   });
 
+  it("co-signs a two-leg swap (half of the input through an AMM leg), judging what the maker pays for its own half", async () => {
+    const p = params({ inAmount: 20n * 150_300n, amm: { bps: 5_000 } });
+    const tx = swap(p);
+    const swapUuid = uuid();
+    await client.sign(tx, { swapUuid, claimed: claimed(p) });
+    expect(makerSigned(tx)).toBe(true);
+    // The RFQ leg's input is 5,000 bps of the route's: 10 lots, as for the lone leg above.
+    const line = logLines.find((l) => l.msg === "signed" && l.swapUuid === swapUuid);
+    expect(line).toMatchObject({ mint: MINT.SOL, amount: "10000000", received: "1503000" });
+  });
+
+  it("refuses a two-leg swap whose other leg names the maker's account, or carries a step it cannot read", async () => {
+    const p = params({ inAmount: 20n * 150_300n, amm: { bps: 5_000 } });
+    const makerSol = getAssociatedTokenAddressSync(new PublicKey(MINT.SOL), maker.publicKey);
+    // Position 24: the AMM leg's taker source account (the route's 10, the RFQ block's 12, then the AMM's).
+    expect(
+      await refused(swap(p, { tamper: repoint(24, makerSol) }), { swapUuid: uuid(), claimed: claimed(p) }),
+    ).toBe(V2RejectCode.V2_MAKER_NOT_EXCLUSIVE);
+    const unreadable = swap(p, {
+      tamper: (t) => {
+        const route = t.message.compiledInstructions.find((ix) => ix.data.length > 80)!;
+        const data = Buffer.from(route.data);
+        data[data.length - 5] = 154; // the AMM step's tag: not in the published enum
+        route.data = data;
+      },
+    });
+    expect(await refused(unreadable, { swapUuid: uuid(), claimed: claimed(p) })).toBe(
+      V2RejectCode.V2_ROUTE_UNREADABLE,
+    );
+  });
+
   it("co-signs a taker's Ask on the maker's bids inside its band", async () => {
     const p = params({ takerSide: "ask", inAmount: 3n * LOT, levels: [{ pxTicks: 149_700n, qtyLots: 50n }] });
     const tx = swap(p);

@@ -697,8 +697,10 @@ export class LocalChain implements Chain {
               instructions.filter((o) => o !== ix),
               fillCtx,
             );
-        if (emulated?.ok) rewritten.push(...emulated.instructions);
-        else {
+        if (emulated?.ok) {
+          rewritten.push(...emulated.instructions);
+          for (const k of emulated.extraSigners) extraSigners.add(k.toBase58());
+        } else {
           emulationError ??= emulated?.error;
           rewritten.push(failingInstruction(payer, ix));
         }
