@@ -611,7 +611,64 @@ describe("one model of size: the levels swept one by one, in whole USDC units pe
     );
   });
 
+  it("ends a side at the first rung that reaches maxBase, whatever rungs follow it", () => {
+    const ladder: Ladder = {
+      bids: [
+        { upToBase: 600n * SOL, price: parseDecimal("180.00") },
+        { upToBase: 700n * SOL, price: parseDecimal("0") },
+      ],
+      asks: LADDER.asks,
+    };
+    const { book } = setup({ source: withLadder(ladder) });
+    expect(book.price(sellSol(500n * SOL))).toMatchObject({ ok: true, amountOut: 5_000_000n * 18_000n });
+    // beyond maxBase: the size's bound, not the zero-priced rung after it
+    expect(book.price(sellSol(500n * SOL + 1n))).toEqual(
+      refused("SIZE_ABOVE_MAX", "SOL/USDC: 500000000001 is beyond the last level"),
+    );
+  });
+
+  it("prices a level ending exactly at a maxBase that is not a whole number of lots, and the tail after it not at all", () => {
+    const maxBase = 500n * SOL + 50_000n;
+    const vary = solUsdc({
+      maxBase: maxBase.toString(),
+      levels: [
+        { upToBase: "10000000000", spreadBps: 5 },
+        { upToBase: maxBase.toString(), spreadBps: 10 },
+        { upToBase: "600000000000", spreadBps: 25 },
+      ],
+    });
+    const { book } = setup({ vary });
+    const l = book.ladders("SOL/USDC");
+    // the second level reaches maxBase: its band ends there, half a lot past 500 SOL, at its own price
+    expect(l.ok && l.bids).toEqual([
+      { upToBase: 10n * SOL, perLot: 18_015n },
+      { upToBase: maxBase, perLot: 18_006n },
+    ]);
+    expect(book.price(sellSol(maxBase))).toMatchObject({
+      ok: true,
+      amountOut: 100_000n * 18_015n + 4_900_000n * 18_006n + 9_003n,
+      spreadBps: 10,
+    });
+  });
+
   describe("the notional cap cuts the standing ladder at the largest whole number of lots within it", () => {
+    it("cuts exactly at a level's bound when the cap is what the level costs: 10 SOL at 18,035 = 1,803.5 USDC", () => {
+      const { book } = setup({ vary: solUsdc({ maxNotionalUsd: "1803.5" }) });
+      const l = book.ladders("SOL/USDC");
+      expect(l.ok && l.asks).toEqual([{ upToBase: 10n * SOL, perLot: 18_035n }]);
+    });
+
+    it("keeps a side with no level (no positive price per lot) empty under a cap", () => {
+      const vary = (f: FileConfig): FileConfig =>
+        solUsdc({ maxNotionalUsd: "1000" })({
+          ...f,
+          rfqV2: { ...f.rfqV2, pairs: ["SOL/USDC"], lotSizeBase: { "SOL/USDC": "1" } },
+        });
+      const l = setup({ vary }).book.ladders("SOL/USDC");
+      // 1 lamport: the bid rounds to 0 USDC units, the ask up to 1 (cut at 1,000 USDC: 10^9 lamports)
+      expect(l).toMatchObject({ ok: true, bids: [], asks: [{ upToBase: 1_000_000_000n, perLot: 1n }] });
+    });
+
     it("on a stablecoin-quoted pair: 1,000.5 USDC buys 55,475 lots at 18,035 and sells 55,537 at 18,015", () => {
       const { book } = setup({ vary: solUsdc({ maxNotionalUsd: "1000.5" }) });
       const l = book.ladders("SOL/USDC");
