@@ -358,6 +358,7 @@ export class QuotingBook {
     const count = ladder ? ladder.length : levels.length;
     const bands: PricedBand[] = [];
     let before = 0n;
+    // Stryker disable next-line EqualityOperator: the loop breaks at the last level (`last`), so `i` never reaches `count`.
     for (let i = 0; i < count; i++) {
       let human: Ratio;
       let spread: bigint;

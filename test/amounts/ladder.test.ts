@@ -82,6 +82,9 @@ describe("sweptAmounts: each side and quote type, the taker receiving floor and 
     expect(sweptAmounts("sell", "exactOut", 22n, one, LOT)).toBeUndefined();
     expect(sweptAmounts("sell", "exactIn", 55n, BANDS, LOT)).toMatchObject({ amountOut: 43n });
     expect(sweptAmounts("buy", "exactOut", 55n, BANDS, LOT)).toMatchObject({ amountIn: 44n });
+    // 44 quote atoms: 440 is past the whole ladder's 435 (210 + 25 x 9)
+    expect(sweptAmounts("sell", "exactOut", 44n, BANDS, LOT)).toBeUndefined();
+    expect(sweptAmounts("buy", "exactIn", 44n, BANDS, LOT)).toBeUndefined();
     expect(sweptAmounts("sell", "exactIn", 56n, BANDS, LOT)).toBeUndefined();
     expect(sweptAmounts("buy", "exactOut", 56n, BANDS, LOT)).toBeUndefined();
   });
