@@ -73,9 +73,12 @@ export const tokenSchema = strictObject({
 });
 export type TokenConfig = z.infer<typeof tokenSchema>;
 
-/** A spread level: sizes (in base smallest units) up to `upToBase` are quoted at `spreadBps`. */
+/**
+ * A spread level: the base above the previous level's bound, up to `upToBase` (base smallest units),
+ * trades at `spreadBps` from mid; a size sweeps the levels one by one (pricing/README.md).
+ */
 export const levelSchema = strictObject({
-  /** Sizes up to this (base smallest units) get this level's spread. */
+  /** The level's bound (base smallest units): the base above the previous level's, up to this, gets this spread. */
   upToBase: u64String,
   /** Distance from mid, bps, of this level's price (taker side: worse by this much). */
   spreadBps: z.number().int().min(0).max(5000),
@@ -443,7 +446,10 @@ export const rfqV2Schema = strictObject({
   quoteExpirySeconds: z.number().int().min(10).max(3_600).default(10),
   /** A pair's levels are re-sent at least this often (and at once when they change), seconds. */
   refreshSeconds: z.number().int().min(1).max(3_600).default(5),
-  /** Base atoms per lot, per pair key; unset: the smallest power of ten whose price step is at most 1 bps. */
+  /**
+   * Base atoms per lot, per pair key: the price step of the pair's levels on both channels (/quote and the
+   * stream); unset: the smallest power of ten whose price step is at most 1 bps.
+   */
   lotSizeBase: z.record(z.string(), u64String).default({}),
   /** The cluster named in every level set. */
   cluster: z.enum(["mainnet", "devnet"]).default("mainnet"),

@@ -6,13 +6,20 @@
  * floor(...), pays ceil(...). Per quote the work is constant: a few map lookups, a scan of the pair's
  * few levels, and bigint arithmetic.
  *
+ * One model of size for both channels (amounts/ladder.ts): a side's levels are swept one by one, each
+ * at a whole number of quote atoms per lot (the pair's lot, `rfqV2.lotSizeBase` or `lotSizeFor`).
+ * `price()` (the webhook's `/quote`) and `ladders()` (the RFQ v2 stream) build the side's levels with
+ * the same function, so a streamed ladder swept to any whole number of lots costs exactly what
+ * `/quote` answers for that size.
+ *
  * Order of decisions: global pause, pair known and enabled (runtime override first), fresh price,
- * level (per side, configured spread or the source's ladder) with inventory skew, size bounds,
+ * levels (per side, configured spread or the source's ladder) with inventory skew, size bounds,
  * notional cap. What the maker can cover is the inventory's question, asked by the quote service
  * after the book (src/quote/service.ts); the book only reads the maker's position, for skew.
  */
 
-import { mulDivCeil, mulDivFloor, parseDecimal, type Ratio } from "../amounts/decimal.ts";
+import { parseDecimal, type Ratio } from "../amounts/decimal.ts";
+import { type Band, costTimesLot, lotSizeFor, perLotAt, sweptAmounts } from "../amounts/ladder.ts";
 import { U64_MAX } from "../amounts/u64.ts";
 import type { UsdValues } from "../amounts/usd.ts";
 import type { Config } from "../config/load.ts";
@@ -45,7 +52,10 @@ export interface PricedQuote {
   takerSide: "buy" | "sell";
   /** Trade size in base smallest units, as checked against the pair's bounds. */
   baseAmount: bigint;
-  /** Distance of the level's price from mid before skew, bps (the configured spread, or the ladder's). */
+  /**
+   * Distance from mid before skew, bps (the configured spread, or the ladder's), of the last level the
+   * trade reaches (its marginal level).
+   */
   spreadBps: number;
   /** Inventory skew applied, bps; positive when the maker is long base and both sides moved down. */
   skewBps: number;
@@ -89,27 +99,29 @@ export interface BookDeps {
 }
 
 /**
- * One rung of a side's standing ladder (the RFQ v2 level stream): sizes above the previous rung's bound
- * and up to `upToBase` (base smallest units) trade at `price`, quote smallest units per base smallest
- * unit, exact, after spread and skew. The stream rounds it for the wire, in the maker's favour.
+ * A pair's standing ladders (the RFQ v2 level stream): each side's levels as `price()` sweeps them
+ * (amounts/ladder.ts `Band`: the base above the previous level's bound and up to `upToBase` at
+ * `perLot` quote atoms per lot, after spread and skew, rounded the maker's way), cut at `maxBase` and
+ * where a whole number of lots reaches the notional cap.
  */
-export interface LadderRung {
-  upToBase: bigint;
-  price: Ratio;
-}
-
-/** A pair's standing ladders, from the same prices, spreads, skew and size bounds as `price()`. */
 export interface PairLadders {
   ok: true;
   pairKey: string;
   base: TokenConfig;
   quote: TokenConfig;
+  /** Base atoms per lot: every bound but a side's last is a whole number of lots. */
+  lotSizeBase: bigint;
   /** The maker buys base (the taker sells it), best (highest) price first. */
-  bids: LadderRung[];
+  bids: Band[];
   /** The maker sells base (the taker buys it), best (lowest) price first. */
-  asks: LadderRung[];
+  asks: Band[];
   minBase: bigint;
   maxBase: bigint;
+}
+
+/** A side's level as the book prices it: the band, and its distance from mid (for logs and metrics). */
+interface PricedBand extends Band {
+  spreadBps: number;
 }
 
 interface Level {
@@ -133,12 +145,8 @@ interface BookPair {
   bScale: bigint;
   maxNotionalUsd?: Ratio;
   skew?: { maxBps: bigint; fullAtBase: bigint; target: bigint };
-}
-
-interface Amounts {
-  amountIn: bigint;
-  amountOut: bigint;
-  baseAmount: bigint;
+  /** Base atoms per lot: configured (`rfqV2.lotSizeBase`), or chosen from the first price seen and kept. */
+  lot?: bigint;
 }
 
 const BPS = 10_000n;
@@ -174,6 +182,12 @@ export class QuotingBook {
         qScale: 10n ** BigInt(quote.decimals),
         bScale: 10n ** BigInt(base.decimals),
       };
+      const lot = config.file.rfqV2.lotSizeBase[pair.key];
+      if (lot !== undefined) {
+        pair.lot = BigInt(lot);
+        if (pair.lot === 0n)
+          throw new Error(`rfqV2.lotSizeBase.${pair.key}: a lot must be at least 1 base atom`);
+      }
       if (p.maxNotionalUsd !== undefined) {
         pair.maxNotionalUsd = parseDecimal(p.maxNotionalUsd);
         if (!quote.stable && !this.deps.usd?.hasRoute(quote.mint)) {
@@ -236,9 +250,15 @@ export class QuotingBook {
 
     const takerSide = ask.tokenOut === pair.base.mint ? "buy" : "sell";
     const skew = this.skewBps(pair);
-    const picked = this.pick(pair, point, takerSide, skew, ask);
-    if ("reason" in picked) return picked;
-    const { amountIn, amountOut, baseAmount } = picked;
+    const lot = this.lotOf(pair, point);
+    const side = this.bands(pair, point, takerSide, skew, BigInt(ask.extraSpreadBps ?? 0), lot);
+    const swept = sweptAmounts(takerSide, ask.quoteType, ask.amount, side.bands, lot);
+    if (!swept) {
+      return side.notPositive
+        ? no("PRICE_UNAVAILABLE", `${pair.key}: price after spread and skew is not positive`)
+        : no("SIZE_ABOVE_MAX", `${pair.key}: ${ask.amount} is beyond the last level`);
+    }
+    const { amountIn, amountOut, baseAmount } = swept;
 
     // A positive amountOut implies a positive amountIn (exactIn: a positive asked amount; exactOut: the
     // ceiling of a positive amount at a positive price), so amountOut alone decides.
@@ -248,16 +268,16 @@ export class QuotingBook {
     if (amountIn > U64_MAX || amountOut > U64_MAX) {
       return no("AMOUNT_TOO_LARGE", `${pair.key}: amount exceeds u64`);
     }
+    // No size above maxBase gets here: the last band ends at it.
     if (baseAmount < pair.minBase) {
       return no("SIZE_BELOW_MIN", `${pair.key} size ${baseAmount} below ${pair.minBase}`);
-    }
-    if (baseAmount > pair.maxBase) {
-      return no("SIZE_ABOVE_MAX", `${pair.key} size ${baseAmount} above ${pair.maxBase}`);
     }
     if (pair.maxNotionalUsd) {
       const notional = this.notionalCheck(pair, takerSide === "buy" ? amountIn : amountOut);
       if (notional) return notional;
     }
+    // The marginal level: the one the trade's last base atom falls in (the trade is within the bands).
+    const marginal = side.bands.find((b) => baseAmount <= b.upToBase)!;
     return {
       ok: true,
       amountIn,
@@ -265,7 +285,7 @@ export class QuotingBook {
       pairKey: pair.key,
       takerSide,
       baseAmount,
-      spreadBps: picked.spreadBps,
+      spreadBps: marginal.spreadBps,
       skewBps: Number(skew),
       fromLadder: point.ladder !== undefined,
     };
@@ -273,8 +293,10 @@ export class QuotingBook {
 
   /**
    * The pair's standing ladders (RFQ v2): the same gates as `price()` (pause, pair switch, fresh
-   * price) and each level's price as `pick` computes it, so a level never quotes better than `/quote`
-   * would for a trade of its size. Sizes are cut at `maxBase`.
+   * price) and each side's levels from the same function (`bands`), so a ladder swept to any whole
+   * number of lots costs what `price()` answers for that size. Each side ends where `price()` stops
+   * quoting: at `maxBase`, at a price that is not positive, and at the largest whole number of lots
+   * within the notional cap.
    */
   ladders(pairKey: string): PairLadders | NoQuote {
     const paused = this.paused();
@@ -284,40 +306,130 @@ export class QuotingBook {
     const point = this.livePrice(pair);
     if ("reason" in point) return point;
     const skew = this.skewBps(pair);
-    const side = (s: "buy" | "sell"): LadderRung[] => {
-      const ladder = point.ladder ? (s === "sell" ? point.ladder.bids : point.ladder.asks) : undefined;
-      const levels = s === "sell" ? pair.bid : pair.ask;
-      const count = ladder ? ladder.length : levels.length;
-      const rungs: LadderRung[] = [];
-      for (let i = 0; i < count; i++) {
-        const r = ladder
-          ? this.rungPrice(pair, ladder[i]!.price, s, 0n, skew)
-          : this.rungPrice(pair, point.mid, s, levels[i]!.spreadBps, skew);
-        const upToBase = ladder ? ladder[i]!.upToBase : levels[i]!.upToBase;
-        if (r.num <= 0n) break;
-        // Stryker disable next-line EqualityOperator: the smaller of the two; `<` and `<=` agree when they are equal.
-        const bound = upToBase < pair.maxBase ? upToBase : pair.maxBase;
-        rungs.push({ upToBase: bound, price: r });
-        if (bound === pair.maxBase) break;
-      }
-      return rungs;
-    };
+    const lot = this.lotOf(pair, point);
+    const sides: Band[][] = [];
+    for (const s of ["sell", "buy"] as const) {
+      const priced = this.bands(pair, point, s, skew, 0n, lot).bands;
+      const cut = pair.maxNotionalUsd ? this.notionalCut(pair, priced, lot) : priced;
+      if ("reason" in cut) return cut;
+      sides.push(cut.map((b) => ({ upToBase: b.upToBase, perLot: b.perLot })));
+    }
     return {
       ok: true,
       pairKey: pair.key,
       base: pair.base,
       quote: pair.quote,
-      bids: side("sell"),
-      asks: side("buy"),
+      lotSizeBase: lot,
+      bids: sides[0]!,
+      asks: sides[1]!,
       minBase: pair.minBase,
       maxBase: pair.maxBase,
     };
   }
 
-  /** A level's price in smallest units (quote per base) from a human price, a spread and the skew. */
-  private rungPrice(pair: BookPair, p: Ratio, side: "buy" | "sell", spread: bigint, skew: bigint): Ratio {
-    const factor = side === "sell" ? BPS - spread - skew : BPS + spread - skew;
-    return { num: p.num * pair.qScale * factor, den: p.den * pair.bScale * BPS };
+  /** The pair's lot: configured, or chosen from the first mid seen and kept, so the stream's lot does not hop. */
+  private lotOf(pair: BookPair, point: PricePoint): bigint {
+    pair.lot ??= lotSizeFor(
+      { num: point.mid.num * pair.qScale, den: point.mid.den * pair.bScale },
+      pair.base.decimals,
+      pair.quote.decimals,
+    );
+    return pair.lot;
+  }
+
+  /**
+   * A side's levels, best first, in whole quote atoms per lot (the maker's bids rounded down, its
+   * asks up), from the configured spreads around mid or the source's ladder, moved by the skew and
+   * `extra` bps (a flagged taker's widening). Every bound is cut to a whole number of lots but the
+   * last, which ends at `maxBase` (or the last level's own bound). The levels stop before the first
+   * whose price is not positive (`notPositive`).
+   */
+  private bands(
+    pair: BookPair,
+    point: PricePoint,
+    side: "buy" | "sell",
+    skew: bigint,
+    extra: bigint,
+    lot: bigint,
+  ): { bands: PricedBand[]; notPositive: boolean } {
+    const { mid } = point;
+    const ladder = point.ladder ? (side === "sell" ? point.ladder.bids : point.ladder.asks) : undefined;
+    const levels = side === "sell" ? pair.bid : pair.ask;
+    const count = ladder ? ladder.length : levels.length;
+    const bands: PricedBand[] = [];
+    let before = 0n;
+    // Stryker disable next-line EqualityOperator: the loop breaks at the last level (`last`), so `i` never reaches `count`.
+    for (let i = 0; i < count; i++) {
+      let human: Ratio;
+      let spread: bigint;
+      let upToBase: bigint;
+      let spreadBps: number;
+      if (ladder) {
+        const l = ladder[i]!;
+        human = l.price;
+        spread = extra;
+        upToBase = l.upToBase;
+        // How far the rung sits from mid, for logs and metrics only.
+        const a = mid.num * l.price.den;
+        const b = l.price.num * mid.den;
+        // Stryker disable next-line EqualityOperator: |a - b|; at a = b both branches give 0.
+        spreadBps = Number(((a > b ? a - b : b - a) * BPS) / a + extra);
+      } else {
+        const l = levels[i]!;
+        human = mid;
+        spread = l.spreadBps + extra;
+        upToBase = l.upToBase;
+        spreadBps = Number(spread);
+      }
+      const factor = side === "sell" ? BPS - spread - skew : BPS + spread - skew;
+      const perAtom = { num: human.num * pair.qScale * factor, den: human.den * pair.bScale * BPS };
+      // A price that is not positive gives no positive quote atoms per lot either way it rounds.
+      const perLot = perLotAt(perAtom, lot, side === "sell" ? "bid" : "ask");
+      if (perLot <= 0n) return { bands, notPositive: true };
+      const last = i === count - 1 || upToBase >= pair.maxBase;
+      // Stryker disable next-line EqualityOperator: the smaller of the two; `<` and `<=` agree when they are equal.
+      const bound = !last ? (upToBase / lot) * lot : upToBase < pair.maxBase ? upToBase : pair.maxBase;
+      if (bound > before) {
+        bands.push({ upToBase: bound, perLot, spreadBps });
+        before = bound;
+      }
+      if (last) break;
+    }
+    return { bands, notPositive: false };
+  }
+
+  /**
+   * A side's levels cut at the largest whole number of lots whose quote amount is within the pair's
+   * notional cap, as `price()` checks it; the cap's refusal when the notional cannot be valued at all.
+   */
+  private notionalCut(pair: BookPair, bands: PricedBand[], lot: bigint): PricedBand[] | NoQuote {
+    const last = bands.at(-1);
+    if (!last) return bands;
+    // At a whole number of lots the cost is a whole number of quote atoms: what price() would check.
+    const over = (lots: bigint) => this.notionalCheck(pair, costTimesLot(bands, lots * lot)! / lot);
+    const whole = last.upToBase / lot;
+    const atEnd = over(whole);
+    if (!atEnd) return bands;
+    if (atEnd.reason !== "NOTIONAL_EXCEEDED") return atEnd;
+    // over(lo) is undefined (lo = 0 costs nothing), over(hi) is a refusal.
+    let lo = 0n;
+    let hi = whole;
+    while (hi - lo > 1n) {
+      const m = (lo + hi) / 2n;
+      if (over(m)) hi = m;
+      else lo = m;
+    }
+    const cutAt = lo * lot;
+    const out: PricedBand[] = [];
+    for (const b of bands) {
+      if (b.upToBase >= cutAt) {
+        // Every band before this one ends below cutAt; none at all when not one lot fits.
+        if (cutAt > 0n) out.push({ ...b, upToBase: cutAt });
+        break;
+      }
+      out.push(b);
+    }
+    return out;
   }
 
   /** Signed skew in bps from the base token's position against its target; 0 when unknown. */
@@ -335,53 +447,6 @@ export class QuotingBook {
     return k;
   }
 
-  /**
-   * Walks the side's levels, cheapest first, and takes the first whose size bound holds at its own
-   * price. Prices are kept as exact ratios of quote smallest units per base smallest unit.
-   */
-  private pick(
-    pair: BookPair,
-    point: PricePoint,
-    side: "buy" | "sell",
-    skew: bigint,
-    ask: QuoteAsk,
-  ): (Amounts & { spreadBps: number }) | NoQuote {
-    const { mid } = point;
-    const ladder = point.ladder ? (side === "sell" ? point.ladder.bids : point.ladder.asks) : undefined;
-    const count = ladder ? ladder.length : (side === "sell" ? pair.bid : pair.ask).length;
-    const extra = BigInt(ask.extraSpreadBps ?? 0);
-    for (let i = 0; i < count; i++) {
-      let pNum: bigint;
-      let pDen: bigint;
-      let upToBase: bigint;
-      let spreadBps: number;
-      if (ladder) {
-        const l = ladder[i]!;
-        pNum = l.price.num * pair.qScale * (side === "sell" ? BPS - extra - skew : BPS + extra - skew);
-        pDen = l.price.den * pair.bScale * BPS;
-        upToBase = l.upToBase;
-        // How far the rung sits from mid, for logs and metrics only.
-        const a = mid.num * l.price.den;
-        const b = l.price.num * mid.den;
-        // Stryker disable next-line EqualityOperator: |a - b|; at a = b both branches give 0.
-        spreadBps = Number(((a > b ? a - b : b - a) * BPS) / a + extra);
-      } else {
-        const l = (side === "sell" ? pair.bid : pair.ask)[i]!;
-        const spread = l.spreadBps + extra;
-        const factor = side === "sell" ? BPS - spread - skew : BPS + spread - skew;
-        pNum = mid.num * pair.qScale * factor;
-        pDen = mid.den * pair.bScale * BPS;
-        upToBase = l.upToBase;
-        spreadBps = Number(spread);
-      }
-      if (pNum <= 0n)
-        return no("PRICE_UNAVAILABLE", `${pair.key}: price after spread and skew is not positive`);
-      const a = amounts(side, ask.quoteType, ask.amount, pNum, pDen);
-      if (a.baseAmount <= upToBase) return { ...a, spreadBps };
-    }
-    return no("SIZE_ABOVE_MAX", `${pair.key}: ${ask.amount} is beyond the last level`);
-  }
-
   private notionalCheck(pair: BookPair, quoteAmount: bigint): NoQuote | undefined {
     const cap = pair.maxNotionalUsd!;
     let usd: Ratio | undefined;
@@ -394,25 +459,6 @@ export class QuotingBook {
     }
     return undefined;
   }
-}
-
-/**
- * Exact amounts at price p = pNum/pDen (quote smallest units per base smallest unit). The taker sells
- * base to the maker ("sell") or buys it ("buy"); what the taker receives is floored, what it pays is
- * ceiled.
- */
-function amounts(side: "buy" | "sell", type: QuoteType, amount: bigint, pNum: bigint, pDen: bigint): Amounts {
-  if (side === "sell") {
-    if (type === "exactIn")
-      return { amountIn: amount, amountOut: mulDivFloor(amount, pNum, pDen), baseAmount: amount };
-    const amountIn = mulDivCeil(amount, pDen, pNum);
-    return { amountIn, amountOut: amount, baseAmount: amountIn };
-  }
-  if (type === "exactIn") {
-    const amountOut = mulDivFloor(amount, pDen, pNum);
-    return { amountIn: amount, amountOut, baseAmount: amountOut };
-  }
-  return { amountIn: mulDivCeil(amount, pNum, pDen), amountOut: amount, baseAmount: amount };
 }
 
 function no(reason: NoQuoteReason, detail: string): NoQuote {

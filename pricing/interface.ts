@@ -5,7 +5,10 @@
  */
 import type { Ratio } from "../amounts/decimal.ts";
 
-/** One rung of a ladder: sizes up to `upToBase` (base smallest units) trade at `price`. */
+/**
+ * One rung of a ladder: the base above the previous rung's bound, up to `upToBase` (base smallest
+ * units), trades at `price` (the rungs are swept one by one, pricing/README.md "One model of size").
+ */
 export interface LadderLevel {
   upToBase: bigint;
   /** Quote units per one base unit (human units), exact. */

@@ -77,6 +77,8 @@ export interface WrapOverrides {
   lookupTables?: readonly AddressLookupTableAccount[];
   /** The outer compute-unit price instead of the quote's. */
   computeUnitPrice?: bigint;
+  /** The outer compute-unit limit instead of the wrapped one (the inner limit x 2, at most the cap). */
+  computeUnitLimit?: number;
 }
 
 interface Meta {
@@ -215,7 +217,7 @@ export function wrapFillForSmartAccount(
     if (ix.data[0] === 3 && ix.data.length >= 9) price = ix.data.readBigUInt64LE(1);
   }
   const swap = all.filter((ix) => !ix.programId.equals(COMPUTE_BUDGET_PROGRAM_ID));
-  const cuLimit = Math.min((limit ?? DEFAULT_CU_LIMIT) * CU_MULTIPLIER, CU_CAP);
+  const cuLimit = o.computeUnitLimit ?? Math.min((limit ?? DEFAULT_CU_LIMIT) * CU_MULTIPLIER, CU_CAP);
   return buildSmartAccountTransaction(
     o.inner ? o.inner(swap) : swap,
     config,

@@ -1,11 +1,12 @@
 /**
  * RFQ v2 levels: a pair's standing ladders (QuotingBook.ladders) turned into what the level stream
- * sends and what a v2 fill may take. A rung of the book is a size band at one price; on the wire each
- * band becomes a level of whole lots (`lot_size_base` base atoms each) at a price per lot in quote
- * atoms, rounded the maker's way: the maker's bids down, its asks up. The wire's `price` is quote atoms
- * per one whole base token, chosen so that the program's own conversion (price x lot / 10^decimals,
- * floored) gives back exactly the per-lot price. Inventory cuts the ladder where the same check the
- * webhook uses (Inventory.check) stops passing, so a level never offers what a webhook quote reserved.
+ * sends and what a v2 fill may take. The book prices each side as levels swept one by one, already in
+ * whole quote atoms per lot (the maker's bids rounded down, its asks up: the same levels `/quote`
+ * sweeps, amounts/ladder.ts); on the wire each becomes a level of whole lots (`lot_size_base` base atoms
+ * each) at that price per lot. The wire's `price` is quote atoms per one whole base token, chosen so
+ * that the program's own conversion (price x lot / 10^decimals, floored) gives back exactly the per-lot
+ * price. Inventory cuts the ladder where the same check the webhook uses (Inventory.check) stops
+ * passing, so a level never offers what a webhook quote reserved.
  */
 import type { PairLadders } from "../../pricing/book.ts";
 
@@ -36,14 +37,9 @@ export interface PairLevels {
  */
 export type Fits = (side: "bid" | "ask", base: bigint, quote: bigint) => boolean;
 
-/** The default lot: 10^(base decimals - quote decimals), or 1 when the base has no more decimals. */
-export function defaultLotSize(baseDecimals: number, quoteDecimals: number): bigint {
-  return baseDecimals > quoteDecimals ? 10n ** BigInt(baseDecimals - quoteDecimals) : 1n;
-}
-
-/** The ladders in whole lots, each side cut where the inventory stops carrying it. */
-export function pairLevels(ladders: PairLadders, lotSizeBase: bigint, fits: Fits): PairLevels {
-  if (lotSizeBase <= 0n) throw new Error(`${ladders.pairKey}: lot size must be positive`);
+/** The ladders in whole lots (the book's lot), each side cut where the inventory stops carrying it. */
+export function pairLevels(ladders: PairLadders, fits: Fits): PairLevels {
+  const lotSizeBase = ladders.lotSizeBase;
   const side = (which: "bid" | "ask"): LotLevel[] => {
     const rungs = which === "bid" ? ladders.bids : ladders.asks;
     const out: LotLevel[] = [];
@@ -53,9 +49,7 @@ export function pairLevels(ladders: PairLadders, lotSizeBase: bigint, fits: Fits
       const cumLots = r.upToBase / lotSizeBase;
       const lots = cumLots - lotsBefore;
       if (lots <= 0n) continue;
-      const exact = r.price.num * lotSizeBase;
-      const perLot = which === "bid" ? exact / r.price.den : (exact + r.price.den - 1n) / r.price.den;
-      if (perLot <= 0n) break;
+      const perLot = r.perLot;
       const carried = (n: bigint) => fits(which, (lotsBefore + n) * lotSizeBase, costBefore + n * perLot);
       if (carried(lots)) {
         out.push({ lots, perLot });
@@ -93,21 +87,4 @@ export function wireLevel(
   const scaled = level.perLot * 10n ** BigInt(baseDecimals);
   const price = side === "bid" ? scaled / lotSizeBase : (scaled + lotSizeBase - 1n) / lotSizeBase;
   return { volume: level.lots * lotSizeBase, price };
-}
-
-/**
- * A lot for a pair whose configuration names none: the smallest power of ten, at least
- * 10^(base decimals - quote decimals), at which one quote atom per lot is at most 1 bps of the mid
- * (`midPerBaseAtom`: quote atoms per base atom), so rounding a level to whole quote atoms per lot costs
- * the taker under 1 bps.
- */
-export function lotSizeFor(
-  midPerBaseAtom: { num: bigint; den: bigint },
-  baseDecimals: number,
-  quoteDecimals: number,
-): bigint {
-  let lot = defaultLotSize(baseDecimals, quoteDecimals);
-  const cap = 10n ** BigInt(baseDecimals + 2);
-  while (midPerBaseAtom.num * lot < 10_000n * midPerBaseAtom.den && lot < cap) lot *= 10n;
-  return lot;
 }

@@ -15,7 +15,7 @@
 import type { Config } from "../../config/load.ts";
 import type { Inventory } from "../../inventory/interface.ts";
 import { type IssuanceUsage, utcDay } from "../../inventory/issuance/interface.ts";
-import type { PairLadders, QuotingBook } from "../../pricing/book.ts";
+import type { QuotingBook } from "../../pricing/book.ts";
 import type { Controls } from "../../pricing/controls/interface.ts";
 import type { Chain } from "../chain/interface.ts";
 import { messageBytesHash } from "../fill/validate.ts";
@@ -31,7 +31,7 @@ import { V2Client, type V2ClientOptions } from "./client.ts";
 import { V2RejectCode } from "./codes.ts";
 import { checkV2Swap, decodeSwapTransaction, type V2Pair } from "./fill.ts";
 import type { V2Offered, V2SwapRecorder } from "./ledger.ts";
-import { type Fits, lotSizeFor, pairLevels, wireLevel } from "./levels.ts";
+import { type Fits, pairLevels, wireLevel } from "./levels.ts";
 import { LookupTableResolver } from "./lookup.ts";
 import type { RfqV2Metrics } from "./metrics.ts";
 import type { TokenMsg } from "./proto.ts";
@@ -82,7 +82,6 @@ export class RfqV2Service {
   private readonly client: V2Client;
   private readonly lookups: LookupTableResolver;
   private readonly pairs = new Map<string, V2Pair>();
-  private readonly lots = new Map<string, bigint>();
   private readonly lastSent = new Map<string, { key: string; atMs: number }>();
   /** Every swap_uuid answered, with when it may be forgotten (its expire_at plus the grace). */
   private readonly seen = new Map<string, number>();
@@ -107,8 +106,6 @@ export class RfqV2Service {
       // The configuration's refinement already refused a streamed pair that is not configured.
       if (!base || !quote) throw new Error(`rfqV2.pairs: ${key} is not a configured pair`);
       this.pairs.set(`${base.mint}/${quote.mint}`, { pairKey: key, base, quote });
-      const lot = config.file.rfqV2.lotSizeBase[key];
-      if (lot !== undefined) this.lots.set(key, BigInt(lot));
     }
     this.client = new V2Client({
       url: deps.settings.url,
@@ -175,8 +172,9 @@ export class RfqV2Service {
         this.withdraw(pair.pairKey, ladders.reason, ladders.detail);
         continue;
       }
-      const lot = this.lotOf(ladders);
-      const levels = pairLevels(ladders, lot, this.fits(pair));
+      // The book's lot (rfqV2.lotSizeBase or its default), the same one /quote prices with.
+      const lot = ladders.lotSizeBase;
+      const levels = pairLevels(ladders, this.fits(pair));
       if (levels.bids.length + levels.asks.length === 0) {
         // Why, as the inventory says it for one lot of base out.
         const one = this.deps.inventory.check({ outMint: pair.base.mint, outAmount: lot });
@@ -238,17 +236,6 @@ export class RfqV2Service {
     this.lastSent.delete(pairKey);
     this.deps.metrics.withdrawn.inc({ pair: pairKey, reason });
     this.deps.log.warn({ pair: pairKey, reason, detail }, "rfq v2: levels withdrawn");
-  }
-
-  private lotOf(l: PairLadders): bigint {
-    let lot = this.lots.get(l.pairKey);
-    if (lot === undefined) {
-      const ref = l.asks[0]?.price ?? l.bids[0]?.price;
-      if (!ref) return 1n; // no level on either side: nothing is sent for the pair anyway
-      lot = lotSizeFor(ref, l.base.decimals, l.quote.decimals);
-      this.lots.set(l.pairKey, lot);
-    }
-    return lot;
   }
 
   private fits(pair: V2Pair): Fits {

@@ -9,15 +9,19 @@
 import { Keypair, type PublicKey, type TransactionInstruction } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
 import { buildFillTransaction } from "../../sandbox/fill/builder.ts";
+import { CU_CAP, CU_MULTIPLIER, wrapFillForSmartAccount } from "../../sandbox/fill/smart-account.ts";
 import { COMPUTE_UNITS, type ComputeUnitTable, LEG_KINDS, legKey } from "../../src/fill/compute-units.ts";
 import {
   computeUnitFloor,
   MAX_COMPUTE_UNIT_LIMIT,
   PERMISSIONED_COMPUTE_UNIT_LIMIT,
+  SMART_ACCOUNT_WRAP,
 } from "../../src/fill/rules/compute-unit-limit.ts";
 import { type FillValidation, validateFill } from "../../src/fill/validate.ts";
 import { MINT } from "../support/config.ts";
 import { storedQuote } from "../support/quotes.ts";
+import { smartAccountScenario } from "./attack-scenarios.ts";
+import type { SmartAccountScenario } from "./smart-account-attacks.ts";
 import {
   type FillScenario,
   scenarioFromQuote,
@@ -216,6 +220,94 @@ describe("computeUnitLimitWithinCeiling", () => {
     const r = validateWithLimit(s, PERMISSIONED_COMPUTE_UNIT_LIMIT + 1);
     expect(outcome(r)).toBe("COMPUTE_UNIT_LIMIT_EXCEEDED");
     expect(!r.ok && r.context).toMatch(/permissioned/);
+  });
+});
+
+describe("computeUnitLimitWithinCeiling for a fill wrapped for a smart-account taker", () => {
+  /** A smart-account taker's quote, permissioned or not, its fill wrapped as the toolkit's SDK wraps it. */
+  const smart = (permissioned: boolean): SmartAccountScenario => {
+    const s = smartAccountScenario({
+      tokenIn: MINT.JUP,
+      tokenOut: MINT.USDC,
+      amountIn: 1_000_000_000n,
+      amountOut: 25_000_000n,
+      quoteType: "exactIn",
+      feeBps: 10,
+    });
+    s.quote.permissioned = permissioned;
+    return s;
+  };
+  /** The SDK's wrap of a fill whose inner limit is `inner`; `outer` sets the wrapped limit itself. */
+  const wrap = (s: SmartAccountScenario, inner: number, outer?: number) =>
+    wrapFillForSmartAccount(
+      buildFillTransaction({ ...s.params, computeUnitLimit: inner }),
+      s.account,
+      outer === undefined ? {} : { computeUnitLimit: outer },
+    );
+  const judge = (s: SmartAccountScenario, tx: ReturnType<typeof wrap>) =>
+    validateFill({ tx, quote: s.quote, maker: s.maker, tokens: s.tokens, maxFeeLamports: s.maxFeeLamports });
+  const limitOf = (tx: ReturnType<typeof wrap>) => {
+    const ix = tx.message.compiledInstructions[0]!;
+    return Buffer.from(ix.data).readUInt32LE(1);
+  };
+
+  it("is the toolkit's wrapper: x 2, at most 1,400,000 (squads-sdk WrapOptions::default())", () => {
+    expect(SMART_ACCOUNT_WRAP).toEqual({ cuMultiplier: 2, cuCap: 1_400_000 });
+    // the sandbox's stand-in for the SDK wraps the same way
+    expect([CU_MULTIPLIER, CU_CAP]).toEqual([SMART_ACCOUNT_WRAP.cuMultiplier, SMART_ACCOUNT_WRAP.cuCap]);
+  });
+
+  it("accepts the honest wrapped permissioned fill: the inner 200,000 becomes 400,000, and the maker pays no fee", () => {
+    const s = smart(true);
+    const tx = wrap(s, PERMISSIONED_COMPUTE_UNIT_LIMIT);
+    expect(limitOf(tx)).toBe(400_000);
+    const r = judge(s, tx);
+    expect(r.ok ? "accepted" : `${r.code}: ${r.context}`).toBe("accepted");
+    expect(r.ok && r.fill.computeUnitLimit).toBe(400_000);
+    // a member pays the network fee: nothing of it is the maker's
+    expect(r.ok && r.fill.makerPaysLamports).toBe(0n);
+  });
+
+  it("refuses a wrapped permissioned limit of 400,001 (above 2 x 200,000) with COMPUTE_UNIT_LIMIT_EXCEEDED", () => {
+    const s = smart(true);
+    const r = judge(s, wrap(s, PERMISSIONED_COMPUTE_UNIT_LIMIT, 400_001));
+    expect(outcome(r)).toBe("COMPUTE_UNIT_LIMIT_EXCEEDED");
+    expect(!r.ok && r.context).toBe(
+      "the compute-unit limit 400001 is above the 400000 allowed for a permissioned pair wrapped for a smart account",
+    );
+  });
+
+  it("refuses the SDK's own wrap of an inner limit above 200,000 on a permissioned pair (200,001 -> 400,002)", () => {
+    const s = smart(true);
+    const tx = wrap(s, PERMISSIONED_COMPUTE_UNIT_LIMIT + 1);
+    expect(limitOf(tx)).toBe(400_002);
+    expect(outcome(judge(s, tx))).toBe("COMPUTE_UNIT_LIMIT_EXCEEDED");
+  });
+
+  it("holds a wrapped open pair at the wrapper's cap: 1,400,000 accepted, 1,400,001 refused", () => {
+    const s = smart(false);
+    // the SDK caps the double of 800,000 at 1,400,000
+    const capped = wrap(s, 800_000);
+    expect(limitOf(capped)).toBe(1_400_000);
+    expect(outcome(judge(s, capped))).toBe("accepted");
+    const r = judge(s, wrap(s, 800_000, 1_400_001));
+    expect(outcome(r)).toBe("COMPUTE_UNIT_LIMIT_EXCEEDED");
+    expect(!r.ok && r.context).toBe(
+      "the compute-unit limit 1400001 is above the 1400000 allowed wrapped for a smart account",
+    );
+  });
+
+  it("keeps 200,000 for a permissioned fill that is not wrapped, whose fee the maker pays: 400,000 is refused", () => {
+    const s = scenario(MINT.JUP, MINT.USDC, { permissioned: true });
+    const r = validateWithLimit(s, 2 * PERMISSIONED_COMPUTE_UNIT_LIMIT);
+    expect(outcome(r)).toBe("COMPUTE_UNIT_LIMIT_EXCEEDED");
+    expect(!r.ok && r.context).toBe(
+      "the compute-unit limit 400000 is above the 200000 allowed for a permissioned pair",
+    );
+    // at its ceiling the maker's fee is within its cap: limit x price / 1e6 + 5,000 per signature
+    const ok = validateWithLimit(s, PERMISSIONED_COMPUTE_UNIT_LIMIT);
+    expect(ok.ok && ok.fill.makerPaysLamports).toBe(2_000n + 10_000n);
+    expect(ok.ok && ok.fill.makerPaysLamports <= s.maxFeeLamports).toBe(true);
   });
 });
 

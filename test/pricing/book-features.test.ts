@@ -15,12 +15,12 @@ const cleanups = cleanupsAfterEach();
 const SOL = 1_000_000_000n;
 const sellSol = { tokenIn: MINT.SOL, tokenOut: MINT.USDC, amount: SOL, quoteType: "exactIn" } as const;
 const buySol = { tokenIn: MINT.USDC, tokenOut: MINT.SOL, amount: SOL, quoteType: "exactOut" } as const;
-/** USDC units for 1 SOL at 180.25 moved by `bps` (negative: lower), floored or ceiled. */
-const at = (bps: bigint, ceil = false) => {
-  const num = 18025n * 1_000_000n * (10_000n + bps);
-  const den = 100n * 10_000n;
-  return ceil ? (num + den - 1n) / den : num / den;
-};
+/**
+ * USDC units for 1 SOL (10,000 lots of 0.0001 SOL, the pair's default lot) at `perLot` USDC units per
+ * lot: 18,025 at the mid of 180.25, moved by the level's spread and the skew, rounded to a whole unit
+ * per lot (the maker's bid down, its ask up).
+ */
+const oneSol = (perLot: bigint) => 10_000n * perLot;
 
 const solUsdc =
   (change: Record<string, unknown>) =>
@@ -49,11 +49,12 @@ describe("per-side levels", () => {
         askLevels: [{ upToBase: "500000000000", spreadBps: 8 }],
       }),
     );
-    expect(book.price(sellSol)).toMatchObject({ ok: true, amountOut: at(-20n), spreadBps: 20 });
-    expect(book.price(buySol)).toMatchObject({ ok: true, amountIn: at(8n, true), spreadBps: 8 });
+    // bid 18,025 x 0.9980 = 17,988.95 -> 17,988; ask 18,025 x 1.0008 = 18,039.42 -> 18,040
+    expect(book.price(sellSol)).toMatchObject({ ok: true, amountOut: oneSol(17_988n), spreadBps: 20 });
+    expect(book.price(buySol)).toMatchObject({ ok: true, amountIn: oneSol(18_040n), spreadBps: 8 });
   });
 
-  it("walks each side's own number of levels: the bid's second level prices, the one-level ask ends at its bound", async () => {
+  it("sweeps each side's own levels: 2 SOL sell the first at the bid's first level and the second at its next; the one-level ask ends at its bound", async () => {
     const book = await bookWith(
       solUsdc({
         bidLevels: [
@@ -63,12 +64,14 @@ describe("per-side levels", () => {
         askLevels: [{ upToBase: "500000000000", spreadBps: 7 }],
       }),
     );
+    // 1 SOL at 18,025 x 0.9998 = 18,021.395 -> 18,021 per lot, 1 SOL at 18,025 x 0.9991 = 18,008.7775 -> 18,008
     expect(book.price({ ...sellSol, amount: 2n * SOL })).toMatchObject({
       ok: true,
-      amountOut: 2n * at(-9n),
+      amountOut: oneSol(18_021n) + oneSol(18_008n),
       spreadBps: 9,
     });
-    expect(book.price(buySol)).toMatchObject({ ok: true, amountIn: at(7n, true), spreadBps: 7 });
+    // 18,025 x 1.0007 = 18,037.6175 -> 18,038
+    expect(book.price(buySol)).toMatchObject({ ok: true, amountIn: oneSol(18_038n), spreadBps: 7 });
     expect(book.price({ ...buySol, amount: 500n * SOL + 1n })).toEqual({
       ok: false,
       reason: "SIZE_ABOVE_MAX",
@@ -86,14 +89,16 @@ describe("inventory skew", () => {
 
   it("moves both sides down in proportion when the maker is long base", async () => {
     const book = await bookWith(skewed, 10_050n * SOL); // 50 SOL long: half the full skew
-    expect(book.price(sellSol)).toMatchObject({ ok: true, amountOut: at(-5n - 5n), skewBps: 5 });
-    expect(book.price(buySol)).toMatchObject({ ok: true, amountIn: at(5n - 5n, true), skewBps: 5 });
+    // bid 5 + 5 bps below mid: 18,025 x 0.9990 = 18,006.975 -> 18,006; ask 5 - 5 bps: 18,025 exactly
+    expect(book.price(sellSol)).toMatchObject({ ok: true, amountOut: oneSol(18_006n), skewBps: 5 });
+    expect(book.price(buySol)).toMatchObject({ ok: true, amountIn: oneSol(18_025n), skewBps: 5 });
   });
 
   it("moves both sides up when short, and never beyond maxBps", async () => {
     const book = await bookWith(skewed, 9_000n * SOL); // 1,000 SOL short: clamped at 10 bps
-    expect(book.price(sellSol)).toMatchObject({ ok: true, amountOut: at(-5n + 10n), skewBps: -10 });
-    expect(book.price(buySol)).toMatchObject({ ok: true, amountIn: at(5n + 10n, true), skewBps: -10 });
+    // bid 5 - 10 bps: 18,025 x 1.0005 = 18,034.0125 -> 18,034; ask 5 + 10 bps: 18,025 x 1.0015 = 18,052.0375 -> 18,053
+    expect(book.price(sellSol)).toMatchObject({ ok: true, amountOut: oneSol(18_034n), skewBps: -10 });
+    expect(book.price(buySol)).toMatchObject({ ok: true, amountIn: oneSol(18_053n), skewBps: -10 });
   });
 
   it("still never lets the taker gain from a round trip", async () => {

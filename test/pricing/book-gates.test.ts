@@ -208,8 +208,9 @@ describe("size and amount bounds", () => {
       }),
     });
     expect(book.price(sellSol(500n * SOL)).ok).toBe(true);
+    // The last level's band ends at maxBase: one unit more is beyond it.
     expect(book.price(sellSol(500n * SOL + 1n))).toEqual(
-      refused("SIZE_ABOVE_MAX", "SOL/USDC size 500000000001 above 500000000000"),
+      refused("SIZE_ABOVE_MAX", "SOL/USDC: 500000000001 is beyond the last level"),
     );
     expect(book.price(sellSol(600n * SOL + 1n))).toEqual(
       refused("SIZE_ABOVE_MAX", "SOL/USDC: 600000000001 is beyond the last level"),
@@ -284,7 +285,8 @@ describe("what a quote reports", () => {
     expect(book.price(sellSol(SOL))).toEqual({
       ok: true,
       amountIn: SOL,
-      amountOut: (SOL * 18025n * USDC * 9_995n) / (100n * SOL * 10_000n),
+      // 10,000 lots of 0.0001 SOL at 18,025 x 0.9995 = 18,015.9875 -> 18,015 USDC units per lot
+      amountOut: 10_000n * 18_015n,
       pairKey: "SOL/USDC",
       takerSide: "sell",
       baseAmount: SOL,
@@ -372,9 +374,10 @@ describe("a source's own ladder", () => {
       spreadBps: 13,
       fromLadder: true,
     });
+    // swept: the first 10 SOL at 180.00, the next 10 at 179.00; the marginal rung's spread
     expect(book.price(sellSol(20n * SOL))).toMatchObject({
       ok: true,
-      amountOut: 20n * 179n * USDC,
+      amountOut: 10n * 180n * USDC + 10n * 179n * USDC,
       spreadBps: 69,
     });
     expect(book.price(buySol(SOL, "exactOut"))).toMatchObject({
@@ -384,7 +387,7 @@ describe("a source's own ladder", () => {
     });
     expect(book.price(buySol(20n * SOL, "exactOut"))).toMatchObject({
       ok: true,
-      amountIn: 20n * 181_500_000n,
+      amountIn: 10n * 180_500_000n + 10n * 181_500_000n,
       spreadBps: 69,
     });
   });
@@ -396,9 +399,10 @@ describe("a source's own ladder", () => {
       amountOut: (180n * USDC * 9_990n) / 10_000n,
       spreadBps: 23,
     });
+    // 18,050 USDC units per lot x 1.001 = 18,068.05 -> 18,069
     expect(book.price({ ...buySol(SOL, "exactOut"), extraSpreadBps: 10 })).toMatchObject({
       ok: true,
-      amountIn: (180_500_000n * 10_010n) / 10_000n,
+      amountIn: 10_000n * 18_069n,
       spreadBps: 23,
     });
     const none = refused("PRICE_UNAVAILABLE", "SOL/USDC: price after spread and skew is not positive");
@@ -418,19 +422,11 @@ describe("a source's own ladder", () => {
       amountOut: (180n * USDC * 9_990n) / 10_000n,
       skewBps: 10,
     });
-    expect(book.price(buySol(SOL, "exactOut"))).toMatchObject({
-      ok: true,
-      amountIn: (180_500_000n * 9_990n) / 10_000n,
-    });
+    // 18,050 USDC units per lot x 0.999 = 18,031.95 -> 18,032
+    expect(book.price(buySol(SOL, "exactOut"))).toMatchObject({ ok: true, amountIn: 10_000n * 18_032n });
     const ladders = book.ladders("SOL/USDC");
-    expect(ladders.ok && ladders.bids[0]?.price).toEqual({
-      num: 18000n * USDC * 9_990n,
-      den: 100n * SOL * 10_000n,
-    });
-    expect(ladders.ok && ladders.asks[0]?.price).toEqual({
-      num: 18050n * USDC * 9_990n,
-      den: 100n * SOL * 10_000n,
-    });
+    expect(ladders.ok && ladders.bids[0]).toEqual({ upToBase: 10n * SOL, perLot: 17_982n });
+    expect(ladders.ok && ladders.asks[0]).toEqual({ upToBase: 10n * SOL, perLot: 18_032n });
   });
 
   it("stands as the pair's ladders, cut at maxBase, stopping before a rung priced at zero", () => {
@@ -448,12 +444,12 @@ describe("a source's own ladder", () => {
     const l = setup({ source: withLadder(ladder) }).book.ladders("SOL/USDC");
     expect(l.ok).toBe(true);
     if (!l.ok) return;
-    const rung = (upToBase: bigint, price: string) => {
-      const p = parseDecimal(price);
-      return { upToBase, price: { num: p.num * USDC * 10_000n, den: p.den * SOL * 10_000n } };
-    };
-    expect(l.bids).toEqual([rung(10n * SOL, "180.00")]);
-    expect(l.asks).toEqual([rung(10n * SOL, "180.50"), rung(500n * SOL, "181.50")]);
+    // per lot of 0.0001 SOL: 180.00 -> 18,000 USDC units, 180.50 -> 18,050, 181.50 -> 18,150
+    expect(l.bids).toEqual([{ upToBase: 10n * SOL, perLot: 18_000n }]);
+    expect(l.asks).toEqual([
+      { upToBase: 10n * SOL, perLot: 18_050n },
+      { upToBase: 500n * SOL, perLot: 18_150n },
+    ]);
   });
 
   it("stands a source's ladder that ends below maxBase as it is, every rung", () => {
@@ -465,19 +461,23 @@ describe("a source's own ladder", () => {
 });
 
 describe("standing ladders from the levels", () => {
-  it("prices each level at mid less (bids) or plus (asks) its spread, exact, in smallest units", () => {
+  it("prices each level at mid less (bids) or plus (asks) its spread, in whole USDC units per lot rounded the maker's way", () => {
     const l = setup().book.ladders("SOL/USDC");
     expect(l.ok).toBe(true);
     if (!l.ok) return;
-    const rung = (upToBase: bigint, factor: bigint) => ({
-      upToBase,
-      price: { num: 18025n * USDC * factor, den: 100n * SOL * 10_000n },
+    const rung = (upToBase: bigint, perLot: bigint) => ({ upToBase, perLot });
+    expect(l).toMatchObject({
+      pairKey: "SOL/USDC",
+      minBase: 1_000_000n,
+      maxBase: 500n * SOL,
+      lotSizeBase: 100_000n,
     });
-    expect(l).toMatchObject({ pairKey: "SOL/USDC", minBase: 1_000_000n, maxBase: 500n * SOL });
     expect(l.base.symbol).toBe("SOL");
     expect(l.quote.symbol).toBe("USDC");
-    expect(l.bids).toEqual([rung(10n * SOL, 9_995n), rung(100n * SOL, 9_990n), rung(500n * SOL, 9_975n)]);
-    expect(l.asks).toEqual([rung(10n * SOL, 10_005n), rung(100n * SOL, 10_010n), rung(500n * SOL, 10_025n)]);
+    // 18,025 per lot at mid: x 0.9995 = 18,015.9875, x 0.9990 = 18,006.975, x 0.9975 = 17,979.9375 (down)
+    expect(l.bids).toEqual([rung(10n * SOL, 18_015n), rung(100n * SOL, 18_006n), rung(500n * SOL, 17_979n)]);
+    // x 1.0005 = 18,034.0125, x 1.0010 = 18,043.025, x 1.0025 = 18,070.0625 (up)
+    expect(l.asks).toEqual([rung(10n * SOL, 18_035n), rung(100n * SOL, 18_044n), rung(500n * SOL, 18_071n)]);
   });
 
   it("ends at the level that reaches maxBase, cut to it", () => {
@@ -503,10 +503,232 @@ describe("standing ladders from the levels", () => {
       ],
     });
     const l = setup({ vary }).book.ladders("SOL/USDC");
-    expect(l.ok && l.bids.map((r) => r.price.num)).toEqual([18025n * USDC * 9_993n]);
-    expect(l.ok && l.asks.map((r) => r.price.num)).toEqual([
-      18025n * USDC * 10_002n,
-      18025n * USDC * 10_009n,
+    // 18,025 x 0.9993 = 18,012.3825 -> 18,012; x 1.0002 = 18,028.605 -> 18,029; x 1.0009 = 18,041.2225 -> 18,042
+    expect(l.ok && l.bids.map((r) => r.perLot)).toEqual([18_012n]);
+    expect(l.ok && l.asks.map((r) => r.perLot)).toEqual([18_029n, 18_042n]);
+  });
+});
+
+describe("one model of size: the levels swept one by one, in whole USDC units per lot", () => {
+  const withLot =
+    (lot: string) =>
+    (f: FileConfig): FileConfig => ({
+      ...f,
+      rfqV2: { ...f.rfqV2, pairs: ["SOL/USDC"], lotSizeBase: { "SOL/USDC": lot } },
+    });
+
+  it("prices with the configured lot (rfqV2.lotSizeBase) and stands the ladder in it", () => {
+    const { book } = setup({ vary: withLot("1000000000") });
+    // one whole SOL per lot: 180.25 x 0.9995 = 180.159875 -> 180.159875 USDC exactly (no rounding)
+    expect(book.ladders("SOL/USDC")).toMatchObject({ lotSizeBase: SOL });
+    expect(book.price(sellSol(SOL))).toMatchObject({ ok: true, amountOut: 180_159_875n });
+    // a lot of 1 lamport: 0.18025 x 0.9995 = 0.180159875 -> 0 units per lot: no positive price at all
+    const tiny = setup({ vary: withLot("1") }).book;
+    const none = refused("PRICE_UNAVAILABLE", "SOL/USDC: price after spread and skew is not positive");
+    expect(tiny.price(sellSol(SOL))).toEqual(none);
+    expect(tiny.ladders("SOL/USDC")).toMatchObject({ ok: true, bids: [], lotSizeBase: 1n });
+  });
+
+  it("refuses a configured lot of zero, naming the key", () => {
+    expect(() => setup({ vary: withLot("0") })).toThrow(
+      "rfqV2.lotSizeBase.SOL/USDC: a lot must be at least 1 base atom",
+    );
+  });
+
+  it("keeps the lot chosen from the first price it sees, so the stream's lot does not hop", () => {
+    const { book, source } = setup();
+    expect(book.ladders("SOL/USDC")).toMatchObject({ lotSizeBase: 100_000n });
+    // at 18.025 the default would be 10^6 lamports; the lot stays 10^5: 1,802.5 x 0.9995 -> 1,801 per lot
+    source.points.set("SOL/USDC", { mid: parseDecimal("18.025"), updatedAtMs: 0 });
+    expect(book.ladders("SOL/USDC")).toMatchObject({ lotSizeBase: 100_000n });
+    expect(book.price(sellSol(SOL))).toMatchObject({ ok: true, amountOut: 10_000n * 1_801n });
+  });
+
+  it("prices a size inside a lot pro rata and rounds once: 1.5 lots at 18,015 -> 27,022.5 -> 27,022 (bid), 18,035 -> 27,052.5 -> 27,053 (ask)", () => {
+    const { book } = setup();
+    expect(book.price(sellSol(1_050_000n))).toMatchObject({ ok: true, amountOut: 189_157n });
+    expect(book.price(sellSol(150_000n + 1_000_000n))).toMatchObject({ ok: true, amountOut: 207_172n });
+    expect(book.price(buySol(1_150_000n, "exactOut"))).toMatchObject({ ok: true, amountIn: 207_403n });
+  });
+
+  it("prices the base across a level's bound at each level's own price, the marginal level's spread reported", () => {
+    const { book } = setup();
+    // 10 SOL at 18,015 per lot, then 1 lot at 18,006
+    const across = 10n * SOL + 100_000n;
+    expect(book.price(sellSol(across))).toMatchObject({
+      ok: true,
+      amountOut: 100_000n * 18_015n + 18_006n,
+      spreadBps: 10,
+    });
+    expect(book.price(sellSol(100_000n * 18_015n + 18_006n, "exactOut"))).toMatchObject({
+      ok: true,
+      amountIn: across,
+    });
+    expect(book.price(buySol(100_000n * 18_035n + 18_044n))).toMatchObject({ ok: true, amountOut: across });
+    expect(book.price(buySol(across, "exactOut"))).toMatchObject({
+      ok: true,
+      amountIn: 100_000n * 18_035n + 18_044n,
+      spreadBps: 10,
+    });
+  });
+
+  it("cuts a source's rung bounds to whole lots, but keeps the last rung's own bound below maxBase", () => {
+    const ladder: Ladder = {
+      bids: [
+        { upToBase: 10n * SOL + 50_000n, price: parseDecimal("180.00") },
+        { upToBase: 10n * SOL + 70_000n, price: parseDecimal("179.50") },
+        { upToBase: 20n * SOL + 50_000n, price: parseDecimal("179.00") },
+      ],
+      asks: [{ upToBase: 500n * SOL, price: parseDecimal("181.00") }],
+    };
+    const { book } = setup({ source: withLadder(ladder) });
+    const l = book.ladders("SOL/USDC");
+    // the second rung ends in the lot the first was cut to: it has no lot of its own
+    expect(l.ok && l.bids).toEqual([
+      { upToBase: 10n * SOL, perLot: 18_000n },
+      { upToBase: 20n * SOL + 50_000n, perLot: 17_900n },
     ]);
+    const end = 20n * SOL + 50_000n;
+    // 10 SOL at 18,000 per lot, 10 SOL and half a lot at 17,900: 1,800,000,000 + 1,790,000,000 + 8,950
+    expect(book.price(sellSol(end))).toMatchObject({ ok: true, amountOut: 3_590_008_950n });
+    expect(book.price(sellSol(end + 1n))).toEqual(
+      refused("SIZE_ABOVE_MAX", `SOL/USDC: ${end + 1n} is beyond the last level`),
+    );
+  });
+
+  it("stops a side before a rung with no positive price: sizes within the rungs before it quote, beyond it PRICE_UNAVAILABLE", () => {
+    const ladder: Ladder = {
+      bids: [
+        { upToBase: 10n * SOL, price: parseDecimal("180.00") },
+        { upToBase: 500n * SOL, price: parseDecimal("0") },
+      ],
+      asks: LADDER.asks,
+    };
+    const { book } = setup({ source: withLadder(ladder) });
+    expect(book.price(sellSol(10n * SOL))).toMatchObject({ ok: true, amountOut: 1_800n * USDC });
+    expect(book.price(sellSol(10n * SOL + 1n))).toEqual(
+      refused("PRICE_UNAVAILABLE", "SOL/USDC: price after spread and skew is not positive"),
+    );
+  });
+
+  it("ends a side at the first rung that reaches maxBase, whatever rungs follow it", () => {
+    const ladder: Ladder = {
+      bids: [
+        { upToBase: 600n * SOL, price: parseDecimal("180.00") },
+        { upToBase: 700n * SOL, price: parseDecimal("0") },
+      ],
+      asks: LADDER.asks,
+    };
+    const { book } = setup({ source: withLadder(ladder) });
+    expect(book.price(sellSol(500n * SOL))).toMatchObject({ ok: true, amountOut: 5_000_000n * 18_000n });
+    // beyond maxBase: the size's bound, not the zero-priced rung after it
+    expect(book.price(sellSol(500n * SOL + 1n))).toEqual(
+      refused("SIZE_ABOVE_MAX", "SOL/USDC: 500000000001 is beyond the last level"),
+    );
+  });
+
+  it("prices a level ending exactly at a maxBase that is not a whole number of lots, and the tail after it not at all", () => {
+    const maxBase = 500n * SOL + 50_000n;
+    const vary = solUsdc({
+      maxBase: maxBase.toString(),
+      levels: [
+        { upToBase: "10000000000", spreadBps: 5 },
+        { upToBase: maxBase.toString(), spreadBps: 10 },
+        { upToBase: "600000000000", spreadBps: 25 },
+      ],
+    });
+    const { book } = setup({ vary });
+    const l = book.ladders("SOL/USDC");
+    // the second level reaches maxBase: its band ends there, half a lot past 500 SOL, at its own price
+    expect(l.ok && l.bids).toEqual([
+      { upToBase: 10n * SOL, perLot: 18_015n },
+      { upToBase: maxBase, perLot: 18_006n },
+    ]);
+    expect(book.price(sellSol(maxBase))).toMatchObject({
+      ok: true,
+      amountOut: 100_000n * 18_015n + 4_900_000n * 18_006n + 9_003n,
+      spreadBps: 10,
+    });
+  });
+
+  describe("the notional cap cuts the standing ladder at the largest whole number of lots within it", () => {
+    it("cuts exactly at a level's bound when the cap is what the level costs: 10 SOL at 18,035 = 1,803.5 USDC", () => {
+      const { book } = setup({ vary: solUsdc({ maxNotionalUsd: "1803.5" }) });
+      const l = book.ladders("SOL/USDC");
+      expect(l.ok && l.asks).toEqual([{ upToBase: 10n * SOL, perLot: 18_035n }]);
+    });
+
+    it("keeps a side with no level (no positive price per lot) empty under a cap", () => {
+      const vary = (f: FileConfig): FileConfig =>
+        solUsdc({ maxNotionalUsd: "1000" })({
+          ...f,
+          rfqV2: { ...f.rfqV2, pairs: ["SOL/USDC"], lotSizeBase: { "SOL/USDC": "1" } },
+        });
+      const l = setup({ vary }).book.ladders("SOL/USDC");
+      // 1 lamport: the bid rounds to 0 USDC units, the ask up to 1 (cut at 1,000 USDC: 10^9 lamports)
+      expect(l).toMatchObject({ ok: true, bids: [], asks: [{ upToBase: 1_000_000_000n, perLot: 1n }] });
+    });
+
+    it("on a stablecoin-quoted pair: 1,000.5 USDC buys 55,475 lots at 18,035 and sells 55,537 at 18,015", () => {
+      const { book } = setup({ vary: solUsdc({ maxNotionalUsd: "1000.5" }) });
+      const l = book.ladders("SOL/USDC");
+      expect(l.ok && l.asks).toEqual([{ upToBase: 55_475n * 100_000n, perLot: 18_035n }]);
+      expect(l.ok && l.bids).toEqual([{ upToBase: 55_537n * 100_000n, perLot: 18_015n }]);
+      // /quote agrees at the cut and refuses the next lot
+      const exceeded = refused("NOTIONAL_EXCEEDED", "SOL/USDC: notional above 1000.5 USD");
+      expect(book.price(buySol(55_475n * 100_000n, "exactOut"))).toMatchObject({
+        ok: true,
+        amountIn: 55_475n * 18_035n,
+      });
+      expect(book.price(buySol(55_476n * 100_000n, "exactOut"))).toEqual(exceeded);
+      expect(book.price(sellSol(55_537n * 100_000n))).toMatchObject({
+        ok: true,
+        amountOut: 55_537n * 18_015n,
+      });
+      expect(book.price(sellSol(55_538n * 100_000n))).toEqual(exceeded);
+    });
+
+    it("cuts inside a later level, keeping the levels before it whole", () => {
+      // 10 SOL cost 1,803.5 USDC at the first ask; the other 196.5 USDC buy 10,890.04 lots at 18,044
+      const { book } = setup({ vary: solUsdc({ maxNotionalUsd: "2000" }) });
+      const l = book.ladders("SOL/USDC");
+      expect(l.ok && l.asks).toEqual([
+        { upToBase: 10n * SOL, perLot: 18_035n },
+        { upToBase: 10n * SOL + 10_890n * 100_000n, perLot: 18_044n },
+      ]);
+    });
+
+    it("stands nothing on a side where not one lot fits, and everything when the whole side fits", () => {
+      const small = setup({ vary: solUsdc({ maxNotionalUsd: "0.01" }) }).book.ladders("SOL/USDC");
+      expect(small).toMatchObject({ ok: true, bids: [], asks: [] });
+      const large = setup({ vary: solUsdc({ maxNotionalUsd: "1000000" }) }).book.ladders("SOL/USDC");
+      expect(large.ok && large.asks.map((b) => b.upToBase)).toEqual([10n * SOL, 100n * SOL, 500n * SOL]);
+    });
+
+    it("withdraws the pair when the notional cannot be valued (SOL's USD price stale), as /quote refuses it", () => {
+      const source = new SetPrices(PRICES, 1_000);
+      let now = 0;
+      const vary = (f: FileConfig): FileConfig => ({
+        ...f,
+        pairs: f.pairs.map((p) =>
+          p.base === "JUP" && p.quote === "SOL" ? { ...p, maxNotionalUsd: "100" } : p,
+        ),
+      });
+      const config = testConfig({}, vary);
+      const sources = new Map<string, PriceSource>([["static", source]]);
+      const book = new QuotingBook(config, sources, {
+        now: () => now,
+        usd: new UsdValuer(config, sources, () => now),
+      });
+      const fresh = book.ladders("JUP/SOL");
+      // 100 USD at 0.811125 USD per JUP: about 123 JUP, in lots of 0.01 JUP
+      expect(fresh.ok && fresh.bids.at(-1)!.upToBase).toBeGreaterThan(120n * 1_000_000n);
+      expect(fresh.ok && fresh.bids.at(-1)!.upToBase).toBeLessThan(125n * 1_000_000n);
+      now = 5_000;
+      source.points.set("JUP/SOL", { mid: parseDecimal("0.0045"), updatedAtMs: 5_000 });
+      expect(book.ladders("JUP/SOL")).toEqual(
+        refused("PRICE_UNAVAILABLE", "JUP/SOL: no fresh USD price for the notional cap"),
+      );
+    });
   });
 });

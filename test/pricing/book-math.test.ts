@@ -13,8 +13,11 @@ function book() {
 }
 
 describe("QuotingBook: exact amounts, rounded in the maker's favour", () => {
-  // SOL/USDC mid 180.25, first level 5 bps. 1 SOL = 10^9 lamports, 1 USDC = 10^6 units.
-  it("prices exactIn USDC->SOL at the ask, flooring what the taker receives", () => {
+  // SOL/USDC mid 180.25, first level 5 bps. 1 SOL = 10^9 lamports, 1 USDC = 10^6 units. The pair's lot
+  // (no rfqV2.lotSizeBase: the default) is 0.0001 SOL = 10^5 lamports, 18,025 USDC units at mid; the
+  // first level is 18,025 x 1.0005 = 18,034.0125 -> 18,035 units per lot to buy (ask, rounded up) and
+  // 18,025 x 0.9995 = 18,015.9875 -> 18,015 to sell (bid, rounded down).
+  it("prices exactIn USDC->SOL at the ask's price per lot, flooring what the taker receives", () => {
     const q = book().price({
       tokenIn: MINT.USDC,
       tokenOut: MINT.SOL,
@@ -23,9 +26,8 @@ describe("QuotingBook: exact amounts, rounded in the maker's favour", () => {
     });
     expect(q.ok).toBe(true);
     if (!q.ok) return;
-    // out = floor(1e6 * 1e9 * 1e4 / (180.25e6 * 10005)) = floor(5,545,077.2...)
-    const exact = (1_000_000n * 10n ** 9n * 100n * 10_000n) / (18025n * 10n ** 6n * 10_005n);
-    expect(q.amountOut).toBe(exact);
+    // out = floor(1e6 x 1e5 / 18,035) = floor(5,544,774.05)
+    expect(q.amountOut).toBe(5_544_774n);
     expect(q.amountIn).toBe(1_000_000n);
     expect(q.takerSide).toBe("buy");
   });
@@ -40,10 +42,11 @@ describe("QuotingBook: exact amounts, rounded in the maker's favour", () => {
     });
     expect(q).toMatchObject({ ok: true, spreadBps: 25 });
     if (!q.ok) return;
-    expect(q.amountOut).toBe((1_000_000n * 10n ** 9n * 100n * 10_000n) / (18025n * 10n ** 6n * 10_025n));
+    // 25 bps: 18,025 x 1.0025 = 18,070.0625 -> 18,071 per lot; floor(1e11 / 18,071) = floor(5,533,728.07)
+    expect(q.amountOut).toBe(5_533_728n);
   });
 
-  it("prices exactOut SOL<-USDC (taker wants 1 USDC) at the bid, ceiling what the taker pays", () => {
+  it("prices exactOut SOL<-USDC (taker wants 1 USDC) at the bid's price per lot, ceiling what the taker pays", () => {
     const q = book().price({
       tokenIn: MINT.SOL,
       tokenOut: MINT.USDC,
@@ -52,11 +55,9 @@ describe("QuotingBook: exact amounts, rounded in the maker's favour", () => {
     });
     expect(q.ok).toBe(true);
     if (!q.ok) return;
-    // in = ceil(1e6 * 1e9*100*1e4 / (18025 * 1e6 * 9995))
-    const num = 1_000_000n * 10n ** 9n * 100n * 10_000n;
-    const den = 18025n * 10n ** 6n * 9_995n;
-    expect(q.amountIn).toBe((num + den - 1n) / den);
-    expect(q.amountIn * 18025n * 10n ** 6n * 9_995n).toBeGreaterThanOrEqual(num);
+    // in = ceil(1e6 x 1e5 / 18,015) = ceil(5,550,929.78)
+    expect(q.amountIn).toBe(5_550_930n);
+    expect(((q.amountIn - 1n) * 18_015n) / 100_000n).toBeLessThan(1_000_000n);
   });
 
   it("never lets the taker gain from a round trip (buy then sell back)", () => {

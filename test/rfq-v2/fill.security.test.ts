@@ -37,7 +37,7 @@ beforeAll(() => {
   );
   const l = book.ladders("SOL/USDC");
   if (!l.ok) throw new Error(l.detail);
-  levels = pairLevels(l, LOT, () => true);
+  levels = pairLevels(l, () => true);
   pairs = new Map([[`${MINT.SOL}/${MINT.USDC}`, { pairKey: "SOL/USDC", base: l.base, quote: l.quote }]]);
   streamed = new StreamedLevels(() => NOW);
   streamed.add({

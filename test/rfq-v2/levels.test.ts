@@ -8,7 +8,7 @@ import { QuotingBook } from "../../pricing/book.ts";
 import type { PriceSource } from "../../pricing/interface.ts";
 import { StaticPriceSource } from "../../pricing/static.ts";
 import { sweep } from "../../src/program/rfq-v2.ts";
-import { lotSizeFor, pairLevels, wireLevel } from "../../src/rfq-v2/levels.ts";
+import { pairLevels, wireLevel } from "../../src/rfq-v2/levels.ts";
 import { MINT, testConfig } from "../support/config.ts";
 
 function book(deps: ConstructorParameters<typeof QuotingBook>[2] = {}) {
@@ -59,7 +59,7 @@ describe("levels from the book (SOL/USDC, mid 180.25, spreads 5/10/25 bps)", () 
   it("rounds the maker's asks up and its bids down to whole quote atoms per lot", () => {
     const l = book().ladders("SOL/USDC");
     if (!l.ok) throw new Error(l.detail);
-    const levels = pairLevels(l, lot, always);
+    const levels = pairLevels(l, always);
     // ask: 180.25 USDC x 1.0005 per SOL = 18,034.0125 atoms per 0.0001 SOL -> 18,035; bid x 0.9995 -> 18,015.9875 -> 18,015
     expect(levels.asks[0]).toEqual({ lots: 100_000n, perLot: 18_035n });
     expect(levels.bids[0]).toEqual({ lots: 100_000n, perLot: 18_015n });
@@ -69,25 +69,29 @@ describe("levels from the book (SOL/USDC, mid 180.25, spreads 5/10/25 bps)", () 
     expect(levels.bids.map((x) => x.perLot)).toEqual([18_015n, 18_006n, 17_979n]);
   });
 
-  it("never prices a level's lots better for the taker than /quote prices a trade the size of the level's bound", () => {
+  it("costs, swept to each level's bound, exactly what /quote answers for that size (one model of size)", () => {
     const b = book();
     const l = b.ladders("SOL/USDC");
     if (!l.ok) throw new Error(l.detail);
-    const levels = pairLevels(l, lot, always);
+    const levels = pairLevels(l, always);
     let bound = 0n;
+    let cost = 0n;
     for (const [i, a] of levels.asks.entries()) {
       bound += a.lots * lot;
+      cost += a.lots * a.perLot;
       const q = b.price({ tokenIn: MINT.USDC, tokenOut: MINT.SOL, amount: bound, quoteType: "exactOut" });
-      if (!q.ok) throw new Error(q.detail);
-      expect(a.perLot * (bound / lot), `ask level ${i}`).toBeGreaterThanOrEqual(q.amountIn);
+      expect(q.ok && q.amountIn, `ask level ${i}`).toBe(cost);
     }
     expect(bound).toBe(500_000_000_000n);
+    // 10 SOL at 18,035 per lot, 90 at 18,044, 400 at 18,071
+    expect(cost).toBe(100_000n * 18_035n + 900_000n * 18_044n + 4_000_000n * 18_071n);
     bound = 0n;
+    cost = 0n;
     for (const [i, x] of levels.bids.entries()) {
       bound += x.lots * lot;
+      cost += x.lots * x.perLot;
       const q = b.price({ tokenIn: MINT.SOL, tokenOut: MINT.USDC, amount: bound, quoteType: "exactIn" });
-      if (!q.ok) throw new Error(q.detail);
-      expect(x.perLot * (bound / lot), `bid level ${i}`).toBeLessThanOrEqual(q.amountOut);
+      expect(q.ok && q.amountOut, `bid level ${i}`).toBe(cost);
     }
   });
 
@@ -111,7 +115,7 @@ describe("levels from the book (SOL/USDC, mid 180.25, spreads 5/10/25 bps)", () 
     // the maker holds 12.345 SOL and 1,000 USDC
     const fits = (side: "bid" | "ask", base: bigint, quote: bigint) =>
       side === "ask" ? base <= 12_345_000_000n : quote <= 1_000_000_000n;
-    const levels = pairLevels(l, lot, fits);
+    const levels = pairLevels(l, fits);
     expect(levels.asks.map((x) => x.lots)).toEqual([100_000n, 23_450n]);
     const bidLots = levels.bids.reduce((s, x) => s + x.lots, 0n);
     expect(bidLots).toBe(1_000_000_000n / 18_015n);
@@ -136,11 +140,5 @@ describe("levels from the book (SOL/USDC, mid 180.25, spreads 5/10/25 bps)", () 
     };
     const old = new QuotingBook(testConfig(), new Map([["static", stale]]), { now: () => 5_000 });
     expect(old.ladders("SOL/USDC")).toMatchObject({ ok: false, reason: "PRICE_STALE" });
-  });
-
-  it("picks a default lot with a price step of at most 1 bps: 0.0001 SOL at 180.25 USDC", () => {
-    expect(lotSizeFor({ num: 18_025n, den: 100_000n }, 9, 6)).toBe(100_000n);
-    // a token worth 1,000 USDC with 6 decimals: 10^(6-6) = 1 atom, 1,000 quote atoms per atom -> 10 atoms
-    expect(lotSizeFor({ num: 1_000n, den: 1n }, 6, 6)).toBe(10n);
   });
 });

@@ -8,7 +8,11 @@
  * (`npm run bench:compute-units` re-measures it); the floor is that sum plus the table's margin.
  *
  * Ceiling: the runtime's 1,400,000, and 200,000 for permissioned pairs (docs/contract.md, "Permissioned
- * tokens": no quote-time simulation, the fill must fit in the default maximum).
+ * tokens": no quote-time simulation, the fill must fit in the default maximum). A fill wrapped for a
+ * smart-account taker carries the limit the operator's wrapper sets, the inner limit times its
+ * multiplier and at most its cap (`SMART_ACCOUNT_WRAP`), so its ceiling is the inner ceiling wrapped
+ * the same way: a member of the smart account pays that fee, not the maker, whose fee is capped on its
+ * own (compute-budget.ts `makerFeeWithinCap`).
  */
 import type { PublicKey } from "@solana/web3.js";
 import { TOKEN_2022_PROGRAM_ID } from "../../program/layout.ts";
@@ -20,6 +24,12 @@ import { type FillCheck, type FillRule, refuse } from "./check.ts";
 export const MAX_COMPUTE_UNIT_LIMIT = 1_400_000;
 /** The contract's compute-unit limit for permissioned pairs. */
 export const PERMISSIONED_COMPUTE_UNIT_LIMIT = 200_000;
+/**
+ * What the operator's smart-account wrapper does to the fill's compute-unit limit: the toolkit's
+ * squads-sdk (jup-ag/rfq-webhook-toolkit, squads-sdk/src/config.rs `WrapOptions::default()`:
+ * `cu_multiplier: 2`, `cu_cap: 1_400_000`; wrap.rs: `cu_limit.saturating_mul(cu_multiplier).min(cu_cap)`).
+ */
+export const SMART_ACCOUNT_WRAP = { cuMultiplier: 2, cuCap: 1_400_000 } as const;
 
 /** What decides a fill's compute need. */
 export interface FillShape {
@@ -40,9 +50,14 @@ export function computeUnitFloor(shape: FillShape, table: ComputeUnitTable = COM
   return Math.ceil(need * (1 + table.margin));
 }
 
-/** The ceiling for this quote: 200,000 for a permissioned pair, the runtime's 1,400,000 otherwise. */
-export const computeUnitCeiling = (permissioned: boolean): number =>
-  permissioned ? PERMISSIONED_COMPUTE_UNIT_LIMIT : MAX_COMPUTE_UNIT_LIMIT;
+/**
+ * The ceiling for this quote: 200,000 for a permissioned pair, the runtime's 1,400,000 otherwise; for a
+ * fill wrapped for a smart account, that ceiling as the wrapper raises a limit (x 2, at most 1,400,000).
+ */
+export function computeUnitCeiling(permissioned: boolean, wrapped: boolean): number {
+  const inner = permissioned ? PERMISSIONED_COMPUTE_UNIT_LIMIT : MAX_COMPUTE_UNIT_LIMIT;
+  return wrapped ? Math.min(inner * SMART_ACCOUNT_WRAP.cuMultiplier, SMART_ACCOUNT_WRAP.cuCap) : inner;
+}
 
 /** The shape of a fill whose token programs are known (both mints traded). */
 export function shapeOf(c: FillCheck, inputProgram: PublicKey, outputProgram: PublicKey): FillShape {
@@ -60,11 +75,12 @@ export function shapeOf(c: FillCheck, inputProgram: PublicKey, outputProgram: Pu
 
 export const computeUnitLimitWithinCeiling: FillRule = (c) => {
   const limit = c.computeUnitLimit;
-  const ceiling = computeUnitCeiling(c.quote.permissioned);
+  const wrapped = c.envelope !== undefined;
+  const ceiling = computeUnitCeiling(c.quote.permissioned, wrapped);
   return limit !== undefined && limit > ceiling
     ? refuse(
         FillRejectCode.COMPUTE_UNIT_LIMIT_EXCEEDED,
-        `the compute-unit limit ${limit} is above the ${ceiling} allowed${c.quote.permissioned ? " for a permissioned pair" : ""}`,
+        `the compute-unit limit ${limit} is above the ${ceiling} allowed${c.quote.permissioned ? " for a permissioned pair" : ""}${wrapped ? " wrapped for a smart account" : ""}`,
       )
     : undefined;
 };
