@@ -310,127 +310,151 @@ export class Metrics {
       aggregator: "first",
       registers,
     }).set({ mode: config.mode }, 1);
-    new Gauge({
-      name: "rfq_inventory_balance_units",
-      help: "Maker balance by token, smallest units (last chain read)",
-      labelNames: ["symbol", "mint"] as const,
-      aggregator: "max",
-      registers,
-      collect() {
-        this.reset();
-        for (const h of inventory.snapshot().holdings)
-          this.set({ symbol: h.symbol, mint: h.mint }, Number(h.balance));
-      },
-    });
-    new Gauge({
-      name: "rfq_inventory_reserved_units",
-      help: "Maker inventory reserved for claimed swaps not yet settled, by token, smallest units",
-      labelNames: ["symbol", "mint"] as const,
-      aggregator: "max",
-      registers,
-      collect() {
-        this.reset();
-        for (const h of inventory.snapshot().holdings)
-          this.set({ symbol: h.symbol, mint: h.mint }, Number(h.reserved));
-      },
-    });
-    // The floors the alerts compare the balances with (deploy/monitoring/prometheus/alerts.yml): fixed by
-    // the configuration, exported so that a rule needs no copy of them.
-    const floors = new Gauge({
-      name: "rfq_inventory_floor_units",
-      help: "Each token's minInventory (below it the token is not advertised), smallest units",
-      labelNames: ["symbol", "mint"] as const,
-      registers,
-    });
-    for (const t of config.file.tokens)
-      floors.set({ symbol: t.symbol, mint: t.mint }, Number(BigInt(t.minInventory)));
-    new Gauge({
-      name: "rfq_maker_sol_floor_lamports",
-      help: "inventory.minSolLamports: below it the maker gives no quote (it could not pay the fees)",
-      registers,
-    }).set(Number(BigInt(config.file.inventory.minSolLamports)));
-    new Gauge({
-      name: "rfq_maker_sol_lamports",
-      help: "Maker native SOL (fees and rent), lamports; absent before the first chain read",
-      aggregator: "max",
-      registers,
-      collect() {
-        this.reset();
-        const lamports = inventory.snapshot().lamports;
-        if (lamports !== undefined) this.set(Number(lamports));
-      },
-    });
-    new Gauge({
-      name: "rfq_inventory_balance_age_seconds",
-      help: "Age of the balances in use; absent before the first chain read",
-      aggregator: "max",
-      registers,
-      collect() {
-        this.reset();
-        const at = inventory.snapshot().balancesAtMs;
-        if (at !== undefined) this.set(Math.max(0, now() - at) / 1000);
-      },
-    });
-    const pairs = config.file.pairs.filter((p) => p.enabled);
-    new Gauge({
-      name: "rfq_price_age_seconds",
-      help: "Age of each enabled pair's price; absent while the source has none",
-      labelNames: ["pair", "source"] as const,
-      aggregator: "max",
-      registers,
-      collect() {
-        this.reset();
-        for (const p of pairs) {
-          const key = `${p.base}/${p.quote}`;
-          const point = priceSources.get(p.priceSource)?.price(key);
-          if (point)
-            this.set({ pair: key, source: p.priceSource }, Math.max(0, now() - point.updatedAtMs) / 1000);
-        }
-      },
-    });
-    new Gauge({
-      name: "rfq_price_max_age_seconds",
-      help: "Each enabled pair's price source maxAgeMs in seconds (older prices are stale: no quote); +Inf for static prices",
-      labelNames: ["pair", "source"] as const,
-      registers,
-      collect() {
-        this.reset();
-        for (const p of pairs) {
-          const source = priceSources.get(p.priceSource);
-          if (source)
-            this.set({ pair: `${p.base}/${p.quote}`, source: p.priceSource }, source.maxAgeMs / 1000);
-        }
-      },
-    });
-    new Gauge({
-      name: "rfq_paused",
-      help: "1 while the kill switch (POST /admin/pause) is on",
-      aggregator: "max",
-      registers,
-      collect() {
-        this.set(controls.state().paused ? 1 : 0);
-      },
-    });
-    new Gauge({
-      name: "rfq_controls_known",
-      help: "0 while the shared switches cannot be read (the instance then refuses to quote)",
-      aggregator: "min",
-      registers,
-      collect() {
-        this.set(controls.state().known ? 1 : 0);
-      },
-    });
-    new Gauge({
-      name: "rfq_pair_switched_off",
-      help: "1 for each pair switched off at runtime (PUT /admin/pairs)",
-      labelNames: ["pair"] as const,
-      aggregator: "max",
-      registers,
-      collect() {
-        this.reset();
-        for (const [pair, enabled] of Object.entries(controls.state().pairs))
-          if (!enabled) this.set({ pair }, 1);
-      },
-    });
+    watchInventory(registers, config, inventory, now);
+    watchPrices(registers, config, priceSources, now);
+    watchSwitches(registers, controls);
   }
+}
+
+/** The maker's balances, reservations and floors by token, and native SOL with its floor and age. */
+function watchInventory(
+  registers: Registry[],
+  config: Config,
+  inventory: Inventory,
+  now: () => number,
+): void {
+  new Gauge({
+    name: "rfq_inventory_balance_units",
+    help: "Maker balance by token, smallest units (last chain read)",
+    labelNames: ["symbol", "mint"] as const,
+    aggregator: "max",
+    registers,
+    collect() {
+      this.reset();
+      for (const h of inventory.snapshot().holdings)
+        this.set({ symbol: h.symbol, mint: h.mint }, Number(h.balance));
+    },
+  });
+  new Gauge({
+    name: "rfq_inventory_reserved_units",
+    help: "Maker inventory reserved for claimed swaps not yet settled, by token, smallest units",
+    labelNames: ["symbol", "mint"] as const,
+    aggregator: "max",
+    registers,
+    collect() {
+      this.reset();
+      for (const h of inventory.snapshot().holdings)
+        this.set({ symbol: h.symbol, mint: h.mint }, Number(h.reserved));
+    },
+  });
+  // The floors the alerts compare the balances with (deploy/monitoring/prometheus/alerts.yml): fixed by
+  // the configuration, exported so that a rule needs no copy of them.
+  const floors = new Gauge({
+    name: "rfq_inventory_floor_units",
+    help: "Each token's minInventory (below it the token is not advertised), smallest units",
+    labelNames: ["symbol", "mint"] as const,
+    registers,
+  });
+  for (const t of config.file.tokens)
+    floors.set({ symbol: t.symbol, mint: t.mint }, Number(BigInt(t.minInventory)));
+  new Gauge({
+    name: "rfq_maker_sol_floor_lamports",
+    help: "inventory.minSolLamports: below it the maker gives no quote (it could not pay the fees)",
+    registers,
+  }).set(Number(BigInt(config.file.inventory.minSolLamports)));
+  new Gauge({
+    name: "rfq_maker_sol_lamports",
+    help: "Maker native SOL (fees and rent), lamports; absent before the first chain read",
+    aggregator: "max",
+    registers,
+    collect() {
+      this.reset();
+      const lamports = inventory.snapshot().lamports;
+      if (lamports !== undefined) this.set(Number(lamports));
+    },
+  });
+  new Gauge({
+    name: "rfq_inventory_balance_age_seconds",
+    help: "Age of the balances in use; absent before the first chain read",
+    aggregator: "max",
+    registers,
+    collect() {
+      this.reset();
+      const at = inventory.snapshot().balancesAtMs;
+      if (at !== undefined) this.set(Math.max(0, now() - at) / 1000);
+    },
+  });
+}
+
+/** Each enabled pair's price age and the age its source allows. */
+function watchPrices(
+  registers: Registry[],
+  config: Config,
+  priceSources: ReadonlyMap<string, PriceSource>,
+  now: () => number,
+): void {
+  const pairs = config.file.pairs.filter((p) => p.enabled);
+  new Gauge({
+    name: "rfq_price_age_seconds",
+    help: "Age of each enabled pair's price; absent while the source has none",
+    labelNames: ["pair", "source"] as const,
+    aggregator: "max",
+    registers,
+    collect() {
+      this.reset();
+      for (const p of pairs) {
+        const key = `${p.base}/${p.quote}`;
+        const point = priceSources.get(p.priceSource)?.price(key);
+        if (point)
+          this.set({ pair: key, source: p.priceSource }, Math.max(0, now() - point.updatedAtMs) / 1000);
+      }
+    },
+  });
+  new Gauge({
+    name: "rfq_price_max_age_seconds",
+    help: "Each enabled pair's price source maxAgeMs in seconds (older prices are stale: no quote); +Inf for static prices",
+    labelNames: ["pair", "source"] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const p of pairs) {
+        const source = priceSources.get(p.priceSource);
+        if (source) this.set({ pair: `${p.base}/${p.quote}`, source: p.priceSource }, source.maxAgeMs / 1000);
+      }
+    },
+  });
+}
+
+/** The switches: the kill switch, whether the shared switches are known, the pairs switched off. */
+function watchSwitches(registers: Registry[], controls: Controls): void {
+  new Gauge({
+    name: "rfq_paused",
+    help: "1 while the kill switch (POST /admin/pause) is on",
+    aggregator: "max",
+    registers,
+    collect() {
+      this.set(controls.state().paused ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: "rfq_controls_known",
+    help: "0 while the shared switches cannot be read (the instance then refuses to quote)",
+    aggregator: "min",
+    registers,
+    collect() {
+      this.set(controls.state().known ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: "rfq_pair_switched_off",
+    help: "1 for each pair switched off at runtime (PUT /admin/pairs)",
+    labelNames: ["pair"] as const,
+    aggregator: "max",
+    registers,
+    collect() {
+      this.reset();
+      for (const [pair, enabled] of Object.entries(controls.state().pairs))
+        if (!enabled) this.set({ pair }, 1);
+    },
+  });
 }

@@ -68,23 +68,12 @@
  * settles on what the chain shows (released as soon as the blockhash has expired without it).
  */
 import type { Config } from "../../config/load.ts";
-import type { Inventory } from "../../inventory/interface.ts";
-import type { Chain } from "../chain/interface.ts";
-import { RecentBlockhashes } from "../chain/recent-blockhashes.ts";
 import type { SwapRequest, SwapResponse } from "../contract/swap.ts";
 import { raisedFeeCaps } from "../fill/raised-fee-cap.ts";
-import type { IssuancePorts } from "../issuance/ports.ts";
-import type { FillJournal } from "../journal/interface.ts";
-import type { Signer } from "../keys/index.ts";
 import { type DecisionSeen, decisionRecord } from "../ledger/decision.ts";
 import { Budget } from "../lib/bounded.ts";
 import type { Logger } from "../observability/logger.ts";
-import type { Metrics } from "../observability/metrics.ts";
-import type { QuoteStore } from "../quote-store/interface.ts";
 import { refusal, SwapRefusalCode } from "../refusal/codes.ts";
-import type { TakerStanding } from "../toxicity/interface.ts";
-import type { ConfirmationTracker } from "./confirmations.ts";
-import type { FillRate } from "./fill-rate.ts";
 import type { SwapHandler } from "./handler.ts";
 import { checkTimeAndFunds } from "./steps/chain-checks.ts";
 import { checkBeforeClaim } from "./steps/checks.ts";
@@ -92,59 +81,36 @@ import { bindAndClaim } from "./steps/claim.ts";
 import { reserve } from "./steps/reserve.ts";
 import { signAndSend } from "./steps/send.ts";
 import { settleClaim } from "./steps/settle.ts";
-import { type Decision, type Held, refused, type StepPorts, type SwapStepTimeouts } from "./steps/step.ts";
+import {
+  type Decision,
+  type Held,
+  refused,
+  type StepPorts,
+  type SwapSettings,
+  type SwapStepTimeouts,
+} from "./steps/step.ts";
 
-export type { SwapStepTimeouts };
+export type { StepPorts, SwapSettings, SwapStepTimeouts };
 
-export interface SwapExecutorOptions {
-  config: Config;
-  store: QuoteStore;
-  chain: Chain;
-  inventory: Inventory;
-  signer: Signer;
-  confirmations: ConfirmationTracker;
-  fillRate?: FillRate;
-  /**
-   * The background cache of recent blockhashes (started by the caller). Default: one over `chain`,
-   * polled on first use only.
-   */
-  blockhashes?: RecentBlockhashes;
-  /** Total time one swap may take before it answers, ms (the operator waits 25 s). Default 20,000. */
+/**
+ * The swap's tunables as a caller gives them; swapSettings applies the defaults. The fields are those
+ * of SwapSettings (see there) that have a default.
+ */
+export interface SwapTuning {
+  /** Default 20,000 (the operator waits 25 s). */
   budgetMs?: number;
   steps?: Partial<SwapStepTimeouts>;
-  /** Interval between store polls while a duplicate waits for the first request's answer, ms. */
+  /** Default 100. */
   inFlightPollMs?: number;
-  /** expire_at must be at least this far ahead of chain time when we sign (s): landing takes time. */
+  /** Default 1. */
   expirySafetySeconds?: bigint;
-  /**
-   * Seconds expire_at may exceed the quote's expiry. The operator stamps expire_at from its own clock
-   * when it builds the fill, a moment after we answered; without slack, a second of clock skew would
-   * refuse every fill. Default 5.
-   */
+  /** Default 5. */
   expiryGraceSeconds?: bigint;
-  /** How long the inventory reservation lives unsettled (ms) before lapsing on its own. */
+  /** Default 180,000. */
   reservationTtlMs?: number;
-  /** How long confirmations are polled after sending (ms), past any blockhash's life. */
+  /** Default 180,000. */
   trackForMs?: number;
-  /**
-   * The journal whose ledger outbox receives one decision record per answer (src/ledger/): appended
-   * without waiting, so the ledger never slows the answer. Unset: no ledger.
-   */
-  ledgerJournal?: FillJournal;
-  /** Logs a failed outbox append (the answer is unaffected). */
-  log?: Logger;
-  /**
-   * The toxic-flow controls' view of the takers (toxicity.enabled; read in memory): a fill of an
-   * indicative quote by a flagged or denied taker is refused botActivityDetected. Unset: never.
-   */
-  takers?: Pick<TakerStanding, "standing">;
-  /** Counts those refusals (`rfq_toxic_swaps_rejected_total`). */
-  metrics?: Metrics;
-  /**
-   * Permissioned tokens the maker issues: holder rules, issuance caps (reserved at claim time like
-   * inventory), and the companion mint or burn sent with the fill as one bundle (src/issuance/bundle.ts).
-   */
-  issuance?: IssuancePorts;
+  /** Default Date.now. */
   now?: () => number;
 }
 
@@ -159,43 +125,37 @@ const DEFAULT_STEPS: SwapStepTimeouts = {
   send: 10_000,
 };
 
-export class SwapExecutor implements SwapHandler {
-  private readonly budgetMs: number;
-  private readonly ports: StepPorts;
+/** The swap's settings: the configuration's limits and the tunables, every default applied here. */
+export function swapSettings(config: Config, tuning: SwapTuning = {}): SwapSettings {
+  const limits = config.file.limits;
+  return {
+    config,
+    budgetMs: tuning.budgetMs ?? DEFAULT_SWAP_BUDGET_MS,
+    steps: { ...DEFAULT_STEPS, ...tuning.steps },
+    inFlightPollMs: tuning.inFlightPollMs ?? 100,
+    expirySafetySeconds: tuning.expirySafetySeconds ?? 1n,
+    expiryGraceSeconds: tuning.expiryGraceSeconds ?? 5n,
+    reservationTtlMs: tuning.reservationTtlMs ?? 180_000,
+    trackForMs: tuning.trackForMs ?? 180_000,
+    maxFeeLamports: BigInt(limits.maxFeeLamports),
+    raisedFeeCapOf: raisedFeeCaps(config),
+    minBlockhashBlocksLeft: BigInt(limits.minBlockhashBlocksLeft),
+    preflight: limits.preflightSimulation,
+    now: tuning.now ?? Date.now,
+  };
+}
 
-  constructor(private readonly opts: SwapExecutorOptions) {
-    const limits = opts.config.file.limits;
-    this.budgetMs = opts.budgetMs ?? DEFAULT_SWAP_BUDGET_MS;
-    this.ports = {
-      config: opts.config,
-      store: opts.store,
-      chain: opts.chain,
-      inventory: opts.inventory,
-      signer: opts.signer,
-      confirmations: opts.confirmations,
-      blockhashes: opts.blockhashes ?? new RecentBlockhashes(opts.chain),
-      steps: { ...DEFAULT_STEPS, ...opts.steps },
-      fillRate: opts.fillRate,
-      ledgerJournal: opts.ledgerJournal,
-      takers: opts.takers,
-      metrics: opts.metrics,
-      issuance: opts.issuance,
-      inFlightPollMs: opts.inFlightPollMs ?? 100,
-      expirySafetySeconds: opts.expirySafetySeconds ?? 1n,
-      expiryGraceSeconds: opts.expiryGraceSeconds ?? 5n,
-      reservationTtlMs: opts.reservationTtlMs ?? 180_000,
-      trackForMs: opts.trackForMs ?? 180_000,
-      maxFeeLamports: BigInt(limits.maxFeeLamports),
-      raisedFeeCapOf: raisedFeeCaps(opts.config),
-      minBlockhashBlocksLeft: BigInt(limits.minBlockhashBlocksLeft),
-      preflight: limits.preflightSimulation,
-      now: opts.now ?? Date.now,
-    };
-  }
+export class SwapExecutor implements SwapHandler {
+  /** The ports and the settings (swapSettings), each kept as given. */
+  constructor(
+    private readonly ports: StepPorts,
+    private readonly settings: SwapSettings,
+  ) {}
 
   async execute(req: SwapRequest, log: Logger): Promise<SwapResponse> {
-    const receivedAtMs = this.ports.now();
-    const budget = new Budget(receivedAtMs + this.budgetMs, this.ports.now);
+    const { now } = this.settings;
+    const receivedAtMs = now();
+    const budget = new Budget(receivedAtMs + this.settings.budgetMs, now);
     const seen: DecisionSeen = { receivedAtMs };
     let decision: Decision;
     try {
@@ -216,17 +176,17 @@ export class SwapExecutor implements SwapHandler {
 
   /** The steps, in order: the first that answers ends the request. */
   private async decide(req: SwapRequest, log: Logger, budget: Budget, seen: DecisionSeen): Promise<Decision> {
-    const p = this.ports;
-    const checked = await checkBeforeClaim(p, req, log, budget, seen);
+    const { ports: p, settings: s } = this;
+    const checked = await checkBeforeClaim(p, s, req, log, budget, seen);
     if ("response" in checked) return checked;
     const { tx, messageHash, quote, fill, need } = checked;
-    const notHeld = await bindAndClaim(p, req, messageHash, budget, checked.log);
+    const notHeld = await bindAndClaim(p, s, req, messageHash, budget, checked.log);
     if (notHeld) return notHeld;
     // From here on this caller alone holds the quote; every answer is settled on the claim.
     const held: Held = { req, quote, tx, fill, budget, log: checked.log, seen, ...(need ? { need } : {}) };
     const decision =
-      (await checkTimeAndFunds(p, held)) ?? (await reserve(p, held)) ?? (await signAndSend(p, held));
-    await settleClaim(p, req.quoteId, messageHash, decision, budget, checked.log);
+      (await checkTimeAndFunds(p, s, held)) ?? (await reserve(p, s, held)) ?? (await signAndSend(p, s, held));
+    await settleClaim(p, s, req.quoteId, messageHash, decision, budget, checked.log);
     return decision;
   }
 
@@ -239,10 +199,17 @@ export class SwapExecutor implements SwapHandler {
   ): void {
     const journal = this.ports.ledgerJournal;
     if (!journal) return;
-    const record = decisionRecord(this.ports.config, req, decision, seen, receivedAtMs, this.ports.now());
+    const record = decisionRecord(
+      this.settings.config,
+      req,
+      decision,
+      seen,
+      receivedAtMs,
+      this.settings.now(),
+    );
     // Stryker disable next-line ArrowFunction,BlockStatement: the handler only logs the failure (the answer and the outbox are the same either way)
     journal.appendLedger(record).catch((err: unknown) => {
-      this.opts.log?.warn(
+      this.ports.log?.warn(
         { quoteId: req.quoteId, requestId: req.requestId, err },
         "ledger outbox append failed: this decision is missing from the ledger",
       );

@@ -42,22 +42,24 @@ export async function wireSwap(
     config: w.config,
     log: w.log,
     metrics: w.metrics,
-    store,
-    chain: deps.health.chain,
-    inventory,
-    signer: deps.health.signer,
+    ports: {
+      store,
+      chain: deps.health.chain,
+      inventory,
+      signer: deps.health.signer,
+      ...(takers ? { takers } : {}),
+      ...(issuance ? { issuance } : {}),
+    },
     ...(w.redis ? { redis: w.redis } : {}),
     journalPrefix: w.keys.swap,
     now: w.now,
     ...(w.given.swap ? { tuning: w.given.swap } : {}),
     ledger: ledger !== undefined,
-    ...(issuance ? { issuance } : {}),
     // From its send, not its settlement: it lands within seconds of the send, while a process
     // restarted meanwhile settles it minutes later.
     onLanded: (fill) => {
       if (fill.trade) records?.markouts.onLanded(fill.signature, fill.quoteId, fill.trade, fill.sentAtMs);
     },
-    ...(takers ? { takers } : {}),
   });
   await ports.start();
   w.closers.push(() => ports.close());

@@ -16,7 +16,7 @@ import { Budget } from "../../src/lib/bounded.ts";
 import { createLogger } from "../../src/observability/logger.ts";
 import { checkBeforeClaim } from "../../src/swap/steps/checks.ts";
 import { signAndSend } from "../../src/swap/steps/send.ts";
-import type { StepPorts } from "../../src/swap/steps/step.ts";
+import type { StepPorts, SwapSettings } from "../../src/swap/steps/step.ts";
 import { MINT } from "../support/config.ts";
 import {
   askQuote,
@@ -268,18 +268,24 @@ describe("what the journal holds for a fill about to be sent", () => {
 describe("the step's own check of the fee payer and the maker's slot", () => {
   /** A fill checked as the executor checks it (steps 1 to 4), for signAndSend to be handed as held. */
   async function held() {
-    const ports = (h.executor as unknown as { ports: StepPorts }).ports;
+    const { ports, settings } = h.executor as unknown as { ports: StepPorts; settings: SwapSettings };
     const http = inProcess(h.app);
     const { req } = await signedJupFill(h, http, 5_000_000_000n);
     const log = createLogger("silent");
     const budget = new Budget(Date.now() + 10_000);
     const seen = {};
-    const checked = await checkBeforeClaim(ports, req, log, budget, seen);
+    const checked = await checkBeforeClaim(ports, settings, req, log, budget, seen);
     if ("response" in checked) throw new Error(`the fill was refused: ${checked.response.rejectionReason}`);
-    return { ports, req, checked, base: { req, quote: checked.quote, tx: checked.tx, budget, log, seen } };
+    return {
+      ports,
+      settings,
+      req,
+      checked,
+      base: { req, quote: checked.quote, tx: checked.tx, budget, log, seen },
+    };
   }
 
-  type Held = Parameters<typeof signAndSend>[1];
+  type Held = Parameters<typeof signAndSend>[2];
   /** A copy of `tx` with the maker's key also at `slot` (past the signers: a key no signature covers). */
   const makerAlsoAt = (tx: VersionedTransaction, slot: number) => {
     const copy = VersionedTransaction.deserialize(tx.serialize());
@@ -304,11 +310,11 @@ describe("the step's own check of the fee payer and the maker's slot", () => {
   ];
   for (const [name, tamper] of cases) {
     it(`refuses INVALID_FEE_PAYER, unsigned and unsent, for ${name}`, async () => {
-      const { ports, req, checked, base } = await held();
+      const { ports, settings, req, checked, base } = await held();
       const released = vi.spyOn(h.inventory, "release");
       const signs = signer.count;
       const sends = chain.sends;
-      const decision = await signAndSend(ports, {
+      const decision = await signAndSend(ports, settings, {
         ...base,
         fill: checked.fill,
         ...tamper(checked.fill, checked.tx),

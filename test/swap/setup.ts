@@ -6,9 +6,10 @@
 import { Keypair, type PublicKey, type VersionedTransaction } from "@solana/web3.js";
 import { expect, vi } from "vitest";
 import { fundTaker } from "../../src/chain/local/seed.ts";
+import { RecentBlockhashes } from "../../src/chain/recent-blockhashes.ts";
 import type { SwapResponse } from "../../src/contract/swap.ts";
 import type { SignContext, Signer } from "../../src/keys/index.ts";
-import { SwapExecutor } from "../../src/swap/executor.ts";
+import { SwapExecutor, swapSettings } from "../../src/swap/executor.ts";
 import { MINT } from "../support/config.ts";
 import {
   askQuote,
@@ -143,14 +144,16 @@ export async function answerAfterLook(
 
 /** The executor as compose.ts builds it with a ledger (its decisions go to the journal's outbox), over `h`'s ports. */
 export function ledgerExecutor(h: Harness, now?: () => number): SwapExecutor {
-  return new SwapExecutor({
-    config: h.config,
-    store: h.store,
-    chain: h.chain,
-    inventory: h.inventory,
-    signer: h.signer,
-    confirmations: h.confirmations,
-    ledgerJournal: h.journal,
-    ...(now ? { now } : {}),
-  });
+  return new SwapExecutor(
+    {
+      store: h.store,
+      chain: h.chain,
+      inventory: h.inventory,
+      signer: h.signer,
+      confirmations: h.confirmations,
+      blockhashes: new RecentBlockhashes(h.chain),
+      ledgerJournal: h.journal,
+    },
+    swapSettings(h.config, now ? { now } : {}),
+  );
 }

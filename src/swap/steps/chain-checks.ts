@@ -7,19 +7,20 @@ import { bounded } from "../../lib/bounded.ts";
 import { FillRejectCode, refusal, SwapRefusalCode as S } from "../../refusal/codes.ts";
 import { expiryRefusal } from "../expiry.ts";
 import { checkTakerFunds } from "../taker-funds.ts";
-import { type Decision, type Held, refused, type StepPorts } from "./step.ts";
+import { type Decision, type Held, refused, type StepPorts, type SwapSettings } from "./step.ts";
 
 /** A refusal, or nothing when all hold. */
 export async function checkTimeAndFunds(
   ports: StepPorts,
+  settings: SwapSettings,
   { req, quote, tx, fill, budget, log }: Held,
 ): Promise<Decision | undefined> {
-  const chainStep = budget.forStep(ports.steps.chainRead);
+  const chainStep = budget.forStep(settings.steps.chainRead);
   const [chainTime, funds, blockhash] = await Promise.all([
     bounded(() => ports.chain.getUnixTimestamp(), chainStep),
     checkTakerFunds(ports.chain, fill, chainStep),
     bounded(
-      () => ports.blockhashes.check(tx.message.recentBlockhash, ports.minBlockhashBlocksLeft),
+      () => ports.blockhashes.check(tx.message.recentBlockhash, settings.minBlockhashBlocksLeft),
       chainStep,
     ),
   ]);
@@ -33,7 +34,7 @@ export async function checkTimeAndFunds(
     quoteExpiresAtMs: quote.expiresAtMs,
     expireAt: fill.expireAt,
     chainTime: chainTime.value,
-    safetySeconds: ports.expirySafetySeconds,
+    safetySeconds: settings.expirySafetySeconds,
   });
   if (expired) {
     log.info(

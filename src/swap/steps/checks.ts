@@ -21,7 +21,7 @@ import { deserializeFillTransaction } from "../../program/decode.ts";
 import type { StoredQuote } from "../../quote-store/interface.ts";
 import { FillRejectCode, refusal, SwapRefusalCode as S } from "../../refusal/codes.ts";
 import { storeUnavailable } from "./claim.ts";
-import { type Decision, refused, type StepPorts } from "./step.ts";
+import { type Decision, refused, type StepPorts, type SwapSettings } from "./step.ts";
 
 /** What a request that passed every check before the claim carries into it. */
 export interface Checked {
@@ -35,6 +35,7 @@ export interface Checked {
 
 export async function checkBeforeClaim(
   ports: StepPorts,
+  settings: SwapSettings,
   req: SwapRequest,
   routeLog: Logger,
   budget: Budget,
@@ -51,7 +52,7 @@ export async function checkBeforeClaim(
   const log = routeLog.child({ messageHash });
 
   // 2. The quote.
-  const got = await bounded(() => ports.store.get(quoteId), budget.forStep(ports.steps.store));
+  const got = await bounded(() => ports.store.get(quoteId), budget.forStep(settings.steps.store));
   if (!got.ok) {
     log.warn({ error: got.error }, "quote store read failed");
     return refused(req, storeUnavailable(got));
@@ -73,10 +74,10 @@ export async function checkBeforeClaim(
     messageHash,
     quote,
     maker: ports.signer.publicKey,
-    tokens: ports.config.tokensByMint,
-    maxFeeLamports: ports.maxFeeLamports,
-    raisedFeeCap: ports.raisedFeeCapOf(quote.request.tokenIn, quote.request.tokenOut),
-    expiryGraceSeconds: ports.expiryGraceSeconds,
+    tokens: settings.config.tokensByMint,
+    maxFeeLamports: settings.maxFeeLamports,
+    raisedFeeCap: settings.raisedFeeCapOf(quote.request.tokenIn, quote.request.tokenOut),
+    expiryGraceSeconds: settings.expiryGraceSeconds,
   });
   countPriceRaise(ports, validation);
   if (!validation.ok) {
@@ -100,11 +101,11 @@ export async function checkBeforeClaim(
 
   // 4b. A quote asked with no taker is priced blind; its filler, now known and signed for, must not
   // be one the toxic-flow controls flagged or denied (a firm quote already answered for its taker).
-  const bot = botActivity(ports, req, quote, fill, log);
+  const bot = botActivity(ports, settings, req, quote, fill, log);
   if (bot) return bot;
 
   // 4c. Issued tokens: the holder rules and the issuer's own limits, judged on the message alone.
-  const issuance = issuanceOf(ports, req, quote, fill, log);
+  const issuance = issuanceOf(ports, settings, req, quote, fill, log);
   if (issuance && "response" in issuance) return issuance;
   return { tx, messageHash, quote, fill, log, ...(issuance?.need ? { need: issuance.need } : {}) };
 }
@@ -112,6 +113,7 @@ export async function checkBeforeClaim(
 /** Step 4b: botActivityDetected for a flagged or denied taker filling an indicative quote. */
 function botActivity(
   ports: StepPorts,
+  settings: SwapSettings,
   req: SwapRequest,
   quote: StoredQuote,
   fill: ValidatedFill,
@@ -120,7 +122,7 @@ function botActivity(
   const takers = ports.takers;
   if (!takers || quote.taker !== undefined) return undefined;
   const taker = fill.taker.toBase58();
-  const blind = blindFillStanding(takers, taker, ports.now());
+  const blind = blindFillStanding(takers, taker, settings.now());
   if (!blind) return undefined;
   const { standing } = blind;
   ports.metrics?.toxicSwapsRejected.inc({ standing: standing.kind });
@@ -139,6 +141,7 @@ function botActivity(
  */
 function issuanceOf(
   ports: StepPorts,
+  settings: SwapSettings,
   req: SwapRequest,
   quote: StoredQuote,
   fill: ValidatedFill,
@@ -158,7 +161,7 @@ function issuanceOf(
       amountOut: fill.outputAmount,
     },
     undefined,
-    ports.now(),
+    settings.now(),
   );
   if (!checked.ok) {
     log.info({ code: checked.code, detail: checked.detail }, "fill refused: issuance");

@@ -8,11 +8,12 @@ import { type Budget, bounded, sleep } from "../../lib/bounded.ts";
 import type { Logger } from "../../observability/logger.ts";
 import { bindMessageOnce } from "../../policy/messages.ts";
 import { type Refusal, refusal, SwapRefusalCode as S } from "../../refusal/codes.ts";
-import { type Decision, refused, type StepPorts } from "./step.ts";
+import { type Decision, refused, type StepPorts, type SwapSettings } from "./step.ts";
 
 /** Undefined when this caller now holds the claim; otherwise the answer that ends the request. */
 export async function bindAndClaim(
   ports: StepPorts,
+  settings: SwapSettings,
   req: SwapRequest,
   messageHash: string,
   budget: Budget,
@@ -22,7 +23,7 @@ export async function bindAndClaim(
   // 5a. One message, one quote (see executor.ts).
   const bound = await bounded(
     () => bindMessageOnce(ports.store, messageHash, quoteId),
-    budget.forStep(ports.steps.store),
+    budget.forStep(settings.steps.store),
   );
   if (!bound.ok) {
     log.warn({ error: bound.error }, "message binding failed");
@@ -35,8 +36,8 @@ export async function bindAndClaim(
 
   // 5b. The exactly-once step.
   const claim = await bounded(
-    () => ports.store.claim(quoteId, messageHash, ports.now()),
-    budget.forStep(ports.steps.store),
+    () => ports.store.claim(quoteId, messageHash, settings.now()),
+    budget.forStep(settings.steps.store),
   );
   if (!claim.ok) {
     log.warn({ error: claim.error }, "quote claim failed");
@@ -48,7 +49,7 @@ export async function bindAndClaim(
     log.warn({ claimedHash: existing.messageHash }, "quote already claimed by a different transaction");
     return refused(req, refusal(S.QUOTE_ALREADY_CLAIMED, "quote already claimed by a different transaction"));
   }
-  const first = existing.outcome ?? (await awaitOutcome(ports, quoteId, messageHash, budget, log));
+  const first = existing.outcome ?? (await awaitOutcome(ports, settings, quoteId, messageHash, budget, log));
   log.info({ duplicate: true, state: first?.state }, "duplicate swap: answering the first outcome");
   const stillInFlight = "an earlier request for this quote is still in flight; retry later";
   return {
@@ -61,16 +62,17 @@ export async function bindAndClaim(
 /** Polls the claim until the first request records its answer, or the budget (less 1 s) runs out. */
 async function awaitOutcome(
   ports: StepPorts,
+  settings: SwapSettings,
   quoteId: string,
   messageHash: string,
   budget: Budget,
   log: Logger,
 ): Promise<SwapResponse | undefined> {
-  while (budget.left() > 1_000 + ports.inFlightPollMs) {
-    await sleep(ports.inFlightPollMs);
+  while (budget.left() > 1_000 + settings.inFlightPollMs) {
+    await sleep(settings.inFlightPollMs);
     const res = await bounded(
-      () => ports.store.claim(quoteId, messageHash, ports.now()),
-      budget.forStep(ports.steps.store, 1_000),
+      () => ports.store.claim(quoteId, messageHash, settings.now()),
+      budget.forStep(settings.steps.store, 1_000),
     );
     if (!res.ok) continue;
     if (res.value.kind === "claimed") {

@@ -9,11 +9,19 @@ import type { IssuancePorts } from "../../issuance/ports.ts";
 import { type Budget, bounded } from "../../lib/bounded.ts";
 import type { Logger } from "../../observability/logger.ts";
 import { type Refusal, refusal, SwapRefusalCode as S } from "../../refusal/codes.ts";
-import { type Decision, type Held, refused, releaseQuietly, type StepPorts } from "./step.ts";
+import {
+  type Decision,
+  type Held,
+  refused,
+  releaseQuietly,
+  type StepPorts,
+  type SwapSettings,
+} from "./step.ts";
 
 /** A refusal (the reservations released), or nothing when all is reserved. */
 export async function reserve(
   ports: StepPorts,
+  settings: SwapSettings,
   { req, quote, fill, budget, log, need }: Held,
 ): Promise<Decision | undefined> {
   const { quoteId } = req;
@@ -27,9 +35,9 @@ export async function reserve(
         amount: outAmount,
         inputMint: quote.request.tokenIn,
         inputAmount: fill.inputAmount,
-        expiresAtMs: ports.now() + ports.reservationTtlMs,
+        expiresAtMs: settings.now() + settings.reservationTtlMs,
       }),
-    budget.forStep(ports.steps.inventory),
+    budget.forStep(settings.steps.inventory),
   );
   if (!reserved.ok) {
     // A reserve that timed out may still land later: release so nothing is stranded.
@@ -43,7 +51,7 @@ export async function reserve(
     return refused(req, refusal(reason, detail));
   }
   if (need) {
-    const refusal = await reserveIssuance(ports, req, need, budget, log);
+    const refusal = await reserveIssuance(ports, settings, req, need, budget, log);
     if (refusal) return refusal;
   }
   if (budget.left() < 250) {
@@ -59,6 +67,7 @@ export async function reserve(
  */
 async function reserveIssuance(
   ports: StepPorts,
+  settings: SwapSettings,
   req: SwapRequest,
   need: IssuanceNeed,
   budget: Budget,
@@ -74,9 +83,9 @@ async function reserveIssuance(
         direction: need.direction,
         amount: need.amount,
         dailyCap: need.issued.maxPerDay,
-        day: utcDay(ports.now()),
+        day: utcDay(settings.now()),
       }),
-    budget.forStep(ports.steps.inventory),
+    budget.forStep(settings.steps.inventory),
   );
   let why: Refusal;
   if (!got.ok) why = refusal(S.ISSUANCE_STORE_UNAVAILABLE, `issuance unavailable: ${got.error}`);

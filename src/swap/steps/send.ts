@@ -23,12 +23,19 @@ import {
   refusal,
   SwapRefusalCode as S,
 } from "../../refusal/codes.ts";
-import { type Decision, type Held, refused, releaseQuietly, type StepPorts } from "./step.ts";
+import {
+  type Decision,
+  type Held,
+  refused,
+  releaseQuietly,
+  type StepPorts,
+  type SwapSettings,
+} from "./step.ts";
 
 /** Time kept back from the chain port's send so that its own answer arrives inside the step (ms). */
 const SEND_MARGIN_MS = 250;
 
-export async function signAndSend(ports: StepPorts, held: Held): Promise<Decision> {
+export async function signAndSend(ports: StepPorts, settings: SwapSettings, held: Held): Promise<Decision> {
   const { req, tx, fill, budget, log, need } = held;
   const { quoteId } = req;
   // Defence in depth: never sign a message whose fee payer is not our key (a smart-account fill's
@@ -48,8 +55,8 @@ export async function signAndSend(ports: StepPorts, held: Held): Promise<Decisio
   }
   // 8a. Simulate before anyone signs: a refused fill never gets a maker signature, so none is in a
   // log or in the request an RPC receives. A bundle is judged as a whole instead.
-  if (ports.preflight && !need) {
-    const refusal = await preflightRefusal(ports, req, tx, budget, log);
+  if (settings.preflight && !need) {
+    const refusal = await preflightRefusal(ports, settings, req, tx, budget, log);
     if (refusal) {
       await releaseQuietly(ports, quoteId);
       return refusal;
@@ -96,7 +103,7 @@ export async function signAndSend(ports: StepPorts, held: Held): Promise<Decisio
             need.direction === "mint" ? fill.makerOutputTokenAccount : fill.makerInputTokenAccount,
           quoteId,
         },
-        budget.forStep(ports.steps.chainRead),
+        budget.forStep(settings.steps.chainRead),
       )
     : undefined;
   if (prepared && !prepared.ok) {
@@ -108,9 +115,9 @@ export async function signAndSend(ports: StepPorts, held: Held): Promise<Decisio
   // 8d. Journal first (a crash after the send still finds the fill), then send. The chain port gets
   // the step's time less a margin: an ambiguous failure is looked up and retried in there, and its
   // answer must come back before this bound cuts it off.
-  const pending = pendingOf(ports, held, txSignature);
-  const journaled = await ports.confirmations.record(pending, budget.forStep(ports.steps.journal, 1_000));
-  const sendMs = budget.forStep(ports.steps.send);
+  const pending = pendingOf(ports, settings, held, txSignature);
+  const journaled = await ports.confirmations.record(pending, budget.forStep(settings.steps.journal, 1_000));
+  const sendMs = budget.forStep(settings.steps.send);
   const sent: { ok: true; bundleId?: string } | { ok: false; refusal: Refusal } = prepared?.ok
     ? await sendBundle(iss, prepared.bundle, sendMs, SEND_MARGIN_MS)
     : await sendAlone(ports, tx, sendMs);
@@ -185,12 +192,13 @@ function sendFailureText(r: Extract<SendResult, { ok: false }>): string {
  */
 async function preflightRefusal(
   ports: StepPorts,
+  settings: SwapSettings,
   req: SwapRequest,
   tx: VersionedTransaction,
   budget: Budget,
   log: Logger,
 ): Promise<Decision | undefined> {
-  const sim = await bounded(() => ports.chain.preflight(tx), budget.forStep(ports.steps.simulate));
+  const sim = await bounded(() => ports.chain.preflight(tx), budget.forStep(settings.steps.simulate));
   if (sim.ok && sim.value.ok) return undefined;
   const why = refusal(
     FillRejectCode.SIMULATION_FAILED,
@@ -210,7 +218,12 @@ async function preflightRefusal(
 }
 
 /** The journal's entry for a fill about to be sent (its fee line and, for markouts, the trade). */
-function pendingOf(ports: StepPorts, { req, quote, tx, fill, seen }: Held, txSignature: string): PendingFill {
+function pendingOf(
+  ports: StepPorts,
+  settings: SwapSettings,
+  { req, quote, tx, fill, seen }: Held,
+  txSignature: string,
+): PendingFill {
   const { quoteId } = req;
   const pending: PendingFill = {
     quoteId,
@@ -218,11 +231,11 @@ function pendingOf(ports: StepPorts, { req, quote, tx, fill, seen }: Held, txSig
     messageHash: fill.messageHash,
     signature: txSignature,
     blockhash: tx.message.recentBlockhash,
-    sentAtMs: ports.now(),
-    trackUntilMs: ports.now() + ports.trackForMs,
+    sentAtMs: settings.now(),
+    trackUntilMs: settings.now() + settings.trackForMs,
     fee: { mint: fill.feeMint.toBase58(), amount: fill.feeOwed.toString(), feeBps: fill.feeBps },
   };
-  const where = pairSide(ports.config, quote.request.tokenIn, quote.request.tokenOut);
+  const where = pairSide(settings.config, quote.request.tokenIn, quote.request.tokenOut);
   if (where) {
     // The maker's trade: the quoted amounts (the operator's fee is part of what the maker gives or keeps).
     const { amountIn, amountOut } = quote.response;
@@ -237,12 +250,12 @@ function pendingOf(ports: StepPorts, { req, quote, tx, fill, seen }: Held, txSig
   // The acceptance this fill answers if the send succeeds, journaled with it (see PendingFill.decision).
   if (ports.ledgerJournal) {
     pending.decision = decisionRecord(
-      ports.config,
+      settings.config,
       req,
       { response: accepted(quoteId, txSignature) },
       seen,
-      seen.receivedAtMs ?? ports.now(),
-      ports.now(),
+      seen.receivedAtMs ?? settings.now(),
+      settings.now(),
     );
   }
   return pending;

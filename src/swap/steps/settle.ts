@@ -6,17 +6,18 @@
 
 import { type Budget, bounded } from "../../lib/bounded.ts";
 import type { Logger } from "../../observability/logger.ts";
-import type { Decision, StepPorts } from "./step.ts";
+import type { Decision, StepPorts, SwapSettings } from "./step.ts";
 
 export async function settleClaim(
   ports: StepPorts,
+  settings: SwapSettings,
   quoteId: string,
   messageHash: string,
   decision: Decision,
   budget: Budget,
   log: Logger,
 ): Promise<void> {
-  const storeMs = Math.max(budget.forStep(ports.steps.store), 250);
+  const storeMs = Math.max(budget.forStep(settings.steps.store), 250);
   if (decision.releaseClaim) {
     const released = await bounded(() => ports.store.releaseClaim(quoteId, messageHash), storeMs);
     if (!released.ok) log.warn({ error: released.error }, "could not release the claim of an unsent fill");

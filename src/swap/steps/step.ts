@@ -34,30 +34,63 @@ export interface SwapStepTimeouts {
   send: number;
 }
 
-/** The ports and settings every step runs with (SwapExecutorOptions with its defaults applied). */
+/** The ports the steps call (built by src/wiring/swap-ports.ts, passed as they are). */
 export interface StepPorts {
-  config: Config;
   store: QuoteStore;
   chain: Chain;
   inventory: Inventory;
   signer: Signer;
   confirmations: ConfirmationTracker;
+  /** The background cache of recent blockhashes (started by the caller). */
   blockhashes: RecentBlockhashes;
+  fillRate?: FillRate;
+  /**
+   * The journal whose ledger outbox receives one decision record per answer (src/ledger/): appended
+   * without waiting, so the ledger never slows the answer. Unset: no ledger.
+   */
+  ledgerJournal?: FillJournal;
+  /**
+   * The toxic-flow controls' view of the takers (toxicity.enabled; read in memory): a fill of an
+   * indicative quote by a flagged or denied taker is refused botActivityDetected. Unset: never.
+   */
+  takers?: Pick<TakerStanding, "standing">;
+  /** Counts the toxic refusals (`rfq_toxic_swaps_rejected_total`) and the priced-up fills. */
+  metrics?: Metrics;
+  /**
+   * Permissioned tokens the maker issues: holder rules, issuance caps (reserved at claim time like
+   * inventory), and the companion mint or burn sent with the fill as one bundle (src/issuance/bundle.ts).
+   */
+  issuance?: IssuancePorts;
+  /** Logs a failed ledger outbox append (the answer is unaffected). */
+  log?: Logger;
+}
+
+/** The settings every step runs with, defaults applied (swapSettings in ../executor.ts, the one place). */
+export interface SwapSettings {
+  config: Config;
+  /** Total time one swap may take before it answers, ms (the operator waits 25 s). */
+  budgetMs: number;
   steps: SwapStepTimeouts;
-  fillRate: FillRate | undefined;
-  ledgerJournal: FillJournal | undefined;
-  takers: Pick<TakerStanding, "standing"> | undefined;
-  metrics: Metrics | undefined;
-  issuance: IssuancePorts | undefined;
+  /** Interval between store polls while a duplicate waits for the first request's answer, ms. */
   inFlightPollMs: number;
+  /** expire_at must be at least this far ahead of chain time when we sign (s): landing takes time. */
   expirySafetySeconds: bigint;
+  /**
+   * Seconds expire_at may exceed the quote's expiry. The operator stamps expire_at from its own clock
+   * when it builds the fill, a moment after we answered; without slack, a second of clock skew would
+   * refuse every fill.
+   */
   expiryGraceSeconds: bigint;
+  /** How long the inventory reservation lives unsettled (ms) before lapsing on its own. */
   reservationTtlMs: number;
+  /** How long confirmations are polled after sending (ms), past any blockhash's life. */
   trackForMs: number;
   maxFeeLamports: bigint;
   raisedFeeCapOf: (tokenIn: string, tokenOut: string) => RaisedFeeCap | undefined;
   minBlockhashBlocksLeft: bigint;
+  /** limits.preflightSimulation: simulate the fill before the maker signs it. */
   preflight: boolean;
+  /** The executor's clock (tests move it to expire quotes). */
   now: () => number;
 }
 
