@@ -70,9 +70,13 @@ const sell1Sol = {
   amount: 1_000_000_000n,
   quoteType: "exactIn",
 } as const;
-/** What 1 SOL sells for at `mid` (human, as cents) less 5 bps, in USDC units. */
+/**
+ * What 1 SOL sells for at `mid` (human, as cents) less 5 bps, in USDC units: priced in whole USDC atoms
+ * per lot (the default lot at ~180 USDC/SOL, 100,000 lamports), floored for a bid, times the 10,000
+ * lots in 1 SOL (pricing/README.md, "One model of size").
+ */
 const at5bps = (midCents: bigint) =>
-  (1_000_000_000n * midCents * 1_000_000n * 9_995n) / (100n * 10n ** 9n * 10_000n);
+  ((100_000n * midCents * 1_000_000n * 9_995n) / (100n * 10n ** 9n * 10_000n)) * 10_000n;
 
 describe("Redis price source", () => {
   it("loads the prices already in Redis when it starts", async () => {
@@ -140,20 +144,28 @@ describe("Redis price source", () => {
       names,
     );
     await seen;
-    // Taker sells 1 SOL: first bid rung. Sells 20 SOL: second rung.
+    // Taker sells 1 SOL: first bid rung. Sells 20 SOL: the first 10 SOL at the first rung, the next 10
+    // at the second (levels swept one by one).
     expect(book.price(sell1Sol)).toMatchObject({ ok: true, amountOut: 180_100_000n, fromLadder: true });
-    expect(book.price({ ...sell1Sol, amount: 20_000_000_000n })).toMatchObject({ amountOut: 3_580_000_000n });
+    expect(book.price({ ...sell1Sol, amount: 20_000_000_000n })).toMatchObject({
+      amountOut: 1_801_000_000n + 1_790_000_000n,
+    });
     // Taker buys exactly 1 SOL: pays the first ask rung, ceiled.
     expect(
       book.price({ tokenIn: MINT.USDC, tokenOut: MINT.SOL, amount: 1_000_000_000n, quoteType: "exactOut" }),
     ).toMatchObject({ ok: true, amountIn: 180_400_000n });
-    // A flagged taker's quote (src/toxicity/): each rung 25 bps further out, still rounded the maker's way.
+    // A flagged taker's quote (src/toxicity/): each rung 25 bps further out, in whole USDC atoms per
+    // lot (100,000 lamports) rounded the maker's way, the part lot at that price rounded once more.
     const odd = 1_000_000_003n;
+    const lot = 100_000n;
+    const bidPerLot = (lot * 18010n * 10_000n * 9_975n) / (100n * 1_000n * 10_000n * 10_000n); // 17,964
     expect(book.price({ ...sell1Sol, amount: odd, extraSpreadBps: 25 })).toMatchObject({
       ok: true,
-      amountOut: (odd * 18010n * 9_975n) / (100n * 10_000n * 1_000n),
+      amountOut: (odd * bidPerLot) / lot,
     });
-    const paid = (odd * 18040n * 10_025n + 100n * 10_000n * 1_000n - 1n) / (100n * 10_000n * 1_000n);
+    const scale = 100n * 1_000n * 10_000n * 10_000n;
+    const askPerLot = (lot * 18040n * 10_000n * 10_025n + scale - 1n) / scale; // 18,086
+    const paid = (odd * askPerLot + lot - 1n) / lot;
     expect(
       book.price({
         tokenIn: MINT.USDC,
