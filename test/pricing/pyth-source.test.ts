@@ -167,10 +167,11 @@ describe("Pyth prices through the quoting book", () => {
     const { book } = await bookFor(pythConfig(hermes.url));
     const q = book.price(ask);
     expect(q.ok).toBe(true);
-    // 1 SOL at 180.25 less 5 bps, in USDC units, floored.
+    // 1 SOL at 180.25 less 5 bps, in whole USDC atoms per lot (100,000 lamports, the default lot at
+    // ~180 USDC/SOL) floored, times the 10,000 lots in 1 SOL (pricing/README.md, "One model of size").
     if (q.ok)
       expect(q.amountOut).toBe(
-        (1_000_000_000n * 18025000000n * 1_000_000n * 9_995n) / (10n ** 8n * 10n ** 9n * 10_000n),
+        ((100_000n * 18025000000n * 1_000_000n * 9_995n) / (10n ** 8n * 10n ** 9n * 10_000n)) * 10_000n,
       );
   });
 

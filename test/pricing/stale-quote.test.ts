@@ -82,7 +82,8 @@ describe("POST /quote with prices from Redis", () => {
     const ok = await postQuote(hook.url, sell);
     expect(ok.status).toBe(200);
     expect(ok.body.amountOut).toBe(
-      ((1_000_000_000n * 18025n * 1_000_000n * 9_995n) / (100n * 10n ** 9n * 10_000n)).toString(),
+      // Whole USDC atoms per lot (100,000 lamports), floored, times the 10,000 lots in 1 SOL.
+      (((100_000n * 18025n * 1_000_000n * 9_995n) / (100n * 10n ** 9n * 10_000n)) * 10_000n).toString(),
     );
   });
 });
