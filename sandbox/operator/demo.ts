@@ -295,7 +295,7 @@ async function v2Swap(
   const want = { usdc: -(walk.spent + ammIn), sol: walk.out + ammOut };
   if (ammBps)
     say(
-      `   the taker pays the maker ${walk.spent} USDC atoms for ${walk.out} lamports of SOL, the pool ${ammIn} for ${ammOut}`,
+      `   the taker pays the maker ${units.amount(USDC, walk.spent)} for ${units.amount(SOL, walk.out)}, the pool ${units.amount(USDC, ammIn)} for ${units.amount(SOL, ammOut)}`,
     );
   say(
     `   USDC ${fmt(USDC, moved.usdc)} (${ammBps ? "levels and pool say" : "levels say"} ${fmt(USDC, want.usdc)}), SOL ${fmt(SOL, moved.sol)} (${ammBps ? "levels and pool say" : "levels say"} ${fmt(SOL, want.sol)})`,
