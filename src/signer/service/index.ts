@@ -152,6 +152,58 @@ function loadKey(path: string, setting: string): Keypair {
   return readKeypairFile(path, setting);
 }
 
+/**
+ * The signer's configuration file (the fill rules read its tokens and limits only; the webhook's own
+ * settings do not apply here), its keys and its limits file. A key or limits problem is a
+ * configuration error: one message naming the setting, no stack.
+ */
+function readSignerFiles(env: ReturnType<typeof parseSignerEnv>) {
+  const configPath = env.CONFIG ?? DEFAULT_CONFIG_PATH;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(configPath, "utf8"));
+  } catch (e) {
+    throw new ConfigError(`env: CONFIG: cannot read ${configPath}: ${(e as Error).message}`);
+  }
+  const file = parseFileConfig(raw, configPath);
+  const config = buildConfig(parseEnv({}), file, configPath);
+  try {
+    const keys: Keypair[] = [loadKey(env.SIGNER_KEYPAIR, "SIGNER_KEYPAIR")];
+    if (env.SIGNER_NEXT_KEYPAIR) keys.push(loadKey(env.SIGNER_NEXT_KEYPAIR, "SIGNER_NEXT_KEYPAIR"));
+    const issuerKey = env.SIGNER_ISSUER_KEYPAIR
+      ? loadKey(env.SIGNER_ISSUER_KEYPAIR, "SIGNER_ISSUER_KEYPAIR")
+      : undefined;
+    return { file, config, keys, issuerKey, policyFile: loadLimits(env.SIGNER_LIMITS, file.tokens) };
+  } catch (e) {
+    throw new ConfigError((e as Error).message);
+  }
+}
+
+/** SIGNER_TLS_LISTEN (host:port, IPv6 in brackets) with its certificate, key and client CA. */
+function tlsListenOf(env: ReturnType<typeof parseSignerEnv>): Parameters<typeof listenSigner>[0]["tls"] {
+  if (!env.SIGNER_TLS_LISTEN) return undefined;
+  const at = env.SIGNER_TLS_LISTEN.lastIndexOf(":");
+  return {
+    host: env.SIGNER_TLS_LISTEN.slice(0, at).replace(/^\[|\]$/g, ""),
+    port: Number(env.SIGNER_TLS_LISTEN.slice(at + 1)),
+    certFile: env.SIGNER_TLS_CERT as string,
+    keyFile: env.SIGNER_TLS_KEY as string,
+    clientCaFile: env.SIGNER_TLS_CLIENT_CA as string,
+  };
+}
+
+/** Each request to the policy's answer for it. */
+function answerWith(policy: SigningPolicy): (req: SignerRequest) => Promise<SignerResponse> {
+  return async (req) => {
+    if (req.op === "keys") return { id: req.id, ok: true, ...policy.keys() };
+    if (req.op === "companion")
+      return { id: req.id, ...(await policy.companion(req.quoteId, req.transaction, req.tipAccount)) };
+    if (req.op === "signV2")
+      return { id: req.id, ...(await policy.decideV2(req.swapUuid, req.transaction, req.claimed)) };
+    return { id: req.id, ...(await policy.decide(req.quoteId, req.transaction)) };
+  };
+}
+
 export async function startSignerService(
   vars: Record<string, string | undefined>,
   opts: {
@@ -165,29 +217,7 @@ export async function startSignerService(
 ): Promise<SignerService> {
   const env = parseSignerEnv(vars);
   const log = opts.log ?? createLogger(env.LOG_LEVEL).child({ service: "rfq-maker-signer" });
-  const configPath = env.CONFIG ?? DEFAULT_CONFIG_PATH;
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(configPath, "utf8"));
-  } catch (e) {
-    throw new ConfigError(`env: CONFIG: cannot read ${configPath}: ${(e as Error).message}`);
-  }
-  const file = parseFileConfig(raw, configPath);
-  // The fill rules read the tokens and limits only; the webhook's own settings do not apply here.
-  const config = buildConfig(parseEnv({}), file, configPath);
-
-  // A key or limits problem is a configuration error: one message naming the setting, no stack.
-  const keys: Keypair[] = [];
-  let policyFile: ReturnType<typeof loadLimits>;
-  let issuerKey: Keypair | undefined;
-  try {
-    keys.push(loadKey(env.SIGNER_KEYPAIR, "SIGNER_KEYPAIR"));
-    if (env.SIGNER_NEXT_KEYPAIR) keys.push(loadKey(env.SIGNER_NEXT_KEYPAIR, "SIGNER_NEXT_KEYPAIR"));
-    if (env.SIGNER_ISSUER_KEYPAIR) issuerKey = loadKey(env.SIGNER_ISSUER_KEYPAIR, "SIGNER_ISSUER_KEYPAIR");
-    policyFile = loadLimits(env.SIGNER_LIMITS, file.tokens);
-  } catch (e) {
-    throw new ConfigError((e as Error).message);
-  }
+  const { file, config, keys, policyFile, issuerKey } = readSignerFiles(env);
 
   const closers: (() => Promise<unknown>)[] = [];
   const close = async () => {
@@ -235,29 +265,11 @@ export async function startSignerService(
       log,
       ...(opts.now ? { now: opts.now } : {}),
     });
-    const handle = async (req: SignerRequest): Promise<SignerResponse> => {
-      if (req.op === "keys") return { id: req.id, ok: true, ...policy.keys() };
-      if (req.op === "companion")
-        return { id: req.id, ...(await policy.companion(req.quoteId, req.transaction, req.tipAccount)) };
-      if (req.op === "signV2")
-        return { id: req.id, ...(await policy.decideV2(req.swapUuid, req.transaction, req.claimed)) };
-      return { id: req.id, ...(await policy.decide(req.quoteId, req.transaction)) };
-    };
-    let tls: Parameters<typeof listenSigner>[0]["tls"];
-    if (env.SIGNER_TLS_LISTEN) {
-      const at = env.SIGNER_TLS_LISTEN.lastIndexOf(":");
-      tls = {
-        host: env.SIGNER_TLS_LISTEN.slice(0, at).replace(/^\[|\]$/g, ""),
-        port: Number(env.SIGNER_TLS_LISTEN.slice(at + 1)),
-        certFile: env.SIGNER_TLS_CERT as string,
-        keyFile: env.SIGNER_TLS_KEY as string,
-        clientCaFile: env.SIGNER_TLS_CLIENT_CA as string,
-      };
-    }
+    const tls = tlsListenOf(env);
     const listeners = await listenSigner({
       ...(env.SIGNER_SOCKET ? { socketPath: env.SIGNER_SOCKET } : {}),
       ...(tls ? { tls } : {}),
-      handle,
+      handle: answerWith(policy),
       log,
     });
     closers.push(() => listeners.close());
