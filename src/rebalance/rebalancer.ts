@@ -40,7 +40,7 @@ import type { FillJournal } from "../journal/interface.ts";
 import type { Signer } from "../keys/index.ts";
 import type { Logger } from "../observability/logger.ts";
 import type { ExecuteOutcomeKind } from "../operator-api/codes.ts";
-import type { OperatorSwapApi } from "../operator-api/interface.ts";
+import type { ExecuteOutcome, OperatorSwapApi } from "../operator-api/interface.ts";
 import type { SwapOrder } from "../operator-api/wire.ts";
 import { holderRule } from "../policy/trade.ts";
 import { deserializeFillTransaction } from "../program/decode.ts";
@@ -234,7 +234,7 @@ export class Rebalancer {
   }
 
   async #trade(trade: PlannedTrade): Promise<TradeReport> {
-    const { api, inventory, signer, chain, config, state } = this.#d;
+    const { api, inventory, signer, chain, config } = this.#d;
     const report = (r: Omit<TradeReport, "trade">): TradeReport => {
       const full = { trade, ...r };
       this.#logLine(full);
@@ -332,27 +332,38 @@ export class Rebalancer {
       code: x.code,
       ...(x.signature ? { signature: x.signature } : {}),
     };
+    return report({ ...done, detail: await this.#settle(trade, reservationId, x) });
+  }
+
+  /**
+   * What the execute's outcome does to the reservation and the day's traded notional, and the report's
+   * detail: a landed trade is committed and counted, one that failed on chain is released and counted
+   * as tried, one that cannot have landed is released, and one whose fate is unknown keeps its units.
+   */
+  async #settle(
+    trade: PlannedTrade,
+    reservationId: string,
+    x: ExecuteOutcome,
+  ): Promise<string> {
+    const { inventory, state } = this.#d;
     const now = this.#now();
     switch (x.kind) {
       case "landed":
         await inventory.commit(reservationId);
         await state.record(trade.symbol, now, trade.notionalUsd);
         await inventory.refresh();
-        return report({ ...done, detail: `landed in slot ${x.slot ?? "?"}` });
+        return `landed in slot ${x.slot ?? "?"}`;
       case "failedOnChain":
         await inventory.release(reservationId);
         await state.record(trade.symbol, now, { num: 0n, den: 1n });
-        return report({ ...done, detail: `${x.meaning}: ${x.error ?? ""}` });
+        return `${x.meaning}: ${x.error ?? ""}`;
       case "expired":
       case "retrySafe":
         await inventory.release(reservationId);
-        return report({ ...done, detail: `${x.meaning}: ${x.error ?? ""}` });
+        return `${x.meaning}: ${x.error ?? ""}`;
       case "notRetrySafe":
         await state.record(trade.symbol, now, trade.notionalUsd);
-        return report({
-          ...done,
-          detail: `${x.meaning}: ${x.error ?? ""} (reservation kept until the transaction can no longer land)`,
-        });
+        return `${x.meaning}: ${x.error ?? ""} (reservation kept until the transaction can no longer land)`;
     }
   }
 
