@@ -67,13 +67,33 @@ const sol = (lamports: bigint) => `${formatRatio({ num: lamports, den: SOL }, 4)
 
 /** Runs every check; never throws for a failing dependency (that is a FAIL row). */
 export async function diagnose(deps: DoctorDeps): Promise<Diagnosis> {
-  const { config, chain, signer } = deps;
+  const { config } = deps;
   const now = deps.now ?? Date.now;
+  const maker = await makerChecks(deps, now);
+  const checks: Check[] = [
+    ...maker.checks,
+    await redisCheck(deps),
+    ...ledgerChecks(deps),
+    ...priceChecks(deps, now),
+    ...operationsChecks(config),
+    ...hazardChecks(config),
+    ...config.warnings.map((w): Check => ({ check: "environment", status: "warn", detail: w })),
+  ];
+  if (deps.operatorApi) checks.push(await operatorApiCheck(config, deps.operatorApi));
+  const { missingAtas, ataRentLamports } = maker;
+  return { checks, missingAtas, ataRentLamports, healthy: checks.every((c) => c.status !== "FAIL") };
+}
+
+/** The RPC, the maker's SOL and, for every traded token, its mint and the maker's ATA. */
+async function makerChecks(
+  deps: DoctorDeps,
+  now: () => number,
+): Promise<Pick<Diagnosis, "checks" | "missingAtas" | "ataRentLamports">> {
+  const { config, chain, signer } = deps;
   const maker = signer.publicKey;
   const checks: Check[] = [];
   const missingAtas: MissingAta[] = [];
   let ataRentLamports = 0n;
-
   const rpcUp = await chain.ping().catch(() => false);
   checks.push(
     rpcUp
@@ -160,41 +180,49 @@ export async function diagnose(deps: DoctorDeps): Promise<Diagnosis> {
     }
   }
 
+  return { checks, missingAtas, ataRentLamports };
+}
+
+/** Redis: answers PING, or (unconfigured) fine outside production only. */
+async function redisCheck(deps: DoctorDeps): Promise<Check> {
   if (deps.redis) {
     const up = await pingRedis(deps.redis);
-    checks.push(
-      up
-        ? { check: "Redis", status: "ok", detail: "answers PING" }
-        : {
-            check: "Redis",
-            status: "FAIL",
-            detail: "does not answer PING within 2 s",
-            fix: "check REDIS_URL and the server",
-          },
-    );
-  } else {
-    checks.push({
-      check: "Redis",
-      status: config.mode === "production" ? "FAIL" : "ok",
-      detail: "not configured: in-memory quote store and inventory (one instance only)",
-    });
+    return up
+      ? { check: "Redis", status: "ok", detail: "answers PING" }
+      : {
+          check: "Redis",
+          status: "FAIL",
+          detail: "does not answer PING within 2 s",
+          fix: "check REDIS_URL and the server",
+        };
   }
+  return {
+    check: "Redis",
+    status: deps.config.mode === "production" ? "FAIL" : "ok",
+    detail: "not configured: in-memory quote store and inventory (one instance only)",
+  };
+}
 
-  if (deps.ledger) {
-    const l = deps.ledger;
-    checks.push(
-      l.ok
-        ? { check: "fill ledger", status: "ok", detail: l.detail }
-        : {
-            check: "fill ledger",
-            status: "FAIL",
-            detail: `${l.problem} (npm start stops here)`,
-            fix: `check ${l.setting}${l.setting === "DATABASE_URL" ? " and the PostgreSQL server" : ""}`,
-          },
-    );
-  }
+/** The start's own ledger check (already run), as a row. */
+function ledgerChecks(deps: DoctorDeps): Check[] {
+  const l = deps.ledger;
+  if (!l) return [];
+  return [
+    l.ok
+      ? { check: "fill ledger", status: "ok", detail: l.detail }
+      : {
+          check: "fill ledger",
+          status: "FAIL",
+          detail: `${l.problem} (npm start stops here)`,
+          fix: `check ${l.setting}${l.setting === "DATABASE_URL" ? " and the PostgreSQL server" : ""}`,
+        },
+  ];
+}
 
-  for (const p of config.file.pairs.filter((x) => x.enabled)) {
+/** Every enabled pair's price: there, and fresh within its source's limit. */
+function priceChecks(deps: DoctorDeps, now: () => number): Check[] {
+  const checks: Check[] = [];
+  for (const p of deps.config.file.pairs.filter((x) => x.enabled)) {
     const key = `${p.base}/${p.quote}`;
     const source = deps.sources.get(p.priceSource);
     const point = source?.price(key);
@@ -222,12 +250,13 @@ export async function diagnose(deps: DoctorDeps): Promise<Diagnosis> {
         : { fix: `the "${p.priceSource}" source stopped updating ${key}: the pair answers 404` }),
     });
   }
+  return checks;
+}
 
-  checks.push(...operationsChecks(config));
-
-  // Production hazards (config/safety.ts): the service refuses to start on each one not allowed.
-  for (const h of config.hazards) {
-    checks.push({
+/** Production hazards (config/safety.ts): the service refuses to start on each one not allowed. */
+function hazardChecks(config: Config): Check[] {
+  return config.hazards.map(
+    (h): Check => ({
       check: `unsafe ${h.allowance
         .replace(/^ALLOW_/, "")
         .toLowerCase()
@@ -235,12 +264,8 @@ export async function diagnose(deps: DoctorDeps): Promise<Diagnosis> {
       status: h.allowed ? "warn" : "FAIL",
       detail: h.allowed ? `${h.problem} (allowed by ${h.allowance}=1)` : h.problem,
       fix: h.allowed ? `unset ${h.allowance} once fixed` : h.fix,
-    });
-  }
-  for (const w of config.warnings) checks.push({ check: "environment", status: "warn", detail: w });
-  if (deps.operatorApi) checks.push(await operatorApiCheck(config, deps.operatorApi));
-
-  return { checks, missingAtas, ataRentLamports, healthy: checks.every((c) => c.status !== "FAIL") };
+    }),
+  );
 }
 
 /**
