@@ -340,11 +340,7 @@ export class Rebalancer {
    * detail: a landed trade is committed and counted, one that failed on chain is released and counted
    * as tried, one that cannot have landed is released, and one whose fate is unknown keeps its units.
    */
-  async #settle(
-    trade: PlannedTrade,
-    reservationId: string,
-    x: ExecuteOutcome,
-  ): Promise<string> {
+  async #settle(trade: PlannedTrade, reservationId: string, x: ExecuteOutcome): Promise<string> {
     const { inventory, state } = this.#d;
     const now = this.#now();
     switch (x.kind) {
