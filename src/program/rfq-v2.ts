@@ -1,7 +1,7 @@
 /**
  * The on-chain layouts of an RFQ v2 fill: the aggregator's `route_v2` instruction carrying one RFQ v2
  * leg, alone or beside other legs (Borsh, little-endian; the plan read step by step by route-plan.ts),
- * the programs and fixed accounts, and the RFQ v2 program's walk of a level list. Read by the maker's checks (src/rfq-v2/fill.ts) and by the local chain's stand-in for the
+ * the programs and fixed accounts, and the RFQ v2 program's walk of a level list. Read by the maker's checks (src/rfq-v2/swap-checks.ts) and by the local chain's stand-in for the
  * programs (src/chain/local/rfq-v2-emulation.ts).
  *
  * route_v2 = discriminator, in_amount u64, quoted_out_amount u64, slippage_bps u16, platform_fee_bps

@@ -32,7 +32,7 @@ import { bounded } from "../lib/bounded.ts";
 import type { Logger } from "../observability/logger.ts";
 import type { Refusal, RefusalCode } from "../refusal/codes.ts";
 import { V2RejectCode } from "./codes.ts";
-import type { V2Verdict } from "./fill.ts";
+import type { V2Verdict } from "./swap-checks.ts";
 
 export type V2Judged = Extract<V2Verdict, { ok: true }>;
 

@@ -29,7 +29,6 @@ import { type RefusalCode, SwapRefusalCode } from "../refusal/codes.ts";
 import type { TakerStanding } from "../toxicity/interface.ts";
 import { V2Client, type V2ClientOptions } from "./client.ts";
 import { V2RejectCode } from "./codes.ts";
-import { checkV2Swap, decodeSwapTransaction, type V2Pair } from "./fill.ts";
 import type { V2Offered, V2SwapRecorder } from "./ledger.ts";
 import { type Fits, pairLevels, wireLevel } from "./levels.ts";
 import { LookupTableResolver } from "./lookup.ts";
@@ -37,6 +36,7 @@ import type { RfqV2Metrics } from "./metrics.ts";
 import type { TokenMsg } from "./proto.ts";
 import { signV2Swap } from "./sign.ts";
 import { StreamedLevels } from "./streamed.ts";
+import { checkV2Swap, decodeSwapTransaction, type V2Pair } from "./swap-checks.ts";
 
 export interface RfqV2Settings {
   url: string;

@@ -8,8 +8,8 @@ import type { VersionedTransaction } from "@solana/web3.js";
 import { type Signer, SignerRefusal } from "../keys/index.ts";
 import { isRefusalCode, type RefusalCode, SwapRefusalCode } from "../refusal/codes.ts";
 import { V2RejectCode } from "./codes.ts";
-import type { V2Leg } from "./fill.ts";
 import type { StreamedSet } from "./streamed.ts";
+import type { V2Leg } from "./swap-checks.ts";
 
 const V2_CODES: ReadonlySet<string> = new Set(Object.values(V2RejectCode));
 

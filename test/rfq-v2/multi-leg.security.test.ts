@@ -17,8 +17,8 @@ import {
   startsWith,
 } from "../../src/program/rfq-v2.ts";
 import { V2RejectCode } from "../../src/rfq-v2/codes.ts";
-import { checkV2Swap, type V2Pair } from "../../src/rfq-v2/fill.ts";
 import type { StreamedSet } from "../../src/rfq-v2/streamed.ts";
+import { checkV2Swap, type V2Pair } from "../../src/rfq-v2/swap-checks.ts";
 import { MAINNET_SAMPLES, type MainnetSample } from "../fixtures/rfq-v2-mainnet-samples.ts";
 
 const MINTS = {

@@ -43,8 +43,8 @@ import { deserializeFillTransaction } from "../../program/decode.ts";
 import type { QuoteStore, StoredQuote } from "../../quote-store/interface.ts";
 import { SignerRefusalCode, SwapRefusalCode } from "../../refusal/codes.ts";
 import { V2RejectCode } from "../../rfq-v2/codes.ts";
-import { checkV2Route, decodeSwapTransaction, type V2Pair } from "../../rfq-v2/fill.ts";
 import { LookupTableResolver } from "../../rfq-v2/lookup.ts";
+import { checkV2Route, decodeSwapTransaction, type V2Pair } from "../../rfq-v2/swap-checks.ts";
 import type { ClaimedLevelsWire } from "../protocol.ts";
 import { type BandTrade, bandFor, judgeBand } from "./band.ts";
 import type {

@@ -1,6 +1,6 @@
 /**
  * The signer's own reading of an RFQ v2 swap (the webhook's channel: src/rfq-v2/), beside the structure
- * that src/rfq-v2/fill.ts's checkV2Route judges for both: which top-level programs an offered swap may
+ * that src/rfq-v2/swap-checks.ts's checkV2Route judges for both: which top-level programs an offered swap may
  * run, how far ahead its expire_at may be, whether its levels lie within the set the webhook claims it
  * streamed (a consistency check: the claim is the webhook's word, so it never sets the price), and
  * what the maker pays and receives by the program's own walk of the swap's levels (what the band and
@@ -11,7 +11,7 @@ import { type PublicKey, SystemProgram } from "@solana/web3.js";
 import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from "../../../config/schema.ts";
 import { COMPUTE_BUDGET_PROGRAM_ID } from "../../program/layout.ts";
 import { AGGREGATOR_PROGRAM, sweep } from "../../program/rfq-v2.ts";
-import type { V2Leg, V2Pair } from "../../rfq-v2/fill.ts";
+import type { V2Leg, V2Pair } from "../../rfq-v2/swap-checks.ts";
 import type { ClaimedLevelsWire } from "../protocol.ts";
 import type { PairBand } from "./limits.ts";
 

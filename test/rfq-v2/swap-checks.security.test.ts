@@ -13,9 +13,9 @@ import { StaticPriceSource } from "../../pricing/static.ts";
 import { buildV2SwapTransaction, routeV2Instruction, type V2SwapParams } from "../../sandbox/rfq-v2/build.ts";
 import { RFQ_V2_PROGRAM, sweep } from "../../src/program/rfq-v2.ts";
 import { V2RejectCode } from "../../src/rfq-v2/codes.ts";
-import { checkV2Swap, decodeSwapTransaction, type V2Pair } from "../../src/rfq-v2/fill.ts";
 import { type PairLevels, pairLevels } from "../../src/rfq-v2/levels.ts";
 import { StreamedLevels } from "../../src/rfq-v2/streamed.ts";
+import { checkV2Swap, decodeSwapTransaction, type V2Pair } from "../../src/rfq-v2/swap-checks.ts";
 import { MINT, testConfig } from "../support/config.ts";
 
 const NOW = Date.parse("2030-01-01T00:00:00Z");

@@ -102,9 +102,10 @@ export type V2Verdict =
       /** Base atoms traded. */
       baseAmount: bigint;
     }
-  | { ok: false; code: V2RejectCode; detail: string };
+  | Refused;
 
-const refuse = (code: V2RejectCode, detail: string): V2Verdict => ({ ok: false, code, detail });
+type Refused = { ok: false; code: V2RejectCode; detail: string };
+const refused = (code: V2RejectCode, detail: string): Refused => ({ ok: false, code, detail });
 
 /** Decodes base64 into a transaction, or a refusal. */
 export function decodeSwapTransaction(
@@ -127,184 +128,75 @@ export type V2RouteVerdict =
   | { ok: true; leg: V2Leg; pair: V2Pair; routeIndex: number }
   | { ok: false; code: V2RejectCode; detail: string };
 
+type KeyAt = (i: number) => PublicKey;
+type Message = VersionedTransaction["message"];
+type Instruction = Message["compiledInstructions"][number];
+
 /**
  * The structural checks, which need no streamed state (the signer service runs them too): the
  * signers, one route_v2 with one RFQ v2 leg, the programs and fixed accounts, the maker's fill
- * authority and associated token accounts, their exclusivity, and the leg taking all of input 0.
+ * authority and associated token accounts, their exclusivity, and the leg's share of its input.
+ * Each check below returns its refusal, or nothing when it holds; they run in this order.
  */
 export function checkV2Route(
   input: Pick<V2CheckInput, "tx" | "accountKeys" | "maker" | "pairs">,
 ): V2RouteVerdict {
-  const refuse = (code: V2RejectCode, detail: string): V2RouteVerdict => ({ ok: false, code, detail });
   const { tx, maker, accountKeys } = input;
   const msg = tx.message;
-  const header = msg.header;
-  // The maker co-signs slot 1 read-only; the taker pays the fee at slot 0.
-  if (header.numRequiredSignatures !== 2 || header.numReadonlySignedAccounts !== 1)
-    return refuse(
-      V2RejectCode.V2_INVALID_SIGNERS,
-      `${header.numRequiredSignatures} required signatures, ${header.numReadonlySignedAccounts} read-only: expected 2 and 1 (the maker at slot 1)`,
-    );
-  // A signer is always a static key (a lookup table cannot load one): the maker's slot is checked there.
-  const statics = msg.staticAccountKeys;
+  const signers = signersRefusal(msg, accountKeys, maker);
+  if (signers) return signers;
+  const ixs = msg.compiledInstructions;
   if (
-    statics.length < header.numRequiredSignatures ||
-    !statics[1]?.equals(maker) ||
-    !accountKeys[1]?.equals(maker)
+    ixs.some(
+      (ix) =>
+        ix.programIdIndex >= accountKeys.length || ix.accountKeyIndexes.some((i) => i >= accountKeys.length),
+    )
   )
-    return refuse(
-      V2RejectCode.V2_INVALID_SIGNERS,
-      "the maker is not the static signer at slot 1 (a key loaded from a lookup table cannot sign)",
+    return refused(
+      V2RejectCode.V2_MALFORMED_TRANSACTION,
+      "an instruction names an account beyond the message's keys",
     );
-
-  // Every index is checked against the keys below before any is read; out of range is a bug, not input.
-  const key = (i: number): PublicKey => {
+  // Every index was checked against the keys above; out of range from here on is a bug, not input.
+  const key: KeyAt = (i) => {
     const k = accountKeys[i];
     if (!k) throw new Error(`account index ${i} beyond the message's ${accountKeys.length} keys`);
     return k;
   };
-  const ixs = msg.compiledInstructions;
-  for (const ix of ixs) {
-    if (ix.programIdIndex >= accountKeys.length || ix.accountKeyIndexes.some((i) => i >= accountKeys.length))
-      return refuse(
-        V2RejectCode.V2_MALFORMED_TRANSACTION,
-        "an instruction names an account beyond the message's keys",
-      );
-  }
-  const routes = ixs
-    .map((ix, index) => ({ ix, index }))
-    .filter(
-      ({ ix }) =>
-        key(ix.programIdIndex).toBase58() === AGGREGATOR_PROGRAM &&
-        startsWith(ix.data, ROUTE_V2_DISCRIMINATOR),
-    );
-  if (routes.length !== 1)
-    return refuse(
+  const routes = ixs.flatMap((ix, index) =>
+    key(ix.programIdIndex).toBase58() === AGGREGATOR_PROGRAM && startsWith(ix.data, ROUTE_V2_DISCRIMINATOR)
+      ? [{ ix, index }]
+      : [],
+  );
+  const [route] = routes;
+  if (routes.length !== 1 || !route)
+    return refused(
       V2RejectCode.V2_ROUTE_NOT_FOUND,
       `${routes.length} route_v2 instructions: expected exactly one`,
     );
-  const [route] = routes as [(typeof routes)[number]];
-
   const decoded = decodeRouteV2(route.ix.data);
-  if (!decoded.ok) return refuse(PROBLEM_CODE[decoded.problem], decoded.detail);
+  if (!decoded.ok) return refused(PROBLEM_CODE[decoded.problem], decoded.detail);
   const leg = decoded.leg;
-  const alone = leg.steps.length === 1;
 
-  // Accounts: the route's 10, the platform fee account when the route carries a fee, the legs' blocks,
-  // the route's last account. The RFQ leg's block starts at the RFQ v2 program, which the route names once.
-  const accs = route.ix.accountKeyIndexes;
-  const legsStart = ROUTE_FIXED_ACCOUNTS + (leg.platformFeeBps > 0 ? 1 : 0);
-  const programAt = accs.flatMap((idx, pos) => (key(idx).toBase58() === RFQ_V2_PROGRAM ? [pos] : []));
-  if (programAt.length !== 1)
-    return refuse(
-      V2RejectCode.V2_INVALID_ACCOUNTS,
-      `the route names the RFQ v2 program ${programAt.length} times: expected once, at the head of the leg's block`,
-    );
-  const block = programAt[0] as number;
-  if (alone && (block !== legsStart || accs.length !== legsStart + RFQ_LEG_ACCOUNTS))
-    return refuse(
-      V2RejectCode.V2_INVALID_ACCOUNTS,
-      `the lone leg's block starts at ${block} of ${accs.length} accounts: expected at ${legsStart} of ${legsStart + RFQ_LEG_ACCOUNTS}`,
-    );
-  if (block < legsStart || block + RFQ_BLOCK_ACCOUNTS > accs.length - 1)
-    return refuse(
-      V2RejectCode.V2_INVALID_ACCOUNTS,
-      `the RFQ leg's block (${block}-${block + RFQ_BLOCK_ACCOUNTS - 1}) is not among the legs (${legsStart}-${accs.length - 2}; the last account is the route's)`,
-    );
-  const at = (i: number) => key(accs[i] ?? Number.NaN);
-  const legAt = (name: keyof typeof LEG) => at(block + LEG[name]);
-  const taker = at(0);
-  if (!key(0).equals(taker) || !legAt("user").equals(taker))
-    return refuse(
-      V2RejectCode.V2_INVALID_ACCOUNTS,
-      "the route's authority, the leg's user and the fee payer are not one taker",
-    );
-  if (at(8).toBase58() !== AGGREGATOR_EVENT_AUTHORITY || at(9).toBase58() !== AGGREGATOR_PROGRAM)
-    return refuse(
-      V2RejectCode.V2_INVALID_ACCOUNTS,
-      "the route's event authority or program account is not the aggregator's",
-    );
-  if (!legAt("fillAuthority").equals(maker))
-    return refuse(V2RejectCode.V2_INVALID_ACCOUNTS, "the leg's fill authority is not the maker");
-  if (legAt("instructionsSysvar").toBase58() !== INSTRUCTIONS_SYSVAR)
-    return refuse(V2RejectCode.V2_INVALID_ACCOUNTS, "the leg's instructions sysvar is another account");
-
-  const baseMint = legAt("baseMint");
-  const quoteMint = legAt("quoteMint");
-  const pair = input.pairs.get(`${baseMint.toBase58()}/${quoteMint.toBase58()}`);
-  if (!pair)
-    return refuse(
-      V2RejectCode.V2_PAIR_NOT_STREAMED,
-      `no streamed pair ${baseMint.toBase58()}/${quoteMint.toBase58()}`,
-    );
-  if (
-    legAt("baseTokenProgram").toBase58() !== pair.base.tokenProgram ||
-    legAt("quoteTokenProgram").toBase58() !== pair.quote.tokenProgram
-  )
-    return refuse(
-      V2RejectCode.V2_INVALID_ACCOUNTS,
-      `${pair.pairKey}: a token program is not the configured one`,
-    );
-  // The route's mints follow the taker's side (a Bid pays quote for base): its source mint is the
-  // leg's input when the leg takes the route's input, its destination the leg's output when alone.
-  const [srcMint, dstMint] = leg.takerSide === "bid" ? [quoteMint, baseMint] : [baseMint, quoteMint];
-  if ((leg.inputIndex === 0 && !at(3).equals(srcMint)) || (alone && !at(4).equals(dstMint)))
-    return refuse(
-      V2RejectCode.V2_INVALID_ACCOUNTS,
-      "the route's source and destination mints do not match the leg's side",
-    );
-  const makerBase = getAssociatedTokenAddressSync(baseMint, maker, false, legAt("baseTokenProgram"));
-  const makerQuote = getAssociatedTokenAddressSync(quoteMint, maker, false, legAt("quoteTokenProgram"));
-  if (!legAt("makerBase").equals(makerBase) || !legAt("makerQuote").equals(makerQuote))
-    return refuse(
-      V2RejectCode.V2_INVALID_ACCOUNTS,
-      "the leg's maker token accounts are not the maker's associated accounts",
-    );
-
-  // Exclusivity: the maker's three accounts only in the leg's slots of this one instruction, each
-  // once: not in another leg's accounts, not in another instruction.
-  const own = [maker, makerBase, makerQuote];
-  const slots = new Map([
-    [block + LEG.fillAuthority, maker],
-    [block + LEG.makerBase, makerBase],
-    [block + LEG.makerQuote, makerQuote],
+  const block = legBlock(route.ix, leg, key);
+  if (!block.ok) return block;
+  const accounts = legAccounts(block.at, block.legAt, key(0), leg, maker, input.pairs);
+  if (!accounts.ok) return accounts;
+  const { pair, baseMint, quoteMint } = accounts;
+  const exclusive = exclusivityRefusal(ixs, route.index, key, [
+    [block.start + LEG.fillAuthority, maker],
+    [block.start + LEG.makerBase, accounts.makerBase],
+    [block.start + LEG.makerQuote, accounts.makerQuote],
   ]);
-  for (const [n, ix] of ixs.entries()) {
-    if (own.some((k) => key(ix.programIdIndex).equals(k)))
-      return refuse(
-        V2RejectCode.V2_MAKER_NOT_EXCLUSIVE,
-        `instruction ${n} runs a maker account as a program`,
-      );
-    for (const [pos, idx] of ix.accountKeyIndexes.entries()) {
-      if (!own.some((k) => key(idx).equals(k))) continue;
-      if (n === route.index && slots.get(pos)?.equals(key(idx))) continue;
-      return refuse(
-        V2RejectCode.V2_MAKER_NOT_EXCLUSIVE,
-        `instruction ${n} names a maker account at position ${pos}`,
-      );
-    }
-  }
-
-  // The runtime refuses a key loaded twice (AccountLoadedTwice); refused here so no slot can name a copy.
-  const distinct = new Set<string>();
-  for (const k of accountKeys) {
-    const b58 = k.toBase58();
-    if (distinct.has(b58))
-      return refuse(
-        V2RejectCode.V2_MALFORMED_TRANSACTION,
-        `account ${b58} appears twice among the message's keys`,
-      );
-    distinct.add(b58);
-  }
-
-  // Amounts: a lone leg takes the whole route input; a leg beside others a share of an input.
-  if (alone ? leg.bps !== 10_000 || leg.inputIndex !== 0 : leg.bps < 1 || leg.bps > 10_000)
-    return refuse(
-      V2RejectCode.V2_INVALID_AMOUNTS,
-      alone
-        ? `the leg takes ${leg.bps} bps of input ${leg.inputIndex}: expected all of input 0`
-        : `the leg takes ${leg.bps} bps of its input: expected 1-10,000`,
+  if (exclusive) return exclusive;
+  const twice = keyLoadedTwice(accountKeys);
+  if (twice)
+    return refused(
+      V2RejectCode.V2_MALFORMED_TRANSACTION,
+      `account ${twice} appears twice among the message's keys`,
     );
+  const share = shareRefusal(leg);
+  if (share) return share;
+
   // A first leg takes input 0, which no step feeds; any other's input is known only at run time.
   const first = leg.inputIndex === 0 && !leg.steps.some((s) => s.outputIndex === 0);
   const legIn = first ? (leg.inAmount * BigInt(leg.bps)) / 10_000n : wholeLadder(leg);
@@ -315,13 +207,202 @@ export function checkV2Route(
       inAmount: legIn,
       routeInAmount: leg.inAmount,
       input: first ? "first" : "mid-chain",
-      taker,
+      taker: accounts.taker,
       baseMint,
       quoteMint,
     },
     pair,
     routeIndex: route.index,
   };
+}
+
+/** The maker co-signs slot 1 read-only; the taker pays the fee at slot 0. */
+function signersRefusal(
+  msg: Message,
+  accountKeys: readonly PublicKey[],
+  maker: PublicKey,
+): Refused | undefined {
+  const header = msg.header;
+  if (header.numRequiredSignatures !== 2 || header.numReadonlySignedAccounts !== 1)
+    return refused(
+      V2RejectCode.V2_INVALID_SIGNERS,
+      `${header.numRequiredSignatures} required signatures, ${header.numReadonlySignedAccounts} read-only: expected 2 and 1 (the maker at slot 1)`,
+    );
+  // A signer is always a static key (a lookup table cannot load one): the maker's slot is checked there.
+  const statics = msg.staticAccountKeys;
+  if (
+    statics.length < header.numRequiredSignatures ||
+    !statics[1]?.equals(maker) ||
+    !accountKeys[1]?.equals(maker)
+  )
+    return refused(
+      V2RejectCode.V2_INVALID_SIGNERS,
+      "the maker is not the static signer at slot 1 (a key loaded from a lookup table cannot sign)",
+    );
+  return undefined;
+}
+
+/**
+ * Where the RFQ leg's block sits among the route's accounts: after the route's 10 (and the platform fee
+ * account when the route carries a fee), at the RFQ v2 program, which the route names once, and before
+ * the route's last account. A lone leg's block is the legs' whole span.
+ */
+function legBlock(
+  route: Instruction,
+  leg: RouteV2Data,
+  key: KeyAt,
+):
+  | Refused
+  | { ok: true; start: number; at: (i: number) => PublicKey; legAt: (name: keyof typeof LEG) => PublicKey } {
+  const accs = route.accountKeyIndexes;
+  const legsStart = ROUTE_FIXED_ACCOUNTS + (leg.platformFeeBps > 0 ? 1 : 0);
+  const programAt = accs.flatMap((idx, pos) => (key(idx).toBase58() === RFQ_V2_PROGRAM ? [pos] : []));
+  const [start] = programAt;
+  if (programAt.length !== 1 || start === undefined)
+    return refused(
+      V2RejectCode.V2_INVALID_ACCOUNTS,
+      `the route names the RFQ v2 program ${programAt.length} times: expected once, at the head of the leg's block`,
+    );
+  if (leg.steps.length === 1 && (start !== legsStart || accs.length !== legsStart + RFQ_LEG_ACCOUNTS))
+    return refused(
+      V2RejectCode.V2_INVALID_ACCOUNTS,
+      `the lone leg's block starts at ${start} of ${accs.length} accounts: expected at ${legsStart} of ${legsStart + RFQ_LEG_ACCOUNTS}`,
+    );
+  if (start < legsStart || start + RFQ_BLOCK_ACCOUNTS > accs.length - 1)
+    return refused(
+      V2RejectCode.V2_INVALID_ACCOUNTS,
+      `the RFQ leg's block (${start}-${start + RFQ_BLOCK_ACCOUNTS - 1}) is not among the legs (${legsStart}-${accs.length - 2}; the last account is the route's)`,
+    );
+  const at = (i: number) => key(accs[i] ?? Number.NaN);
+  return { ok: true, start, at, legAt: (name) => at(start + LEG[name]) };
+}
+
+/**
+ * The accounts the fill needs, in the route's and the leg's slots: one taker, the aggregator's own
+ * accounts, the maker as fill authority, a streamed pair with its configured token programs, the
+ * route's mints on the leg's side, the maker's associated token accounts.
+ */
+function legAccounts(
+  at: (i: number) => PublicKey,
+  legAt: (name: keyof typeof LEG) => PublicKey,
+  feePayer: PublicKey,
+  leg: RouteV2Data,
+  maker: PublicKey,
+  pairs: ReadonlyMap<string, V2Pair>,
+):
+  | Refused
+  | {
+      ok: true;
+      taker: PublicKey;
+      pair: V2Pair;
+      baseMint: PublicKey;
+      quoteMint: PublicKey;
+      makerBase: PublicKey;
+      makerQuote: PublicKey;
+    } {
+  // The route's authority (its account 0), the leg's user and the message's fee payer: one taker.
+  const taker = at(0);
+  if (!feePayer.equals(taker) || !legAt("user").equals(taker))
+    return refused(
+      V2RejectCode.V2_INVALID_ACCOUNTS,
+      "the route's authority, the leg's user and the fee payer are not one taker",
+    );
+  if (at(8).toBase58() !== AGGREGATOR_EVENT_AUTHORITY || at(9).toBase58() !== AGGREGATOR_PROGRAM)
+    return refused(
+      V2RejectCode.V2_INVALID_ACCOUNTS,
+      "the route's event authority or program account is not the aggregator's",
+    );
+  if (!legAt("fillAuthority").equals(maker))
+    return refused(V2RejectCode.V2_INVALID_ACCOUNTS, "the leg's fill authority is not the maker");
+  if (legAt("instructionsSysvar").toBase58() !== INSTRUCTIONS_SYSVAR)
+    return refused(V2RejectCode.V2_INVALID_ACCOUNTS, "the leg's instructions sysvar is another account");
+
+  const baseMint = legAt("baseMint");
+  const quoteMint = legAt("quoteMint");
+  const pair = pairs.get(`${baseMint.toBase58()}/${quoteMint.toBase58()}`);
+  if (!pair)
+    return refused(
+      V2RejectCode.V2_PAIR_NOT_STREAMED,
+      `no streamed pair ${baseMint.toBase58()}/${quoteMint.toBase58()}`,
+    );
+  if (
+    legAt("baseTokenProgram").toBase58() !== pair.base.tokenProgram ||
+    legAt("quoteTokenProgram").toBase58() !== pair.quote.tokenProgram
+  )
+    return refused(
+      V2RejectCode.V2_INVALID_ACCOUNTS,
+      `${pair.pairKey}: a token program is not the configured one`,
+    );
+  // The route's mints follow the taker's side (a Bid pays quote for base): its source mint is the
+  // leg's input when the leg takes the route's input, its destination the leg's output when alone.
+  const [srcMint, dstMint] = leg.takerSide === "bid" ? [quoteMint, baseMint] : [baseMint, quoteMint];
+  if ((leg.inputIndex === 0 && !at(3).equals(srcMint)) || (leg.steps.length === 1 && !at(4).equals(dstMint)))
+    return refused(
+      V2RejectCode.V2_INVALID_ACCOUNTS,
+      "the route's source and destination mints do not match the leg's side",
+    );
+  const makerBase = getAssociatedTokenAddressSync(baseMint, maker, false, legAt("baseTokenProgram"));
+  const makerQuote = getAssociatedTokenAddressSync(quoteMint, maker, false, legAt("quoteTokenProgram"));
+  if (!legAt("makerBase").equals(makerBase) || !legAt("makerQuote").equals(makerQuote))
+    return refused(
+      V2RejectCode.V2_INVALID_ACCOUNTS,
+      "the leg's maker token accounts are not the maker's associated accounts",
+    );
+  return { ok: true, taker, pair, baseMint, quoteMint, makerBase, makerQuote };
+}
+
+/**
+ * Exclusivity: the maker's three accounts only in the leg's slots of the route instruction, each once:
+ * not in another leg's accounts, not in another instruction, never run as a program.
+ */
+function exclusivityRefusal(
+  ixs: readonly Instruction[],
+  routeIndex: number,
+  key: KeyAt,
+  slots: readonly (readonly [number, PublicKey])[],
+): Refused | undefined {
+  const own = slots.map(([, k]) => k);
+  const slotOf = new Map(slots);
+  for (const [n, ix] of ixs.entries()) {
+    if (own.some((k) => key(ix.programIdIndex).equals(k)))
+      return refused(
+        V2RejectCode.V2_MAKER_NOT_EXCLUSIVE,
+        `instruction ${n} runs a maker account as a program`,
+      );
+    for (const [pos, idx] of ix.accountKeyIndexes.entries()) {
+      if (!own.some((k) => key(idx).equals(k))) continue;
+      if (n === routeIndex && slotOf.get(pos)?.equals(key(idx))) continue;
+      return refused(
+        V2RejectCode.V2_MAKER_NOT_EXCLUSIVE,
+        `instruction ${n} names a maker account at position ${pos}`,
+      );
+    }
+  }
+  return undefined;
+}
+
+/** The runtime refuses a key loaded twice (AccountLoadedTwice); refused here so no slot can name a copy. */
+function keyLoadedTwice(accountKeys: readonly PublicKey[]): string | undefined {
+  const distinct = new Set<string>();
+  for (const k of accountKeys) {
+    const b58 = k.toBase58();
+    if (distinct.has(b58)) return b58;
+    distinct.add(b58);
+  }
+  return undefined;
+}
+
+/** A lone leg takes the whole route input; a leg beside others a share (1-10,000 bps) of an input. */
+function shareRefusal(leg: RouteV2Data): Refused | undefined {
+  const alone = leg.steps.length === 1;
+  if (alone ? leg.bps !== 10_000 || leg.inputIndex !== 0 : leg.bps < 1 || leg.bps > 10_000)
+    return refused(
+      V2RejectCode.V2_INVALID_AMOUNTS,
+      alone
+        ? `the leg takes ${leg.bps} bps of input ${leg.inputIndex}: expected all of input 0`
+        : `the leg takes ${leg.bps} bps of its input: expected 1-10,000`,
+    );
+  return undefined;
 }
 
 /** The input that walks every level of the leg to its end: the worst case for the maker. */
@@ -342,7 +423,7 @@ export function checkV2Swap(input: V2CheckInput): V2Verdict {
   const noBetter = (fill: bigint, ours: bigint) => (leg.takerSide === "bid" ? fill >= ours : fill <= ours);
   const sets = input.streamed(pair.pairKey);
   if (sets.length === 0)
-    return refuse(V2RejectCode.V2_PAIR_NOT_STREAMED, `${pair.pairKey}: no level set is valid now`);
+    return refused(V2RejectCode.V2_PAIR_NOT_STREAMED, `${pair.pairKey}: no level set is valid now`);
   const set = [...sets].reverse().find(
     (s) =>
       s.lotSizeBase === leg.lotSizeBase &&
@@ -354,21 +435,22 @@ export function checkV2Swap(input: V2CheckInput): V2Verdict {
       }),
   );
   if (!set)
-    return refuse(
+    return refused(
       V2RejectCode.V2_LEVELS_NOT_STREAMED,
       `${pair.pairKey}: lot ${leg.lotSizeBase} and ${leg.levels.length} level(s) match no streamed set still valid`,
     );
   const nowS = BigInt(Math.floor(input.nowMs / 1000));
   if (leg.expireAt <= nowS)
-    return refuse(V2RejectCode.V2_EXPIRED, `expire_at ${leg.expireAt} is past (now ${nowS})`);
+    return refused(V2RejectCode.V2_EXPIRED, `expire_at ${leg.expireAt} is past (now ${nowS})`);
   if (leg.expireAt * 1000n > BigInt(set.validUntilMs))
-    return refuse(
+    return refused(
       V2RejectCode.V2_EXPIRED,
       `expire_at ${leg.expireAt} is later than the levels' validity (${Math.floor(set.validUntilMs / 1000)})`,
     );
 
   const walked = sweep(leg.takerSide, leg.inAmount, leg.levels, leg.lotSizeBase);
-  if (walked.lots === 0n) return refuse(V2RejectCode.V2_INVALID_AMOUNTS, `${leg.inAmount} buys no whole lot`);
+  if (walked.lots === 0n)
+    return refused(V2RejectCode.V2_INVALID_AMOUNTS, `${leg.inAmount} buys no whole lot`);
   const baseAmount = walked.lots * leg.lotSizeBase;
   return {
     ok: true,
