@@ -17,7 +17,7 @@ import { LocalChain } from "../src/chain/local/index.ts";
 import { seedFromConfig } from "../src/chain/local/seed.ts";
 import { parseArgs } from "../src/cli/args.ts";
 import { composeService } from "../src/compose.ts";
-import { KeypairSigner } from "../src/keys/index.ts";
+import { KeypairSigner } from "../src/signing/keypair.ts";
 import { alternate, file, fundBenchTaker, pct, type SwapBench } from "./swap-bench.ts";
 
 const { values: args } = parseArgs(process.argv.slice(2), {

@@ -22,8 +22,9 @@ import { LocalChain } from "../src/chain/local/index.ts";
 import { seedFromConfig } from "../src/chain/local/seed.ts";
 import { parseArgs } from "../src/cli/args.ts";
 import { composeService } from "../src/compose.ts";
-import { KeypairSigner, type SignContext, type Signer } from "../src/keys/index.ts";
-import { RemoteSigner } from "../src/signer/remote.ts";
+import { KeypairSigner } from "../src/signing/keypair.ts";
+import type { SignContext, Signer } from "../src/signing/port.ts";
+import { RemoteSigner } from "../src/signing/remote.ts";
 import { spawnTs, startRedis } from "../tooling/processes.ts";
 import { alternate, file, fundBenchTaker, pct, type SwapBench } from "./swap-bench.ts";
 

@@ -20,9 +20,9 @@ import { buildFillTransaction, fillAmountsFromQuote } from "../sandbox/fill/buil
 import { parseArgs } from "../src/cli/args.ts";
 import { checkTakerSignatures } from "../src/fill/signatures.ts";
 import { validateFill } from "../src/fill/validate.ts";
-import { KeypairSigner } from "../src/keys/index.ts";
 import { deserializeFillTransaction } from "../src/program/decode.ts";
 import type { StoredQuote } from "../src/quote-store/interface.ts";
+import { KeypairSigner } from "../src/signing/keypair.ts";
 
 const { values: args } = parseArgs(process.argv.slice(2), {
   command: "npm run bench:swap",

@@ -36,7 +36,7 @@ export const SRC_LAYERS: readonly (readonly [layer: string, folders: readonly st
   ["lib", ["lib", "refusal", "crypto", "errors", "cli", "observability", "contract"]],
   [
     "infrastructure",
-    ["redis", "chain", "program", "quote-store", "journal", "ledger", "operator-api", "keys", "health"],
+    ["redis", "chain", "program", "quote-store", "journal", "ledger", "operator-api", "signing", "health"],
   ],
   ["domain", ["fill", "issuance", "toxicity", "quote", "policy"]],
   ["services", ["swap", "signer", "rebalance", "rfq-v2", "wiring", "ops", "acceptance"]],

@@ -21,7 +21,6 @@ import type { MadeBundlePort } from "./chain/make.ts";
 import type { FillPathHealth } from "./health/fill-path.ts";
 import type { Issuer } from "./issuance/issuer.ts";
 import type { IssuancePorts } from "./issuance/ports.ts";
-import type { Signer } from "./keys/index.ts";
 import type { Ledger } from "./ledger/ledger.ts";
 import type { MarkoutTracker } from "./ledger/markouts.ts";
 import type { LedgerWriter } from "./ledger/writer.ts";
@@ -34,6 +33,7 @@ import { createRedisClient, type RedisClient, redisTarget, waitReady } from "./r
 import type { RfqV2Service } from "./rfq-v2/service.ts";
 import { registerAdminRoutes } from "./routes/admin.ts";
 import type { ReadinessProbe } from "./routes/health.ts";
+import type { Signer } from "./signing/port.ts";
 import type { TakerStanding } from "./toxicity/interface.ts";
 import { wireChain } from "./wiring/chain.ts";
 import { trackLedger, wireHealth } from "./wiring/health.ts";

@@ -22,7 +22,7 @@ import {
   tokenBalance,
 } from "../../src/chain/local/seed.ts";
 import { parseArgs } from "../../src/cli/args.ts";
-import { loadOrCreateKeypair } from "../../src/keys/index.ts";
+import { loadOrCreateKeypair } from "../../src/signing/keypair.ts";
 import { startRpcServer } from "./rpc-server.ts";
 import { type ChainSeed, readChainSeed } from "./seed-file.ts";
 

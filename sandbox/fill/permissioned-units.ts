@@ -21,8 +21,8 @@ import { creditToken, fundTaker, seedFromConfig } from "../../src/chain/local/se
 import { PERMISSIONED_COMPUTE_UNIT_LIMIT } from "../../src/fill/rules/compute-unit-limit.ts";
 import { buildCompanion } from "../../src/issuance/companion.ts";
 import type { IssuanceNeed } from "../../src/issuance/policy.ts";
-import { KeypairSigner } from "../../src/keys/index.ts";
 import { NATIVE_MINT } from "../../src/program/layout.ts";
+import { KeypairSigner } from "../../src/signing/keypair.ts";
 import { withIssuedToken } from "../operator/issued-token.ts";
 import { buildFillTransaction } from "./builder.ts";
 

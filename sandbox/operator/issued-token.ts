@@ -14,7 +14,7 @@ import { join } from "node:path";
 import type { PublicKey } from "@solana/web3.js";
 import { parseFileConfig } from "../../config/load.ts";
 import { type FileConfig, TOKEN_2022_PROGRAM } from "../../config/schema.ts";
-import { loadOrCreateKeypair } from "../../src/keys/index.ts";
+import { loadOrCreateKeypair } from "../../src/signing/keypair.ts";
 
 export interface IssuedToken {
   symbol: string;

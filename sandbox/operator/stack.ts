@@ -21,7 +21,7 @@ import { STAND_IN_POOL_AUTHORITY } from "../../src/chain/local/rfq-v2-emulation.
 import { RpcChain } from "../../src/chain/rpc.ts";
 import { rpcCall } from "../../src/chain/rpc-read.ts";
 import { DEFAULT_SHUTDOWN_GRACE_MS } from "../../src/http/shutdown.ts";
-import { loadOrCreateKeypair } from "../../src/keys/index.ts";
+import { loadOrCreateKeypair } from "../../src/signing/keypair.ts";
 import {
   type Child,
   freePort,

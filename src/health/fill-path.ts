@@ -16,8 +16,8 @@
  * (`readiness()`), the refusals in rfq_no_quote_total{reason}.
  */
 import type { Blockhash, Chain, SendOptions, SimulationResult, StatusHint } from "../chain/interface.ts";
-import { type Signer, SignerRefusal } from "../keys/index.ts";
 import type { Logger } from "../observability/logger.ts";
+import { type Signer, SignerRefusal } from "../signing/port.ts";
 
 // The thresholds, each with its reason:
 /** One failed call is a blip (a reset connection, one slow answer); two in a row are an outage. */

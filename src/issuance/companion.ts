@@ -25,7 +25,7 @@ import {
   TransactionMessage,
   VersionedTransaction,
 } from "@solana/web3.js";
-import type { Signer } from "../keys/index.ts";
+import type { Signer } from "../signing/port.ts";
 import type { IssuanceNeed } from "./policy.ts";
 
 /** Compute units the companion asks for (a mint or burn plus a transfer use under 10,000). */
@@ -50,7 +50,7 @@ export interface CompanionArgs {
 /**
  * Who makes a fill's companion: the issuer key in this process (`localCompanions`), or the signer
  * service, which holds it in remote-signer mode and checks the issuance caps itself
- * (src/signer/remote.ts `companions`). The webhook then holds no issuer key.
+ * (src/signing/remote.ts `companion`). The webhook then holds no issuer key.
  */
 export interface CompanionMaker {
   /** The issuer key's public half: the mint authority and the companion's fee payer. */

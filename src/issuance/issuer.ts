@@ -12,7 +12,7 @@
  * Every policy's `mintAuthority`, when given, must be this key: a mismatch stops the start.
  */
 import { join } from "node:path";
-import type { PublicKey } from "@solana/web3.js";
+import type { PublicKey, VersionedTransaction } from "@solana/web3.js";
 import type { Config } from "../../config/load.ts";
 import { ConfigError } from "../../config/load.ts";
 import {
@@ -20,8 +20,8 @@ import {
   KeypairSigner,
   loadOrCreateKeypair,
   readKeypairFile,
-  type Signer,
-} from "../keys/index.ts";
+} from "../signing/keypair.ts";
+import type { Signer } from "../signing/port.ts";
 import { type CompanionMaker, localCompanions } from "./companion.ts";
 
 export interface Issuer {
@@ -33,12 +33,17 @@ export interface Issuer {
   created: boolean;
 }
 
-/** What the signer service offers when the maker key is there (src/signer/remote.ts). */
+/** What the signer service offers when the maker key is there (its client: src/signing/remote.ts). */
 export interface RemoteIssuer {
   /** Its issuer key, or undefined when it holds none. */
   readonly issuerKey: PublicKey | undefined;
   readonly description: string;
-  companions(): CompanionMaker;
+  /** The companion the service makes and signs for a fill it co-signed for `quoteId`. */
+  companion(a: {
+    quoteId: string;
+    fill: VersionedTransaction;
+    tipAccount: PublicKey;
+  }): Promise<VersionedTransaction>;
 }
 
 /** An issuer whose key is in this process. */
@@ -68,7 +73,8 @@ export function loadIssuer(config: Config, maker: Signer, remote?: RemoteIssuer)
     }
     issuer = {
       publicKey: key,
-      companions: remote.companions(),
+      // The service works out the need and the maker's account from the fill it signed.
+      companions: { issuer: key, make: (a) => remote.companion(a) },
       source: `the signer service ${remote.description}`,
       created: false,
     };

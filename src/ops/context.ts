@@ -12,9 +12,10 @@ import { startPriceSources } from "../../pricing/sources.ts";
 import type { UsdValuer } from "../../pricing/usd.ts";
 import type { Chain } from "../chain/interface.ts";
 import { makeChain } from "../chain/make.ts";
-import { makeSigner, type Signer } from "../keys/index.ts";
 import { createRedisClient, type RedisClient, redisTarget } from "../redis/client.ts";
-import { RemoteSigner } from "../signer/remote.ts";
+import { makeSigner } from "../signing/keypair.ts";
+import type { Signer } from "../signing/port.ts";
+import { RemoteSigner } from "../signing/remote.ts";
 import { configuredParts } from "../wiring/parts.ts";
 
 export interface OpsContext {

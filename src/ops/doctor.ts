@@ -19,9 +19,9 @@ import type { TokenConfig } from "../../config/schema.ts";
 import { readHoldings } from "../../inventory/holdings.ts";
 import type { PriceSource } from "../../pricing/interface.ts";
 import type { Chain } from "../chain/interface.ts";
-import type { Signer } from "../keys/index.ts";
 import type { OperatorSwapApi } from "../operator-api/interface.ts";
 import type { RedisClient } from "../redis/client.ts";
+import type { Signer } from "../signing/port.ts";
 import type { StartCheck } from "../wiring/startup-checks.ts";
 
 export type Status = "ok" | "warn" | "FAIL";

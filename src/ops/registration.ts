@@ -10,8 +10,8 @@ import { MemoryInventory } from "../../inventory/memory.ts";
 import type { PriceSource } from "../../pricing/interface.ts";
 import type { UsdValuer } from "../../pricing/usd.ts";
 import type { Chain } from "../chain/interface.ts";
-import type { Signer } from "../keys/index.ts";
 import { table } from "../lib/table.ts";
+import type { Signer } from "../signing/port.ts";
 import { formatPairs, type PairLine, pairLines } from "./pairs.ts";
 
 export interface TokenLine {

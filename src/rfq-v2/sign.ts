@@ -5,8 +5,8 @@
  * channel counts and logs it like its own.
  */
 import type { VersionedTransaction } from "@solana/web3.js";
-import { type Signer, SignerRefusal } from "../keys/index.ts";
 import { isRefusalCode, type RefusalCode, SwapRefusalCode } from "../refusal/codes.ts";
+import { type Signer, SignerRefusal } from "../signing/port.ts";
 import { V2RejectCode } from "./codes.ts";
 import type { StreamedSet } from "./streamed.ts";
 import type { V2Leg } from "./swap-checks.ts";

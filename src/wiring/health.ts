@@ -7,7 +7,7 @@
  */
 import { type Dependency, FillPathHealth, watchChain, watchSigner } from "../health/fill-path.ts";
 import type { Ledger } from "../ledger/ledger.ts";
-import { RemoteSigner } from "../signer/remote.ts";
+import { RemoteSigner } from "../signing/remote.ts";
 import type { WiredChain } from "./chain.ts";
 import { owned, type Wiring } from "./options.ts";
 import type { WiredKeys } from "./signer.ts";

@@ -12,12 +12,13 @@ import type { Controls } from "../../pricing/controls/interface.ts";
 import type { PriceSource } from "../../pricing/interface.ts";
 import type { Chain } from "../chain/interface.ts";
 import type { MadeBundlePort } from "../chain/make.ts";
-import type { KeypairSigner, Signer } from "../keys/index.ts";
 import type { Ledger } from "../ledger/ledger.ts";
 import type { MarkoutHorizon } from "../ledger/markouts.ts";
 import type { Logger } from "../observability/logger.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import type { RedisClient } from "../redis/client.ts";
+import type { KeypairSigner } from "../signing/keypair.ts";
+import type { Signer } from "../signing/port.ts";
 import type { SwapTuning } from "./swap-ports.ts";
 
 export interface ComposeOptions {

@@ -1,13 +1,14 @@
 /**
  * The maker's key and the issuer's: a given signer (tests), the signer service (`SIGNER_URL`: the key
- * in its own process, src/signer/remote.ts), or the keypair file (`MAKER_KEYPAIR`, or the paper
+ * in its own process, src/signing/remote.ts), or the keypair file (`MAKER_KEYPAIR`, or the paper
  * setup's generated one); the issuer key beside it when the configuration issues permissioned tokens.
  */
 import { userInfo } from "node:os";
 import { describeCause, StartupError } from "../errors/startup.ts";
 import { type Issuer, loadIssuer, localIssuer } from "../issuance/issuer.ts";
-import { makeSigner, type Signer } from "../keys/index.ts";
-import { RemoteSigner } from "../signer/remote.ts";
+import { makeSigner } from "../signing/keypair.ts";
+import type { Signer } from "../signing/port.ts";
+import { RemoteSigner } from "../signing/remote.ts";
 import { owned, type Wiring } from "./options.ts";
 
 export interface WiredKeys {
@@ -31,7 +32,7 @@ export async function wireKeys(w: Wiring): Promise<WiredKeys> {
   return { signer, keyCreated: created, issuer };
 }
 
-/** SIGNER_URL: the signer service holds the key; this process asks it (src/signer/remote.ts). */
+/** SIGNER_URL: the signer service holds the key; this process asks it (src/signing/remote.ts). */
 async function connectRemoteSigner(w: Wiring): Promise<Signer> {
   const env = w.config.env;
   const url = env.SIGNER_URL as string;

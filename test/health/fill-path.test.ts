@@ -17,8 +17,8 @@ import {
   watchChain,
   watchSigner,
 } from "../../src/health/fill-path.ts";
-import { SignerRefusal } from "../../src/keys/index.ts";
 import { createLogger } from "../../src/observability/logger.ts";
+import { SignerRefusal } from "../../src/signing/port.ts";
 
 function bed(probe: () => Promise<unknown> = async () => {}) {
   let t = 1_000_000;

@@ -12,8 +12,8 @@ import { localTipAccounts } from "../../src/chain/local/bundle-engine.ts";
 import { WIRE_ID_MAX } from "../../src/contract/common.ts";
 import { buildCompanion, companionReference } from "../../src/issuance/companion.ts";
 import type { IssuanceNeed, IssuedToken } from "../../src/issuance/policy.ts";
-import { KeypairSigner } from "../../src/keys/index.ts";
 import { TOKEN_PROGRAM_ID } from "../../src/program/layout.ts";
+import { KeypairSigner } from "../../src/signing/keypair.ts";
 
 const issuer = new KeypairSigner(Keypair.generate());
 const maker = new KeypairSigner(Keypair.generate());

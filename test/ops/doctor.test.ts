@@ -15,8 +15,8 @@ import { closePriceSources, startPriceSources } from "../../pricing/sources.ts";
 import { startRpcServer } from "../../sandbox/chain/rpc-server.ts";
 import { LocalChain } from "../../src/chain/local/index.ts";
 import { ata, seedFromConfig } from "../../src/chain/local/seed.ts";
-import { KeypairSigner } from "../../src/keys/index.ts";
 import { createMissingAtas, diagnose } from "../../src/ops/doctor.ts";
+import { KeypairSigner } from "../../src/signing/keypair.ts";
 import {
   makeTransferFeeMint,
   makeWorld,

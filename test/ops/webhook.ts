@@ -15,8 +15,8 @@ import type { Controls } from "../../pricing/controls/interface.ts";
 import type { PriceSource } from "../../pricing/interface.ts";
 import type { Chain } from "../../src/chain/interface.ts";
 import { composeService } from "../../src/compose.ts";
-import { KeypairSigner } from "../../src/keys/index.ts";
 import { createLogger } from "../../src/observability/logger.ts";
+import { KeypairSigner } from "../../src/signing/keypair.ts";
 
 export interface Webhook {
   /** The operator's listener. */

@@ -9,11 +9,11 @@ import { describe, expect, it } from "vitest";
 import { MemoryInventory } from "../../inventory/memory.ts";
 import { QuotingBook } from "../../pricing/book.ts";
 import { MemoryControls } from "../../pricing/controls/memory.ts";
-import { KeypairSigner } from "../../src/keys/index.ts";
 import { createLogger } from "../../src/observability/logger.ts";
 import { MemoryQuoteStore } from "../../src/quote-store/memory.ts";
 import { rfqV2Metrics } from "../../src/rfq-v2/metrics.ts";
 import { RfqV2Service } from "../../src/rfq-v2/service.ts";
+import { KeypairSigner } from "../../src/signing/keypair.ts";
 import { makeWorld } from "../inventory/support.ts";
 
 const EXPIRY_S = 30;

@@ -27,12 +27,12 @@ import { RfqV2StandIn } from "../../sandbox/rfq-v2/server.ts";
 import { createLookupTable, deactivateLookupTable } from "../../sandbox/rfq-v2/tables.ts";
 import type { LocalChain } from "../../src/chain/local/index.ts";
 import { creditSol, creditToken, tokenBalance } from "../../src/chain/local/seed.ts";
-import { KeypairSigner } from "../../src/keys/index.ts";
 import { createLogger } from "../../src/observability/logger.ts";
 import { sweep } from "../../src/program/rfq-v2.ts";
 import { MemoryQuoteStore } from "../../src/quote-store/memory.ts";
 import { rfqV2Metrics } from "../../src/rfq-v2/metrics.ts";
 import { RfqV2Service } from "../../src/rfq-v2/service.ts";
+import { KeypairSigner } from "../../src/signing/keypair.ts";
 import { makeWorld } from "../inventory/support.ts";
 import { MINT } from "../support/config.ts";
 

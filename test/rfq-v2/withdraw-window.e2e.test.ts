@@ -15,11 +15,11 @@ import { QuotingBook } from "../../pricing/book.ts";
 import { MemoryControls } from "../../pricing/controls/memory.ts";
 import type { PriceSource } from "../../pricing/interface.ts";
 import { RfqV2StandIn } from "../../sandbox/rfq-v2/server.ts";
-import { KeypairSigner } from "../../src/keys/index.ts";
 import { createLogger } from "../../src/observability/logger.ts";
 import { MemoryQuoteStore } from "../../src/quote-store/memory.ts";
 import { rfqV2Metrics } from "../../src/rfq-v2/metrics.ts";
 import { RfqV2Service } from "../../src/rfq-v2/service.ts";
+import { KeypairSigner } from "../../src/signing/keypair.ts";
 import { makeWorld } from "../inventory/support.ts";
 import { MINT } from "../support/config.ts";
 

@@ -21,7 +21,7 @@ import bs58 from "bs58";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Stack, startStack } from "../../sandbox/operator/stack.ts";
 import { ed25519SigningKey, signEd25519 } from "../../src/crypto/ed25519.ts";
-import { readKeypairFile } from "../../src/keys/index.ts";
+import { readKeypairFile } from "../../src/signing/keypair.ts";
 import { freePort } from "../../tooling/processes.ts";
 import { takerLamportsAbove } from "../fill/tamper.ts";
 import { MINT } from "../support/config.ts";

@@ -18,7 +18,7 @@ import bs58 from "bs58";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Stack, startStack } from "../../sandbox/operator/stack.ts";
 import { TakerClient } from "../../sandbox/operator/taker.ts";
-import { readKeypairFile } from "../../src/keys/index.ts";
+import { readKeypairFile } from "../../src/signing/keypair.ts";
 import { MINT } from "../support/config.ts";
 import { scanProcessMemory } from "../support/proc-memory.ts";
 import { fileTempDir } from "../support/tmp.ts";

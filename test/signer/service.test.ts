@@ -21,15 +21,14 @@ import { LocalChain } from "../../src/chain/local/index.ts";
 import { verifyEd25519 } from "../../src/crypto/ed25519.ts";
 import { fillMessageHash } from "../../src/fill/validate.ts";
 import { loadIssuer } from "../../src/issuance/issuer.ts";
-import type { IssuanceNeed } from "../../src/issuance/policy.ts";
-import { SignerRefusal } from "../../src/keys/index.ts";
 import { createLogger } from "../../src/observability/logger.ts";
 import { opsContext } from "../../src/ops/context.ts";
 import { RedisQuoteStore } from "../../src/quote-store/redis.ts";
 import { FillRejectCode, SignerRefusalCode } from "../../src/refusal/codes.ts";
-import { RemoteSigner } from "../../src/signer/remote.ts";
 import { type SignerService, startSignerService } from "../../src/signer/service/index.ts";
 import { parseLimits } from "../../src/signer/service/limits.ts";
+import { SignerRefusal } from "../../src/signing/port.ts";
+import { RemoteSigner } from "../../src/signing/remote.ts";
 import {
   newSmartAccount,
   signAsMembers,
@@ -605,8 +604,8 @@ describe("the issuer key in the signer (SIGNER_ISSUER_KEYPAIR): it makes the com
     return { q, tx };
   }
   const companionOf = (quoteId: string, fill: VersionedTransaction) =>
-    // The remote maker ignores `need` and the maker's account: the signer works both out from the fill.
-    c.companions().make({ need: {} as IssuanceNeed, fill, makerTokenAccount: tip, tipAccount: tip, quoteId });
+    // The signer works out the need and the maker's account from the fill.
+    c.companion({ fill, tipAccount: tip, quoteId });
 
   it("advertises its issuer key; for a fill it signed, mints exactly the fill's amount into the maker's account, tips, and signs as the issuer", async () => {
     clock = Date.parse("2030-04-01T00:00:00Z");

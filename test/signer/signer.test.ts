@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { ed25519 } from "@noble/curves/ed25519";
 import { Keypair, SystemProgram, TransactionMessage, VersionedTransaction } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
-import { KeypairSigner, loadOrCreateKeypair, readKeypairFile } from "../../src/keys/index.ts";
+import { KeypairSigner, loadOrCreateKeypair, readKeypairFile } from "../../src/signing/keypair.ts";
 
 function txFor(payer: Keypair, other: Keypair): VersionedTransaction {
   const message = new TransactionMessage({

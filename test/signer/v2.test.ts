@@ -27,13 +27,13 @@ import { createLookupTable, deactivateLookupTable } from "../../sandbox/rfq-v2/t
 import { LocalChain } from "../../src/chain/local/index.ts";
 import { creditSol } from "../../src/chain/local/seed.ts";
 import { verifyEd25519 } from "../../src/crypto/ed25519.ts";
-import { SignerRefusal, type V2SignContext } from "../../src/keys/index.ts";
 import { createLogger } from "../../src/observability/logger.ts";
 import { AGGREGATOR_PROGRAM } from "../../src/program/rfq-v2.ts";
 import { SignerRefusalCode } from "../../src/refusal/codes.ts";
 import { V2RejectCode } from "../../src/rfq-v2/codes.ts";
-import { RemoteSigner } from "../../src/signer/remote.ts";
 import { type SignerService, startSignerService } from "../../src/signer/service/index.ts";
+import { SignerRefusal, type V2SignContext } from "../../src/signing/port.ts";
+import { RemoteSigner } from "../../src/signing/remote.ts";
 import { MINT } from "../support/config.ts";
 import { fileRedis, redisUrl } from "../support/redis.ts";
 import { makeTestPki } from "../support/tls.ts";

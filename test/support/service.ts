@@ -7,9 +7,9 @@ import { randomUUID } from "node:crypto";
 import { Keypair } from "@solana/web3.js";
 import type { FileConfig } from "../../config/schema.ts";
 import { composeService, type Service } from "../../src/compose.ts";
-import { KeypairSigner } from "../../src/keys/index.ts";
 import { createLogger } from "../../src/observability/logger.ts";
 import type { RedisClient } from "../../src/redis/client.ts";
+import { KeypairSigner } from "../../src/signing/keypair.ts";
 import type { ComposeOptions } from "../../src/wiring/options.ts";
 import { testConfig } from "./config.ts";
 

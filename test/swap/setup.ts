@@ -8,7 +8,7 @@ import { expect, vi } from "vitest";
 import { fundTaker } from "../../src/chain/local/seed.ts";
 import { RecentBlockhashes } from "../../src/chain/recent-blockhashes.ts";
 import type { SwapResponse } from "../../src/contract/swap.ts";
-import type { SignContext, Signer } from "../../src/keys/index.ts";
+import type { SignContext, Signer } from "../../src/signing/port.ts";
 import { SwapExecutor, swapSettings } from "../../src/swap/executor.ts";
 import { MINT } from "../support/config.ts";
 import {

@@ -36,7 +36,6 @@ import {
 import { createNamedPriceSources } from "../../../pricing/sources.ts";
 import type { Chain } from "../../chain/interface.ts";
 import { RpcChain } from "../../chain/rpc.ts";
-import { assertPrivateKeyFile, readKeypairFile } from "../../keys/index.ts";
 import { createLogger, type Logger } from "../../observability/logger.ts";
 import { RedisQuoteStore } from "../../quote-store/redis.ts";
 import {
@@ -46,7 +45,8 @@ import {
   redisTarget,
   waitReady,
 } from "../../redis/client.ts";
-import type { SignerRequest, SignerResponse } from "../protocol.ts";
+import { assertPrivateKeyFile, readKeypairFile } from "../../signing/keypair.ts";
+import type { SignerRequest, SignerResponse } from "../../signing/protocol.ts";
 import { loadLimits, SignerIssuanceLedger, SignerLedger } from "./limits.ts";
 import { SigningPolicy } from "./policy.ts";
 import { listenSigner, type SignerListeners } from "./server.ts";

@@ -36,7 +36,6 @@ import { checkTakerSignatures } from "../../fill/signatures.ts";
 import { FillRejectCode, messageBytesHash, validateFill } from "../../fill/validate.ts";
 import { buildCompanion } from "../../issuance/companion.ts";
 import { type IssuanceNeed, IssuancePolicies } from "../../issuance/policy.ts";
-import { KeypairSigner } from "../../keys/index.ts";
 import type { Logger } from "../../observability/logger.ts";
 import { issuedTrade } from "../../policy/trade.ts";
 import { deserializeFillTransaction } from "../../program/decode.ts";
@@ -45,7 +44,8 @@ import { SignerRefusalCode, SwapRefusalCode } from "../../refusal/codes.ts";
 import { V2RejectCode } from "../../rfq-v2/codes.ts";
 import { LookupTableResolver } from "../../rfq-v2/lookup.ts";
 import { checkV2Route, decodeSwapTransaction, type V2Pair } from "../../rfq-v2/swap-checks.ts";
-import type { ClaimedLevelsWire } from "../protocol.ts";
+import { KeypairSigner } from "../../signing/keypair.ts";
+import type { ClaimedLevelsWire } from "../../signing/protocol.ts";
 import { type BandTrade, bandFor, judgeBand } from "./band.ts";
 import type {
   LimitTable,

@@ -8,7 +8,12 @@ import { createServer, type Server, type Socket } from "node:net";
 import { createServer as createTlsServer, type TLSSocket } from "node:tls";
 import type { Logger } from "../../observability/logger.ts";
 import { SignerRefusalCode } from "../../refusal/codes.ts";
-import { lineReader, type SignerRequest, type SignerResponse, signerRequestSchema } from "../protocol.ts";
+import {
+  lineReader,
+  type SignerRequest,
+  type SignerResponse,
+  signerRequestSchema,
+} from "../../signing/protocol.ts";
 
 export type RequestHandler = (req: SignerRequest) => Promise<SignerResponse>;
 

@@ -12,7 +12,7 @@ import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from "../../../config/schema.ts";
 import { COMPUTE_BUDGET_PROGRAM_ID } from "../../program/layout.ts";
 import { AGGREGATOR_PROGRAM, sweep } from "../../program/rfq-v2.ts";
 import type { V2Leg, V2Pair } from "../../rfq-v2/swap-checks.ts";
-import type { ClaimedLevelsWire } from "../protocol.ts";
+import type { ClaimedLevelsWire } from "../../signing/protocol.ts";
 import type { PairBand } from "./limits.ts";
 
 /**

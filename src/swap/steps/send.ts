@@ -11,7 +11,6 @@ import { accepted, type SwapRequest } from "../../contract/swap.ts";
 import { prepareBundle, sendBundle } from "../../issuance/bundle.ts";
 import type { IssuancePorts } from "../../issuance/ports.ts";
 import type { PendingFill } from "../../journal/interface.ts";
-import { SignerRefusal } from "../../keys/index.ts";
 import { decisionRecord } from "../../ledger/decision.ts";
 import { pairSide } from "../../ledger/pairs.ts";
 import { type Budget, bounded } from "../../lib/bounded.ts";
@@ -23,6 +22,7 @@ import {
   refusal,
   SwapRefusalCode as S,
 } from "../../refusal/codes.ts";
+import { SignerRefusal } from "../../signing/port.ts";
 import {
   type Decision,
   type Held,

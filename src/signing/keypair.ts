@@ -1,11 +1,7 @@
 /**
- * Signer port: the maker key. Two adapters:
- *  - KeypairSigner (here): the key in this process, loaded from a Solana keypair JSON file (64-byte
- *    array, as written by `solana-keygen`) named by MAKER_KEYPAIR; in the paper setup, generated once
- *    into the data folder.
- *  - RemoteSigner (remote.ts): the key in the signer service (`npm run signer`, src/signer/service/),
- *    reached over a Unix socket or mutual TLS (SIGNER_URL); this process then holds no key material.
- * Nothing else in the service holds the secret: callers get `publicKey` and `sign`.
+ * The local adapter of the signer port (port.ts): the key in this process, loaded from a Solana keypair
+ * JSON file (64-byte array, as written by `solana-keygen`) named by MAKER_KEYPAIR; in the paper setup,
+ * generated once into the data folder. `makeSigner` picks it; the remote adapter is remote.ts.
  */
 import type { KeyObject } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
@@ -13,52 +9,11 @@ import { dirname, join } from "node:path";
 import { Keypair, type PublicKey, type VersionedTransaction } from "@solana/web3.js";
 import type { Config } from "../../config/load.ts";
 import { ed25519SigningKey, signEd25519 } from "../crypto/ed25519.ts";
-
-/** What a fill's signature is for: the remote signer re-checks the fill against this quote itself. */
-export interface SignContext {
-  quoteId: string;
-}
-
-/**
- * What an RFQ v2 swap's signature is for: the swap id (the signer signs one landable message per id)
- * and the level set the webhook matched it to, which the remote signer checks the swap against but
- * never prices by (it prices the swap's own levels against its own mid).
- */
-export interface V2SignContext {
-  swapUuid: string;
-  claimed: {
-    pair: string;
-    sequence: bigint;
-    lotSizeBase: bigint;
-    /** The consuming side's levels, best first: whole lots at a price per lot (quote atoms). */
-    levels: readonly { lots: bigint; perLot: bigint }[];
-    validUntilMs: number;
-  };
-}
-
-export interface Signer {
-  readonly publicKey: PublicKey;
-  /**
-   * Adds the maker's signature to the transaction in place. The local adapter signs at once; the
-   * remote one asks the signer service, which may refuse (SignerRefusal, with the refusal's code).
-   */
-  sign(tx: VersionedTransaction, context?: SignContext | V2SignContext): void | Promise<void>;
-}
-
-/** The signer service refused to sign; `code` names the rule or limit (src/signer/protocol.ts). */
-export class SignerRefusal extends Error {
-  constructor(
-    readonly code: string,
-    readonly detail: string,
-  ) {
-    super(`${code}: ${detail}`);
-    this.name = "SignerRefusal";
-  }
-}
+import type { Signer } from "./port.ts";
 
 export class KeypairSigner implements Signer {
   readonly publicKey: PublicKey;
-  /** node:crypto signs about five times faster than tweetnacl, and this runs on every swap. */
+  /** node:crypto rather than tweetnacl: the faster of the two (`npm run bench:signer`), on every swap. */
   readonly #key: KeyObject;
 
   constructor(keypair: Keypair) {

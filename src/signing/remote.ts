@@ -10,9 +10,7 @@ import { connect as netConnect, type Socket } from "node:net";
 import { connect as tlsConnect } from "node:tls";
 import { PublicKey, VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
-import type { CompanionMaker } from "../issuance/companion.ts";
-import type { RemoteIssuer } from "../issuance/issuer.ts";
-import { type SignContext, type Signer, SignerRefusal, type V2SignContext } from "../keys/index.ts";
+import { type SignContext, type Signer, SignerRefusal, type V2SignContext } from "./port.ts";
 import { type ClaimedLevelsWire, lineReader, type SignerResponse } from "./protocol.ts";
 
 export interface RemoteSignerSettings {
@@ -70,7 +68,7 @@ interface Pending {
   timer: NodeJS.Timeout;
 }
 
-export class RemoteSigner implements Signer, RemoteIssuer {
+export class RemoteSigner implements Signer {
   readonly description: string;
   #publicKey: PublicKey | undefined;
   #issuerKey: PublicKey | undefined;
@@ -117,26 +115,24 @@ export class RemoteSigner implements Signer, RemoteIssuer {
   }
 
   /**
-   * Companions made by the signer service: it checks the fill is one it signed for the quote, the
-   * issuance caps in its own record, and signs the mint with the issuer key it holds.
+   * A companion made by the signer service for a fill it co-signed for `quoteId`: it checks the fill,
+   * the issuance caps in its own record, and signs the mint or burn with the issuer key it holds.
    */
-  companions(): CompanionMaker {
-    const issuer = this.#issuerKey;
-    if (!issuer) throw new Error(`the signer ${this.description} holds no issuer key`);
-    return {
-      issuer,
-      make: async (a) => {
-        const r = await this.request({
-          op: "companion",
-          quoteId: a.quoteId,
-          transaction: Buffer.from(a.fill.serialize()).toString("base64"),
-          tipAccount: a.tipAccount.toBase58(),
-        });
-        if (!r.ok) throw new SignerRefusal(r.code, r.detail);
-        if (!("companion" in r)) throw new Error("the signer answered a companion request without one");
-        return VersionedTransaction.deserialize(Buffer.from(r.companion, "base64"));
-      },
-    };
+  async companion(a: {
+    quoteId: string;
+    fill: VersionedTransaction;
+    tipAccount: PublicKey;
+  }): Promise<VersionedTransaction> {
+    if (!this.#issuerKey) throw new Error(`the signer ${this.description} holds no issuer key`);
+    const r = await this.request({
+      op: "companion",
+      quoteId: a.quoteId,
+      transaction: Buffer.from(a.fill.serialize()).toString("base64"),
+      tipAccount: a.tipAccount.toBase58(),
+    });
+    if (!r.ok) throw new SignerRefusal(r.code, r.detail);
+    if (!("companion" in r)) throw new Error("the signer answered a companion request without one");
+    return VersionedTransaction.deserialize(Buffer.from(r.companion, "base64"));
   }
 
   /** The signer's keys as it advertises them now: the active one and every one it signs for. */
