@@ -95,7 +95,14 @@ type Hostile = (body: Body, ctx: Ctx) => Body;
 
 const redis = fileRedis();
 let s: TwoMakers;
-let hostile: { server: Server; url: string; rewrite: Hostile | undefined; last: Body | undefined };
+let hostile: {
+  server: Server;
+  url: string;
+  rewrite: Hostile | undefined;
+  last: Body | undefined;
+  /** Runs while the order is being answered (between the rebalancer's plan and its reservation). */
+  meanwhile?: (() => Promise<void>) | undefined;
+};
 let r: ReturnType<typeof rebalancerFor>;
 const stranger = Keypair.generate().publicKey;
 
@@ -113,6 +120,7 @@ beforeAll(async () => {
         ...(req.method === "POST" ? { body: Buffer.concat(chunks) } : {}),
       });
       let text = await upstream.text();
+      if (req.method === "GET") await hostile.meanwhile?.();
       if (req.method === "GET" && upstream.status === 200 && hostile.rewrite) {
         const body = hostile.rewrite(JSON.parse(text) as Body, {
           a: s.a.maker.publicKey,
@@ -344,6 +352,14 @@ const ATTACKS: [string, Hostile, string][] = [
     "EXTRA_WRITABLE_MAKER_ACCOUNT",
   ],
   [
+    "refuses an order priced under the maker's limit (half the output, maxSlippageBps 100 under its mid), its fill consistent with it",
+    (body, ctx) =>
+      fillArgs((a) => {
+        a.outputAmount /= 2n;
+      })({ ...body, outAmount: (BigInt(body.outAmount as string) / 2n).toString() }, ctx),
+    "ORDER_PRICE_BELOW_LIMIT",
+  ],
+  [
     "refuses a router_2 fill that takes more than inAmount",
     fillArgs((a) => {
       a.inputAmount += 1n;
@@ -400,6 +416,39 @@ describe("the rebalancer against a hostile order API", () => {
     // The attack was real: the hostile transaction runs when simulated (nothing stopped it but the check).
     const sim = await s.a.chain.simulateUnsigned(txOf(hostile.last!), [s.a.maker.publicKey]);
     expect(sim.ok, sim.ok ? "" : sim.error).toBe(true);
+  });
+
+  it("refuses an honest order when a quote's swap claims the USDC it would pay meanwhile (the inventory's own code): nothing signed, the maker's accounts unchanged", async () => {
+    const before = makerAccounts();
+    const signed = r.signer.count;
+    // While the order is answered, a quote's claimed swap takes all the maker can still promise of USDC.
+    hostile.meanwhile = async () => {
+      hostile.meanwhile = undefined;
+      const usdc = s.a.inventory.snapshot().holdings.find((h) => h.mint === MINT.USDC)!;
+      const buffer = BigInt(s.a.config.file.tokens.find((t) => t.mint === MINT.USDC)!.safetyBuffer);
+      const held = await s.a.inventory.reserve({
+        quoteId: "quote-holding-the-usdc",
+        mint: MINT.USDC,
+        amount: usdc.balance - usdc.reserved - buffer,
+        expiresAtMs: Date.now() + 60_000,
+      });
+      expect(held).toEqual({ ok: true });
+    };
+    try {
+      const report = await belowBand(() => r.rebalancer.runPass());
+      expect(report.trades).toHaveLength(1);
+      const t = report.trades[0]!;
+      expect(t.outcome, t.detail).toBe("refused");
+      expect(t.refusal, t.detail).toBe("INVENTORY_INSUFFICIENT");
+    } finally {
+      hostile.meanwhile = undefined;
+      await s.a.inventory.release("quote-holding-the-usdc");
+    }
+    expect(r.signer.count).toBe(signed);
+    expect(makerAccounts()).toEqual(before);
+    expect((await s.a.inventory.reservations()).filter((x) => x.quoteId.startsWith("rebalance:"))).toEqual(
+      [],
+    );
   });
 
   it("signs an honest order from the same API, and it lands exactly as ordered", async () => {

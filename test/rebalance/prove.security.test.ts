@@ -110,6 +110,19 @@ describe("the simulation's account check alone", () => {
     expect(r.ok ? "ok" : r.code).toBe("OUTPUT_BELOW_ORDER");
   });
 
+  it("caps the fees an order declares for the maker at rebalance.maxFeeLamports: one lamport over the cap is refused, the cap itself passes", async () => {
+    // The helper proves with maxFeeLamports 5,000,000; the order declares twice that for the maker.
+    const declared = { ...ORDER, declaredFeeLamports: 10_000_000n };
+    const pays = (lamports: number) => [
+      SystemProgram.transfer({ fromPubkey: maker, toPubkey: stranger, lamports }),
+    ];
+    const over = await prove(pays(5_000_001), declared);
+    expect(over.ok ? "ok" : `${over.code}: ${over.detail}`).toMatch(
+      /^SOL_LEFT_MAKER: .*capped at rebalance\.maxFeeLamports, 5000000/,
+    );
+    expect((await prove(pays(5_000_000), declared)).ok).toBe(true);
+  });
+
   it("accepts exactly inAmount of the input mint leaving, and a lamport sent when the order declares it", async () => {
     const pay = [
       createTransferInstruction(ata(MINT.USDC, maker), ata(MINT.USDC, stranger), maker, 1_000_000n),

@@ -666,6 +666,20 @@ describe("the issuer key in the signer (SIGNER_ISSUER_KEYPAIR): it makes the com
     expect((await refusal(companionOf(q.quoteId, tx))).code).toBe(SignerRefusalCode.COMPANION_UNSIGNED_FILL);
   });
 
+  it("refuses a fill above the issuer's per-fill cap (ISSUANCE_CAP_EXCEEDED) and makes no companion for it; a fill at the cap is signed and gets one", async () => {
+    clock = Date.parse("2030-04-03T00:00:00Z");
+    const over = await buy(TBILL_LIMITS.maxPerFill + 1n);
+    expect((await refusal(c.sign(over.tx, { quoteId: over.q.quoteId }))).code).toBe("ISSUANCE_CAP_EXCEEDED");
+    expect((await refusal(companionOf(over.q.quoteId, over.tx))).code).toBe(
+      SignerRefusalCode.COMPANION_UNSIGNED_FILL,
+    );
+    const at = await buy(TBILL_LIMITS.maxPerFill);
+    await c.sign(at.tx, { quoteId: at.q.quoteId });
+    expect(
+      (await companionOf(at.q.quoteId, at.tx)).message.staticAccountKeys[0]!.equals(setup.issuer.publicKey),
+    ).toBe(true);
+  });
+
   it("keeps the daily issuance cap in its own record (ISSUANCE_CAP_EXCEEDED), whatever the webhook's book says", async () => {
     clock = Date.parse("2030-04-02T00:00:00Z");
     // 3,000 TBILL a day: 2,000 + 1,000 fit, 1 more does not.
