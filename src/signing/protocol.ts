@@ -5,8 +5,9 @@
  * flight together and answered out of order.
  *
  *   {"id":1,"op":"keys"}
- *     -> {"id":1,"ok":true,"active":"<base58>","keys":["<base58>", ...],"issuer":"<base58>"}
- *        (`issuer`: only when the signer holds the issuer key, SIGNER_ISSUER_KEYPAIR)
+ *     -> {"id":1,"ok":true,"active":"<base58>","keys":["<base58>", ...],"issuer":"<base58>","v2ExpirySeconds":15}
+ *        (`issuer`: only when the signer holds the issuer key, SIGNER_ISSUER_KEYPAIR; `v2ExpirySeconds`:
+ *        how far ahead an RFQ v2 swap's expire_at may be for it to sign, its level validity and grace)
  *   {"id":2,"op":"sign","quoteId":"...","transaction":"<base64 of the whole fill transaction>"}
  *     -> {"id":2,"ok":true,"signature":"<base58>","messageHash":"<sha256 hex>","maker":"<base58>"}
  *     -> {"id":2,"ok":false,"code":"<refusal code>","detail":"..."}
@@ -63,7 +64,7 @@ export type SignerRequest = z.infer<typeof signerRequestSchema>;
 export type ClaimedLevelsWire = Extract<SignerRequest, { op: "signV2" }>["claimed"];
 
 export type SignerResponse =
-  | { id: number; ok: true; active: string; keys: string[]; issuer?: string }
+  | { id: number; ok: true; active: string; keys: string[]; issuer?: string; v2ExpirySeconds?: number }
   | { id: number; ok: true; companion: string }
   | { id: number; ok: true; signature: string; messageHash: string; maker: string }
   | { id: number; ok: false; code: string; detail: string };

@@ -72,6 +72,7 @@ export class RemoteSigner implements Signer {
   readonly description: string;
   #publicKey: PublicKey | undefined;
   #issuerKey: PublicKey | undefined;
+  #v2ExpirySeconds: number | undefined;
   #socket: Socket | undefined;
   #connecting: Promise<Socket> | undefined;
   #nextId = 1;
@@ -98,6 +99,7 @@ export class RemoteSigner implements Signer {
       if (!r.ok || !("active" in r)) throw new Error(`the signer did not name its key: ${JSON.stringify(r)}`);
       signer.#publicKey = new PublicKey(r.active);
       if (r.issuer) signer.#issuerKey = new PublicKey(r.issuer);
+      signer.#v2ExpirySeconds = r.v2ExpirySeconds;
     } catch (e) {
       signer.close();
       throw e;
@@ -107,6 +109,11 @@ export class RemoteSigner implements Signer {
 
   get publicKey(): PublicKey {
     return this.#publicKey as PublicKey;
+  }
+
+  /** How far ahead an RFQ v2 swap's expire_at may be for the signer to sign it (s), read at start. */
+  get v2ExpirySeconds(): number | undefined {
+    return this.#v2ExpirySeconds;
   }
 
   /** The signer's issuer key (SIGNER_ISSUER_KEYPAIR), read at start; undefined when it holds none. */

@@ -4,11 +4,13 @@
  * outbox (one writer drains both) with their markouts in the one tracker. Loaded only when on: gRPC
  * and the service definition cost every other start nothing.
  */
+import { ConfigError } from "../../config/load.ts";
 import type { QuotingBook } from "../../pricing/book.ts";
 import type { Ledger } from "../ledger/ledger.ts";
 import { rfqV2Metrics } from "../rfq-v2/metrics.ts";
 import type { RfqV2Service } from "../rfq-v2/service.ts";
 import { rfqV2Settings } from "../rfq-v2/settings.ts";
+import { RemoteSigner } from "../signing/remote.ts";
 import type { WiredChain } from "./chain.ts";
 import type { Wiring } from "./options.ts";
 import type { WiredKeys } from "./signer.ts";
@@ -23,6 +25,14 @@ export async function wireRfqV2(
   const { config, log, now } = w;
   const settings = w.given.rfqV2 === false ? undefined : rfqV2Settings(config.env, config.file.rfqV2.pairs);
   if (!settings) return undefined;
+  const signer = deps.keys.signer;
+  const signs = signer instanceof RemoteSigner ? signer.v2ExpirySeconds : undefined;
+  const streams = config.file.rfqV2.quoteExpirySeconds;
+  // Levels valid longer than the signer signs for would have every swap on their tail refused.
+  if (signs !== undefined && streams > signs)
+    throw new ConfigError(
+      `rfqV2.quoteExpirySeconds: ${streams} s, longer than the signer service ${signer.description} signs RFQ v2 swaps for (${signs} s with its grace): every swap on the levels' tail would be refused as expired; give both the same rfqV2.quoteExpirySeconds`,
+    );
   const { RfqV2Service } = await import("../rfq-v2/service.ts");
   const { V2SwapLedger, decidedInLedger } = await import("../rfq-v2/ledger.ts");
   const v2Log = log.child({ channel: "rfq-v2" });
@@ -43,7 +53,7 @@ export async function wireRfqV2(
     settings,
     book: deps.book,
     inventory: deps.state.inventory,
-    signer: deps.keys.signer,
+    signer,
     chain: deps.chain.chain,
     log: v2Log,
     metrics: rfqV2Metrics(w.metrics.registry),

@@ -35,6 +35,7 @@ import { makeWorld } from "../inventory/support.ts";
 import { MINT } from "../support/config.ts";
 import { fileRedis, redisUrl } from "../support/redis.ts";
 import { solUsdcBid, standInOver } from "../support/rfq-v2.ts";
+import { testService } from "../support/service.ts";
 import { fileTempDir } from "../support/tmp.ts";
 
 const MAKER_ID = "maker-signed-remotely";
@@ -244,5 +245,33 @@ describe("the RFQ v2 channel signing through the signer service", () => {
     expect(await swapsWith(c.registry, "SIGNATURE_UNAVAILABLE")).toBe(1);
     const open = (await c.inventory.reservations()).filter((x) => x.quoteId === `v2:${r.swapUuid}`);
     expect(open).toEqual([]);
+  });
+});
+
+describe("the webhook's level validity against the signer service's", () => {
+  const compose = (quoteExpirySeconds: number) =>
+    testService({
+      signer,
+      env: {
+        // Nothing listens here: the stream reconnects on its own, the composition does not wait for it.
+        RFQ_V2_URL: "http://127.0.0.1:9",
+        RFQ_V2_MAKER_ID: MAKER_ID,
+        RFQ_V2_AUTH_TOKEN: TOKEN,
+      },
+      vary: (f) => ({ ...f, rfqV2: { ...f.rfqV2, pairs: ["SOL/USDC"], quoteExpirySeconds } }),
+    });
+
+  it("refuses to start the channel when its levels stay valid longer than the signer signs for (rfqV2.quoteExpirySeconds named, both figures given)", async () => {
+    // The signer reads the default validity (10 s) and allows its 5 s grace: 15 s at the most.
+    expect(signer.v2ExpirySeconds).toBe(15);
+    await expect(compose(16)).rejects.toThrow(
+      /^rfqV2\.quoteExpirySeconds: 16 s, longer than the signer service .* signs RFQ v2 swaps for \(15 s with its grace\)/,
+    );
+  });
+
+  it("starts the channel when the signer signs for as long as the levels stay valid", async () => {
+    const service = await compose(15);
+    closers.push(() => service.close());
+    expect(service).toBeDefined();
   });
 });

@@ -862,6 +862,8 @@ describe("starting the signer", () => {
       expect(s.policy.keys()).toEqual({
         active: maker.publicKey.toBase58(),
         keys: [maker.publicKey.toBase58(), nextKey.publicKey.toBase58()],
+        // The default level validity (10 s) and the signer's grace (5 s).
+        v2ExpirySeconds: 15,
       });
       const client = await RemoteSigner.connect({ url: `unix://${join(dir, "rot.sock")}` });
       try {

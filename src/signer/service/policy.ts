@@ -132,12 +132,15 @@ export class SigningPolicy {
   }
 
   /** The key new webhooks quote with, every key the signer signs for, and its issuer key if any. */
-  keys(): { active: string; keys: string[]; issuer?: string } {
+  keys(): { active: string; keys: string[]; issuer?: string; v2ExpirySeconds: number } {
     const issuer = this.opts.issuer?.keypair.publicKey.toBase58();
     return {
       active: (this.#keys[0] as HeldKey).base58,
       keys: this.#keys.map((k) => k.base58),
       ...(issuer ? { issuer } : {}),
+      // The furthest expire_at decideV2 signs (expiryProblem): the webhook streams no longer levels.
+      v2ExpirySeconds:
+        this.opts.config.file.rfqV2.quoteExpirySeconds + Number(this.opts.expiryGraceSeconds ?? 5n),
     };
   }
 
