@@ -26,12 +26,15 @@ export async function wireRfqV2(
   const settings = w.given.rfqV2 === false ? undefined : rfqV2Settings(config.env, config.file.rfqV2.pairs);
   if (!settings) return undefined;
   const signer = deps.keys.signer;
-  const signs = signer instanceof RemoteSigner ? signer.v2ExpirySeconds : undefined;
   const streams = config.file.rfqV2.quoteExpirySeconds;
   // Levels valid longer than the signer signs for would have every swap on their tail refused.
-  if (signs !== undefined && streams > signs)
+  if (
+    signer instanceof RemoteSigner &&
+    signer.v2ExpirySeconds !== undefined &&
+    streams > signer.v2ExpirySeconds
+  )
     throw new ConfigError(
-      `rfqV2.quoteExpirySeconds: ${streams} s, longer than the signer service ${signer.description} signs RFQ v2 swaps for (${signs} s with its grace): every swap on the levels' tail would be refused as expired; give both the same rfqV2.quoteExpirySeconds`,
+      `rfqV2.quoteExpirySeconds: ${streams} s, longer than the signer service ${signer.description} signs RFQ v2 swaps for (${signer.v2ExpirySeconds} s with its grace): every swap on the levels' tail would be refused as expired; give both the same rfqV2.quoteExpirySeconds`,
     );
   const { RfqV2Service } = await import("../rfq-v2/service.ts");
   const { V2SwapLedger, decidedInLedger } = await import("../rfq-v2/ledger.ts");
