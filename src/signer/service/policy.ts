@@ -101,6 +101,23 @@ export interface SigningPolicyOptions {
   now?: () => number;
 }
 
+/** The message to sign, as read and hashed once, and the key that signs it. */
+interface Signing {
+  tx: VersionedTransaction;
+  messageBytes: Uint8Array;
+  messageHash: string;
+  held: HeldKey;
+}
+
+/** What #judgeTrade found: the payout, its token's limits, the pair's band and the price verdict. */
+interface Judged {
+  mint: string;
+  amount: bigint;
+  limits: TokenLimits;
+  band: PairBand;
+  verdict: { loss: bigint; mid: string };
+}
+
 export class SigningPolicy {
   readonly #keys: HeldKey[];
   /** The pairs an RFQ v2 swap may trade: those the signer's file gives a band. */
@@ -282,36 +299,26 @@ export class SigningPolicy {
     const issued = this.#issuedFill(quote, validation.fill);
     if (!issued.ok) return refuse(issued.code, issued.detail, { messageHash });
 
-    const mint = quote.request.tokenOut;
-    const amount = BigInt(quote.response.amountOut);
     const judged = this.#judgeTrade(
       {
         mintIn: quote.request.tokenIn,
         amountIn: BigInt(quote.response.amountIn),
-        mintOut: mint,
-        amountOut: amount,
+        mintOut: quote.request.tokenOut,
+        amountOut: BigInt(quote.response.amountOut),
       },
       "fill",
       refuse,
       { messageHash },
     );
     if (!judged.ok) return judged.refused;
-    const { limits, band, verdict } = judged;
 
     return this.#recordAndSign({
       refuse,
       log,
       recordId: quoteId,
       what: `quote ${quoteId}`,
-      tx,
-      messageBytes,
-      messageHash,
-      held,
-      mint,
-      amount,
-      limits,
-      band,
-      verdict,
+      signing: { tx, messageBytes, messageHash, held },
+      judged,
     });
   }
 
@@ -404,10 +411,8 @@ export class SigningPolicy {
     );
     if (!ruled.ok) return refuse(ruled.code, ruled.detail, { messageHash });
 
-    const { mintOut: mint, amountOut: amount } = trade;
     const judged = this.#judgeTrade(trade, "swap", refuse, { messageHash }, { sequence: claimed.sequence });
     if (!judged.ok) return judged.refused;
-    const { limits, band, verdict } = judged;
     if (ruled.need) {
       const capped = await this.#recordV2Issuance(ruled.need, messageHash);
       if (capped) return refuse(capped.code, capped.detail, { messageHash });
@@ -417,15 +422,8 @@ export class SigningPolicy {
       log,
       recordId: `v2:${swapUuid}`,
       what: `swap ${swapUuid}`,
-      tx,
-      messageBytes,
-      messageHash,
-      held,
-      mint,
-      amount,
-      limits,
-      band,
-      verdict,
+      signing: { tx, messageBytes, messageHash, held },
+      judged,
       logExtra: {
         side: leg.takerSide,
         received: trade.amountIn.toString(),
@@ -500,9 +498,7 @@ export class SigningPolicy {
     refuse: (code: string, detail: string, extra?: Record<string, unknown>) => SignDecision,
     extra: Record<string, unknown>,
     bandExtra: Record<string, unknown> = {},
-  ):
-    | { ok: true; limits: TokenLimits; band: PairBand; verdict: { loss: bigint; mid: string } }
-    | { ok: false; refused: SignDecision } {
+  ): ({ ok: true } & Judged) | { ok: false; refused: SignDecision } {
     const no = (code: string, detail: string, more: Record<string, unknown> = {}) => ({
       ok: false as const,
       refused: refuse(code, detail, { ...extra, ...more }),
@@ -528,7 +524,7 @@ export class SigningPolicy {
         verdict.detail,
         { pair: band.pair, ...bandExtra },
       );
-    return { ok: true, limits, band, verdict };
+    return { ok: true, limits, band, verdict, mint, amount };
   }
 
   /**
@@ -543,31 +539,13 @@ export class SigningPolicy {
     recordId: string;
     /** How the refusals name it. */
     what: string;
-    tx: VersionedTransaction;
-    messageBytes: Uint8Array;
-    messageHash: string;
-    held: HeldKey;
-    mint: string;
-    amount: bigint;
-    limits: TokenLimits;
-    band: PairBand;
-    verdict: { loss: bigint; mid: string };
+    signing: Signing;
+    judged: Judged;
     logExtra?: Record<string, unknown>;
   }): Promise<SignDecision> {
-    const {
-      refuse,
-      log,
-      recordId: quoteId,
-      tx,
-      messageBytes,
-      messageHash,
-      held,
-      mint,
-      amount,
-      limits,
-      band,
-      verdict,
-    } = a;
+    const { refuse, log, recordId: quoteId } = a;
+    const { tx, messageBytes, messageHash, held } = a.signing;
+    const { mint, amount, limits, band, verdict } = a.judged;
     // One script takes the records and the windows; only when the quote is held by another message is
     // that message looked at (can it still land?), and the script run again to replace it if not.
     const spend = (replaces?: QuoteRecord) =>
