@@ -28,10 +28,10 @@ describe("name check", () => {
   it("refuses a comment citing a method no code declares", () => {
     const root = repo({
       "src/signer.ts": "export class Remote { companions() { return 1; } }\n",
-      "src/issuer.ts": "/** Made by the signer (`remoteCompanions`). */\nexport const x = 1;\n",
+      "src/issuer.ts": "/** Made by the signer (`companionsFromNowhere`). */\nexport const x = 1;\n",
     });
     expect(nameProblems(root)).toEqual([
-      "src/issuer.ts: `remoteCompanions`: remoteCompanions is named nowhere in the code",
+      "src/issuer.ts: `companionsFromNowhere`: companionsFromNowhere is named nowhere in the code",
     ]);
   });
 
