@@ -152,7 +152,7 @@ async function wireChannels(w: Wiring, target: ReturnType<typeof redisTarget>): 
   const { ledger } = await wireLedger(w);
   await trackLedger(health, ledger);
   const swap = await wireSwap(w, ledger, { parts, keys, chain, state, health });
-  const rfqV2 = await wireRfqV2(w, ledger, { book: quote.book, keys, chain, state, swap });
+  const rfqV2 = await wireRfqV2(w, ledger, { book: quote.book, keys, chain, state, swap, health });
   // Every dependency's state known before the first quote is answered.
   await health.fillPath.start();
   health.fillPath.report(quote.conditions);
