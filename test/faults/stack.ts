@@ -24,6 +24,7 @@ import type { QuoteResponse } from "../../src/contract/quote.ts";
 import type { StoredQuote } from "../../src/quote-store/interface.ts";
 import { metricSum } from "../../tooling/metrics.ts";
 import { freePort } from "../../tooling/processes.ts";
+import { type KillableRedis, killableRedis } from "../../tooling/redis-server.ts";
 import { defaultFileConfig, MINT, testConfig } from "../support/config.ts";
 import {
   type CapturedProcess,
@@ -31,7 +32,6 @@ import {
   startWebhook,
   type WebhookProcess,
 } from "../support/process.ts";
-import { type KillableRedis, killableRedis } from "../support/redis-server.ts";
 
 export const API_KEY = "fault-suite-api-key-0123456789";
 
