@@ -145,15 +145,17 @@ async function wireChannels(w: Wiring, target: ReturnType<typeof redisTarget>): 
   if (target && redis) await waitReady(redis, target.setting, target.address, w.startTimeoutMs);
   const keys = await wireKeys(w);
   const chain = await wireChain(w, keys);
-  const state = await wireState(w, parts, keys, chain);
   const health = wireHealth(w, keys, chain);
+  // The issuance sends its bundles through the watched port: its failures count in the fill path's health.
+  const state = await wireState(w, parts, keys, { ...chain, bundles: health.bundles });
   const quote = await wireQuote(w, parts, keys, state, health);
   const { ledger } = await wireLedger(w);
   await trackLedger(health, ledger);
   const swap = await wireSwap(w, ledger, { parts, keys, chain, state, health });
-  const rfqV2 = await wireRfqV2(w, ledger, { book: quote.book, keys, chain, state, swap });
+  const rfqV2 = await wireRfqV2(w, ledger, { book: quote.book, keys, chain, state, swap, health });
   // Every dependency's state known before the first quote is answered.
   await health.fillPath.start();
+  health.fillPath.report(quote.conditions);
   const lifecycle = { draining: false };
   const probes: ReadinessProbe[] = [
     ["quoteStore", () => state.store.ping()],

@@ -490,9 +490,12 @@ export function postgresBinDir(): string | undefined {
 export async function startPostgres(): Promise<{
   url: string;
   stop(): Promise<void>;
-  /** Stops the server, keeping its data (a PostgreSQL outage); `resume` starts it again on its port. */
-  halt(): void;
-  resume(): void;
+  /**
+   * Stops the server, keeping its data (a PostgreSQL outage); `resume` starts it again on its port.
+   * Both wait for pg_ctl without blocking this process (a load generator keeps sending meanwhile).
+   */
+  halt(): Promise<void>;
+  resume(): Promise<void>;
   pid?: number;
 }> {
   const bin = postgresBinDir();
@@ -522,22 +525,23 @@ export async function startPostgres(): Promise<{
     }
   };
   const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
-  const start = () =>
-    run(join(bin, "pg_ctl"), [
-      "-D",
-      data,
-      "-l",
-      join(dir, "server.log"),
-      "-o",
-      opts,
-      "-w",
-      "-t",
-      "60",
-      "start",
-    ]);
+  const startArgs = ["-D", data, "-l", join(dir, "server.log"), "-o", opts, "-w", "-t", "60", "start"];
+  const runAsync = (cmd: string, args: string[]) =>
+    new Promise<void>((resolve, reject) => {
+      const [file, argv] = asUser ? ["runuser", ["-u", asUser, "--", cmd, ...args]] : [cmd, args];
+      const child = spawn(file, argv, { cwd: dir, stdio: ["ignore", "ignore", "pipe"] });
+      let stderr = "";
+      child.stderr?.on("data", (d: Buffer) => {
+        stderr += d.toString();
+      });
+      child.on("error", reject);
+      child.on("exit", (code) =>
+        code === 0 ? resolve() : reject(new Error(`${cmd} ${args.at(-1)} failed (${code}): ${stderr}`)),
+      );
+    });
   try {
     run(join(bin, "initdb"), ["-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync"]);
-    start();
+    run(join(bin, "pg_ctl"), startArgs);
   } catch (e) {
     rmSync(dir, { recursive: true, force: true });
     throw e;
@@ -552,8 +556,8 @@ export async function startPostgres(): Promise<{
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     ...(pidLine ? { pid: pidLine } : {}),
-    halt: () => run(join(bin, "pg_ctl"), ["-D", data, "-m", "immediate", "-w", "-t", "30", "stop"]),
-    resume: start,
+    halt: () => runAsync(join(bin, "pg_ctl"), ["-D", data, "-m", "immediate", "-w", "-t", "30", "stop"]),
+    resume: () => runAsync(join(bin, "pg_ctl"), startArgs),
     stop: async () => {
       try {
         run(join(bin, "pg_ctl"), ["-D", data, "-m", "fast", "-w", "-t", "30", "stop"]);

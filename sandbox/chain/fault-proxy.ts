@@ -1,6 +1,7 @@
 /**
  * A JSON-RPC proxy on loopback that stands in for the network path between the webhook and its RPC
- * node (`npm run chain`'s server here), and that a test can cut. Faults:
+ * node (`npm run chain`'s server here), or its block engine (the same server's `/api/v1/*`: the
+ * request's path is kept), and that a test can cut. Faults:
  *
  *  - "pass":           forward every call (the default);
  *  - "refuse":         stop listening: new connections are refused (ECONNREFUSED), as when the node is
@@ -70,7 +71,7 @@ export async function startFaultProxy(upstream: string, port = 0): Promise<Fault
     }
     let answer: Response;
     try {
-      answer = await fetch(upstream, {
+      answer = await fetch(new URL(req.url ?? "/", upstream), {
         method: "POST",
         headers: { "content-type": req.headers["content-type"] ?? "application/json" },
         body,

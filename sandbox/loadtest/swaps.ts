@@ -50,6 +50,10 @@ export async function runSwapPhase(opts: {
    * swap starts until it is done.
    */
   faultAt?: { at: number; delayMs?: number; fault: () => Promise<void> };
+  /** Swap i starts no earlier than `i * paceMs` after the phase's start (a steady rate, `npm run soak`). */
+  paceMs?: number;
+  /** Called as swap i's execute is handed to the operator (a fault can be aimed at a fill in flight). */
+  onExecuting?: (i: number) => void;
 }): Promise<SwapPhaseResult> {
   const client = new TakerClient(opts.operatorUrl, opts.chainUrl);
   const outcomes: Record<string, number> = {};
@@ -66,6 +70,8 @@ export async function runSwapPhase(opts: {
       await gate;
       const i = next++;
       if (i >= opts.count) return;
+      const wait = opts.paceMs ? started + i * opts.paceMs - performance.now() : 0;
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       // Worker w only ever uses takers w, w + C, ...: no two swaps in flight share a taker.
       const takers = opts.takers.filter((_, k) => k % opts.concurrency === w);
       const taker = takers[Math.floor(i / opts.concurrency) % takers.length] as Keypair;
@@ -92,6 +98,7 @@ export async function runSwapPhase(opts: {
       }
       const path = i % 2 ? "/ultra/v1/execute" : "/swap/v2/execute";
       const executing = client.execute(order.body, taker, path);
+      opts.onExecuting?.(i);
       const fault = opts.faultAt;
       if (fault && i === fault.at) {
         // The execute is on its way (the operator forwards it to /swap at once): the fault lands while

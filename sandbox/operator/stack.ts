@@ -167,6 +167,11 @@ export interface Stack {
    * ledger is closed, e.g. for `npm run report`. Resolves with how it exited (code 0: a clean shutdown).
    */
   stopWebhook(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /**
+   * With `remoteSigner`: stops the signer service with `signal` (no grace) and starts it again on the
+   * same socket; resolves once it listens.
+   */
+  restartSigner(signal: NodeJS.Signals): Promise<void>;
 }
 
 /**
@@ -322,11 +327,15 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     say(`chain     ${chainUrl}  (log ${chain.logPath})`);
 
     let signer: Child | undefined;
+    let restartSigner: Stack["restartSigner"] = async () => {
+      throw new Error("restartSigner: the stack runs no signer service (remoteSigner)");
+    };
     let signerUrl: string | undefined;
     let signerLimits: string | undefined;
     if (opts.remoteSigner) {
       const socketPath = join(dir, "signer.sock");
-      signerLimits = join(dir, "signer-limits.json");
+      const limitsPath = join(dir, "signer-limits.json");
+      signerLimits = limitsPath;
       // Generous for the sandbox: its limits are exercised by the signer's own tests. Its own prices
       // are a copy of the configuration's static ones (a real signer names a source of its own), with
       // a 1% band around each.
@@ -348,27 +357,40 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
           2,
         ),
       );
-      signer = spawnTs(
-        "signer",
-        "src/signer/main.ts",
-        {
-          SIGNER_KEYPAIR: makerPath,
-          SIGNER_SOCKET: socketPath,
-          SIGNER_LIMITS: signerLimits,
-          // Its own chain reader: blockhash validity and the lookup tables of RFQ v2 swaps.
-          SIGNER_RPC_URL: chainUrl,
-          // The issuer key is the signer's too: the webhook then holds no key of any kind.
-          ...(issued ? { SIGNER_ISSUER_KEYPAIR: issued.issuerPath } : {}),
-          ...redisEnv,
-          CONFIG: configPath,
-          LOG_LEVEL: "info",
-        },
-        join(dir, "signer.log"),
-      );
+      const spawnSigner = () =>
+        spawnTs(
+          "signer",
+          "src/signer/main.ts",
+          {
+            SIGNER_KEYPAIR: makerPath,
+            SIGNER_SOCKET: socketPath,
+            SIGNER_LIMITS: limitsPath,
+            // Its own chain reader: blockhash validity and the lookup tables of RFQ v2 swaps.
+            SIGNER_RPC_URL: chainUrl,
+            // The issuer key is the signer's too: the webhook then holds no key of any kind.
+            ...(issued ? { SIGNER_ISSUER_KEYPAIR: issued.issuerPath } : {}),
+            ...redisEnv,
+            CONFIG: configPath,
+            LOG_LEVEL: "info",
+          },
+          join(dir, "signer.log"),
+        );
+      signer = spawnSigner();
       children.push(signer);
       opts.onSpawn?.(signer);
-      closers.push(signer.stop);
+      closers.push(() => signer?.stop() ?? Promise.resolve());
       await readyOrWhy(waitForSocket(socketPath, signer), signer);
+      restartSigner = async (signal) => {
+        const old = signer as Child;
+        if (old.proc.exitCode === null && old.proc.signalCode === null) {
+          const exited = new Promise<void>((r) => old.proc.once("exit", () => r()));
+          old.proc.kill(signal);
+          await exited;
+        }
+        signer = spawnSigner();
+        children.push(signer);
+        await readyOrWhy(waitForSocket(socketPath, signer), signer);
+      };
       signerUrl = `unix://${socketPath}`;
       say(`signer    ${signerUrl}  (maker key, log ${signer.logPath})`);
     }
@@ -559,6 +581,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         await first.child.stop(webhookStopGraceMs(first.env));
         return { code: proc.exitCode, signal: proc.signalCode };
       },
+      restartSigner: (signal) => restartSigner(signal),
     };
     writeFileSync(
       join(dir, "stack.json"),

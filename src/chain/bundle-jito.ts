@@ -204,6 +204,24 @@ export class JitoBundleClient implements BundlePort {
     throw new BundleEngineUnavailableError(`no block engine listed its tip accounts: ${errors.join("; ")}`);
   }
 
+  /**
+   * Whether an engine answers now: its tip accounts asked afresh (the cache bypassed), resolved by
+   * the first engine that lists them, thrown when none does. The fill path's health probe.
+   */
+  async probe(): Promise<void> {
+    const asked = this.engines.map(async (e) => {
+      const r = await e.call("getTipAccounts", [], this.timeoutMs);
+      if (!r.ok) throw new Error(r.error);
+      if (!Array.isArray(r.result) || r.result.length === 0) throw new Error(`${e.name}: no tip accounts`);
+    });
+    try {
+      await Promise.any(asked);
+    } catch (e) {
+      const why = (e as AggregateError).errors.map((x: Error) => x.message).join("; ");
+      throw new BundleEngineUnavailableError(`no block engine answered: ${why}`);
+    }
+  }
+
   async sendBundle(txs: readonly VersionedTransaction[], opts: SendOptions = {}): Promise<BundleSendResult> {
     if (txs.length === 0 || txs.length > MAX_BUNDLE_TRANSACTIONS) {
       return {

@@ -4,18 +4,24 @@
  * under 95 %), so while a dependency of the fill is failing, quotes that depend on it are fast 404s
  * with a named reason instead of prices.
  *
- * Each dependency (the RPC, the signer service, the ledger database) is one `Dependency`, fed twice:
+ * Each dependency (the RPC, the signer service, the ledger database, the bundle engine) is one
+ * `Dependency`, fed twice:
  *
- *  - by the swap path's own calls, through the port wrappers below (`watchChain`, `watchSigner`) and
- *    the ledger writer: an answer is a success, a call that could not be answered a failure;
+ *  - by the swap path's own calls, through the port wrappers below (`watchChain`, `watchSigner`,
+ *    `watchBundles`) and the ledger writer: an answer is a success, a call that could not be answered
+ *    a failure;
  *  - by its own probe when nothing else fed it for a while (idle), so that an outage is seen without
  *    swap traffic and a recovery is seen although no quote (hence no swap) goes out while it is down.
  *
- * `refusal(permissioned)` is the quote path's one question (src/quote/service.ts): in memory, a few
- * comparisons. Entering and leaving a failure is logged once each; the state is on /ready
- * (`readiness()`), the refusals in rfq_no_quote_total{reason}.
+ * Most dependencies are on every fill's path; the bundle engine only on a bundled fill's (an issued
+ * token the maker mints or burns with the fill). `refusal({ bundled })` is the quote path's question
+ * (src/quote/service.ts, the RFQ v2 stream): in memory, a few comparisons. Entering and leaving a
+ * failure is logged once each; the state is on /ready (`readiness()` for every fill's dependencies,
+ * a condition for the bundle engine's), the refusals in rfq_no_quote_total{reason}.
  */
+import type { BundlePort } from "../chain/bundle.ts";
 import type { Blockhash, Chain, SendOptions, SimulationResult, StatusHint } from "../chain/interface.ts";
+import type { Conditions } from "../observability/conditions.ts";
 import type { Logger } from "../observability/logger.ts";
 import { type Signer, SignerRefusal } from "../signing/port.ts";
 
@@ -34,6 +40,7 @@ export const FILL_PATH_REASONS = {
   rpc: "RPC_UNAVAILABLE",
   signer: "SIGNER_UNAVAILABLE",
   ledger: "LEDGER_UNAVAILABLE",
+  bundle: "BUNDLE_UNAVAILABLE",
 } as const;
 export type FillDependency = keyof typeof FILL_PATH_REASONS;
 export type FillPathReason = (typeof FILL_PATH_REASONS)[FillDependency];
@@ -46,6 +53,8 @@ export interface DependencyOptions {
   timeoutMs: number;
   /** What this dependency is, for the 404's message ("the RPC http://..."). */
   what: string;
+  /** Only a bundled fill needs it (the bundle engine): other quotes are answered while it fails. */
+  bundledOnly?: boolean;
 }
 
 /** The fill path's answer for a quote: undefined when it can be filled. */
@@ -212,19 +221,35 @@ export class FillPathHealth {
 
   /**
    * The quote path's question: undefined when a quote can be filled, else the first failing
-   * dependency's 404. Every tracked dependency is on every fill's path.
+   * dependency's 404. `bundled`: the fill goes out in a bundle, so the bundle engine counts too.
    */
-  refusal(): FillPathRefusal | undefined {
+  refusal(opts: { bundled?: boolean } = {}): FillPathRefusal | undefined {
     for (const d of this.#deps) {
+      if (d.opts.bundledOnly && !opts.bundled) continue;
       const r = d.refusal;
       if (r) return r;
     }
     return undefined;
   }
 
-  /** /ready's entries: `fill.<dependency>`, false while it fails. */
+  /** /ready's entries for every fill's dependencies: `fill.<dependency>`, false while it fails. */
   readiness(): [name: string, probe: () => Promise<boolean>][] {
-    return this.#deps.map((d) => [`fill.${d.opts.name}`, async () => !d.failing]);
+    return this.#deps
+      .filter((d) => !d.opts.bundledOnly)
+      .map((d) => [`fill.${d.opts.name}`, async () => !d.failing]);
+  }
+
+  /**
+   * The bundle engine's state as the condition `fill.<dependency>` on /ready: listed while it fails,
+   * not blocking (the instance still fills every pair but the bundled ones).
+   */
+  report(conditions: Pick<Conditions, "watch" | "set">): void {
+    for (const d of this.#deps.filter((x) => x.opts.bundledOnly)) {
+      conditions.watch(() => {
+        const r = d.refusal;
+        conditions.set(`fill.${d.opts.name}`, r ? { detail: r.detail, blocksReady: false } : undefined);
+      });
+    }
   }
 
   /** Probes every dependency once (awaited: the state is known before serving), then keeps probing. */
@@ -307,5 +332,35 @@ export function watchSigner(signer: Signer, feed: HealthFeed): Signer {
         throw e;
       }
     },
+  };
+}
+
+/**
+ * A bundle port that reports whether the block engine answered: a bundle taken or refused is an
+ * answer; one that reached no engine, or whose fate is open, is not. Tip accounts served from the
+ * client's cache say nothing about the engine, so only a failed listing counts.
+ */
+export function watchBundles(port: BundlePort, feed: HealthFeed): BundlePort {
+  return {
+    description: port.description,
+    async getTipAccounts() {
+      const started = Date.now();
+      try {
+        return await port.getTipAccounts();
+      } catch (e) {
+        feed.fail(e, started);
+        throw e;
+      }
+    },
+    async sendBundle(txs, opts) {
+      const started = Date.now();
+      const r = await port.sendBundle(txs, opts);
+      if (r.ok || r.reached === "refused") feed.ok(started);
+      else feed.fail(r.error, started);
+      return r;
+    },
+    // A status left unknown may be the chain's blockhash check failing: the probe judges the engine.
+    getBundleStatus: (bundleId, hint) => port.getBundleStatus(bundleId, hint),
+    close: () => port.close(),
   };
 }

@@ -33,7 +33,10 @@ export type DeclineReason =
   | "TAKER_FLAGGED"
   /** Toxic-flow controls: the taker is on the deny list. */
   | "TAKER_DENIED"
-  /** A dependency of the fill is failing (src/health/fill-path.ts): the RPC, the signer service, the ledger. */
+  /**
+   * A dependency of the fill is failing (src/health/fill-path.ts): the RPC, the signer service, the
+   * ledger, or (for an issued token minted or burned with its fill) the bundle engine.
+   */
   | FillPathReason;
 
 // A Record over the union: a reason added to DeclineReason and not listed here fails the type-check.
@@ -65,6 +68,7 @@ const DECLINE_REASON_SET: Record<DeclineReason, true> = {
   RPC_UNAVAILABLE: true,
   SIGNER_UNAVAILABLE: true,
   LEDGER_UNAVAILABLE: true,
+  BUNDLE_UNAVAILABLE: true,
 };
 /** Every DeclineReason, for the no-quote counter's series at 0 from the start. */
 export const DECLINE_REASONS = Object.keys(DECLINE_REASON_SET) as DeclineReason[];
@@ -202,6 +206,9 @@ export class QuoteService {
     if (issued?.need && issuance?.unavailable) {
       return { ok: false, reason: "ISSUANCE_UNAVAILABLE", detail: issuance.unavailable };
     }
+    // A mint or burn goes out in one bundle with the fill: the block engine is on this fill's path.
+    const unbundled = issued?.need ? this.deps.fillPath?.refusal({ bundled: true }) : undefined;
+    if (unbundled) return unbundled;
     // A minted output is not held: the inventory still checks freshness, SOL for fees and the input leg.
     const minted = issued?.need?.direction === "mint";
     if (this.deps.inventory) {

@@ -4,7 +4,8 @@
  * checks of fill.ts and the inventory's own check and reservation, shared with the webhook.
  *
  * Levels are sent when they change and at least every `rfqV2.refreshSeconds`; a pair the book will not
- * price (pause, pair switch, stale price) or the inventory cannot carry is withdrawn at once: its sets
+ * price (pause, pair switch, stale price), the inventory cannot carry or the fill path cannot fill (a
+ * dependency of the fill failing, src/health/fill-path.ts) is withdrawn at once: its sets
  * are forgotten, so any swap on them is refused while the operator still shows them.
  *
  * A swap is judged by the rules every signing path shares (src/policy/): the taker's standing and an
@@ -19,6 +20,7 @@ import type { QuotingBook } from "../../pricing/book.ts";
 import type { Controls } from "../../pricing/controls/interface.ts";
 import type { Chain } from "../chain/interface.ts";
 import { messageBytesHash } from "../fill/validate.ts";
+import type { FillPathHealth } from "../health/fill-path.ts";
 import type { IssuanceNeed, IssuancePolicies } from "../issuance/policy.ts";
 import type { Logger } from "../observability/logger.ts";
 import { bindMessageOnce } from "../policy/messages.ts";
@@ -72,6 +74,11 @@ export interface RfqV2ServiceDeps {
   takers?: Pick<TakerStanding, "standing">;
   /** The tokens the maker issues (config `issuance`): holder rules, switches, per-fill and daily caps. */
   issuance?: { policies: IssuancePolicies; usage: IssuanceUsage };
+  /**
+   * Whether a swap can be filled right now (src/health/fill-path.ts, the one /quote asks): while a
+   * dependency of every fill fails, every pair is withdrawn, as a quote is declined.
+   */
+  fillPath?: Pick<FillPathHealth, "refusal">;
 }
 
 /** How long after a set's validity a v2 reservation lapses on its own, ms. */
@@ -166,7 +173,13 @@ export class RfqV2Service {
   publish(force = false): void {
     const { config, book, metrics, log } = this.deps;
     const now = this.now();
+    // A v2 swap moves held inventory, never a bundle: the block engine is not on its path.
+    const unfillable = this.deps.fillPath?.refusal();
     for (const [, pair] of this.pairs) {
+      if (unfillable) {
+        this.withdraw(pair.pairKey, unfillable.reason, unfillable.detail);
+        continue;
+      }
       const ladders = book.ladders(pair.pairKey);
       if (!ladders.ok) {
         this.withdraw(pair.pairKey, ladders.reason, ladders.detail);

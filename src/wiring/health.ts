@@ -1,11 +1,20 @@
 /**
  * Whether the swap path can fill right now (src/health/): what a fill needs beyond this process, the
- * RPC (a remote chain), the signer service and the ledger's database, each watched on the swap path's
+ * RPC (a remote chain), the signer service, the ledger's database and, for an issued token's bundled
+ * fill, the block engine, each watched on the swap path's
  * own calls and probed when idle. The quote path declines (a fast 404 naming the dependency) while one
  * is failing. Wall time, not the service clock: probe intervals and timeouts are real time (tests move
  * the clock).
  */
-import { type Dependency, FillPathHealth, watchChain, watchSigner } from "../health/fill-path.ts";
+import { JitoBundleClient } from "../chain/bundle-jito.ts";
+import type { MadeBundlePort } from "../chain/make.ts";
+import {
+  type Dependency,
+  FillPathHealth,
+  watchBundles,
+  watchChain,
+  watchSigner,
+} from "../health/fill-path.ts";
 import type { Ledger } from "../ledger/ledger.ts";
 import { RemoteSigner } from "../signing/remote.ts";
 import type { WiredChain } from "./chain.ts";
@@ -23,6 +32,8 @@ export interface WiredHealth {
   /** The chain and the signer the swap path uses: watched, so that their failures count. */
   chain: WiredChain["chain"];
   signer: WiredKeys["signer"];
+  /** The bundle port the issuance uses: a block engine's client watched, so that its failures count. */
+  bundles: MadeBundlePort;
   /** The ledger database's dependency, once the ledger is open (a PostgreSQL server only). */
   ledger: Dependency | undefined;
 }
@@ -48,10 +59,23 @@ export function wireHealth(w: Wiring, keys: WiredKeys, chain: WiredChain): Wired
           probe: () => signer.keys(),
         })
       : undefined;
+  // A remote block engine only (the local one runs in this process); the RPC's thresholds: another remote JSON-RPC endpoint.
+  const made = chain.bundles;
+  const engine =
+    made.port instanceof JitoBundleClient
+      ? fillPath.track({
+          name: "bundle",
+          what: `the bundle engine (${made.port.description})`,
+          timeoutMs: FILL_PROBE_TIMEOUT_MS,
+          probe: () => (made.port as JitoBundleClient).probe(),
+          bundledOnly: true,
+        })
+      : undefined;
   return {
     fillPath,
     chain: rpc ? watchChain(chain.chain, rpc) : chain.chain,
     signer: remote ? watchSigner(signer, remote) : signer,
+    bundles: engine && made.port ? { port: watchBundles(made.port, engine), note: made.note } : made,
     ledger: undefined,
   };
 }

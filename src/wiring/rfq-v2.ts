@@ -12,6 +12,7 @@ import type { RfqV2Service } from "../rfq-v2/service.ts";
 import { rfqV2Settings } from "../rfq-v2/settings.ts";
 import { RemoteSigner } from "../signing/remote.ts";
 import type { WiredChain } from "./chain.ts";
+import type { WiredHealth } from "./health.ts";
 import type { Wiring } from "./options.ts";
 import type { WiredKeys } from "./signer.ts";
 import type { WiredState } from "./state.ts";
@@ -20,7 +21,14 @@ import type { WiredSwap } from "./swap.ts";
 export async function wireRfqV2(
   w: Wiring,
   ledger: Promise<Ledger> | undefined,
-  deps: { book: QuotingBook; keys: WiredKeys; chain: WiredChain; state: WiredState; swap: WiredSwap },
+  deps: {
+    book: QuotingBook;
+    keys: WiredKeys;
+    chain: WiredChain;
+    state: WiredState;
+    swap: WiredSwap;
+    health: WiredHealth;
+  },
 ): Promise<RfqV2Service | undefined> {
   const { config, log, now } = w;
   const settings = w.given.rfqV2 === false ? undefined : rfqV2Settings(config.env, config.file.rfqV2.pairs);
@@ -56,7 +64,9 @@ export async function wireRfqV2(
     settings,
     book: deps.book,
     inventory: deps.state.inventory,
-    signer,
+    // Watched: a v2 signature the signer service cannot give counts in the fill path's health too.
+    signer: deps.health.signer,
+    fillPath: deps.health.fillPath,
     chain: deps.chain.chain,
     log: v2Log,
     metrics: rfqV2Metrics(w.metrics.registry),

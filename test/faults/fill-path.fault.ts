@@ -4,11 +4,14 @@
  * fill-path health (src/health/fill-path.ts) must see each fault on its own probes and turn quotes
  * into fast 404s `RPC_UNAVAILABLE` (counted in rfq_no_quote_total, /ready naming `fill.rpc`, one log
  * line entering and one leaving), then price again within a second of the RPC answering again.
+ * The block engine (BUNDLE_URL, behind its own proxy) the same way, for the quotes that need it only
+ * (an issued token minted with its fill): `BUNDLE_UNAVAILABLE`, other pairs priced throughout.
  * Figures: how long each fault took to be seen, the slowest 404 while it lasted, time to recover.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { ProxyFault } from "../../sandbox/chain/fault-proxy.ts";
 import { startPostgres } from "../../tooling/processes.ts";
+import { MINT } from "../support/config.ts";
 import { logLines } from "../support/process.ts";
 import { report } from "./load.ts";
 import { API_KEY, type FaultStack, faultStack, metric, quoteRequest } from "./stack.ts";
@@ -19,8 +22,11 @@ afterEach(async () => {
   stack = undefined;
 });
 
-/** One quote as the operator sends it: its status, message and how long it took to answer. */
-async function quote(s: FaultStack): Promise<{ status: number; message: string; ms: number }> {
+/** One quote as the operator sends it (`body`: a small USDC -> SOL by default): its status, message and time. */
+async function quote(
+  s: FaultStack,
+  body: Record<string, unknown> = quoteRequest(),
+): Promise<{ status: number; message: string; ms: number }> {
   const t0 = Date.now();
   const res = await fetch(`${s.url}/quote`, {
     method: "POST",
@@ -30,21 +36,22 @@ async function quote(s: FaultStack): Promise<{ status: number; message: string; 
       "x-request-start": String(t0),
       "x-request-timeout": "250",
     },
-    body: JSON.stringify(quoteRequest()),
+    body: JSON.stringify(body),
   });
-  const body = (await res.json()) as { message?: string };
-  return { status: res.status, message: body.message ?? "", ms: Date.now() - t0 };
+  const answer = (await res.json()) as { message?: string };
+  return { status: res.status, message: answer.message ?? "", ms: Date.now() - t0 };
 }
 
 /** Quotes every 25 ms until `until` says stop (or 15 s); every answer seen. */
 async function quoteUntil(
   s: FaultStack,
   until: (q: { status: number; message: string }) => boolean,
+  body: () => Record<string, unknown> = quoteRequest,
 ): Promise<{ answers: { status: number; message: string; ms: number }[]; at: number }> {
   const answers: { status: number; message: string; ms: number }[] = [];
   const end = Date.now() + 15_000;
   for (;;) {
-    const q = await quote(s);
+    const q = await quote(s, body());
     answers.push(q);
     if (until(q) || Date.now() > end) return { answers, at: Date.now() };
     await new Promise((r) => setTimeout(r, 25));
@@ -54,7 +61,9 @@ async function quoteUntil(
 /**
  * One outage: `cut` it, quote until the first 404 naming `reason`, then 10 more (each a fast 404 with
  * the reason, counted, /ready's `fill.<dependency>` false), `restore` it, and quote until priced.
- * Returns the figures; `restore` resolves at the moment the dependency answers again.
+ * Returns the figures; `restore` resolves at the moment the dependency answers again. With `only`,
+ * the dependency is on some fills' path only: `body` asks for one of those, and a quote for any other
+ * pair is priced throughout; /ready lists the condition `fill.<dependency>` and stays 200.
  */
 async function outage(
   s: FaultStack,
@@ -65,30 +74,49 @@ async function outage(
     what: string;
     cut: () => Promise<void>;
     restore: () => Promise<void>;
+    only?: { body: () => Record<string, unknown> };
   },
 ): Promise<string> {
+  const body = o.only?.body ?? quoteRequest;
   const before = await metric(s, "rfq_no_quote_total", { reason: o.reason });
   await o.cut();
   const cutAt = Date.now();
-  const down = await quoteUntil(s, (q) => q.status === 404 && q.message.includes(o.reason));
+  const down = await quoteUntil(s, (q) => q.status === 404 && q.message.includes(o.reason), body);
   const seenMs = down.at - cutAt;
   const held: { status: number; message: string; ms: number }[] = [];
-  for (let i = 0; i < 10; i++) held.push(await quote(s));
+  const others: { status: number; message: string; ms: number }[] = [];
+  for (let i = 0; i < 10; i++) {
+    held.push(await quote(s, body()));
+    if (o.only) others.push(await quote(s));
+  }
   const ready = await fetch(`${s.opsUrl}/ready`);
-  const readyBody = (await ready.json()) as { checks?: Record<string, boolean> };
+  const readyBody = (await ready.json()) as {
+    checks?: Record<string, boolean>;
+    conditions?: Record<string, string>;
+  };
   const counted = (await metric(s, "rfq_no_quote_total", { reason: o.reason })) - before;
 
   await o.restore();
   const backAt = Date.now();
-  const back = await quoteUntil(s, (q) => q.status === 200);
+  const back = await quoteUntil(s, (q) => q.status === 200, body);
   const recoveredMs = back.at - backAt;
 
   expect(held.map((q) => q.status)).toEqual(held.map(() => 404));
   expect(held.every((q) => q.message.includes(o.reason))).toBe(true);
   expect(Math.max(...held.map((q) => q.ms))).toBeLessThan(250);
   expect(counted).toBeGreaterThanOrEqual(held.length);
-  expect(ready.status).toBe(503);
-  expect(readyBody.checks?.[`fill.${o.dependency}`]).toBe(false);
+  if (o.only) {
+    // The other pairs are filled without it: priced throughout, and the instance stays in rotation.
+    expect(
+      others.map((q) => q.status),
+      `${o.what}: other pairs' quotes`,
+    ).toEqual(others.map(() => 200));
+    expect(ready.status).toBe(200);
+    expect(readyBody.conditions?.[`fill.${o.dependency}`]).toContain(o.reason);
+  } else {
+    expect(ready.status).toBe(503);
+    expect(readyBody.checks?.[`fill.${o.dependency}`]).toBe(false);
+  }
   expect(back.answers.at(-1)?.status).toBe(200);
   // The contract's figure: priced again within one second of the dependency answering.
   expect(recoveredMs, `${o.what}: first priced quote after recovery (ms)`).toBeLessThan(1_000);
@@ -176,5 +204,31 @@ describe("fault: a dependency of the fill failing with no swap traffic", () => {
       stack = undefined;
       await pg.stop();
     }
+  });
+
+  it("turns quotes of the issued token (minted with the fill in a bundle) into fast BUNDLE_UNAVAILABLE 404s while the block engine stalls, answers 503 or drops connections, other pairs priced throughout, and prices it again within 1 s of recovery", {
+    timeout: 180_000,
+  }, async () => {
+    const s = await faultStack({ env: { LOG_LEVEL: "info" }, issuedToken: true });
+    stack = s;
+    const bundleProxy = s.bundleProxy as NonNullable<FaultStack["bundleProxy"]>;
+    // 10 TBILL bought with USDC: the maker holds none, so it is minted in the fill's bundle.
+    const buy = () =>
+      quoteRequest({ tokenIn: MINT.USDC, tokenOut: s.issuedMint, amount: "10000000", quoteType: "exactOut" });
+    expect((await quote(s, buy())).status).toBe(200);
+    const faults: ProxyFault[] = ["blackhole", "unavailable", "reset-before"];
+    const figures: Record<string, string> = {};
+    for (const fault of faults) {
+      figures[fault] = await outage(s, {
+        reason: "BUNDLE_UNAVAILABLE",
+        dependency: "bundle",
+        what: `block engine ${fault}`,
+        cut: () => bundleProxy.set(fault),
+        restore: () => bundleProxy.set("pass"),
+        only: { body: buy },
+      });
+    }
+    report("the block engine failing with no swap traffic", figures);
+    expectOneLineEach(s, faults.length);
   });
 });

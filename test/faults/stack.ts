@@ -2,7 +2,8 @@
  * The production-shaped stack the fault suite breaks, all on loopback:
  *
  *   this process: a LocalChain behind the JSON-RPC server (`npm run chain`'s server), a fault proxy
- *                 in front of it (sandbox/chain/fault-proxy.ts), the operator's side (quotes, fills)
+ *                 in front of it (sandbox/chain/fault-proxy.ts), the operator's side (quotes, fills);
+ *                 with `issuedToken`, a second proxy in front of the same server's block engine API
  *   child:        a redis-server of its own (killable, persistence on or off)
  *   child:        the webhook, `node --import tsx src/main.ts` in production mode (REDIS_URL, RPC_URL
  *                 through the proxy, MAKER_KEYPAIR, API_KEY), signals delivered to node itself
@@ -16,20 +17,21 @@ import { Keypair, PublicKey, type VersionedTransaction } from "@solana/web3.js";
 import { type FaultProxy, startFaultProxy } from "../../sandbox/chain/fault-proxy.ts";
 import { type RpcServer, startRpcServer } from "../../sandbox/chain/rpc-server.ts";
 import { buildFillTransaction, fillAmountsFromQuote } from "../../sandbox/fill/builder.ts";
+import { withIssuedToken } from "../../sandbox/operator/issued-token.ts";
 import { LocalChain } from "../../src/chain/local/index.ts";
 import { fundTaker, seedFromConfig } from "../../src/chain/local/seed.ts";
 import type { QuoteResponse } from "../../src/contract/quote.ts";
 import type { StoredQuote } from "../../src/quote-store/interface.ts";
 import { metricSum } from "../../tooling/metrics.ts";
 import { freePort } from "../../tooling/processes.ts";
-import { MINT, testConfig } from "../support/config.ts";
+import { type KillableRedis, killableRedis } from "../../tooling/redis-server.ts";
+import { defaultFileConfig, MINT, testConfig } from "../support/config.ts";
 import {
   type CapturedProcess,
   startSignerProcess,
   startWebhook,
   type WebhookProcess,
 } from "../support/process.ts";
-import { type KillableRedis, killableRedis } from "../support/redis-server.ts";
 
 export const API_KEY = "fault-suite-api-key-0123456789";
 
@@ -38,6 +40,9 @@ export interface FaultStack {
   chain: LocalChain;
   rpc: RpcServer;
   proxy: FaultProxy;
+  /** With `issuedToken`: the proxy in front of the block engine (BUNDLE_URL), and the token's mint. */
+  bundleProxy?: FaultProxy;
+  issuedMint?: string;
   maker: Keypair;
   /** The operator's base URL (PORT) and the operations one (ADMIN_PORT). */
   url: string;
@@ -51,7 +56,17 @@ export interface FaultStack {
 }
 
 export async function faultStack(
-  opts: { persistence?: boolean; drainMs?: number; env?: Record<string, string>; signer?: boolean } = {},
+  opts: {
+    persistence?: boolean;
+    drainMs?: number;
+    env?: Record<string, string>;
+    signer?: boolean;
+    /**
+     * The sandbox's permissioned token (sandbox/operator/issued-token.ts): TBILL, minted just in time
+     * by the issuer key (ISSUER_KEYPAIR) in a bundle sent to the block engine through `bundleProxy`.
+     */
+    issuedToken?: boolean;
+  } = {},
 ): Promise<FaultStack> {
   const dir = mkdtempSync(join(tmpdir(), "rfq-faults-"));
   const redis = await killableRedis({ persistence: opts.persistence ?? false });
@@ -59,10 +74,20 @@ export async function faultStack(
   const keyFile = join(dir, "maker.json");
   writeFileSync(keyFile, JSON.stringify(Array.from(maker.secretKey)));
   chmodSync(keyFile, 0o600);
+  const issued = opts.issuedToken
+    ? withIssuedToken(defaultFileConfig(), { dir, holders: [Keypair.generate().publicKey], burnOnSell: true })
+    : undefined;
   const chain = LocalChain.create();
-  seedFromConfig(chain, testConfig().file, maker.publicKey);
+  seedFromConfig(
+    chain,
+    issued?.config ?? testConfig().file,
+    maker.publicKey,
+    issued ? { issuer: new PublicKey(issued.issued.issuer) } : {},
+  );
   const rpc = await startRpcServer(chain, { port: 0 });
   const proxy = await startFaultProxy(rpc.url);
+  const bundleProxy = issued ? await startFaultProxy(rpc.bundleUrl) : undefined;
+  if (issued) writeFileSync(join(dir, "config.json"), JSON.stringify(issued.config));
   const port = await freePort();
   const adminPort = await freePort();
   const signer = opts.signer ? await signerService(dir, keyFile, redis.url, rpc.url) : undefined;
@@ -80,6 +105,13 @@ export async function faultStack(
     // No fill ledger (it has its own suite): the embedded one would live in the repository's data/.
     LEDGER: "off",
     SHUTDOWN_DRAIN_MS: String(opts.drainMs ?? 1_000),
+    ...(issued && bundleProxy
+      ? {
+          CONFIG: join(dir, "config.json"),
+          ISSUER_KEYPAIR: issued.issued.issuerPath,
+          BUNDLE_URL: bundleProxy.url,
+        }
+      : {}),
     ...opts.env,
   };
   if (signer) {
@@ -92,6 +124,7 @@ export async function faultStack(
     chain,
     rpc,
     proxy,
+    ...(bundleProxy && issued ? { bundleProxy, issuedMint: issued.issued.mint } : {}),
     maker,
     url: `http://127.0.0.1:${port}`,
     opsUrl: `http://127.0.0.1:${adminPort}`,
@@ -120,6 +153,7 @@ export async function faultStack(
       await stack.webhook?.exited;
       await signer?.stop("SIGKILL");
       await proxy.close();
+      await bundleProxy?.close();
       await rpc.close();
       await redis.stop();
       rmSync(dir, { recursive: true, force: true });

@@ -6,6 +6,7 @@
  */
 import { Keypair, type VersionedTransaction } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
+import type { BundlePort, BundleSendResult } from "../../src/chain/bundle.ts";
 import type { Chain, SendResult } from "../../src/chain/interface.ts";
 import {
   type Dependency,
@@ -14,9 +15,11 @@ import {
   IDLE_PROBE_MS,
   TRIP_AFTER_FAILURES,
   TRUST_AFTER_SUCCESSES,
+  watchBundles,
   watchChain,
   watchSigner,
 } from "../../src/health/fill-path.ts";
+import { Conditions } from "../../src/observability/conditions.ts";
 import { createLogger } from "../../src/observability/logger.ts";
 import { SignerRefusal } from "../../src/signing/port.ts";
 
@@ -135,6 +138,41 @@ describe("fill path health: thresholds", () => {
   });
 });
 
+describe("fill path health: the bundle engine, on a bundled fill's path only", () => {
+  it("refuses only a bundled fill while the bundle engine fails; /ready lists it as a condition that does not block, not as a check", async () => {
+    const b = bed();
+    await b.rpc.probe();
+    const engine = b.health.track({
+      name: "bundle",
+      what: "the bundle engine (test)",
+      timeoutMs: 1_000,
+      probe: async () => {},
+      bundledOnly: true,
+    });
+    await engine.probe();
+    const conditions = new Conditions();
+    b.health.report(conditions);
+    expect(b.health.readiness().map(([name]) => name)).toEqual(["fill.rpc"]);
+    for (let i = 0; i < TRIP_AFTER_FAILURES; i++) engine.fail(new Error("HTTP 503"));
+    expect(b.health.refusal()).toBeUndefined();
+    expect(b.health.refusal({ bundled: true })?.reason).toBe("BUNDLE_UNAVAILABLE");
+    conditions.refresh();
+    expect(conditions.list()).toEqual([
+      expect.objectContaining({
+        name: "fill.bundle",
+        blocksReady: false,
+        detail: expect.stringContaining("HTTP 503"),
+      }),
+    ]);
+    // The RPC is on every fill's path, a bundled one's too.
+    for (let i = 0; i < TRUST_AFTER_SUCCESSES; i++) engine.ok();
+    for (let i = 0; i < TRIP_AFTER_FAILURES; i++) b.rpc.fail(new Error("down"));
+    expect(b.health.refusal({ bundled: true })?.reason).toBe("RPC_UNAVAILABLE");
+    conditions.refresh();
+    expect(conditions.list()).toEqual([]);
+  });
+});
+
 describe("fill path health: what the port wrappers count as an answer", () => {
   const tx = {} as VersionedTransaction;
   function fed() {
@@ -197,5 +235,31 @@ describe("fill path health: what the port wrappers count as an answer", () => {
       await Promise.resolve(signer.sign(tx, { quoteId: "q" })).catch(() => {});
       expect(seen).toEqual([want]);
     }
+  });
+
+  it("a bundle taken or refused by an engine is an answer; one that reached none, or may have, is not; a failed tip listing is not", async () => {
+    for (const [result, want] of [
+      [{ ok: true, bundleId: "b" }, "ok"],
+      [{ ok: false, error: "bundle refused", reached: "refused" }, "ok"],
+      [{ ok: false, error: "ECONNREFUSED", reached: "no" }, "fail"],
+      [{ ok: false, error: "no answer within 1000 ms", reached: "unknown", bundleId: "b" }, "fail"],
+    ] as const) {
+      const { seen, feed } = fed();
+      const port = {
+        description: "test",
+        sendBundle: async () => result as BundleSendResult,
+      } as unknown as BundlePort;
+      await watchBundles(port, feed).sendBundle([tx]);
+      expect(seen, JSON.stringify(result)).toEqual([want]);
+    }
+    const { seen, feed } = fed();
+    const port = {
+      description: "test",
+      getTipAccounts: async () => {
+        throw new Error("no block engine listed its tip accounts");
+      },
+    } as unknown as BundlePort;
+    await expect(watchBundles(port, feed).getTipAccounts()).rejects.toThrow("tip accounts");
+    expect(seen).toEqual(["fail"]);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * Redis going away under the webhook, with the Redis client exactly as production makes it
  * (src/redis/client.ts: no offline queue, short command timeout, bounded retries) against a real
- * redis-server of this file's own that it kills, freezes and restarts (test/support/redis-server.ts).
+ * redis-server of this file's own that it kills, freezes and restarts (tooling/redis-server.ts).
  *
  * Pinned: a quote is a 404 with a reason, answered before the operator's deadline, never a 5xx;
  * the circuit opens after repeated failures and a frozen store costs no more waiting; an outage is
@@ -11,9 +11,9 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { createRedisClient, waitReady } from "../../src/redis/client.ts";
+import { type KillableRedis, killableRedis } from "../../tooling/redis-server.ts";
 import { type CountingSigner, type Harness, inProcess, postSwap } from "../support/harness.ts";
 import { jsonPost, quoteBody, readJson } from "../support/quotes.ts";
-import { type KillableRedis, killableRedis } from "../support/redis-server.ts";
 import { faultyHarness, signedJupFill } from "../swap/setup.ts";
 
 let server: KillableRedis;

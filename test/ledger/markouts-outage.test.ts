@@ -15,8 +15,8 @@ import { createLogger } from "../../src/observability/logger.ts";
 import { Metrics } from "../../src/observability/metrics.ts";
 import { createRedisClient, type RedisClient } from "../../src/redis/client.ts";
 import { metricSum } from "../../tooling/metrics.ts";
+import { type KillableRedis, killableRedis } from "../../tooling/redis-server.ts";
 import { testConfig } from "../support/config.ts";
-import { type KillableRedis, killableRedis } from "../support/redis-server.ts";
 
 const source: PriceSource = {
   name: "static",

@@ -4,7 +4,9 @@
  * operator's stand-in: after a pause, a pair switch, a stale price and an empty inventory the stream
  * sends nothing more for the pair (there is no withdraw message and an empty book is refused), so the
  * last set the operator holds lives until its timestamp + quote_expiry_time. Each test reads that
- * from the set the stand-in holds and pins it at most 10 s after the withdrawal.
+ * from the set the stand-in holds and pins it at most 10 s after the withdrawal. A dependency of the
+ * fill failing (the fill path's health, the object /quote asks) withdraws every pair the same way,
+ * and the levels come back within one refresh of its recovery.
  */
 import { Keypair } from "@solana/web3.js";
 import { Registry } from "prom-client";
@@ -15,6 +17,7 @@ import { QuotingBook } from "../../pricing/book.ts";
 import { MemoryControls } from "../../pricing/controls/memory.ts";
 import type { PriceSource } from "../../pricing/interface.ts";
 import { RfqV2StandIn } from "../../sandbox/rfq-v2/server.ts";
+import { FillPathHealth } from "../../src/health/fill-path.ts";
 import { createLogger } from "../../src/observability/logger.ts";
 import { MemoryQuoteStore } from "../../src/quote-store/memory.ts";
 import { rfqV2Metrics } from "../../src/rfq-v2/metrics.ts";
@@ -59,7 +62,7 @@ function feed(mids: Record<string, { num: bigint; den: bigint }>) {
 }
 
 /** The maker's service streaming SOL/USDC and JUP/USDC with the default rfqV2 settings. */
-async function stream(sources?: ReadonlyMap<string, PriceSource>) {
+async function stream(sources?: ReadonlyMap<string, PriceSource>, fillPath?: FillPathHealth) {
   // Only the pairs: the expiry and the refresh are the defaults under test.
   const w = makeWorld((f) => ({ ...f, rfqV2: { ...f.rfqV2, pairs: ["SOL/USDC", "JUP/USDC"] } }));
   const standIn = new RfqV2StandIn({ makers: [{ makerId: MAKER_ID, token: TOKEN }], heartbeatMs: 60_000 });
@@ -82,6 +85,7 @@ async function stream(sources?: ReadonlyMap<string, PriceSource>) {
     metrics: rfqV2Metrics(registry),
     client: { backoff: { initialMs: 50, maxMs: 200 } },
     controls,
+    ...(fillPath ? { fillPath } : {}),
   });
   closers.push(() => service.close());
   await service.start();
@@ -216,5 +220,60 @@ describe("with the default settings, the operator holds a withdrawn level set at
     expect(withdrawn).toContainEqual(
       expect.objectContaining({ labels: expect.objectContaining({ pair: "SOL/USDC" }) }),
     );
+  });
+
+  it("while a dependency of the fill fails (the fill path's health): every pair is sent nothing more, each held set expires at most 10 s after it was seen failing; the levels are sent again within one refresh of its recovery", async () => {
+    let down = false;
+    let recoveredAt = 0;
+    const health = new FillPathHealth({ log: createLogger("silent") });
+    // The signer service as the fill path sees it: its probe answers or not (the real thresholds and timing).
+    const signer = health.track({
+      name: "signer",
+      what: "the signer service (test)",
+      timeoutMs: 1_000,
+      probe: async () => {
+        if (down) throw new Error("connect ECONNREFUSED signer.sock");
+      },
+    });
+    await health.start();
+    closers.push(() => health.close());
+    const s = await stream(undefined, health);
+    down = true;
+    await until(() => signer.failing, "the signer seen failing", 3_000);
+    const failingAt = Date.now();
+    await until(
+      () =>
+        s.service.streamed.valid("SOL/USDC").length === 0 &&
+        s.service.streamed.valid("JUP/USDC").length === 0,
+      "both pairs withdrawn",
+      2_000,
+    );
+    const mark = s.standIn.updates.length;
+    // More than a tick (1 s): nothing is sent for either pair while it fails.
+    await sleep(1_500);
+    expect(s.accepted(mark)).toEqual([]);
+    const h = heldAfter(s, failingAt);
+    expect(h.windowMs).toBeLessThanOrEqual(OPERATOR_MINIMUM_S * 1000);
+    const jupHeld = s.held(MINT.JUP)!.quote.sequence_number;
+    const withdrawn = (await s.registry.getSingleMetric("rfq_v2_withdrawals_total")!.get()).values;
+    for (const pair of ["SOL/USDC", "JUP/USDC"]) {
+      expect(withdrawn).toContainEqual(
+        expect.objectContaining({ labels: { pair, reason: "SIGNER_UNAVAILABLE" }, value: 1 }),
+      );
+    }
+
+    down = false;
+    recoveredAt = Date.now();
+    const refreshMs = s.w.config.file.rfqV2.refreshSeconds * 1000;
+    await until(
+      () =>
+        s.held(MINT.SOL)!.quote.sequence_number !== h.sequence &&
+        s.held(MINT.JUP)!.quote.sequence_number !== jupHeld,
+      "both pairs streamed again",
+      refreshMs,
+    );
+    expect(Date.now() - recoveredAt).toBeLessThanOrEqual(refreshMs);
+    expect(s.service.streamed.valid("SOL/USDC")).not.toEqual([]);
+    expect(s.service.streamed.valid("JUP/USDC")).not.toEqual([]);
   });
 });

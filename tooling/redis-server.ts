@@ -1,7 +1,7 @@
 /**
- * A redis-server of the test's own, on a free loopback port, that the test may kill (SIGKILL), freeze
- * (SIGSTOP, a server that accepts but never answers) and start again on the same port, with or
- * without its data. Never the shared test Redis (REDIS_URL) and never the machine's default one.
+ * A redis-server of its own (a test's, the soak's), on a free loopback port, that its user may kill
+ * (SIGKILL), freeze (SIGSTOP, a server that accepts but never answers) and start again on the same
+ * port, with or without its data. Never the shared test Redis (REDIS_URL) and never the machine's default one.
  *
  * With `persistence`, every write is appended and fsynced (`appendonly yes`, `appendfsync always`), so
  * a SIGKILL loses nothing; without it, a restart comes back empty.
@@ -10,7 +10,7 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort } from "../../tooling/processes.ts";
+import { freePort } from "./processes.ts";
 
 export interface KillableRedis {
   url: string;
