@@ -35,7 +35,13 @@ import {
   startsWith,
   sweep,
 } from "../program/rfq-v2.ts";
-import { V2RejectCode } from "./codes.ts";
+import {
+  FillRejectCode,
+  type Refusal,
+  type RefusalCode,
+  type Refused,
+  V2RejectCode,
+} from "../refusal/codes.ts";
 import type { StreamedSet } from "./streamed.ts";
 
 /** Indexes inside the leg block (after the RFQ v2 program at 0). */
@@ -66,8 +72,8 @@ export interface V2Leg extends RouteV2Data {
   input: "first" | "mid-chain";
 }
 
-const PROBLEM_CODE: Record<RouteV2Problem, V2RejectCode> = {
-  malformed: V2RejectCode.V2_MALFORMED_TRANSACTION,
+const PROBLEM_CODE: Record<RouteV2Problem, RefusalCode> = {
+  malformed: FillRejectCode.MALFORMED_TRANSACTION,
   unreadable: V2RejectCode.V2_ROUTE_UNREADABLE,
   "not-found": V2RejectCode.V2_ROUTE_NOT_FOUND,
 };
@@ -102,30 +108,26 @@ export type V2Verdict =
       /** Base atoms traded. */
       baseAmount: bigint;
     }
-  | { ok: false; code: V2RejectCode; detail: string };
+  | Refused;
 
-const refuse = (code: V2RejectCode, detail: string): V2Verdict => ({ ok: false, code, detail });
+const refuse = (code: RefusalCode, context: string): V2Verdict => ({ ok: false, code, context });
 
 /** Decodes base64 into a transaction, or a refusal. */
-export function decodeSwapTransaction(
-  base64: string,
-): VersionedTransaction | { code: V2RejectCode; detail: string } {
+export function decodeSwapTransaction(base64: string): VersionedTransaction | Refusal {
   try {
     const bytes = Buffer.from(base64, "base64");
     if (bytes.length === 0) throw new Error("empty");
     return VersionedTransaction.deserialize(bytes);
   } catch (err) {
     return {
-      code: V2RejectCode.V2_MALFORMED_TRANSACTION,
-      detail: `cannot read the transaction: ${(err as Error).message}`,
+      code: FillRejectCode.MALFORMED_TRANSACTION,
+      context: `cannot read the transaction: ${(err as Error).message}`,
     };
   }
 }
 
 /** What the structure alone says: the leg, its pair, the route instruction's index. */
-export type V2RouteVerdict =
-  | { ok: true; leg: V2Leg; pair: V2Pair; routeIndex: number }
-  | { ok: false; code: V2RejectCode; detail: string };
+export type V2RouteVerdict = { ok: true; leg: V2Leg; pair: V2Pair; routeIndex: number } | Refused;
 
 /**
  * The structural checks, which need no streamed state (the signer service runs them too): the
@@ -135,7 +137,7 @@ export type V2RouteVerdict =
 export function checkV2Route(
   input: Pick<V2CheckInput, "tx" | "accountKeys" | "maker" | "pairs">,
 ): V2RouteVerdict {
-  const refuse = (code: V2RejectCode, detail: string): V2RouteVerdict => ({ ok: false, code, detail });
+  const refuse = (code: RefusalCode, context: string): V2RouteVerdict => ({ ok: false, code, context });
   const { tx, maker, accountKeys } = input;
   const msg = tx.message;
   const header = msg.header;
@@ -167,7 +169,7 @@ export function checkV2Route(
   for (const ix of ixs) {
     if (ix.programIdIndex >= accountKeys.length || ix.accountKeyIndexes.some((i) => i >= accountKeys.length))
       return refuse(
-        V2RejectCode.V2_MALFORMED_TRANSACTION,
+        FillRejectCode.MALFORMED_TRANSACTION,
         "an instruction names an account beyond the message's keys",
       );
   }
@@ -272,14 +274,14 @@ export function checkV2Route(
   for (const [n, ix] of ixs.entries()) {
     if (own.some((k) => key(ix.programIdIndex).equals(k)))
       return refuse(
-        V2RejectCode.V2_MAKER_NOT_EXCLUSIVE,
+        FillRejectCode.INVALID_MAKER_ACCOUNT_USE,
         `instruction ${n} runs a maker account as a program`,
       );
     for (const [pos, idx] of ix.accountKeyIndexes.entries()) {
       if (!own.some((k) => key(idx).equals(k))) continue;
       if (n === route.index && slots.get(pos)?.equals(key(idx))) continue;
       return refuse(
-        V2RejectCode.V2_MAKER_NOT_EXCLUSIVE,
+        FillRejectCode.INVALID_MAKER_ACCOUNT_USE,
         `instruction ${n} names a maker account at position ${pos}`,
       );
     }
@@ -291,7 +293,7 @@ export function checkV2Route(
     const b58 = k.toBase58();
     if (distinct.has(b58))
       return refuse(
-        V2RejectCode.V2_MALFORMED_TRANSACTION,
+        FillRejectCode.MALFORMED_TRANSACTION,
         `account ${b58} appears twice among the message's keys`,
       );
     distinct.add(b58);
