@@ -145,7 +145,7 @@ describe("resolving the accounts a v0 swap loads from lookup tables", () => {
     expect(r).toEqual({
       ok: false,
       code: V2RejectCode.V2_LOOKUP_INDEX_OUT_OF_RANGE,
-      detail: `lookup table ${t.key.toBase58()} holds 2 addresses: read-only index 2 is beyond them`,
+      context: `lookup table ${t.key.toBase58()} holds 2 addresses: read-only index 2 is beyond them`,
     });
     expect(await w.count("rfq_v2_lookup_resolutions_total", "outcome", "V2_LOOKUP_INDEX_OUT_OF_RANGE")).toBe(
       1,
@@ -201,7 +201,7 @@ describe("resolving the accounts a v0 swap loads from lookup tables", () => {
     expect(r).toEqual({
       ok: false,
       code: V2RejectCode.V2_LOOKUP_TABLES_UNRESOLVED,
-      detail: "reading 1 lookup table(s): no answer from the chain within 200 ms",
+      context: "reading 1 lookup table(s): no answer from the chain within 200 ms",
     });
     expect(took).toBeGreaterThanOrEqual(190);
     expect(took).toBeLessThan(1_000);

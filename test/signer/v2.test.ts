@@ -573,6 +573,6 @@ describe("RFQ v2 swaps that load accounts from lookup tables, resolved by the si
     expect(await refused(swap(p, { lookupTables: [table] }), ctx)).toBe(
       SignerRefusalCode.SIGNER_V2_LOOKUP_TABLES,
     );
-    expect(logLines.find((l) => l.swapUuid === ctx.swapUuid && l.code)?.detail).toContain("SIGNER_RPC_URL");
+    expect(logLines.find((l) => l.swapUuid === ctx.swapUuid && l.code)?.context).toContain("SIGNER_RPC_URL");
   });
 });
