@@ -120,7 +120,7 @@ function once(record: boolean): void {
   });
   if (!v.ok) throw new Error(`${v.code}: ${v.context}`);
   const sigs = checkTakerSignatures(parsed.tx, messageBytes, 0);
-  if (!sigs.ok) throw new Error(sigs.detail);
+  if (!sigs.ok) throw new Error(sigs.context);
   const t2 = process.hrtime.bigint();
   signer.sign(parsed.tx);
   bs58.encode(parsed.tx.signatures[0] as Uint8Array);

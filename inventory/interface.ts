@@ -6,10 +6,13 @@
  * quoteId so a retry never reserves twice. Adapters: memory.ts (embedded default) and redis.ts
  * (production); both pass test/inventory/contract.ts.
  */
+import type { InventoryRefusalCode, Refused } from "../src/refusal/codes.ts";
 
 export type ReserveResult =
   | { ok: true }
-  | { ok: false; reason: "INVENTORY_INSUFFICIENT" | "EXPOSURE_LIMIT_EXCEEDED"; detail: string };
+  | Refused<
+      typeof InventoryRefusalCode.INVENTORY_INSUFFICIENT | typeof InventoryRefusalCode.EXPOSURE_LIMIT_EXCEEDED
+    >;
 
 export interface Reservation {
   quoteId: string;
@@ -26,16 +29,8 @@ export interface Reservation {
   inputAmount?: bigint;
 }
 
-/** Why the inventory declines a trade at quote time. */
-export type InventoryDecline =
-  | "INVENTORY_INSUFFICIENT"
-  | "EXPOSURE_LIMIT_EXCEEDED"
-  /** Balances could not be read from the chain for longer than `inventory.maxBalanceAgeMs`. */
-  | "INVENTORY_STALE"
-  /** The maker's native SOL is below `inventory.minSolLamports`: it could not pay the fill's fees. */
-  | "SOL_FOR_FEES_LOW";
-
-export type CheckResult = { ok: true } | { ok: false; reason: InventoryDecline; detail: string };
+/** Why the inventory declines a trade at quote time: InventoryRefusalCode (src/refusal/codes.ts). */
+export type CheckResult = { ok: true } | Refused<InventoryRefusalCode>;
 
 /** A trade as the quote path sees it: what leaves the maker's wallet and what arrives. */
 export interface TradeCheck {

@@ -24,24 +24,9 @@ import { U64_MAX } from "../amounts/u64.ts";
 import type { UsdValues } from "../amounts/usd.ts";
 import type { Config } from "../config/load.ts";
 import type { PairConfig, TokenConfig } from "../config/schema.ts";
+import type { PriceDeclineCode, Refused } from "../src/refusal/codes.ts";
 import type { Controls } from "./controls/interface.ts";
 import type { PricePoint, PriceSource } from "./interface.ts";
-
-export type NoQuoteReason =
-  | "PAIR_NOT_SUPPORTED"
-  | "PAIR_DISABLED"
-  | "PRICE_UNAVAILABLE"
-  | "PRICE_STALE"
-  | "SIZE_BELOW_MIN"
-  | "SIZE_ABOVE_MAX"
-  | "AMOUNT_TOO_SMALL"
-  | "AMOUNT_TOO_LARGE"
-  /** The global kill switch is on. */
-  | "PAUSED"
-  /** The shared switches (Redis) cannot be read: a dependency outage, not a pause; no quote until back. */
-  | "CONTROLS_UNAVAILABLE"
-  /** The quote's notional exceeds the pair's `maxNotionalUsd`. */
-  | "NOTIONAL_EXCEEDED";
 
 export interface PricedQuote {
   ok: true;
@@ -63,11 +48,7 @@ export interface PricedQuote {
   fromLadder: boolean;
 }
 
-export interface NoQuote {
-  ok: false;
-  reason: NoQuoteReason;
-  detail: string;
-}
+export type NoQuote = Refused<PriceDeclineCode>;
 
 /** Which side of the trade `amount` fixes (the contract's quoteType). */
 export type QuoteType = "exactIn" | "exactOut";
@@ -246,7 +227,7 @@ export class QuotingBook {
     const pair = this.byMints.get(ask.tokenIn)?.get(ask.tokenOut);
     if (!pair) return no("PAIR_NOT_SUPPORTED", `no pair trades ${ask.tokenIn} for ${ask.tokenOut}`);
     const point = this.livePrice(pair);
-    if ("reason" in point) return point;
+    if ("code" in point) return point;
 
     const takerSide = ask.tokenOut === pair.base.mint ? "buy" : "sell";
     const skew = this.skewBps(pair);
@@ -304,14 +285,14 @@ export class QuotingBook {
     const pair = this.pairs.get(pairKey);
     if (!pair) return no("PAIR_NOT_SUPPORTED", `no pair ${pairKey}`);
     const point = this.livePrice(pair);
-    if ("reason" in point) return point;
+    if ("code" in point) return point;
     const skew = this.skewBps(pair);
     const lot = this.lotOf(pair, point);
     const sides: Band[][] = [];
     for (const s of ["sell", "buy"] as const) {
       const priced = this.bands(pair, point, s, skew, 0n, lot).bands;
       const cut = pair.maxNotionalUsd ? this.notionalCut(pair, priced, lot) : priced;
-      if ("reason" in cut) return cut;
+      if ("code" in cut) return cut;
       sides.push(cut.map((b) => ({ upToBase: b.upToBase, perLot: b.perLot })));
     }
     return {
@@ -410,7 +391,7 @@ export class QuotingBook {
     const whole = last.upToBase / lot;
     const atEnd = over(whole);
     if (!atEnd) return bands;
-    if (atEnd.reason !== "NOTIONAL_EXCEEDED") return atEnd;
+    if (atEnd.code !== "NOTIONAL_EXCEEDED") return atEnd;
     // over(lo) is undefined (lo = 0 costs nothing), over(hi) is a refusal.
     let lo = 0n;
     let hi = whole;
@@ -461,6 +442,6 @@ export class QuotingBook {
   }
 }
 
-function no(reason: NoQuoteReason, detail: string): NoQuote {
-  return { ok: false, reason, detail };
+function no(code: PriceDeclineCode, context: string): NoQuote {
+  return { ok: false, code, context };
 }

@@ -2,7 +2,8 @@
  * `npm run check`: the type-check (tsc), Biome's lint and format check, then the layer, orphan and
  * supply-chain checks (scripts/check-layers.ts, check-orphans.ts, supply-chain.ts: native code in
  * production dependencies, the lockfile), that every path a document or comment names exists
- * (check-paths.ts) and every code name a comment cites (check-names.ts), that README.md stays a door of at most 250 lines (check-readme.ts) and that
+ * (check-paths.ts) and every code name a comment cites (check-names.ts), that every refusal code is
+ * in one list and every refusal `{ code, context }` (check-refusals.ts), that README.md stays a door of at most 250 lines (check-readme.ts) and that
  * docs/configuration.md is current (config-doc.ts), as CI runs them; the first failure
  * stops it. `--write` lets Biome fix what it can (formatting, safe lint fixes) instead of only
  * reporting it.
@@ -16,9 +17,10 @@ const USAGE = {
     "Type-checks the project (tsc --noEmit), lints and format-checks it (biome check .), then checks the\n" +
     "folder layers, that nothing shipped is orphaned, and the supply chain (native code in production\n" +
     "dependencies, the lockfile), that every path named in a document or a comment exists, that every\n" +
-    "code name a comment cites exists, that\n" +
+    "code name a comment cites exists, that every refusal code is in src/refusal/codes.ts and every\n" +
+    "refusal is { code, context }, that\n" +
     "README.md is at most 250 lines, and that docs/configuration.md is current: scripts/check-layers.ts,\n" +
-    "check-orphans.ts, supply-chain.ts, check-paths.ts, check-names.ts, check-readme.ts, config-doc.ts --check, as CI\n" +
+    "check-orphans.ts, supply-chain.ts, check-paths.ts, check-names.ts, check-refusals.ts, check-readme.ts, config-doc.ts --check, as CI\n" +
     "does. Exit 0 when all pass.",
   flags: {
     write: { type: "boolean", description: "let Biome fix what it can (biome check --write .)" },
@@ -34,6 +36,7 @@ const steps: [string, string[]][] = [
   ["tsx", ["scripts/supply-chain.ts"]],
   ["tsx", ["scripts/check-paths.ts"]],
   ["tsx", ["scripts/check-names.ts"]],
+  ["tsx", ["scripts/check-refusals.ts"]],
   ["tsx", ["scripts/check-readme.ts"]],
   ["tsx", ["scripts/config-doc.ts", "--check"]],
 ];

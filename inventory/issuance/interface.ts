@@ -9,6 +9,8 @@
  * Adapters: memory.ts (paper setup) and redis.ts (production); both pass test/inventory/issuance.test.ts.
  */
 
+import type { Refused, SwapRefusalCode } from "../../src/refusal/codes.ts";
+
 export type IssuanceDirection = "mint" | "burn";
 
 export interface IssuanceReservation {
@@ -22,9 +24,7 @@ export interface IssuanceReservation {
   day: string;
 }
 
-export type IssuanceReserveResult =
-  | { ok: true }
-  | { ok: false; reason: "ISSUANCE_CAP_EXCEEDED"; detail: string };
+export type IssuanceReserveResult = { ok: true } | Refused<typeof SwapRefusalCode.ISSUANCE_CAP_EXCEEDED>;
 
 export interface IssuanceUsage {
   /**

@@ -46,7 +46,7 @@ export function capExceeded(r: IssuanceReservation, used: bigint): IssuanceReser
   const left = r.dailyCap > used ? r.dailyCap - used : 0n;
   return {
     ok: false,
-    reason: "ISSUANCE_CAP_EXCEEDED",
-    detail: `${r.direction} of ${r.amount} would cross the daily cap of ${r.dailyCap} (${left} left on ${r.day} UTC)`,
+    code: "ISSUANCE_CAP_EXCEEDED",
+    context: `${r.direction} of ${r.amount} would cross the daily cap of ${r.dailyCap} (${left} left on ${r.day} UTC)`,
   };
 }

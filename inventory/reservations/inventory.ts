@@ -94,25 +94,25 @@ export class ReservationInventory implements Inventory {
   check(trade: TradeCheck): CheckResult {
     const now = this.now();
     if (this.balancesAtMs === undefined || now - this.balancesAtMs > this.settings.maxBalanceAgeMs) {
-      return { ok: false, reason: "INVENTORY_STALE", detail: "maker balances are not known recently" };
+      return { ok: false, code: "INVENTORY_STALE", context: "maker balances are not known recently" };
     }
     if (this.lamports === undefined || this.lamports < this.minLamports) {
       return {
         ok: false,
-        reason: "SOL_FOR_FEES_LOW",
-        detail: `maker has ${this.lamports ?? 0n} lamports, keeps at least ${this.minLamports} for fees`,
+        code: "SOL_FOR_FEES_LOW",
+        context: `maker has ${this.lamports ?? 0n} lamports, keeps at least ${this.minLamports} for fees`,
       };
     }
     const out = this.rules.get(trade.outMint);
-    if (!out) return { ok: false, reason: "INVENTORY_INSUFFICIENT", detail: `${trade.outMint} is not held` };
+    if (!out) return { ok: false, code: "INVENTORY_INSUFFICIENT", context: `${trade.outMint} is not held` };
     const left = (this.balances.get(trade.outMint) ?? 0n) - (this.reserved.get(trade.outMint) ?? 0n);
     if (left - trade.outAmount < out.buffer) {
       const avail = left - out.buffer;
       return {
         ok: false,
-        reason: "INVENTORY_INSUFFICIENT",
+        code: "INVENTORY_INSUFFICIENT",
         // Stryker disable next-line EqualityOperator: at avail = 0 both branches give 0
-        detail: `${trade.outAmount} ${out.symbol} asked, ${avail > 0n ? avail : 0n} available`,
+        context: `${trade.outAmount} ${out.symbol} asked, ${avail > 0n ? avail : 0n} available`,
       };
     }
     if (out.maxExposureUsd) {
@@ -121,8 +121,8 @@ export class ReservationInventory implements Inventory {
       if (left - trade.outAmount < out.target! - limit) {
         return {
           ok: false,
-          reason: "EXPOSURE_LIMIT_EXCEEDED",
-          detail: `${out.symbol} would be more than ${fmtUsd(out.maxExposureUsd)} USD below target`,
+          code: "EXPOSURE_LIMIT_EXCEEDED",
+          context: `${out.symbol} would be more than ${fmtUsd(out.maxExposureUsd)} USD below target`,
         };
       }
     }
@@ -135,8 +135,8 @@ export class ReservationInventory implements Inventory {
         if (held + (trade.inAmount ?? 0n) > inn.target! + limit) {
           return {
             ok: false,
-            reason: "EXPOSURE_LIMIT_EXCEEDED",
-            detail: `${inn.symbol} would be more than ${fmtUsd(inn.maxExposureUsd)} USD above target`,
+            code: "EXPOSURE_LIMIT_EXCEEDED",
+            context: `${inn.symbol} would be more than ${fmtUsd(inn.maxExposureUsd)} USD above target`,
           };
         }
       }
@@ -182,7 +182,7 @@ export class ReservationInventory implements Inventory {
 
   async reserve(r: Reservation): Promise<ReserveResult> {
     const out = this.rules.get(r.mint);
-    if (!out) return { ok: false, reason: "INVENTORY_INSUFFICIENT", detail: `${r.mint} is not held` };
+    if (!out) return { ok: false, code: "INVENTORY_INSUFFICIENT", context: `${r.mint} is not held` };
     // Stryker disable next-line ConditionalExpression: no mint is undefined, so looking it up also gives undefined
     const inn = r.inputMint !== undefined ? this.rules.get(r.inputMint) : undefined;
     const res = await this.reservationState.reserve({
@@ -204,14 +204,14 @@ export class ReservationInventory implements Inventory {
       case "insufficient":
         return {
           ok: false,
-          reason: "INVENTORY_INSUFFICIENT",
-          detail: `${r.amount} ${out.symbol} asked, ${res.available} available`,
+          code: "INVENTORY_INSUFFICIENT",
+          context: `${r.amount} ${out.symbol} asked, ${res.available} available`,
         };
       case "exposure":
         return {
           ok: false,
-          reason: "EXPOSURE_LIMIT_EXCEEDED",
-          detail: `${res.leg === "out" ? out.symbol : (inn?.symbol ?? r.inputMint)} exposure limit`,
+          code: "EXPOSURE_LIMIT_EXCEEDED",
+          context: `${res.leg === "out" ? out.symbol : (inn?.symbol ?? r.inputMint)} exposure limit`,
         };
     }
   }
@@ -373,8 +373,8 @@ export class ReservationInventory implements Inventory {
 function noUsd(symbol: string): CheckResult {
   return {
     ok: false,
-    reason: "EXPOSURE_LIMIT_EXCEEDED",
-    detail: `no fresh USD price for ${symbol}: exposure cannot be measured`,
+    code: "EXPOSURE_LIMIT_EXCEEDED",
+    context: `no fresh USD price for ${symbol}: exposure cannot be measured`,
   };
 }
 

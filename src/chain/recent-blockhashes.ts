@@ -16,6 +16,7 @@
  * The height between polls is extrapolated at `slotMs` per block (400 ms on mainnet), so a stalled
  * poll errs towards calling a blockhash older than it is, never younger.
  */
+import { FillRejectCode, type Refused } from "../refusal/codes.ts";
 import type { Chain } from "./interface.ts";
 
 export interface RecentBlockhashesOptions {
@@ -30,8 +31,8 @@ export type BlockhashVerdict =
   /** `blocksLeft` is known only for a blockhash the cache saw issued. */
   | { ok: true; known: true; blocksLeft: bigint }
   | { ok: true; known: false }
-  | { ok: false; kind: "notFound"; detail: string }
-  | { ok: false; kind: "expiring"; detail: string; blocksLeft: bigint };
+  | Refused<typeof FillRejectCode.BLOCKHASH_NOT_FOUND>
+  | (Refused<typeof FillRejectCode.BLOCKHASH_AGE_EXCEEDED> & { blocksLeft: bigint });
 
 interface Seen {
   lastValidBlockHeight: bigint;
@@ -131,8 +132,8 @@ export class RecentBlockhashes {
     if (!(await this.chain.isBlockhashValid(blockhash))) {
       return {
         ok: false,
-        kind: "notFound",
-        detail: `the recent blockhash ${blockhash} is not one the chain accepts (unknown or expired)`,
+        code: FillRejectCode.BLOCKHASH_NOT_FOUND,
+        context: `the recent blockhash ${blockhash} is not one the chain accepts (unknown or expired)`,
       };
     }
     return { ok: true, known: false };
@@ -142,16 +143,16 @@ export class RecentBlockhashes {
     if (blocksLeft < 0n) {
       return {
         ok: false,
-        kind: "notFound",
-        detail: `the recent blockhash expired ${-blocksLeft} blocks ago`,
+        code: FillRejectCode.BLOCKHASH_NOT_FOUND,
+        context: `the recent blockhash expired ${-blocksLeft} blocks ago`,
       };
     }
     if (blocksLeft < minBlocksLeft) {
       return {
         ok: false,
-        kind: "expiring",
+        code: FillRejectCode.BLOCKHASH_AGE_EXCEEDED,
         blocksLeft,
-        detail: `the recent blockhash is accepted for ${blocksLeft} more blocks, fewer than the ${minBlocksLeft} a fill needs to land`,
+        context: `the recent blockhash is accepted for ${blocksLeft} more blocks, fewer than the ${minBlocksLeft} a fill needs to land`,
       };
     }
     return { ok: true, known: true, blocksLeft };

@@ -1,6 +1,6 @@
 /** POST /swap: the operator's request and our answer (docs/contract.md, "POST /swap"). */
 import { z } from "zod";
-import type { Refusal, RefusalCode } from "../refusal/codes.ts";
+import { type Refusal, type RefusalCode, SwapRefusalCode as S } from "../refusal/codes.ts";
 import { wireId } from "./common.ts";
 
 /** A v0 transaction is at most 1232 bytes; base64 of that is 1644 characters. Leave headroom. */
@@ -67,10 +67,10 @@ export const rejectedWithReason = (
 
 /** The refusals the operator reads as honest, and the contract's tag for each. */
 const HONEST_TAGS: Partial<Record<RefusalCode, RejectionReason>> = {
-  INSUFFICIENT_BALANCE: "insufficientBalance",
-  INSUFFICIENT_BALANCE_FOR_ATA_CREATION: "insufficientBalanceForAtaCreation",
-  SIGNATURE_VERIFICATION_FAILED: "signatureVerificationFailed",
-  BOT_ACTIVITY_DETECTED: "botActivityDetected",
+  [S.INSUFFICIENT_BALANCE]: "insufficientBalance",
+  [S.INSUFFICIENT_BALANCE_FOR_ATA_CREATION]: "insufficientBalanceForAtaCreation",
+  [S.SIGNATURE_VERIFICATION_FAILED]: "signatureVerificationFailed",
+  [S.BOT_ACTIVITY_DETECTED]: "botActivityDetected",
 };
 
 /** The contract's honest-rejection tag of a refusal code; undefined for a plain rejection. */
@@ -78,26 +78,26 @@ export const honestTag = (code: RefusalCode): RejectionReason | undefined => HON
 
 /** Codes answered with their context alone: the wording operators have always read for them. */
 const CONTEXT_ONLY: ReadonlySet<RefusalCode> = new Set<RefusalCode>([
-  "QUOTE_STORE_UNAVAILABLE",
-  "QUOTE_NOT_FOUND",
-  "INVALID_REQUEST_ID",
-  "INVALID_MAKER_SIGNATURE_SLOT",
-  "ISSUANCE_STORE_UNAVAILABLE",
-  "MESSAGE_BOUND_TO_OTHER_QUOTE",
-  "QUOTE_ALREADY_CLAIMED",
-  "DUPLICATE_IN_FLIGHT",
-  "DUPLICATE_NOT_LANDED",
-  "CHAIN_CLOCK_UNAVAILABLE",
-  "BLOCKHASH_CHECK_UNAVAILABLE",
-  "TAKER_FUNDS_UNVERIFIABLE",
-  "INVENTORY_UNAVAILABLE",
-  "BUDGET_EXCEEDED",
-  "SIGNATURE_UNAVAILABLE",
-  "SIGNER_REFUSED",
-  "SEND_FAILED",
-  "COMPANION_UNAVAILABLE",
-  "BUNDLE_FAILED",
-  "INTERNAL_ERROR",
+  S.QUOTE_STORE_UNAVAILABLE,
+  S.QUOTE_NOT_FOUND,
+  S.INVALID_REQUEST_ID,
+  S.INVALID_MAKER_SIGNATURE_SLOT,
+  S.ISSUANCE_STORE_UNAVAILABLE,
+  S.MESSAGE_BOUND_TO_OTHER_QUOTE,
+  S.QUOTE_ALREADY_CLAIMED,
+  S.DUPLICATE_IN_FLIGHT,
+  S.DUPLICATE_NOT_LANDED,
+  S.CHAIN_CLOCK_UNAVAILABLE,
+  S.BLOCKHASH_CHECK_UNAVAILABLE,
+  S.TAKER_FUNDS_UNVERIFIABLE,
+  S.INVENTORY_UNAVAILABLE,
+  S.BUDGET_EXCEEDED,
+  S.SIGNATURE_UNAVAILABLE,
+  S.SIGNER_REFUSED,
+  S.SEND_FAILED,
+  S.COMPANION_UNAVAILABLE,
+  S.BUNDLE_FAILED,
+  S.INTERNAL_ERROR,
 ]);
 
 /** A refusal as the operator reads it in `rejectionReason` (and as logs may quote it). */

@@ -6,10 +6,11 @@
  */
 import type { VersionedTransaction } from "@solana/web3.js";
 import { verifyEd25519 } from "../crypto/ed25519.ts";
+import { type Refused, SwapRefusalCode as S } from "../refusal/codes.ts";
 
 export type TakerSignatureCheck =
   | { ok: true }
-  | { ok: false; kind: "makerSlotFilled" | "signatureInvalid"; detail: string };
+  | Refused<typeof S.INVALID_MAKER_SIGNATURE_SLOT | typeof S.SIGNATURE_VERIFICATION_FAILED>;
 
 const isZero = (bytes: Uint8Array): boolean => bytes.every((b) => b === 0);
 
@@ -28,16 +29,16 @@ export function checkTakerSignatures(
   if (required < 2 || tx.signatures.length !== required) {
     return {
       ok: false,
-      kind: "signatureInvalid",
-      detail: `expected at least 2 signature slots matching the header, got ${tx.signatures.length} for ${required}`,
+      code: S.SIGNATURE_VERIFICATION_FAILED,
+      context: `expected at least 2 signature slots matching the header, got ${tx.signatures.length} for ${required}`,
     };
   }
   const makerSignature = tx.signatures[makerSlot];
   if (!makerSignature || !isZero(makerSignature)) {
     return {
       ok: false,
-      kind: "makerSlotFilled",
-      detail: `the maker's signature slot (${makerSlot}) is not empty`,
+      code: S.INVALID_MAKER_SIGNATURE_SLOT,
+      context: `the maker's signature slot (${makerSlot}) is not empty`,
     };
   }
   for (let i = 0; i < required; i++) {
@@ -45,13 +46,13 @@ export function checkTakerSignatures(
     const key = keys[i];
     const sig = tx.signatures[i];
     if (!key || !sig || isZero(sig)) {
-      return { ok: false, kind: "signatureInvalid", detail: `signature slot ${i} is empty` };
+      return { ok: false, code: S.SIGNATURE_VERIFICATION_FAILED, context: `signature slot ${i} is empty` };
     }
     if (!verifyEd25519(messageBytes, sig, key.toBytes())) {
       return {
         ok: false,
-        kind: "signatureInvalid",
-        detail: `signature slot ${i} is not ${key.toBase58()}'s signature over this message`,
+        code: S.SIGNATURE_VERIFICATION_FAILED,
+        context: `signature slot ${i} is not ${key.toBase58()}'s signature over this message`,
       };
     }
   }

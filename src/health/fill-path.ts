@@ -23,6 +23,7 @@ import type { BundlePort } from "../chain/bundle.ts";
 import type { Blockhash, Chain, SendOptions, SimulationResult, StatusHint } from "../chain/interface.ts";
 import type { Conditions } from "../observability/conditions.ts";
 import type { Logger } from "../observability/logger.ts";
+import { QuoteDeclineCode, type Refused } from "../refusal/codes.ts";
 import { type Signer, SignerRefusal } from "../signing/port.ts";
 
 // The thresholds, each with its reason:
@@ -35,15 +36,15 @@ export const FAILING_PROBE_MS = 150;
 /** Probed when nothing fed it for this long: an outage is seen within ~1 s without swap traffic. */
 export const IDLE_PROBE_MS = 400;
 
-/** The dependencies of a fill, and the no-quote reason each gives while it fails. */
-export const FILL_PATH_REASONS = {
-  rpc: "RPC_UNAVAILABLE",
-  signer: "SIGNER_UNAVAILABLE",
-  ledger: "LEDGER_UNAVAILABLE",
-  bundle: "BUNDLE_UNAVAILABLE",
+/** The dependencies of a fill, and the no-quote code each gives while it fails. */
+export const FILL_PATH_CODES = {
+  rpc: QuoteDeclineCode.RPC_UNAVAILABLE,
+  signer: QuoteDeclineCode.SIGNER_UNAVAILABLE,
+  ledger: QuoteDeclineCode.LEDGER_UNAVAILABLE,
+  bundle: QuoteDeclineCode.BUNDLE_UNAVAILABLE,
 } as const;
-export type FillDependency = keyof typeof FILL_PATH_REASONS;
-export type FillPathReason = (typeof FILL_PATH_REASONS)[FillDependency];
+export type FillDependency = keyof typeof FILL_PATH_CODES;
+export type FillPathCode = (typeof FILL_PATH_CODES)[FillDependency];
 
 export interface DependencyOptions {
   name: FillDependency;
@@ -58,7 +59,7 @@ export interface DependencyOptions {
 }
 
 /** The fill path's answer for a quote: undefined when it can be filled. */
-export type FillPathRefusal = { ok: false; reason: FillPathReason; detail: string };
+export type FillPathRefusal = Refused<FillPathCode>;
 
 /**
  * Feeds one dependency: the wrappers and the ledger writer call these, with when the call started
@@ -144,7 +145,7 @@ export class Dependency implements HealthFeed {
       this.#downSinceMs = this.now();
       this.#refusal = this.#refusalOf();
       this.log.warn(
-        { dependency: this.opts.name, reason: FILL_PATH_REASONS[this.opts.name], error: this.#lastError },
+        { dependency: this.opts.name, code: FILL_PATH_CODES[this.opts.name], error: this.#lastError },
         "fill path: dependency failing, its quotes are 404s until it answers again",
       );
     }
@@ -184,8 +185,8 @@ export class Dependency implements HealthFeed {
   #refusalOf(): FillPathRefusal {
     return {
       ok: false,
-      reason: FILL_PATH_REASONS[this.opts.name],
-      detail: `${FILL_PATH_REASONS[this.opts.name]}: ${this.opts.what} is not answering (${this.#lastError}): a quote could not be filled`,
+      code: FILL_PATH_CODES[this.opts.name],
+      context: `${FILL_PATH_CODES[this.opts.name]}: ${this.opts.what} is not answering (${this.#lastError}): a quote could not be filled`,
     };
   }
 }
@@ -247,7 +248,7 @@ export class FillPathHealth {
     for (const d of this.#deps.filter((x) => x.opts.bundledOnly)) {
       conditions.watch(() => {
         const r = d.refusal;
-        conditions.set(`fill.${d.opts.name}`, r ? { detail: r.detail, blocksReady: false } : undefined);
+        conditions.set(`fill.${d.opts.name}`, r ? { detail: r.context, blocksReady: false } : undefined);
       });
     }
   }
@@ -258,7 +259,7 @@ export class FillPathHealth {
     for (const d of this.#deps) {
       if (d.failing) {
         this.#log.warn(
-          { dependency: d.opts.name, reason: FILL_PATH_REASONS[d.opts.name] },
+          { dependency: d.opts.name, code: FILL_PATH_CODES[d.opts.name] },
           "fill path: dependency not answering at start, its quotes are 404s until it does",
         );
       }

@@ -28,8 +28,9 @@
  * timestamp, the only clock that sees the kernel's queue; a start the deadline rules do not trust
  * (absent, or skewed beyond src/http/deadline.ts's bounds) counts as no wait.
  */
+import type { QuoteDeclineCode } from "../refusal/codes.ts";
 
-export type ShedReason = "DEADLINE" | "OVERLOADED";
+export type ShedReason = typeof QuoteDeclineCode.DEADLINE | typeof QuoteDeclineCode.OVERLOADED;
 
 /**
  * The 404's message for a quote shed as OVERLOADED (also the load test's bare servers' answer,

@@ -7,6 +7,7 @@ import type { Config } from "../../config/load.ts";
 import type { IssuanceConfig, TokenConfig } from "../../config/schema.ts";
 import type { IssuanceDirection, IssuanceUsage } from "../../inventory/issuance/interface.ts";
 import { utcDay } from "../../inventory/issuance/interface.ts";
+import type { IssuanceRefusalCode, Refused } from "../refusal/codes.ts";
 
 export interface IssuedToken {
   token: TokenConfig;
@@ -24,16 +25,7 @@ export interface IssuanceNeed {
   amount: bigint;
 }
 
-export type IssuanceRefusalCode =
-  | "HOLDER_NOT_ALLOWED"
-  | "ISSUANCE_DISABLED"
-  | "ISSUANCE_CAP_EXCEEDED"
-  /** No bundle engine: the mint or burn could not land atomically with the fill. */
-  | "ISSUANCE_UNAVAILABLE";
-
-export type IssuanceCheck =
-  | { ok: true; need: IssuanceNeed | undefined }
-  | { ok: false; reason: IssuanceRefusalCode; detail: string };
+export type IssuanceCheck = { ok: true; need: IssuanceNeed | undefined } | Refused<IssuanceRefusalCode>;
 
 export class IssuancePolicies {
   private readonly byMint = new Map<string, IssuedToken>();
@@ -72,8 +64,8 @@ export class IssuancePolicies {
       if (issued?.allowlist && !issued.allowlist.has(wallet)) {
         return {
           ok: false,
-          reason: "HOLDER_NOT_ALLOWED",
-          detail: `${wallet} is not an allowed holder of ${issued.token.symbol} (holder rules of its issuance policy)`,
+          code: "HOLDER_NOT_ALLOWED",
+          context: `${wallet} is not an allowed holder of ${issued.token.symbol} (holder rules of its issuance policy)`,
         };
       }
     }
@@ -103,15 +95,15 @@ export class IssuancePolicies {
     if (direction === "mint" ? !issued.policy.mintOnBuy : !issued.policy.burnOnSell) {
       return {
         ok: false,
-        reason: "ISSUANCE_DISABLED",
-        detail: `${symbol} is not ${direction === "mint" ? "minted for a buy" : "burned for a sell"} (issuance.${symbol}.${direction === "mint" ? "mintOnBuy" : "burnOnSell"})`,
+        code: "ISSUANCE_DISABLED",
+        context: `${symbol} is not ${direction === "mint" ? "minted for a buy" : "burned for a sell"} (issuance.${symbol}.${direction === "mint" ? "mintOnBuy" : "burnOnSell"})`,
       };
     }
     if (amount > issued.maxPerFill) {
       return {
         ok: false,
-        reason: "ISSUANCE_CAP_EXCEEDED",
-        detail: `${direction} of ${amount} ${symbol} is above the per-fill cap of ${issued.maxPerFill}`,
+        code: "ISSUANCE_CAP_EXCEEDED",
+        context: `${direction} of ${amount} ${symbol} is above the per-fill cap of ${issued.maxPerFill}`,
       };
     }
     if (book) {
@@ -121,8 +113,8 @@ export class IssuancePolicies {
         const left = issued.maxPerDay > used ? issued.maxPerDay - used : 0n;
         return {
           ok: false,
-          reason: "ISSUANCE_CAP_EXCEEDED",
-          detail: `${direction} of ${amount} ${symbol} would cross the daily cap of ${issued.maxPerDay} (${left} left on ${day} UTC)`,
+          code: "ISSUANCE_CAP_EXCEEDED",
+          context: `${direction} of ${amount} ${symbol} would cross the daily cap of ${issued.maxPerDay} (${left} left on ${day} UTC)`,
         };
       }
     }

@@ -157,6 +157,32 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX fills_channel ON fills (channel, settled_at_ms);
     `,
   },
+  {
+    version: 7,
+    name: "one refusal vocabulary",
+    // Codes renamed when every channel's refusals joined one list (src/refusal/codes.ts): one idea, one
+    // name. A v2 inventory refusal named the inventory's own code at the head of its context; the
+    // signer's taker-signature refusal is the swap path's two codes, told apart by its context.
+    sql: `
+      UPDATE swap_decisions SET code = CASE
+          WHEN code = 'V2_MALFORMED_TRANSACTION' THEN 'MALFORMED_TRANSACTION'
+          WHEN code = 'V2_MAKER_NOT_EXCLUSIVE' THEN 'INVALID_MAKER_ACCOUNT_USE'
+          WHEN code = 'V2_INVENTORY_INSUFFICIENT' AND reason LIKE 'EXPOSURE_LIMIT_EXCEEDED:%' THEN 'EXPOSURE_LIMIT_EXCEEDED'
+          WHEN code = 'V2_INVENTORY_INSUFFICIENT' AND reason LIKE 'INVENTORY_STALE:%' THEN 'INVENTORY_STALE'
+          WHEN code = 'V2_INVENTORY_INSUFFICIENT' AND reason LIKE 'SOL_FOR_FEES_LOW:%' THEN 'SOL_FOR_FEES_LOW'
+          WHEN code = 'V2_INVENTORY_INSUFFICIENT' THEN 'INVENTORY_INSUFFICIENT'
+          WHEN code = 'SIGNER_UNKNOWN_QUOTE' THEN 'QUOTE_NOT_FOUND'
+          WHEN code = 'SIGNER_V2_EXPIRY' THEN 'V2_EXPIRED'
+          WHEN code = 'SIGNER_V2_UNEXPECTED_PROGRAM' THEN 'INVALID_PROGRAM'
+          WHEN code = 'SIGNER_TAKER_SIGNATURE' AND reason LIKE '%the maker''s signature slot%' THEN 'INVALID_MAKER_SIGNATURE_SLOT'
+          WHEN code = 'SIGNER_TAKER_SIGNATURE' THEN 'SIGNATURE_VERIFICATION_FAILED'
+          ELSE code
+        END
+        WHERE code IN ('V2_MALFORMED_TRANSACTION', 'V2_MAKER_NOT_EXCLUSIVE', 'V2_INVENTORY_INSUFFICIENT',
+                       'SIGNER_UNKNOWN_QUOTE', 'SIGNER_V2_EXPIRY', 'SIGNER_V2_UNEXPECTED_PROGRAM',
+                       'SIGNER_TAKER_SIGNATURE');
+    `,
+  },
 ];
 
 /** An arbitrary constant: the advisory lock migrations hold (pg_advisory_xact_lock). */

@@ -15,12 +15,6 @@ import type { Refusal } from "../refusal/codes.ts";
  */
 export type LedgerChannel = "webhook" | "rfq-v2";
 
-/** An RFQ v2 refusal: its code (src/rfq-v2/codes.ts, every one `V2_...`) and context. */
-export interface ChannelRefusal {
-  code: `V2_${string}`;
-  context: string;
-}
-
 /** The quote a decision answered, as stored when it was quoted. */
 export interface LedgerQuote {
   inputMint: string;
@@ -62,7 +56,7 @@ export interface DecisionRecord {
   levelSequence?: string;
   decision: "accepted" | "rejected" | "rejectedWithReason";
   /** Why a rejected fill was refused: its code (the ledger's `code` column) and context (`reason`). */
-  refusal?: Refusal | ChannelRefusal;
+  refusal?: Refusal;
   messageHash?: string;
   txSignature?: string;
   receivedAtMs: number;

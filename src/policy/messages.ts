@@ -8,15 +8,12 @@
  * src/signer/service/limits.ts), since it trusts no store the webhook writes.
  */
 import type { QuoteStore } from "../quote-store/interface.ts";
-import { SwapRefusalCode as S } from "../refusal/codes.ts";
+import { type Refused, SwapRefusalCode as S } from "../refusal/codes.ts";
 
-export interface MessageRefusal {
-  ok: false;
-  code: typeof S.MESSAGE_BOUND_TO_OTHER_QUOTE;
-  detail: string;
+export type MessageRefusal = Refused<typeof S.MESSAGE_BOUND_TO_OTHER_QUOTE> & {
   /** The id the message was first presented with. */
   boundTo: string;
-}
+};
 
 /** Binds the message to `id`; a refusal when it is bound to another. Throws when the store does. */
 export async function bindMessageOnce(
@@ -29,7 +26,7 @@ export async function bindMessageOnce(
   return {
     ok: false,
     code: S.MESSAGE_BOUND_TO_OTHER_QUOTE,
-    detail: `the transaction was already submitted for another quote or swap (${bound})`,
+    context: `the transaction was already submitted for another quote or swap (${bound})`,
     boundTo: bound,
   };
 }

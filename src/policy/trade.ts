@@ -13,7 +13,7 @@
  */
 import type { IssuanceUsage } from "../../inventory/issuance/interface.ts";
 import type { IssuanceNeed, IssuancePolicies } from "../issuance/policy.ts";
-import { SwapRefusalCode as S } from "../refusal/codes.ts";
+import { type Refused, SwapRefusalCode as S } from "../refusal/codes.ts";
 import type { Standing, TakerStanding } from "../toxicity/interface.ts";
 
 /** What every channel knows of a trade it is asked to sign, in the maker's terms. */
@@ -34,11 +34,7 @@ export type RuleCode =
   | typeof S.ISSUANCE_DISABLED
   | typeof S.ISSUANCE_CAP_EXCEEDED;
 
-export interface RuleRefusal {
-  ok: false;
-  code: RuleCode;
-  detail: string;
-}
+export type RuleRefusal = Refused<RuleCode>;
 
 /**
  * A flagged or denied taker filling prices it was not quoted for by name (an indicative /quote, a
@@ -54,7 +50,7 @@ export function blindFillStanding(
   return {
     ok: false,
     code: S.BOT_ACTIVITY_DETECTED,
-    detail: `taker ${taker} is ${standing.kind === "flagged" ? "flagged for toxic flow" : "on the deny list"}`,
+    context: `taker ${taker} is ${standing.kind === "flagged" ? "flagged for toxic flow" : "on the deny list"}`,
     standing,
   };
 }
@@ -67,7 +63,7 @@ export function holderRule(
   const refused = policies.holderRefusal(trade.tokenIn, trade.tokenOut, trade.taker);
   // holderRefusal refuses with one reason only: HOLDER_NOT_ALLOWED.
   return refused && !refused.ok
-    ? { ok: false, code: S.HOLDER_NOT_ALLOWED, detail: refused.detail }
+    ? { ok: false, code: S.HOLDER_NOT_ALLOWED, context: refused.context }
     : undefined;
 }
 
@@ -86,7 +82,7 @@ export function issuedTrade(
   if (holder) return holder;
   const checked = policies.check(trade, usage, nowMs);
   // check refuses ISSUANCE_DISABLED or ISSUANCE_CAP_EXCEEDED (ISSUANCE_UNAVAILABLE is the caller's).
-  if (!checked.ok) return { ok: false, code: checked.reason as RuleCode, detail: checked.detail };
+  if (!checked.ok) return { ok: false, code: checked.code as RuleCode, context: checked.context };
   return { ok: true, need: checked.need };
 }
 
@@ -108,7 +104,7 @@ export function judgeBlindTrade(
   nowMs: number,
 ): { ok: true; need: IssuanceNeed | undefined } | RuleRefusal {
   const standing = rules.takers ? blindFillStanding(rules.takers, trade.taker, nowMs) : undefined;
-  if (standing) return { ok: false, code: standing.code, detail: standing.detail };
+  if (standing) return { ok: false, code: standing.code, context: standing.context };
   if (!rules.issuance) return { ok: true, need: undefined };
   return issuedTrade(rules.issuance.policies, trade, rules.issuance.usage, nowMs);
 }

@@ -7,12 +7,12 @@
  */
 import type { QuoteRequest, QuoteResponse } from "../contract/quote.ts";
 import type { Metrics } from "../observability/metrics.ts";
+import { QUOTE_DECLINE_CODES } from "../refusal/codes.ts";
 import { answer } from "./steps/answer.ts";
 import { price } from "./steps/price.ts";
 import {
   type Declined,
   isDeclined,
-  NO_QUOTE_REASONS,
   PAST_DEADLINE,
   type QuoteLog,
   type QuoteOutcome,
@@ -27,15 +27,15 @@ export type QuoteResult =
 
 /** Counts a decline and makes its 404 (the body the error handler gives a QUOTE_NOT_AVAILABLE). */
 export function declineAnswer(metrics: Metrics, d: Declined): QuoteResult {
-  metrics.noQuotes.inc({ reason: d.declined });
-  return { status: 404, body: { message: d.message }, outcome: d.outcome };
+  metrics.noQuotes.inc({ reason: d.code });
+  return { status: 404, body: { message: d.context }, outcome: d.outcome };
 }
 
 export function quotePath(
   ports: QuotePorts,
 ): (req: QuoteRequest, deadlineAtMs: number, log: QuoteLog) => Promise<QuoteResult> {
   // Every reason's series exists at 0 before its first decline (rate() then sees the first one).
-  for (const reason of NO_QUOTE_REASONS) ports.metrics.noQuotes.inc({ reason }, 0);
+  for (const code of QUOTE_DECLINE_CODES) ports.metrics.noQuotes.inc({ reason: code }, 0);
   const steps = async (req: QuoteRequest, deadlineAtMs: number, log: QuoteLog) => {
     // One reading of the clock for the checks, the pricing and the store's bound: nothing between them waits.
     const at = ports.now();

@@ -3,75 +3,15 @@
  * In-memory only (pricing and inventory hold their state in memory); the caller stores and answers.
  */
 import type { Config } from "../../config/load.ts";
-import type { Inventory, InventoryDecline } from "../../inventory/interface.ts";
+import type { Inventory } from "../../inventory/interface.ts";
 import type { IssuanceUsage } from "../../inventory/issuance/interface.ts";
-import type { NoQuoteReason, QuotingBook } from "../../pricing/book.ts";
+import type { QuotingBook } from "../../pricing/book.ts";
 import { type QuoteRequest, quoteAnswer } from "../contract/quote.ts";
-import type { FillPathHealth, FillPathReason } from "../health/fill-path.ts";
-import type { IssuancePolicies, IssuanceRefusalCode } from "../issuance/policy.ts";
+import type { FillPathHealth } from "../health/fill-path.ts";
+import type { IssuancePolicies } from "../issuance/policy.ts";
 import { type StoredQuote, storedQuoteOf } from "../quote-store/interface.ts";
+import type { QuoteDeclineCode, Refused } from "../refusal/codes.ts";
 import type { TakerStanding } from "../toxicity/interface.ts";
-
-export type DeclineReason =
-  | NoQuoteReason
-  | InventoryDecline
-  | "TOKEN_NOT_SUPPORTED"
-  /** Permissioned tokens the maker issues (src/issuance/): holder rules, issuance switched off, caps. */
-  | IssuanceRefusalCode
-  /**
-   * The taker is this maker's own wallet: the maker's rebalancer buying through the operator's order
-   * API would otherwise be quoted by itself (a wash trade that only pays fees).
-   */
-  | "SELF_TRADE"
-  /**
-   * The request names a `receiver` other than the taker: the order-engine fill pays only the taker's
-   * own output account and the operator's fill carries no forward transfer, so such a quote could not
-   * be filled as asked (docs/contract.md, "receiver"). A 404 costs nothing; a refused swap would.
-   */
-  | "RECEIVER_NOT_TAKER"
-  /** Toxic-flow controls (src/toxicity/): the taker is flagged and flagged takers are refused. */
-  | "TAKER_FLAGGED"
-  /** Toxic-flow controls: the taker is on the deny list. */
-  | "TAKER_DENIED"
-  /**
-   * A dependency of the fill is failing (src/health/fill-path.ts): the RPC, the signer service, the
-   * ledger, or (for an issued token minted or burned with its fill) the bundle engine.
-   */
-  | FillPathReason;
-
-// A Record over the union: a reason added to DeclineReason and not listed here fails the type-check.
-const DECLINE_REASON_SET: Record<DeclineReason, true> = {
-  PAIR_NOT_SUPPORTED: true,
-  PAIR_DISABLED: true,
-  PRICE_UNAVAILABLE: true,
-  PRICE_STALE: true,
-  SIZE_BELOW_MIN: true,
-  SIZE_ABOVE_MAX: true,
-  AMOUNT_TOO_SMALL: true,
-  AMOUNT_TOO_LARGE: true,
-  PAUSED: true,
-  CONTROLS_UNAVAILABLE: true,
-  NOTIONAL_EXCEEDED: true,
-  INVENTORY_INSUFFICIENT: true,
-  EXPOSURE_LIMIT_EXCEEDED: true,
-  INVENTORY_STALE: true,
-  SOL_FOR_FEES_LOW: true,
-  TOKEN_NOT_SUPPORTED: true,
-  HOLDER_NOT_ALLOWED: true,
-  ISSUANCE_DISABLED: true,
-  ISSUANCE_CAP_EXCEEDED: true,
-  ISSUANCE_UNAVAILABLE: true,
-  SELF_TRADE: true,
-  RECEIVER_NOT_TAKER: true,
-  TAKER_FLAGGED: true,
-  TAKER_DENIED: true,
-  RPC_UNAVAILABLE: true,
-  SIGNER_UNAVAILABLE: true,
-  LEDGER_UNAVAILABLE: true,
-  BUNDLE_UNAVAILABLE: true,
-};
-/** Every DeclineReason, for the no-quote counter's series at 0 from the start. */
-export const DECLINE_REASONS = Object.keys(DECLINE_REASON_SET) as DeclineReason[];
 
 export type QuoteDecision =
   | {
@@ -80,7 +20,7 @@ export type QuoteDecision =
       /** Set when the toxic-flow controls widened this quote: by how many bps, and why. */
       widened?: { bps: number; reason: "TAKER_FLAGGED" };
     }
-  | { ok: false; reason: DeclineReason; detail: string };
+  | Refused<QuoteDeclineCode>;
 
 export interface QuoteServiceDeps {
   config: Config;
@@ -117,8 +57,8 @@ function notSupported(field: "tokenIn" | "tokenOut", mint: string): QuoteDecisio
   const shown = mint.length > 64 ? `${mint.slice(0, 64)}...` : mint;
   return {
     ok: false,
-    reason: "TOKEN_NOT_SUPPORTED",
-    detail: `${field} ${shown} is not supported (not traded)`,
+    code: "TOKEN_NOT_SUPPORTED",
+    context: `${field} ${shown} is not supported (not traded)`,
   };
 }
 
@@ -145,15 +85,15 @@ export class QuoteService {
     if (req.taker === this.deps.maker) {
       return {
         ok: false,
-        reason: "SELF_TRADE",
-        detail: `taker ${req.taker} is this maker's own wallet (no self-trade)`,
+        code: "SELF_TRADE",
+        context: `taker ${req.taker} is this maker's own wallet (no self-trade)`,
       };
     }
     if (req.receiver && req.receiver !== req.taker) {
       return {
         ok: false,
-        reason: "RECEIVER_NOT_TAKER",
-        detail: `receiver ${req.receiver} is not the taker ${req.taker ?? "(none given)"}: a fill pays only its taker`,
+        code: "RECEIVER_NOT_TAKER",
+        context: `receiver ${req.receiver} is not the taker ${req.taker ?? "(none given)"}: a fill pays only its taker`,
       };
     }
     let widenBps = 0;
@@ -163,16 +103,16 @@ export class QuoteService {
       if (standing.kind === "denied") {
         return {
           ok: false,
-          reason: "TAKER_DENIED",
-          detail: `TAKER_DENIED: taker ${req.taker} is on the deny list (${standing.entry.reason})`,
+          code: "TAKER_DENIED",
+          context: `TAKER_DENIED: taker ${req.taker} is on the deny list (${standing.entry.reason})`,
         };
       }
       if (standing.kind === "flagged") {
         if (tox.action === "refuse") {
           return {
             ok: false,
-            reason: "TAKER_FLAGGED",
-            detail: `TAKER_FLAGGED: taker ${req.taker} is flagged for toxic flow (${standing.entry.reason})`,
+            code: "TAKER_FLAGGED",
+            context: `TAKER_FLAGGED: taker ${req.taker} is flagged for toxic flow (${standing.entry.reason})`,
           };
         }
         widenBps = tox.widenBps;
@@ -204,7 +144,7 @@ export class QuoteService {
     );
     if (issued && !issued.ok) return issued;
     if (issued?.need && issuance?.unavailable) {
-      return { ok: false, reason: "ISSUANCE_UNAVAILABLE", detail: issuance.unavailable };
+      return { ok: false, code: "ISSUANCE_UNAVAILABLE", context: issuance.unavailable };
     }
     // A mint or burn goes out in one bundle with the fill: the block engine is on this fill's path.
     const unbundled = issued?.need ? this.deps.fillPath?.refusal({ bundled: true }) : undefined;

@@ -26,6 +26,7 @@ import { ataFor } from "../../inventory/holdings.ts";
 import type { AccountSnapshot, Chain } from "../chain/interface.ts";
 import type { SwapOrder } from "../operator-api/wire.ts";
 import { NATIVE_MINT, SYSTEM_PROGRAM_ID } from "../program/layout.ts";
+import type { RefusalCode, Refused } from "../refusal/codes.ts";
 import { readTokenAccount, type TokenAccountView } from "./token-account.ts";
 
 export interface OrderAmounts {
@@ -45,20 +46,8 @@ export type ProofResult =
       /** The maker's SOL change: the wallet and every token account it owns. */
       lamportsDelta: bigint;
     }
-  | { ok: false; code: ProofRefusal; detail: string };
-
-/** Refusal codes after the simulation (fixed names, never renumbered or reused). */
-export type ProofRefusal =
-  | "SIMULATION_UNAVAILABLE"
-  | "SIMULATION_FAILED"
-  | "WALLET_OWNER_CHANGED"
-  | "OWNER_CHANGED"
-  | "DELEGATE_CHANGED"
-  | "CLOSE_AUTHORITY_CHANGED"
-  | "INPUT_EXCEEDED"
-  | "OUTPUT_BELOW_ORDER"
-  | "OTHER_TOKEN_MOVED"
-  | "SOL_LEFT_MAKER";
+  /** Its codes are RebalanceRefusalCode's and SIMULATION_FAILED (src/refusal/codes.ts). */
+  | Refused;
 
 /** The lamports `order` says the maker (as taker) pays: none when gasless. */
 export function declaredMakerFees(order: SwapOrder, maker: string): bigint {
@@ -72,8 +61,7 @@ export function declaredMakerFees(order: SwapOrder, maker: string): bigint {
   );
 }
 
-type Refusal = Extract<ProofResult, { ok: false }>;
-const no = (code: ProofRefusal, detail: string): Refusal => ({ ok: false, code, detail });
+const no = (code: RefusalCode, context: string): Refused => ({ ok: false, code, context });
 
 /** Owner, delegate and close authority of one watched token account the maker owns or controls. */
 function authorities(address: string, me: string, before?: TokenAccountView, after?: TokenAccountView) {
@@ -82,21 +70,24 @@ function authorities(address: string, me: string, before?: TokenAccountView, aft
   if (!controls(before) && !controls(after)) return undefined;
   if (before && after) {
     if (before.owner !== after.owner)
-      return no("OWNER_CHANGED", `the maker's token account ${address} changes owner to ${after.owner}`);
+      return no(
+        "REBALANCE_OWNER_CHANGED",
+        `the maker's token account ${address} changes owner to ${after.owner}`,
+      );
     if (before.delegate !== after.delegate)
       return no(
-        "DELEGATE_CHANGED",
+        "REBALANCE_DELEGATE_CHANGED",
         `the maker's token account ${address} changes delegate from ${before.delegate} to ${after.delegate}`,
       );
     if (before.closeAuthority !== after.closeAuthority)
       return no(
-        "CLOSE_AUTHORITY_CHANGED",
+        "REBALANCE_CLOSE_AUTHORITY_CHANGED",
         `the maker's token account ${address} changes close authority from ${before.closeAuthority} to ${after.closeAuthority}`,
       );
   } else if (after && after.owner === me && (after.delegate !== null || after.closeAuthority !== null)) {
     // A maker account the transaction creates must come without anyone else's authority.
     return no(
-      after.delegate !== null ? "DELEGATE_CHANGED" : "CLOSE_AUTHORITY_CHANGED",
+      after.delegate !== null ? "REBALANCE_DELEGATE_CHANGED" : "REBALANCE_CLOSE_AUTHORITY_CHANGED",
       `the maker's new token account ${address} has delegate ${after.delegate}, close authority ${after.closeAuthority}`,
     );
   }
@@ -114,7 +105,10 @@ export async function proveTransaction(args: {
 }): Promise<ProofResult> {
   const { tx, order, maker, config, chain } = args;
   if (!chain.simulateUnsigned)
-    return no("SIMULATION_UNAVAILABLE", `the chain (${chain.description}) cannot simulate with post-state`);
+    return no(
+      "REBALANCE_SIMULATION_UNAVAILABLE",
+      `the chain (${chain.description}) cannot simulate with post-state`,
+    );
 
   const watch = new Map<string, PublicKey>();
   watch.set(maker.toBase58(), maker);
@@ -131,7 +125,7 @@ export async function proveTransaction(args: {
   const me = maker.toBase58();
   const wallet = { before: pre[0] ?? null, after: sim.post[0] ?? null };
   const walletProblem = walletChange(wallet.before, wallet.after);
-  if (walletProblem) return no("WALLET_OWNER_CHANGED", walletProblem);
+  if (walletProblem) return no("REBALANCE_WALLET_OWNER_CHANGED", walletProblem);
 
   const deltas = new Map<string, bigint>();
   let lamportsDelta = (wallet.after?.lamports ?? 0n) - (wallet.before?.lamports ?? 0n);
@@ -157,16 +151,19 @@ export async function proveTransaction(args: {
     if (mint === order.inputMint) {
       if (-delta > order.inAmount)
         return no(
-          "INPUT_EXCEEDED",
+          "REBALANCE_INPUT_EXCEEDED",
           `${mint} leaves the maker by ${-delta}, more than the order's inAmount ${order.inAmount}`,
         );
     } else if (mint !== order.outputMint && delta !== 0n) {
-      return no("OTHER_TOKEN_MOVED", `${mint}, not in the order, moves the maker's balance by ${delta}`);
+      return no(
+        "REBALANCE_OTHER_TOKEN_MOVED",
+        `${mint}, not in the order, moves the maker's balance by ${delta}`,
+      );
     }
   }
   if (order.outputMint !== native && (deltas.get(order.outputMint) ?? 0n) < order.outAmount)
     return no(
-      "OUTPUT_BELOW_ORDER",
+      "REBALANCE_OUTPUT_BELOW_ORDER",
       `${order.outputMint} reaches the maker by ${deltas.get(order.outputMint) ?? 0n}, less than the order's outAmount ${order.outAmount}`,
     );
   // SOL, native and wrapped, as one asset: what the order moves of it, plus the fees it declares.
@@ -175,8 +172,12 @@ export async function proveTransaction(args: {
   const solIn = order.inputMint === native ? order.inAmount : 0n;
   const solOut = order.outputMint === native ? order.outAmount : 0n;
   if (lamportsDelta < solOut - solIn - fees) {
-    const code: ProofRefusal =
-      solOut > 0n ? "OUTPUT_BELOW_ORDER" : solIn > 0n ? "INPUT_EXCEEDED" : "SOL_LEFT_MAKER";
+    const code: RefusalCode =
+      solOut > 0n
+        ? "REBALANCE_OUTPUT_BELOW_ORDER"
+        : solIn > 0n
+          ? "REBALANCE_INPUT_EXCEEDED"
+          : "REBALANCE_SOL_LEFT_MAKER";
     return no(
       code,
       `the maker's SOL (wallet and token accounts) changes by ${lamportsDelta} lamports: ` +

@@ -43,6 +43,7 @@ import type { ExecuteOutcome, OperatorSwapApi } from "../operator-api/interface.
 import type { SwapOrder } from "../operator-api/wire.ts";
 import { holderRule } from "../policy/trade.ts";
 import { deserializeFillTransaction } from "../program/decode.ts";
+import { FillRejectCode, type Refusal, type RefusalCode } from "../refusal/codes.ts";
 import type { Signer } from "../signing/port.ts";
 import { countHoldings } from "./holdings-count.ts";
 import type { RebalanceMetrics } from "./metrics.ts";
@@ -80,14 +81,15 @@ export interface TradeReport {
   trade: PlannedTrade;
   outcome: TradeOutcomeKind;
   detail: string;
-  /** Why it was refused before signing: a fixed code (order, shape, inventory, proof or signer). */
-  refusal?: string;
+  /** Why it was refused before signing: its code (order, shape, inventory, proof or signer). */
+  refusal?: RefusalCode;
   requestId?: string;
   quoteId?: string;
   /** The counterparty maker named by the order. */
   orderMaker?: string;
   signature?: string;
-  code?: number;
+  /** The operator's execute code. */
+  executeCode?: number;
   inAmount?: bigint;
   outAmount?: bigint;
   /** The price against the maker's mids: positive bps = worse than mid. */
@@ -182,7 +184,7 @@ export class Rebalancer {
       trade,
       outcome: "dryRun",
       detail: bad
-        ? `the operator offers ${o.outAmount} for ${o.inAmount} (router ${o.router}), which a pass would refuse: ${bad.code}: ${bad.detail}`
+        ? `the operator offers ${o.outAmount} for ${o.inAmount} (router ${o.router}), which a pass would refuse: ${bad.code}: ${bad.context}`
         : `the operator offers ${o.outAmount} for ${o.inAmount} (router ${o.router}): within the price limit`,
       outAmount: out,
       inAmount: BigInt(o.inAmount),
@@ -195,20 +197,24 @@ export class Rebalancer {
     return s === undefined ? {} : { slippageBps: s };
   }
 
-  /** Why an order cannot be taken as it is (a code and the detail), or undefined when it can. */
-  #checkOrder(trade: PlannedTrade, o: SwapOrder): { code: string; detail: string } | undefined {
+  /** Why an order cannot be taken as it is, or undefined when it can. */
+  #checkOrder(trade: PlannedTrade, o: SwapOrder): Refusal | undefined {
     const maker = this.#d.signer.publicKey.toBase58();
     const excluded = this.#d.config.file.rebalance.excludeRouters;
-    const no = (code: string, detail: string) => ({ code, detail });
+    const no = (code: RefusalCode, context: string): Refusal => ({ code, context });
     if (o.errorCode !== undefined || !o.transaction)
       return no(
-        "ORDER_WITHOUT_TRANSACTION",
+        "REBALANCE_ORDER_WITHOUT_TRANSACTION",
         `no transaction (errorCode ${o.errorCode ?? "none"}: ${o.errorMessage ?? "empty transaction"})`,
       );
     if (o.inputMint !== trade.inputMint || o.outputMint !== trade.outputMint)
-      return no("ORDER_WRONG_PAIR", `the order swaps ${o.inputMint} -> ${o.outputMint}, not what was asked`);
-    if (o.taker !== maker) return no("ORDER_WRONG_TAKER", `the order's taker is ${o.taker}, not this maker`);
-    if (o.maker === maker) return no("ORDER_SELF_TRADE", "the order's maker is this maker (self-trade)");
+      return no(
+        "REBALANCE_ORDER_WRONG_PAIR",
+        `the order swaps ${o.inputMint} -> ${o.outputMint}, not what was asked`,
+      );
+    if (o.taker !== maker)
+      return no("REBALANCE_ORDER_WRONG_TAKER", `the order's taker is ${o.taker}, not this maker`);
+    if (o.maker === maker) return no("SELF_TRADE", "the order's maker is this maker (self-trade)");
     // An issued token's holder rules (src/policy/trade.ts) bind the counterparty, which receives what
     // this maker sells and pays what it buys; an order naming none cannot show an allowed holder.
     const holder = holderRule(this.#issuance, {
@@ -216,20 +222,20 @@ export class Rebalancer {
       tokenIn: o.inputMint,
       tokenOut: o.outputMint,
     });
-    if (holder) return no(holder.code, holder.detail);
+    if (holder) return no(holder.code, holder.context);
     if ((excluded as readonly string[]).includes(o.router))
-      return no("ORDER_EXCLUDED_ROUTER", `the order routes through excluded ${o.router}`);
+      return no("REBALANCE_ORDER_EXCLUDED_ROUTER", `the order routes through excluded ${o.router}`);
     const inAmount = BigInt(o.inAmount);
     if (inAmount > trade.amount)
-      return no("ORDER_INPUT_EXCEEDED", `inAmount ${o.inAmount} exceeds the ${trade.amount} asked`);
+      return no("REBALANCE_ORDER_INPUT_EXCEEDED", `inAmount ${o.inAmount} exceeds the ${trade.amount} asked`);
     const out = BigInt(o.outAmount);
     if (out < trade.minOut)
       return no(
-        "ORDER_PRICE_BELOW_LIMIT",
+        "REBALANCE_ORDER_PRICE_BELOW_LIMIT",
         `outAmount ${o.outAmount} is below the price limit ${trade.minOut} (${trade.target.maxSlippageBps} bps under the maker's mid)`,
       );
     if (o.expireAt && Number(o.expireAt) * 1000 <= this.#now())
-      return no("ORDER_EXPIRED", `the order expired at ${o.expireAt}`);
+      return no("REBALANCE_ORDER_EXPIRED", `the order expired at ${o.expireAt}`);
     return undefined;
   }
 
@@ -259,16 +265,16 @@ export class Rebalancer {
       outAmount: BigInt(o.outAmount),
       ...this.#slip(trade, o),
     };
-    const refuse = (code: string, detail: string) =>
-      report({ ...ids, outcome: "refused", refusal: code, detail: `${code}: ${detail}` });
+    const refuse = (code: RefusalCode, context: string) =>
+      report({ ...ids, outcome: "refused", refusal: code, detail: `${code}: ${context}` });
     const bad = this.#checkOrder(trade, o);
     if (bad) {
-      if (!o.transaction) return report({ ...ids, outcome: "noOrder", detail: bad.detail });
-      return refuse(bad.code, bad.detail);
+      if (!o.transaction) return report({ ...ids, outcome: "noOrder", detail: bad.context });
+      return refuse(bad.code, bad.context);
     }
 
     const parsed = deserializeFillTransaction(o.transaction as string);
-    if (!parsed.ok) return refuse("MALFORMED_TRANSACTION", parsed.problem);
+    if (!parsed.ok) return refuse(FillRejectCode.MALFORMED_TRANSACTION, parsed.problem);
     const tx: VersionedTransaction = parsed.tx;
     // The shape first: nothing is reserved or simulated for a transaction it does not understand.
     const shape = checkShape({
@@ -278,7 +284,7 @@ export class Rebalancer {
       config,
       accounts: await chain.getAccounts([...tx.message.staticAccountKeys]),
     });
-    if (!shape.ok) return refuse(shape.code, shape.detail);
+    if (!shape.ok) return refuse(shape.code, shape.context);
 
     const { lastValidBlockHeight } = await chain.getLatestBlockhash();
     // The reservation outlives the blockhash (about 150 blocks of 400 ms) by a margin: a signed
@@ -292,7 +298,7 @@ export class Rebalancer {
       inputAmount: ids.outAmount,
       expiresAtMs: this.#now() + config.file.rebalance.executeTimeoutMs + 90_000,
     });
-    if (!reserved.ok) return refuse(reserved.reason, reserved.detail);
+    if (!reserved.ok) return refuse(reserved.code, reserved.context);
 
     const proof = await proveTransaction({
       tx,
@@ -310,7 +316,7 @@ export class Rebalancer {
     });
     if (!proof.ok) {
       await inventory.release(reservationId);
-      return refuse(proof.code, proof.detail);
+      return refuse(proof.code, proof.context);
     }
 
     // The port's sign may become asynchronous (a remote signer): await whatever it returns.
@@ -319,7 +325,7 @@ export class Rebalancer {
     } catch (e) {
       // Nothing was sent: the units are free again.
       await inventory.release(reservationId);
-      return refuse("SIGNER_FAILED", (e as Error).message);
+      return refuse("SIGNATURE_UNAVAILABLE", (e as Error).message);
     }
     const x = await api.execute({
       signedTransaction: Buffer.from(tx.serialize()).toString("base64"),
@@ -329,7 +335,7 @@ export class Rebalancer {
     const done = {
       ...ids,
       outcome: x.kind,
-      code: x.code,
+      executeCode: x.code,
       ...(x.signature ? { signature: x.signature } : {}),
     };
     return report({ ...done, detail: await this.#settle(trade, reservationId, x) });
@@ -390,7 +396,7 @@ export class Rebalancer {
       ...(r.inAmount !== undefined ? { inAmount: r.inAmount.toString() } : {}),
       ...(r.outAmount !== undefined ? { outAmount: r.outAmount.toString() } : {}),
       ...(r.slippageBps !== undefined ? { slippageBps: r.slippageBps } : {}),
-      ...(r.code !== undefined ? { executeCode: r.code } : {}),
+      ...(r.executeCode !== undefined ? { executeCode: r.executeCode } : {}),
       ...(r.signature ? { signature: r.signature } : {}),
       detail: r.detail,
     };

@@ -33,23 +33,11 @@ import {
   TOKEN_2022_PROGRAM_ID,
   TOKEN_PROGRAM_ID,
 } from "../program/layout.ts";
+import type { RefusalCode, Refused } from "../refusal/codes.ts";
 import { readTokenAccount } from "./token-account.ts";
 
-/** Shape refusal codes (fixed names, never renumbered or reused). */
-export type ShapeRefusal =
-  | "MALFORMED_TRANSACTION"
-  | "LOOKUP_TABLES_UNSUPPORTED"
-  | "MAKER_NOT_SIGNER"
-  | "WALLET_OWNER_CHANGED"
-  | "AUTHORITY_HANDED_AWAY"
-  | "CLOSE_TO_STRANGER"
-  | "ROUTE_PROGRAM_MISSING"
-  | "INSTRUCTION_NOT_ALLOWED"
-  | "FILL_NOT_AS_ORDERED"
-  | "MAKER_ACCOUNT_MISUSED"
-  | "EXTRA_WRITABLE_MAKER_ACCOUNT";
-
-export type ShapeResult = { ok: true } | { ok: false; code: ShapeRefusal; detail: string };
+/** The shape's verdict: its codes are RebalanceRefusalCode's and the shared ones (src/refusal/codes.ts). */
+export type ShapeResult = { ok: true } | Refused;
 
 export interface ShapeInput {
   tx: VersionedTransaction;
@@ -69,7 +57,7 @@ interface Ctx extends ShapeInput {
 
 type Rule = (c: Ctx) => ShapeResult;
 const ok: ShapeResult = { ok: true };
-const no = (code: ShapeRefusal, detail: string): ShapeResult => ({ ok: false, code, detail });
+const no = (code: RefusalCode, context: string): ShapeResult => ({ ok: false, code, context });
 
 const SYSTEM_ASSIGN = 1;
 const SYSTEM_ALLOCATE = 8;
@@ -100,7 +88,7 @@ const walletOwner: Rule = (c) => {
               : undefined;
     if (name)
       return no(
-        "WALLET_OWNER_CHANGED",
+        "REBALANCE_WALLET_OWNER_CHANGED",
         `${where(ix)} is System ${name} of ${ix.accounts[0]?.key?.toBase58() ?? "?"}`,
       );
   }
@@ -122,7 +110,7 @@ const authority: Rule = (c) => {
             : undefined;
     if (name)
       return no(
-        "AUTHORITY_HANDED_AWAY",
+        "REBALANCE_AUTHORITY_HANDED_AWAY",
         `${where(ix)} is ${name} on ${ix.accounts[0]?.key?.toBase58() ?? "?"}`,
       );
   }
@@ -135,7 +123,7 @@ const closeToStranger: Rule = (c) => {
     const dest = ix.accounts[1]?.key?.toBase58();
     if (dest !== c.me)
       return no(
-        "CLOSE_TO_STRANGER",
+        "REBALANCE_CLOSE_TO_STRANGER",
         `${where(ix)} closes ${ix.accounts[0]?.key?.toBase58() ?? "?"} to ${dest ?? "?"}, not the maker`,
       );
   }
@@ -158,18 +146,18 @@ function routePrograms(c: Ctx): { names: Map<string, string>; problem?: string }
 
 const routeProgram: Rule = (c) => {
   const { names, problem } = routePrograms(c);
-  if (problem) return no("ROUTE_PROGRAM_MISSING", problem);
+  if (problem) return no("REBALANCE_ROUTE_PROGRAM_MISSING", problem);
   if (c.order.router === "router_2") {
     if (c.decoded.fills.length !== 1)
       return no(
-        "ROUTE_PROGRAM_MISSING",
+        "REBALANCE_ROUTE_PROGRAM_MISSING",
         `router_2 needs exactly one order-engine fill; the transaction has ${c.decoded.fills.length}`,
       );
     return ok;
   }
   if (!c.decoded.instructions.some((ix) => names.has(ix.programId.toBase58())))
     return no(
-      "ROUTE_PROGRAM_MISSING",
+      "REBALANCE_ROUTE_PROGRAM_MISSING",
       `${c.order.router}'s route calls none of its swap programs (${[...names.values()].join(", ")})`,
     );
   return ok;
@@ -181,7 +169,10 @@ const allowlist: Rule = (c) => {
     const always = ix.kind === "computeUnitLimit" || ix.kind === "computeUnitPrice";
     if (always || ix.kind === "ataCreateIdempotent") continue;
     if (c.order.router === "router_2" ? ix.kind === "fill" : names.has(ix.programId.toBase58())) continue;
-    return no("INSTRUCTION_NOT_ALLOWED", `${where(ix)} (${ix.kind}) is not on ${c.order.router}'s allowlist`);
+    return no(
+      "REBALANCE_INSTRUCTION_NOT_ALLOWED",
+      `${where(ix)} (${ix.kind}) is not on ${c.order.router}'s allowlist`,
+    );
   }
   return ok;
 };
@@ -193,7 +184,7 @@ const fillAsOrdered: Rule = (c) => {
   const n = fill.named;
   const a = fill.args;
   if (!n || !a)
-    return no("FILL_NOT_AS_ORDERED", `the fill does not decode: ${fill.dataProblem ?? "accounts"}`);
+    return no("REBALANCE_FILL_NOT_AS_ORDERED", `the fill does not decode: ${fill.dataProblem ?? "accounts"}`);
   const k = (r: { key: PublicKey | undefined }) => r.key?.toBase58();
   const wrong =
     k(n.taker) !== c.me
@@ -207,20 +198,20 @@ const fillAsOrdered: Rule = (c) => {
             : a.outputAmount < BigInt(c.order.outAmount)
               ? `it delivers ${a.outputAmount}, less than the order's outAmount ${c.order.outAmount}`
               : undefined;
-  return wrong ? no("FILL_NOT_AS_ORDERED", `the order-engine fill: ${wrong}`) : ok;
+  return wrong ? no("REBALANCE_FILL_NOT_AS_ORDERED", `the order-engine fill: ${wrong}`) : ok;
 };
 
 /** An ATA creation may spend the maker's lamports or create a maker account only for the trade's ATAs. */
 const ataCreations: Rule = (c) => {
   for (const ix of c.decoded.ataCreations) {
     const n = ix.named;
-    if (!n) return no("MAKER_ACCOUNT_MISUSED", `${where(ix)}: CreateIdempotent without its six accounts`);
+    if (!n) return no("INVALID_MAKER_ACCOUNT_USE", `${where(ix)}: CreateIdempotent without its six accounts`);
     const payer = n.payer.key?.toBase58();
     const owner = n.owner.key?.toBase58();
     const ata = n.ata.key?.toBase58() ?? "?";
     if ((payer === c.me || owner === c.me) && !(owner === c.me && c.tradeAtas.has(ata)))
       return no(
-        "MAKER_ACCOUNT_MISUSED",
+        "INVALID_MAKER_ACCOUNT_USE",
         `${where(ix)} creates ${ata} (owner ${owner}) with the maker ${payer === c.me ? "paying its rent" : "as owner"}: only the maker's own ATA of the order's mints may be`,
       );
   }
@@ -241,7 +232,7 @@ const writableMakerAccounts: Rule = (c) => {
     const t = readTokenAccount(c.accounts[i] ?? null);
     if (t && (t.owner === c.me || t.delegate === c.me || t.closeAuthority === c.me))
       return no(
-        "EXTRA_WRITABLE_MAKER_ACCOUNT",
+        "REBALANCE_EXTRA_WRITABLE_MAKER_ACCOUNT",
         `the maker's token account ${key} (mint ${t.mint}) is writable, and the order trades neither its mint nor through it`,
       );
   }
@@ -253,13 +244,13 @@ const makerSigner: Rule = (c) => {
   const i = msg.staticAccountKeys.findIndex((k) => k.toBase58() === c.me);
   return i >= 0 && i < msg.header.numRequiredSignatures
     ? ok
-    : no("MAKER_NOT_SIGNER", "the maker is not a signer of this transaction");
+    : no("REBALANCE_MAKER_NOT_SIGNER", "the maker is not a signer of this transaction");
 };
 
 const lookupTables: Rule = (c) =>
   c.decoded.addressTableLookups > 0
     ? no(
-        "LOOKUP_TABLES_UNSUPPORTED",
+        "LOOKUP_TABLES_NOT_SUPPORTED",
         "the transaction loads accounts from lookup tables, which these checks cannot watch",
       )
     : ok;

@@ -1,11 +1,16 @@
 /**
- * Every refusal code, in one list: the fill rules' (FillRejectCode), the swap path's around them
- * (SwapRefusalCode) and the signer service's (SignerRefusalCode). A refusal travels as a value,
- * `{ code, context }`, from the rule that refuses to the ledger's `code` column; it becomes text only
- * at the HTTP edge (src/contract/swap.ts) and in logs. Named by the fixed scheme (MALFORMED_,
- * INVALID_, _NOT_FOUND, _EXCEEDED, _UNAVAILABLE), one casing: UPPER_SNAKE. Logs, metric labels, the
- * ledger and tests key on these strings: once released a code is never renamed, renumbered or
- * reused, only added.
+ * Every refusal code, in one list, each family a channel's: the fill rules' (FillRejectCode), the swap
+ * path's around them (SwapRefusalCode), the inventory's and the issuer's, the quote's declines
+ * (QuoteDeclineCode), RFQ v2's (V2RejectCode), the signer service's (SignerRefusalCode) and the
+ * rebalancer's (RebalanceRefusalCode). A code is written once, key equal to value; a family that shares
+ * another's code (one idea, one name) lists it by reference. A code whose meaning is one channel's own
+ * carries its prefix (V2_, SIGNER_, REBALANCE_). A refusal travels as a value, `{ code, context }`, from
+ * the rule that refuses to the HTTP answer, the logs, the signer's reply, the ledger's `code` column and
+ * the metric labels; it becomes the operator's text in one place (src/contract/swap.ts). Named by the
+ * fixed scheme (MALFORMED_, INVALID_, _NOT_FOUND, _EXCEEDED, _UNAVAILABLE), one casing: UPPER_SNAKE.
+ * Logs, metric labels, the ledger and tests key on these strings: a rename is a ledger migration
+ * (src/ledger/migrations.ts) and a change of every document that names the code; `npm run check`
+ * (scripts/check-refusals.ts) keeps every list here and every refusal in this shape.
  */
 
 /** Why a fill transaction breaks one of the contract's rules (src/fill/rules/). */
@@ -98,6 +103,20 @@ export const FillRejectCode = {
 
 export type FillRejectCode = (typeof FillRejectCode)[keyof typeof FillRejectCode];
 
+/** Why the maker's inventory (inventory/) will not carry a trade: the quote, /swap, RFQ v2 and the rebalancer. */
+export const InventoryRefusalCode = {
+  /** The maker holds less than the fill takes. */
+  INVENTORY_INSUFFICIENT: "INVENTORY_INSUFFICIENT",
+  /** The fill would take the maker's exposure past its limit. */
+  EXPOSURE_LIMIT_EXCEEDED: "EXPOSURE_LIMIT_EXCEEDED",
+  /** Balances could not be read from the chain for longer than `inventory.maxBalanceAgeMs`. */
+  INVENTORY_STALE: "INVENTORY_STALE",
+  /** The maker's native SOL is below `inventory.minSolLamports`: it could not pay the fill's fees. */
+  SOL_FOR_FEES_LOW: "SOL_FOR_FEES_LOW",
+} as const;
+
+export type InventoryRefusalCode = (typeof InventoryRefusalCode)[keyof typeof InventoryRefusalCode];
+
 /** Why the swap path refused a fill before, around or after the fill rules (src/swap/). */
 export const SwapRefusalCode = {
   /** The quote store could not be read or written in time (Redis down, its circuit open, a timeout). */
@@ -142,10 +161,8 @@ export const SwapRefusalCode = {
   TAKER_FUNDS_UNVERIFIABLE: "TAKER_FUNDS_UNVERIFIABLE",
   /** The maker's inventory could not be reserved in time. */
   INVENTORY_UNAVAILABLE: "INVENTORY_UNAVAILABLE",
-  /** The maker holds less than the fill takes. */
-  INVENTORY_INSUFFICIENT: "INVENTORY_INSUFFICIENT",
-  /** The fill would take the maker's exposure past its limit. */
-  EXPOSURE_LIMIT_EXCEEDED: "EXPOSURE_LIMIT_EXCEEDED",
+  INVENTORY_INSUFFICIENT: InventoryRefusalCode.INVENTORY_INSUFFICIENT,
+  EXPOSURE_LIMIT_EXCEEDED: InventoryRefusalCode.EXPOSURE_LIMIT_EXCEEDED,
   /** The swap's time budget ran out before signing. */
   BUDGET_EXCEEDED: "BUDGET_EXCEEDED",
   /** The maker's signature could not be produced (the signer not reachable, or no signature came back). */
@@ -158,80 +175,291 @@ export const SwapRefusalCode = {
   COMPANION_UNAVAILABLE: "COMPANION_UNAVAILABLE",
   /** The bundle engine did not accept the bundle, or did not answer in time. */
   BUNDLE_FAILED: "BUNDLE_FAILED",
-  /** A bug in the swap path: answered rather than a 500 the operator reads as "webhook down". */
+  /** A bug in the swap path (or the signer's): answered rather than a 500 the operator reads as "webhook down". */
   INTERNAL_ERROR: "INTERNAL_ERROR",
 } as const;
 
 export type SwapRefusalCode = (typeof SwapRefusalCode)[keyof typeof SwapRefusalCode];
 
-/** Why the signer service refused (src/signer/service/), beside the fill rules' codes, which it repeats. */
+/** The issuer's refusals (src/issuance/, src/policy/trade.ts): the quote, /swap, RFQ v2 and the rebalancer. */
+export type IssuanceRefusalCode =
+  | typeof SwapRefusalCode.HOLDER_NOT_ALLOWED
+  | typeof SwapRefusalCode.ISSUANCE_DISABLED
+  | typeof SwapRefusalCode.ISSUANCE_CAP_EXCEEDED
+  | typeof SwapRefusalCode.ISSUANCE_UNAVAILABLE;
+
+/** Why POST /quote answered 404: the price book's, the quote service's and the quote path's reasons. */
+export const QuoteDeclineCode = {
+  /** The pair is not configured. */
+  PAIR_NOT_SUPPORTED: "PAIR_NOT_SUPPORTED",
+  /** The pair's switch is off. */
+  PAIR_DISABLED: "PAIR_DISABLED",
+  /** No price for the pair. */
+  PRICE_UNAVAILABLE: "PRICE_UNAVAILABLE",
+  /** The pair's price is older than its freshness bound. */
+  PRICE_STALE: "PRICE_STALE",
+  /** The trade's base size is below the pair's minimum. */
+  SIZE_BELOW_MIN: "SIZE_BELOW_MIN",
+  /** The trade's base size is above the pair's maximum. */
+  SIZE_ABOVE_MAX: "SIZE_ABOVE_MAX",
+  /** The amount prices to nothing on the other side. */
+  AMOUNT_TOO_SMALL: "AMOUNT_TOO_SMALL",
+  /** The amount does not fit the token's u64 bounds. */
+  AMOUNT_TOO_LARGE: "AMOUNT_TOO_LARGE",
+  /** The global kill switch is on. */
+  PAUSED: "PAUSED",
+  /** The shared switches (Redis) cannot be read: a dependency outage, not a pause; no quote until back. */
+  CONTROLS_UNAVAILABLE: "CONTROLS_UNAVAILABLE",
+  /** The quote's notional exceeds the pair's `maxNotionalUsd`. */
+  NOTIONAL_EXCEEDED: "NOTIONAL_EXCEEDED",
+  INVENTORY_INSUFFICIENT: InventoryRefusalCode.INVENTORY_INSUFFICIENT,
+  EXPOSURE_LIMIT_EXCEEDED: InventoryRefusalCode.EXPOSURE_LIMIT_EXCEEDED,
+  INVENTORY_STALE: InventoryRefusalCode.INVENTORY_STALE,
+  SOL_FOR_FEES_LOW: InventoryRefusalCode.SOL_FOR_FEES_LOW,
+  /** A mint of the request is not one the maker trades. */
+  TOKEN_NOT_SUPPORTED: "TOKEN_NOT_SUPPORTED",
+  HOLDER_NOT_ALLOWED: SwapRefusalCode.HOLDER_NOT_ALLOWED,
+  ISSUANCE_DISABLED: SwapRefusalCode.ISSUANCE_DISABLED,
+  ISSUANCE_CAP_EXCEEDED: SwapRefusalCode.ISSUANCE_CAP_EXCEEDED,
+  ISSUANCE_UNAVAILABLE: SwapRefusalCode.ISSUANCE_UNAVAILABLE,
+  /**
+   * The counterparty is this maker's own wallet (a wash trade that only pays fees): the taker of a
+   * quote (the maker's rebalancer buying through the operator's order API), or the maker of an order
+   * the rebalancer was offered.
+   */
+  SELF_TRADE: "SELF_TRADE",
+  /**
+   * The request names a `receiver` other than the taker: the order-engine fill pays only the taker's
+   * own output account and the operator's fill carries no forward transfer, so such a quote could not
+   * be filled as asked (docs/contract.md, "receiver"). A 404 costs nothing; a refused swap would.
+   */
+  RECEIVER_NOT_TAKER: "RECEIVER_NOT_TAKER",
+  /** Toxic-flow controls (src/toxicity/): the taker is flagged and flagged takers are refused. */
+  TAKER_FLAGGED: "TAKER_FLAGGED",
+  /** Toxic-flow controls: the taker is on the deny list. */
+  TAKER_DENIED: "TAKER_DENIED",
+  /** A dependency of the fill is failing (src/health/fill-path.ts): the RPC. */
+  RPC_UNAVAILABLE: "RPC_UNAVAILABLE",
+  /** A dependency of the fill is failing: the signer service. */
+  SIGNER_UNAVAILABLE: "SIGNER_UNAVAILABLE",
+  /** A dependency of the fill is failing: the ledger. */
+  LEDGER_UNAVAILABLE: "LEDGER_UNAVAILABLE",
+  /** A dependency of an issued token's fill (minted or burned with it) is failing: the block engine. */
+  BUNDLE_UNAVAILABLE: "BUNDLE_UNAVAILABLE",
+  /** The operator's deadline passed (or too little of it is left to answer in). */
+  DEADLINE: "DEADLINE",
+  /** The request waited in the queue past its share of the budget (src/http/shed.ts). */
+  OVERLOADED: "OVERLOADED",
+  /** The quote store is full (its memory bound): the quote could not be kept for its swap. */
+  QUOTE_STORE_FULL: "QUOTE_STORE_FULL",
+  QUOTE_STORE_UNAVAILABLE: SwapRefusalCode.QUOTE_STORE_UNAVAILABLE,
+  /** The store already holds a quote under this id. */
+  QUOTE_ID_CLAIMED: "QUOTE_ID_CLAIMED",
+} as const;
+
+export type QuoteDeclineCode = (typeof QuoteDeclineCode)[keyof typeof QuoteDeclineCode];
+
+/** The price book's declines (pricing/book.ts): the quote's, and RFQ v2's reasons to withdraw a pair. */
+export type PriceDeclineCode =
+  | typeof QuoteDeclineCode.PAIR_NOT_SUPPORTED
+  | typeof QuoteDeclineCode.PAIR_DISABLED
+  | typeof QuoteDeclineCode.PRICE_UNAVAILABLE
+  | typeof QuoteDeclineCode.PRICE_STALE
+  | typeof QuoteDeclineCode.SIZE_BELOW_MIN
+  | typeof QuoteDeclineCode.SIZE_ABOVE_MAX
+  | typeof QuoteDeclineCode.AMOUNT_TOO_SMALL
+  | typeof QuoteDeclineCode.AMOUNT_TOO_LARGE
+  | typeof QuoteDeclineCode.PAUSED
+  | typeof QuoteDeclineCode.CONTROLS_UNAVAILABLE
+  | typeof QuoteDeclineCode.NOTIONAL_EXCEEDED;
+
+/** Every QuoteDeclineCode, for the no-quote counter's series at 0 from the start. */
+export const QUOTE_DECLINE_CODES: readonly QuoteDeclineCode[] = Object.values(QuoteDeclineCode);
+
+/**
+ * Why an RFQ v2 swap (SWAP_AVAILABLE) was not co-signed, where the reason is the stream's own; the
+ * fill rules' and the swap path's codes serve it where the idea is theirs (MALFORMED_TRANSACTION,
+ * INVALID_MAKER_ACCOUNT_USE, the inventory's, the issuer's, MESSAGE_BOUND_TO_OTHER_QUOTE).
+ */
+export const V2RejectCode = {
+  /** The lookup tables could not be read: the chain read failed or did not answer within the deadline. */
+  V2_LOOKUP_TABLES_UNRESOLVED: "V2_LOOKUP_TABLES_UNRESOLVED",
+  /** A lookup table the message loads from does not exist, or the account is not a lookup table. */
+  V2_LOOKUP_TABLE_NOT_FOUND: "V2_LOOKUP_TABLE_NOT_FOUND",
+  /** A lookup table the message loads from is deactivated (or deactivating: it may be closed before landing). */
+  V2_LOOKUP_TABLE_DEACTIVATED: "V2_LOOKUP_TABLE_DEACTIVATED",
+  /** The message loads an index beyond the lookup table's addresses, as read from the chain just now. */
+  V2_LOOKUP_INDEX_OUT_OF_RANGE: "V2_LOOKUP_INDEX_OUT_OF_RANGE",
+  /** Not exactly two required signatures, or the maker's key is not the read-only signer at slot 1. */
+  V2_INVALID_SIGNERS: "V2_INVALID_SIGNERS",
+  /** Not exactly one aggregator route_v2 instruction, or its plan does not hold exactly one RFQ v2 leg. */
+  V2_ROUTE_NOT_FOUND: "V2_ROUTE_NOT_FOUND",
+  /**
+   * The route plan holds a step the maker cannot read (a swap tag outside the published enum, or a value
+   * Borsh refuses): nothing after it can be located, so the route is refused, never searched for bytes.
+   */
+  V2_ROUTE_UNREADABLE: "V2_ROUTE_UNREADABLE",
+  /** The route's or the leg's accounts are not the ones the fill needs (programs, mints, maker accounts, taker). */
+  V2_INVALID_ACCOUNTS: "V2_INVALID_ACCOUNTS",
+  /** The pair is not one the maker streams, or its levels are withdrawn. */
+  V2_PAIR_NOT_STREAMED: "V2_PAIR_NOT_STREAMED",
+  /** Lot size, levels or prices match no level set the maker streamed that is still valid. */
+  V2_LEVELS_NOT_STREAMED: "V2_LEVELS_NOT_STREAMED",
+  /**
+   * expire_at is past, or later than the streamed levels' validity (the signer service: further ahead
+   * than the configuration's rfqV2.quoteExpirySeconds).
+   */
+  V2_EXPIRED: "V2_EXPIRED",
+  /**
+   * A lone leg's input is not the whole route input (bps 10,000, input index 0), a leg beside others
+   * takes no share or more than all of its input (bps outside 1-10,000), or the input buys no whole lot.
+   */
+  V2_INVALID_AMOUNTS: "V2_INVALID_AMOUNTS",
+  /** The swap id was signed before. */
+  V2_DUPLICATE_SWAP: "V2_DUPLICATE_SWAP",
+} as const;
+
+export type V2RejectCode = (typeof V2RejectCode)[keyof typeof V2RejectCode];
+
+/**
+ * Why the signer service refused (src/signer/service/), where the reason is the signer's own; beside
+ * these it answers the fill rules', RFQ v2's and the swap path's codes where the idea is theirs
+ * (QUOTE_NOT_FOUND, SIGNATURE_VERIFICATION_FAILED, INVALID_MAKER_SIGNATURE_SLOT, INVALID_PROGRAM, V2_EXPIRED,
+ * INTERNAL_ERROR).
+ */
 export const SignerRefusalCode = {
   /** The request is not one the protocol knows. */
-  BAD_REQUEST: "SIGNER_BAD_REQUEST",
-  /** No such quote in the shared store (never quoted, or forgotten). */
-  UNKNOWN_QUOTE: "SIGNER_UNKNOWN_QUOTE",
+  SIGNER_BAD_REQUEST: "SIGNER_BAD_REQUEST",
   /** The shared quote store or the signer's own record could not be read or written. */
-  STORE_UNAVAILABLE: "SIGNER_STORE_UNAVAILABLE",
-  /** The taker's signature is missing or wrong, or the maker's slot is not empty. */
-  TAKER_SIGNATURE: "SIGNER_TAKER_SIGNATURE",
+  SIGNER_STORE_UNAVAILABLE: "SIGNER_STORE_UNAVAILABLE",
   /** This exact message was signed before (the signer's own record). */
-  ALREADY_SIGNED: "SIGNER_ALREADY_SIGNED",
+  SIGNER_ALREADY_SIGNED: "SIGNER_ALREADY_SIGNED",
   /**
    * The quote was signed for another message that can still land (its blockhash is still valid, or
    * the signer has no chain to tell): one landable fill per quote.
    */
-  QUOTE_ALREADY_SIGNED: "SIGNER_QUOTE_ALREADY_SIGNED",
+  SIGNER_QUOTE_ALREADY_SIGNED: "SIGNER_QUOTE_ALREADY_SIGNED",
   /** The fill's pair has no price band in the signer's file: the signer does not sign what it cannot price. */
-  NO_PRICE_BAND: "SIGNER_NO_PRICE_BAND",
+  SIGNER_NO_PRICE_BAND: "SIGNER_NO_PRICE_BAND",
   /** The signer's own price source has no fresh price for the pair. */
-  NO_PRICE: "SIGNER_NO_PRICE",
+  SIGNER_NO_PRICE: "SIGNER_NO_PRICE",
   /** The fill's price is worse for the maker than the signer's band around its own mid allows. */
-  PRICE_BAND: "SIGNER_PRICE_BAND",
+  SIGNER_PRICE_BAND: "SIGNER_PRICE_BAND",
   /** What the fill gives away beyond the signer's price would cross the token's daily loss limit. */
-  LIMIT_LOSS_PER_DAY: "SIGNER_LIMIT_LOSS_PER_DAY",
+  SIGNER_LIMIT_LOSS_PER_DAY: "SIGNER_LIMIT_LOSS_PER_DAY",
   /** The fill's token has no limit configured: the signer does not sign what it cannot bound. */
-  NO_LIMIT: "SIGNER_NO_LIMIT",
-  LIMIT_PER_FILL: "SIGNER_LIMIT_PER_FILL",
-  LIMIT_PER_MINUTE: "SIGNER_LIMIT_PER_MINUTE",
-  LIMIT_PER_DAY: "SIGNER_LIMIT_PER_DAY",
+  SIGNER_NO_LIMIT: "SIGNER_NO_LIMIT",
+  /** The fill is above the token's per-fill limit. */
+  SIGNER_LIMIT_PER_FILL: "SIGNER_LIMIT_PER_FILL",
+  /** The fill would cross the token's per-minute limit. */
+  SIGNER_LIMIT_PER_MINUTE: "SIGNER_LIMIT_PER_MINUTE",
+  /** The fill would cross the token's daily limit. */
+  SIGNER_LIMIT_PER_DAY: "SIGNER_LIMIT_PER_DAY",
   /** The signer holds no issuer key (SIGNER_ISSUER_KEYPAIR), or the fill is not one it makes a companion for. */
-  NO_ISSUER: "SIGNER_NO_ISSUER",
+  SIGNER_NO_ISSUER: "SIGNER_NO_ISSUER",
   /** A companion is asked for a fill this signer did not sign for that quote. */
-  COMPANION_UNSIGNED_FILL: "SIGNER_COMPANION_UNSIGNED_FILL",
+  SIGNER_COMPANION_UNSIGNED_FILL: "SIGNER_COMPANION_UNSIGNED_FILL",
   /** A companion was already made for this quote: one per quote. */
-  COMPANION_ALREADY_MADE: "SIGNER_COMPANION_ALREADY_MADE",
+  SIGNER_COMPANION_ALREADY_MADE: "SIGNER_COMPANION_ALREADY_MADE",
   /**
    * An RFQ v2 swap loads accounts from lookup tables and the signer has no chain reader (SIGNER_RPC_URL)
    * to resolve them: it signs only what it can read. With one, the tables' own codes apply
    * (V2_LOOKUP_TABLE_NOT_FOUND, V2_LOOKUP_TABLE_DEACTIVATED, V2_LOOKUP_INDEX_OUT_OF_RANGE,
-   * V2_LOOKUP_TABLES_UNRESOLVED, src/rfq-v2/codes.ts).
+   * V2_LOOKUP_TABLES_UNRESOLVED).
    */
-  V2_LOOKUP_TABLES: "SIGNER_V2_LOOKUP_TABLES",
-  /** An RFQ v2 swap runs a top-level program outside the ones an offered swap holds (compute budget, system, token, ATA, aggregator). */
-  V2_UNEXPECTED_PROGRAM: "SIGNER_V2_UNEXPECTED_PROGRAM",
-  /** An RFQ v2 swap's expire_at is past, or further ahead than the configuration's rfqV2.quoteExpirySeconds. */
-  V2_EXPIRY: "SIGNER_V2_EXPIRY",
+  SIGNER_V2_LOOKUP_TABLES: "SIGNER_V2_LOOKUP_TABLES",
   /** An RFQ v2 swap's lot or levels are not within the level set the webhook says it streamed (a webhook fault). */
-  V2_LEVELS_NOT_CLAIMED: "SIGNER_V2_LEVELS_NOT_CLAIMED",
+  SIGNER_V2_LEVELS_NOT_CLAIMED: "SIGNER_V2_LEVELS_NOT_CLAIMED",
 } as const;
 
 export type SignerRefusalCode = (typeof SignerRefusalCode)[keyof typeof SignerRefusalCode];
 
-export type RefusalCode = FillRejectCode | SwapRefusalCode | SignerRefusalCode;
+/**
+ * Why the rebalancer did not sign an order (src/rebalance/), where the reason is its own; beside these
+ * it answers the fill rules' and the swap path's codes where the idea is theirs (MALFORMED_TRANSACTION,
+ * LOOKUP_TABLES_NOT_SUPPORTED, INVALID_MAKER_ACCOUNT_USE, SIMULATION_FAILED, SIGNATURE_UNAVAILABLE,
+ * SELF_TRADE, the inventory's, the issuer's).
+ */
+export const RebalanceRefusalCode = {
+  /** The operator answered an error code, or an order without a transaction. */
+  REBALANCE_ORDER_WITHOUT_TRANSACTION: "REBALANCE_ORDER_WITHOUT_TRANSACTION",
+  /** The order swaps other mints than the ones asked. */
+  REBALANCE_ORDER_WRONG_PAIR: "REBALANCE_ORDER_WRONG_PAIR",
+  /** The order's taker is not this maker. */
+  REBALANCE_ORDER_WRONG_TAKER: "REBALANCE_ORDER_WRONG_TAKER",
+  /** The order routes through a router the configuration excludes (rebalance.excludeRouters). */
+  REBALANCE_ORDER_EXCLUDED_ROUTER: "REBALANCE_ORDER_EXCLUDED_ROUTER",
+  /** The order's inAmount is more than the amount asked. */
+  REBALANCE_ORDER_INPUT_EXCEEDED: "REBALANCE_ORDER_INPUT_EXCEEDED",
+  /** The order's outAmount is below the trade's price limit. */
+  REBALANCE_ORDER_PRICE_BELOW_LIMIT: "REBALANCE_ORDER_PRICE_BELOW_LIMIT",
+  /** The order's expiry is past. */
+  REBALANCE_ORDER_EXPIRED: "REBALANCE_ORDER_EXPIRED",
+  /** The maker is not a signer of the order's transaction. */
+  REBALANCE_MAKER_NOT_SIGNER: "REBALANCE_MAKER_NOT_SIGNER",
+  /** An instruction would change the maker wallet's owner (System Assign and the like). */
+  REBALANCE_WALLET_OWNER_CHANGED: "REBALANCE_WALLET_OWNER_CHANGED",
+  /** An instruction would hand an authority over a maker account to someone else. */
+  REBALANCE_AUTHORITY_HANDED_AWAY: "REBALANCE_AUTHORITY_HANDED_AWAY",
+  /** An instruction would close a maker account to someone else. */
+  REBALANCE_CLOSE_TO_STRANGER: "REBALANCE_CLOSE_TO_STRANGER",
+  /** The order's router has no swap programs configured, or none of them is in the transaction. */
+  REBALANCE_ROUTE_PROGRAM_MISSING: "REBALANCE_ROUTE_PROGRAM_MISSING",
+  /** An instruction outside the router's allowlist. */
+  REBALANCE_INSTRUCTION_NOT_ALLOWED: "REBALANCE_INSTRUCTION_NOT_ALLOWED",
+  /** The order-engine fill is not the one the order describes. */
+  REBALANCE_FILL_NOT_AS_ORDERED: "REBALANCE_FILL_NOT_AS_ORDERED",
+  /** A maker account other than the trade's is writable. */
+  REBALANCE_EXTRA_WRITABLE_MAKER_ACCOUNT: "REBALANCE_EXTRA_WRITABLE_MAKER_ACCOUNT",
+  /** The simulation could not be run (the RPC failed or did not answer). */
+  REBALANCE_SIMULATION_UNAVAILABLE: "REBALANCE_SIMULATION_UNAVAILABLE",
+  /** After the simulation a maker token account has another owner. */
+  REBALANCE_OWNER_CHANGED: "REBALANCE_OWNER_CHANGED",
+  /** After the simulation a maker token account has a delegate it did not have. */
+  REBALANCE_DELEGATE_CHANGED: "REBALANCE_DELEGATE_CHANGED",
+  /** After the simulation a maker token account has another close authority. */
+  REBALANCE_CLOSE_AUTHORITY_CHANGED: "REBALANCE_CLOSE_AUTHORITY_CHANGED",
+  /** The simulation spends more of the input than the order's inAmount. */
+  REBALANCE_INPUT_EXCEEDED: "REBALANCE_INPUT_EXCEEDED",
+  /** The simulation brings in less of the output than the order's outAmount. */
+  REBALANCE_OUTPUT_BELOW_ORDER: "REBALANCE_OUTPUT_BELOW_ORDER",
+  /** The simulation moves a token of the maker's that is neither the input nor the output. */
+  REBALANCE_OTHER_TOKEN_MOVED: "REBALANCE_OTHER_TOKEN_MOVED",
+  /** The simulation takes more SOL from the maker than the order's declared fees. */
+  REBALANCE_SOL_LEFT_MAKER: "REBALANCE_SOL_LEFT_MAKER",
+} as const;
+
+export type RebalanceRefusalCode = (typeof RebalanceRefusalCode)[keyof typeof RebalanceRefusalCode];
+
+export type RefusalCode =
+  | FillRejectCode
+  | SwapRefusalCode
+  | InventoryRefusalCode
+  | QuoteDeclineCode
+  | V2RejectCode
+  | SignerRefusalCode
+  | RebalanceRefusalCode;
 
 const ALL_CODES: ReadonlySet<string> = new Set<string>([
   ...Object.values(FillRejectCode),
   ...Object.values(SwapRefusalCode),
+  ...Object.values(InventoryRefusalCode),
+  ...Object.values(QuoteDeclineCode),
+  ...Object.values(V2RejectCode),
   ...Object.values(SignerRefusalCode),
+  ...Object.values(RebalanceRefusalCode),
 ]);
 
 /** A code read from outside the process (the signer's wire) that this list holds. */
 export const isRefusalCode = (code: string): code is RefusalCode => ALL_CODES.has(code);
 
-/** Why a fill was refused: the code, and the context that names what broke (ids, amounts, the detail). */
-export interface Refusal {
-  code: RefusalCode;
+/** Why something was refused: the code, and the context that names what broke (ids, amounts, the detail). */
+export interface Refusal<C extends RefusalCode = RefusalCode> {
+  code: C;
   context: string;
 }
+
+/** A verdict that refuses: `{ ok: false, code, context }`, the one shape every rule answers with. */
+export type Refused<C extends RefusalCode = RefusalCode> = { ok: false } & Refusal<C>;
 
 export const refusal = (code: RefusalCode, context: string): Refusal => ({ code, context });

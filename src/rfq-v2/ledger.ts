@@ -20,18 +20,12 @@ import bs58 from "bs58";
 import { fillMessageHash } from "../fill/validate.ts";
 import { decisionKey } from "../ledger/ledger.ts";
 import type { TradeTerms } from "../ledger/markouts.ts";
-import type {
-  ChannelRefusal,
-  DecisionRecord,
-  LedgerOutbox,
-  LedgerRecord,
-  SettlementRecord,
-} from "../ledger/records.ts";
+import type { DecisionRecord, LedgerOutbox, LedgerRecord, SettlementRecord } from "../ledger/records.ts";
 import type { SqlQueries } from "../ledger/sql.ts";
 import { bounded } from "../lib/bounded.ts";
 import type { Logger } from "../observability/logger.ts";
-import type { Refusal, RefusalCode } from "../refusal/codes.ts";
-import { V2RejectCode } from "./codes.ts";
+import type { Refusal } from "../refusal/codes.ts";
+import { V2RejectCode } from "../refusal/codes.ts";
 import type { V2Verdict } from "./swap-checks.ts";
 
 export type V2Judged = Extract<V2Verdict, { ok: true }>;
@@ -51,7 +45,7 @@ export interface V2Offered {
 /** What the RFQ v2 service tells the ledger at each decision point. */
 export interface V2SwapRecorder {
   /** A swap let pass unsigned with its code (not awaited: the answer is silence anyway). */
-  refused(offer: V2Offered, code: V2RejectCode | RefusalCode, detail: string): void;
+  refused(offer: V2Offered, refusal: Refusal): void;
   /** A co-signed swap, in the outbox (bounded wait) before the signed transaction goes back. */
   signed(offer: V2Offered & { tx: VersionedTransaction; verdict: V2Judged }): Promise<void>;
   /** The operator's TRANSACTION_CONFIRMED: the fill row of a swap signed here. */
@@ -162,13 +156,13 @@ export class V2SwapLedger implements V2SwapRecorder {
     this.limit = opts.remember ?? 10_000;
   }
 
-  refused(offer: V2Offered, code: V2RejectCode | RefusalCode, detail: string): void {
+  refused(offer: V2Offered, refusal: Refusal): void {
     // A redelivery of a swap id already decided: not a decision of its own.
-    if (code === V2RejectCode.V2_DUPLICATE_SWAP) return;
-    const record = this.decision(offer, { code, context: detail } as Refusal | ChannelRefusal);
+    if (refusal.code === V2RejectCode.V2_DUPLICATE_SWAP) return;
+    const record = this.decision(offer, refusal);
     void this.opts.journal.appendLedger(record).catch((err: unknown) => {
       this.opts.log.warn(
-        { err, swapUuid: offer.swapUuid, code },
+        { err, swapUuid: offer.swapUuid, code: refusal.code },
         "ledger outbox append failed: this v2 refusal is missing from the ledger",
       );
     });
@@ -250,7 +244,7 @@ export class V2SwapLedger implements V2SwapRecorder {
     this.opts.onLanded?.(signature, decided.quoteId, trade, landedAtMs);
   }
 
-  private decision(offer: V2Offered, refusal?: Refusal | ChannelRefusal): DecisionRecord {
+  private decision(offer: V2Offered, refusal?: Refusal): DecisionRecord {
     const messageHash = offeredHash(offer);
     const quoteId = v2QuoteId(offer.swapUuid);
     const key = decisionKey(quoteId, messageHash);

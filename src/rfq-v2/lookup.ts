@@ -19,7 +19,7 @@ import {
   type VersionedMessage,
 } from "@solana/web3.js";
 import type { Chain } from "../chain/interface.ts";
-import { V2RejectCode } from "./codes.ts";
+import { type Refused, V2RejectCode } from "../refusal/codes.ts";
 import type { RfqV2Metrics } from "./metrics.ts";
 
 export interface LookupResolverOptions {
@@ -34,9 +34,7 @@ export interface LookupResolverOptions {
   metrics?: Pick<RfqV2Metrics, "lookupResolutions" | "lookupTables" | "lookupSeconds">;
 }
 
-export type LookupResolution =
-  | { ok: true; accountKeys: PublicKey[] }
-  | { ok: false; code: V2RejectCode; detail: string };
+export type LookupResolution = { ok: true; accountKeys: PublicKey[] } | Refused<V2RejectCode>;
 
 /** deactivation_slot of a table never deactivated (u64::MAX). */
 const ACTIVE = 0xffff_ffff_ffff_ffffn;
@@ -78,7 +76,7 @@ export class LookupTableResolver {
   }
 
   private async resolveLookups(message: VersionedMessage): Promise<LookupResolution> {
-    const refuse = (code: V2RejectCode, detail: string): LookupResolution => ({ ok: false, code, detail });
+    const refuse = (code: V2RejectCode, context: string): LookupResolution => ({ ok: false, code, context });
     // The highest index each table is asked for.
     const highest = new Map<string, { key: PublicKey; index: number }>();
     for (const l of message.addressTableLookups) {

@@ -26,11 +26,16 @@ import type { Logger } from "../observability/logger.ts";
 import { bindMessageOnce } from "../policy/messages.ts";
 import { judgeBlindTrade } from "../policy/trade.ts";
 import type { QuoteStore } from "../quote-store/interface.ts";
-import { type RefusalCode, SwapRefusalCode } from "../refusal/codes.ts";
+import {
+  InventoryRefusalCode,
+  type Refusal,
+  type RefusalCode,
+  SwapRefusalCode,
+  V2RejectCode,
+} from "../refusal/codes.ts";
 import type { Signer } from "../signing/port.ts";
 import type { TakerStanding } from "../toxicity/interface.ts";
 import { V2Client, type V2ClientOptions } from "./client.ts";
-import { V2RejectCode } from "./codes.ts";
 import type { V2Offered, V2SwapRecorder } from "./ledger.ts";
 import { type Fits, pairLevels, wireLevel } from "./levels.ts";
 import { LookupTableResolver } from "./lookup.ts";
@@ -177,12 +182,12 @@ export class RfqV2Service {
     const unfillable = this.deps.fillPath?.refusal();
     for (const [, pair] of this.pairs) {
       if (unfillable) {
-        this.withdraw(pair.pairKey, unfillable.reason, unfillable.detail);
+        this.withdraw(pair.pairKey, unfillable.code, unfillable.context);
         continue;
       }
       const ladders = book.ladders(pair.pairKey);
       if (!ladders.ok) {
-        this.withdraw(pair.pairKey, ladders.reason, ladders.detail);
+        this.withdraw(pair.pairKey, ladders.code, ladders.context);
         continue;
       }
       // The book's lot (rfqV2.lotSizeBase or its default), the same one /quote prices with.
@@ -193,8 +198,8 @@ export class RfqV2Service {
         const one = this.deps.inventory.check({ outMint: pair.base.mint, outAmount: lot });
         this.withdraw(
           pair.pairKey,
-          one.ok ? "INVENTORY_INSUFFICIENT" : one.reason,
-          one.ok ? "the inventory carries no whole lot on either side" : one.detail,
+          one.ok ? InventoryRefusalCode.INVENTORY_INSUFFICIENT : one.code,
+          one.ok ? "the inventory carries no whole lot on either side" : one.context,
         );
         continue;
       }
@@ -235,20 +240,20 @@ export class RfqV2Service {
     }
   }
 
-  private withdraw(pairKey: string, reason: string, detail: string): void {
+  private withdraw(pairKey: string, code: RefusalCode, context: string): void {
     if (!this.lastSent.has(pairKey) && this.streamed.valid(pairKey).length === 0) {
-      // Never streamed (or already withdrawn): said once per reason, not on every tick.
-      if (this.notStreamed.get(pairKey) !== reason) {
-        this.notStreamed.set(pairKey, reason);
-        this.deps.log.warn({ pair: pairKey, reason, detail }, "rfq v2: levels not streamed");
+      // Never streamed (or already withdrawn): said once per code, not on every tick.
+      if (this.notStreamed.get(pairKey) !== code) {
+        this.notStreamed.set(pairKey, code);
+        this.deps.log.warn({ pair: pairKey, code, context }, "rfq v2: levels not streamed");
       }
       return;
     }
-    this.notStreamed.set(pairKey, reason);
+    this.notStreamed.set(pairKey, code);
     this.streamed.withdraw(pairKey);
     this.lastSent.delete(pairKey);
-    this.deps.metrics.withdrawn.inc({ pair: pairKey, reason });
-    this.deps.log.warn({ pair: pairKey, reason, detail }, "rfq v2: levels withdrawn");
+    this.deps.metrics.withdrawn.inc({ pair: pairKey, reason: code });
+    this.deps.log.warn({ pair: pairKey, code, context }, "rfq v2: levels withdrawn");
   }
 
   private fits(pair: V2Pair): Fits {
@@ -265,10 +270,10 @@ export class RfqV2Service {
     const { log, metrics, inventory, signer } = this.deps;
     // What the ledger records of this offer, filled in as it is read.
     const offer: V2Offered = { swapUuid, base64, receivedAtMs: this.now() };
-    const refuse = (code: V2RejectCode | RefusalCode, detail: string) => {
+    const refuse = (code: RefusalCode, context: string) => {
       metrics.swaps.inc({ outcome: code });
-      log.warn({ swapUuid, code, detail }, "rfq v2: swap refused");
-      this.deps.ledger?.refused(offer, code, detail);
+      log.warn({ swapUuid, code, context }, "rfq v2: swap refused");
+      this.deps.ledger?.refused(offer, { code, context });
       return undefined;
     };
     const nowMs = this.now();
@@ -279,10 +284,10 @@ export class RfqV2Service {
     const validityMs = this.deps.config.file.rfqV2.quoteExpirySeconds * 1000;
     this.seen.set(swapUuid, nowMs + validityMs + RESERVATION_GRACE_MS);
     const tx = decodeSwapTransaction(base64);
-    if ("code" in tx) return refuse(tx.code, tx.detail);
+    if ("code" in tx) return refuse(tx.code, tx.context);
     offer.tx = tx;
     const keys = await this.lookups.resolve(tx.message);
-    if (!keys.ok) return refuse(keys.code, keys.detail);
+    if (!keys.ok) return refuse(keys.code, keys.context);
     const verdict = checkV2Swap({
       tx,
       accountKeys: keys.accountKeys,
@@ -291,7 +296,7 @@ export class RfqV2Service {
       streamed: (k) => this.streamed.valid(k),
       nowMs: this.now(),
     });
-    if (!verdict.ok) return refuse(verdict.code, verdict.detail);
+    if (!verdict.ok) return refuse(verdict.code, verdict.context);
     const { pair, leg } = verdict;
     offer.verdict = verdict;
     // Its expire_at is known now (within the levels' validity, which checkV2Swap held): forgotten after it.
@@ -317,14 +322,14 @@ export class RfqV2Service {
       },
       nowMs,
     );
-    if (!ruled.ok) return refuse(ruled.code, ruled.detail);
+    if (!ruled.ok) return refuse(ruled.code, ruled.context);
     const check = inventory.check({
       outMint,
       outAmount: verdict.amountOut,
       inMint,
       inAmount: verdict.amountIn,
     });
-    if (!check.ok) return refuse(V2RejectCode.V2_INVENTORY_INSUFFICIENT, `${check.reason}: ${check.detail}`);
+    if (!check.ok) return refuse(check.code, check.context);
     // One signature per message (src/policy/messages.ts), before anything is reserved for it.
     const messageHash = messageBytesHash(tx.message.serialize());
     let bound: Awaited<ReturnType<typeof bindMessageOnce>>;
@@ -333,7 +338,7 @@ export class RfqV2Service {
     } catch (err) {
       return refuse(SwapRefusalCode.QUOTE_STORE_UNAVAILABLE, `message binding: ${(err as Error).message}`);
     }
-    if (bound) return refuse(bound.code, bound.detail);
+    if (bound) return refuse(bound.code, bound.context);
     const reserved = await inventory.reserve({
       quoteId: `v2:${swapUuid}`,
       mint: outMint,
@@ -342,20 +347,19 @@ export class RfqV2Service {
       inputAmount: verdict.amountIn,
       expiresAtMs: Number(leg.expireAt) * 1000 + RESERVATION_GRACE_MS,
     });
-    if (!reserved.ok)
-      return refuse(V2RejectCode.V2_INVENTORY_INSUFFICIENT, `${reserved.reason}: ${reserved.detail}`);
+    if (!reserved.ok) return refuse(reserved.code, reserved.context);
     if (ruled.need) {
       const held = await this.reserveIssuance(swapUuid, ruled.need, nowMs);
       if (held) {
         await inventory.release(`v2:${swapUuid}`);
-        return refuse(held.code, held.detail);
+        return refuse(held.code, held.context);
       }
     }
     const signed = await signV2Swap(signer, tx, swapUuid, verdict);
     if (!signed.ok) {
       await inventory.release(`v2:${swapUuid}`);
       this.settleIssuance(swapUuid, "release");
-      return refuse(signed.code, signed.detail);
+      return refuse(signed.code, signed.context);
     }
     if (ruled.need) this.releaseIssuanceAt(swapUuid, Number(leg.expireAt) * 1000 + RESERVATION_GRACE_MS);
     await this.deps.ledger?.signed({ ...offer, tx, verdict });
@@ -395,7 +399,7 @@ export class RfqV2Service {
     swapUuid: string,
     need: IssuanceNeed,
     nowMs: number,
-  ): Promise<{ code: RefusalCode; detail: string } | undefined> {
+  ): Promise<Refusal | undefined> {
     const usage = (this.deps.issuance as NonNullable<RfqV2ServiceDeps["issuance"]>).usage;
     try {
       const got = await usage.reserve({
@@ -406,11 +410,11 @@ export class RfqV2Service {
         dailyCap: need.issued.maxPerDay,
         day: utcDay(nowMs),
       });
-      return got.ok ? undefined : { code: got.reason, detail: got.detail };
+      return got.ok ? undefined : { code: got.code, context: got.context };
     } catch (err) {
       return {
         code: SwapRefusalCode.ISSUANCE_STORE_UNAVAILABLE,
-        detail: `issuance unavailable: ${(err as Error).message}`,
+        context: `issuance unavailable: ${(err as Error).message}`,
       };
     }
   }

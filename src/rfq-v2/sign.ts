@@ -5,20 +5,17 @@
  * channel counts and logs it like its own.
  */
 import type { VersionedTransaction } from "@solana/web3.js";
-import { isRefusalCode, type RefusalCode, SwapRefusalCode } from "../refusal/codes.ts";
+import { isRefusalCode, type Refused, SwapRefusalCode } from "../refusal/codes.ts";
 import { type Signer, SignerRefusal } from "../signing/port.ts";
-import { V2RejectCode } from "./codes.ts";
 import type { StreamedSet } from "./streamed.ts";
 import type { V2Leg } from "./swap-checks.ts";
-
-const V2_CODES: ReadonlySet<string> = new Set(Object.values(V2RejectCode));
 
 export async function signV2Swap(
   signer: Signer,
   tx: VersionedTransaction,
   swapUuid: string,
   matched: { leg: Pick<V2Leg, "takerSide" | "levels">; set: StreamedSet },
-): Promise<{ ok: true } | { ok: false; code: V2RejectCode | RefusalCode; detail: string }> {
+): Promise<{ ok: true } | Refused> {
   const { set, leg } = matched;
   try {
     await signer.sign(tx, {
@@ -37,13 +34,10 @@ export async function signV2Swap(
   } catch (err) {
     if (err instanceof SignerRefusal) {
       // A code this webhook does not list (a newer signer) is counted under one label, never a new one.
-      const known = isRefusalCode(err.code) || V2_CODES.has(err.code);
-      return {
-        ok: false,
-        code: known ? (err.code as V2RejectCode | RefusalCode) : SwapRefusalCode.SIGNER_REFUSED,
-        detail: known ? err.detail : `${err.code}: ${err.detail}`,
-      };
+      return isRefusalCode(err.code)
+        ? { ok: false, code: err.code, context: err.context }
+        : { ok: false, code: SwapRefusalCode.SIGNER_REFUSED, context: `${err.code}: ${err.context}` };
     }
-    return { ok: false, code: SwapRefusalCode.SIGNATURE_UNAVAILABLE, detail: (err as Error).message };
+    return { ok: false, code: SwapRefusalCode.SIGNATURE_UNAVAILABLE, context: (err as Error).message };
   }
 }

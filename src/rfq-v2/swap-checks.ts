@@ -35,7 +35,13 @@ import {
   startsWith,
   sweep,
 } from "../program/rfq-v2.ts";
-import { V2RejectCode } from "./codes.ts";
+import {
+  FillRejectCode,
+  type Refusal,
+  type RefusalCode,
+  type Refused,
+  V2RejectCode,
+} from "../refusal/codes.ts";
 import type { StreamedSet } from "./streamed.ts";
 
 /** Indexes inside the leg block (after the RFQ v2 program at 0). */
@@ -66,8 +72,8 @@ export interface V2Leg extends RouteV2Data {
   input: "first" | "mid-chain";
 }
 
-const PROBLEM_CODE: Record<RouteV2Problem, V2RejectCode> = {
-  malformed: V2RejectCode.V2_MALFORMED_TRANSACTION,
+const PROBLEM_CODE: Record<RouteV2Problem, RefusalCode> = {
+  malformed: FillRejectCode.MALFORMED_TRANSACTION,
   unreadable: V2RejectCode.V2_ROUTE_UNREADABLE,
   "not-found": V2RejectCode.V2_ROUTE_NOT_FOUND,
 };
@@ -104,29 +110,24 @@ export type V2Verdict =
     }
   | Refused;
 
-type Refused = { ok: false; code: V2RejectCode; detail: string };
-const refused = (code: V2RejectCode, detail: string): Refused => ({ ok: false, code, detail });
+const refused = (code: RefusalCode, context: string): Refused => ({ ok: false, code, context });
 
 /** Decodes base64 into a transaction, or a refusal. */
-export function decodeSwapTransaction(
-  base64: string,
-): VersionedTransaction | { code: V2RejectCode; detail: string } {
+export function decodeSwapTransaction(base64: string): VersionedTransaction | Refusal {
   try {
     const bytes = Buffer.from(base64, "base64");
     if (bytes.length === 0) throw new Error("empty");
     return VersionedTransaction.deserialize(bytes);
   } catch (err) {
     return {
-      code: V2RejectCode.V2_MALFORMED_TRANSACTION,
-      detail: `cannot read the transaction: ${(err as Error).message}`,
+      code: FillRejectCode.MALFORMED_TRANSACTION,
+      context: `cannot read the transaction: ${(err as Error).message}`,
     };
   }
 }
 
 /** What the structure alone says: the leg, its pair, the route instruction's index. */
-export type V2RouteVerdict =
-  | { ok: true; leg: V2Leg; pair: V2Pair; routeIndex: number }
-  | { ok: false; code: V2RejectCode; detail: string };
+export type V2RouteVerdict = { ok: true; leg: V2Leg; pair: V2Pair; routeIndex: number } | Refused;
 
 type KeyAt = (i: number) => PublicKey;
 type Message = VersionedTransaction["message"];
@@ -153,7 +154,7 @@ export function checkV2Route(
     )
   )
     return refused(
-      V2RejectCode.V2_MALFORMED_TRANSACTION,
+      FillRejectCode.MALFORMED_TRANSACTION,
       "an instruction names an account beyond the message's keys",
     );
   // Every index was checked against the keys above; out of range from here on is a bug, not input.
@@ -191,7 +192,7 @@ export function checkV2Route(
   const twice = keyLoadedTwice(accountKeys);
   if (twice)
     return refused(
-      V2RejectCode.V2_MALFORMED_TRANSACTION,
+      FillRejectCode.MALFORMED_TRANSACTION,
       `account ${twice} appears twice among the message's keys`,
     );
   const share = shareRefusal(leg);
@@ -366,14 +367,14 @@ function exclusivityRefusal(
   for (const [n, ix] of ixs.entries()) {
     if (own.some((k) => key(ix.programIdIndex).equals(k)))
       return refused(
-        V2RejectCode.V2_MAKER_NOT_EXCLUSIVE,
+        FillRejectCode.INVALID_MAKER_ACCOUNT_USE,
         `instruction ${n} runs a maker account as a program`,
       );
     for (const [pos, idx] of ix.accountKeyIndexes.entries()) {
       if (!own.some((k) => key(idx).equals(k))) continue;
       if (n === routeIndex && slotOf.get(pos)?.equals(key(idx))) continue;
       return refused(
-        V2RejectCode.V2_MAKER_NOT_EXCLUSIVE,
+        FillRejectCode.INVALID_MAKER_ACCOUNT_USE,
         `instruction ${n} names a maker account at position ${pos}`,
       );
     }

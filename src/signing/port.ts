@@ -41,9 +41,9 @@ export interface Signer {
 export class SignerRefusal extends Error {
   constructor(
     readonly code: string,
-    readonly detail: string,
+    readonly context: string,
   ) {
-    super(`${code}: ${detail}`);
+    super(`${code}: ${context}`);
     this.name = "SignerRefusal";
   }
 }

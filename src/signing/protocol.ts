@@ -67,7 +67,7 @@ export type SignerResponse =
   | { id: number; ok: true; active: string; keys: string[]; issuer?: string; v2ExpirySeconds?: number }
   | { id: number; ok: true; companion: string }
   | { id: number; ok: true; signature: string; messageHash: string; maker: string }
-  | { id: number; ok: false; code: string; detail: string };
+  | { id: number; ok: false; code: string; context: string };
 
 /**
  * Splits a byte stream into lines; calls `onLine` for each complete one. Returns a feed function that

@@ -137,7 +137,7 @@ export class RemoteSigner implements Signer {
       transaction: Buffer.from(a.fill.serialize()).toString("base64"),
       tipAccount: a.tipAccount.toBase58(),
     });
-    if (!r.ok) throw new SignerRefusal(r.code, r.detail);
+    if (!r.ok) throw new SignerRefusal(r.code, r.context);
     if (!("companion" in r)) throw new Error("the signer answered a companion request without one");
     return VersionedTransaction.deserialize(Buffer.from(r.companion, "base64"));
   }
@@ -168,7 +168,7 @@ export class RemoteSigner implements Signer {
             claimed: claimedWire(context.claimed),
           })
         : await this.request({ op: "sign", quoteId: context.quoteId, transaction });
-    if (!r.ok) throw new SignerRefusal(r.code, r.detail);
+    if (!r.ok) throw new SignerRefusal(r.code, r.context);
     if (!("signature" in r)) throw new Error("the signer answered a sign request without a signature");
     const maker = new PublicKey(r.maker);
     tx.addSignature(maker, bs58.decode(r.signature));

@@ -16,6 +16,7 @@ import type { AccountSnapshot, Chain } from "../chain/interface.ts";
 import type { ValidatedFill } from "../fill/validate.ts";
 import { bounded } from "../lib/bounded.ts";
 import { TOKEN_2022_PROGRAM_ID } from "../program/layout.ts";
+import { type Refused, SwapRefusalCode as S } from "../refusal/codes.ts";
 
 /** SPL token account: mint (0..32), owner (32..64), amount u64 LE (64..72), state byte at 108. */
 const TOKEN_ACCOUNT_MIN_LEN = 165;
@@ -27,9 +28,9 @@ const TOKEN_2022_ATA_SIZE = 170;
 
 export type TakerFunds =
   | { ok: true; takerLamports: bigint; ataRentLamports: bigint }
-  | { ok: false; code: "INSUFFICIENT_BALANCE" | "INSUFFICIENT_BALANCE_FOR_ATA_CREATION"; detail: string }
+  | Refused<typeof S.INSUFFICIENT_BALANCE | typeof S.INSUFFICIENT_BALANCE_FOR_ATA_CREATION>
   /** Not a balance problem the chain shows (unreadable chain, an account that cannot pay at all). */
-  | { ok: false; code: "TAKER_FUNDS_UNVERIFIABLE"; detail: string };
+  | Refused<typeof S.TAKER_FUNDS_UNVERIFIABLE>;
 
 /**
  * Checks the taker (and any other ATA payer) can pay for a validated fill. `timeoutMs` bounds the
@@ -69,16 +70,16 @@ export async function checkTakerFunds(
   if (!read.ok) {
     return {
       ok: false,
-      code: "TAKER_FUNDS_UNVERIFIABLE",
-      detail: `could not read the taker's balances: ${read.error}`,
+      code: S.TAKER_FUNDS_UNVERIFIABLE,
+      context: `could not read the taker's balances: ${read.error}`,
     };
   }
   const { accounts, rents } = read.value;
   if (accounts.length !== keys.length) {
     return {
       ok: false,
-      code: "TAKER_FUNDS_UNVERIFIABLE",
-      detail: "the chain answered a different number of accounts",
+      code: S.TAKER_FUNDS_UNVERIFIABLE,
+      context: "the chain answered a different number of accounts",
     };
   }
   const rentFor = new Map([...sizes].map((s, i) => [s, rents[i] as bigint]));
@@ -91,8 +92,8 @@ export async function checkTakerFunds(
     if (!acc) {
       return {
         ok: false,
-        code: "INSUFFICIENT_BALANCE",
-        detail: `the taker's input token account ${inputAccount.toBase58()} does not exist`,
+        code: S.INSUFFICIENT_BALANCE,
+        context: `the taker's input token account ${inputAccount.toBase58()} does not exist`,
       };
     }
     if (
@@ -101,15 +102,15 @@ export async function checkTakerFunds(
     ) {
       return {
         ok: false,
-        code: "TAKER_FUNDS_UNVERIFIABLE",
-        detail: "the taker's input account is not a token account of the input mint",
+        code: S.TAKER_FUNDS_UNVERIFIABLE,
+        context: "the taker's input account is not a token account of the input mint",
       };
     }
     if (acc.data[STATE_OFFSET] === STATE_FROZEN) {
       return {
         ok: false,
-        code: "TAKER_FUNDS_UNVERIFIABLE",
-        detail: "the taker's input token account is frozen",
+        code: S.TAKER_FUNDS_UNVERIFIABLE,
+        context: "the taker's input token account is frozen",
       };
     }
     const balance = Buffer.from(acc.data.buffer, acc.data.byteOffset, acc.data.byteLength).readBigUInt64LE(
@@ -118,8 +119,8 @@ export async function checkTakerFunds(
     if (balance < fill.inputAmount) {
       return {
         ok: false,
-        code: "INSUFFICIENT_BALANCE",
-        detail: `the taker holds ${balance} of the input mint, the fill needs ${fill.inputAmount}`,
+        code: S.INSUFFICIENT_BALANCE,
+        context: `the taker holds ${balance} of the input mint, the fill needs ${fill.inputAmount}`,
       };
     }
   }
@@ -136,8 +137,8 @@ export async function checkTakerFunds(
     if (lamports < owed + rentExemptWallet) {
       return {
         ok: false,
-        code: "INSUFFICIENT_BALANCE_FOR_ATA_CREATION",
-        detail: `${id} has ${lamports} lamports; creating the token account needs ${owed} and ${rentExemptWallet} must remain`,
+        code: S.INSUFFICIENT_BALANCE_FOR_ATA_CREATION,
+        context: `${id} has ${lamports} lamports; creating the token account needs ${owed} and ${rentExemptWallet} must remain`,
       };
     }
   }
@@ -148,8 +149,8 @@ export async function checkTakerFunds(
   if (nativeIn && takerLamports < fill.inputAmount + takerAtaRent + rentExemptWallet) {
     return {
       ok: false,
-      code: "INSUFFICIENT_BALANCE",
-      detail: `the taker has ${takerLamports} lamports; the fill needs ${fill.inputAmount} plus ${takerAtaRent} of token account rent, and ${rentExemptWallet} must remain`,
+      code: S.INSUFFICIENT_BALANCE,
+      context: `the taker has ${takerLamports} lamports; the fill needs ${fill.inputAmount} plus ${takerAtaRent} of token account rent, and ${rentExemptWallet} must remain`,
     };
   }
   return { ok: true, takerLamports, ataRentLamports: takerAtaRent };

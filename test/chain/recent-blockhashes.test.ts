@@ -64,7 +64,7 @@ describe.each(adapters)("recent blockhashes (%s)", (_label, adapter) => {
     const cache = new RecentBlockhashes(chain, { slotMs: 3_600_000 });
     await cache.poll();
     const v = await cache.check(Keypair.generate().publicKey.toBase58(), 20n);
-    expect(v.ok ? "ok" : v.kind).toBe("notFound");
+    expect(v.ok ? "ok" : v.code).toBe("BLOCKHASH_NOT_FOUND");
     expect(chain.validityCalls).toBe(1);
   });
 
@@ -86,7 +86,7 @@ describe.each(adapters)("recent blockhashes (%s)", (_label, adapter) => {
     local.advanceBlocks(VALIDITY - 19);
     await cache.poll();
     const v = await cache.check(blockhash, 20n);
-    expect(v).toMatchObject({ ok: false, kind: "expiring", blocksLeft: 19n });
+    expect(v).toMatchObject({ ok: false, code: "BLOCKHASH_AGE_EXCEEDED", blocksLeft: 19n });
     expect(await cache.check(blockhash, 19n)).toMatchObject({ ok: true, blocksLeft: 19n });
     expect(chain.validityCalls).toBe(0);
   });
@@ -99,7 +99,7 @@ describe.each(adapters)("recent blockhashes (%s)", (_label, adapter) => {
     local.advanceBlocks(VALIDITY + 1);
     await cache.poll();
     const v = await cache.check(blockhash, 0n);
-    expect(v.ok ? "ok" : v.kind).toBe("notFound");
+    expect(v.ok ? "ok" : v.code).toBe("BLOCKHASH_NOT_FOUND");
     expect(chain.validityCalls).toBe(0);
   });
 
@@ -109,6 +109,10 @@ describe.each(adapters)("recent blockhashes (%s)", (_label, adapter) => {
     await cache.poll();
     const { blockhash } = await local.getLatestBlockhash();
     nowMs += 400 * (VALIDITY - 10);
-    expect(await cache.check(blockhash, 20n)).toMatchObject({ ok: false, kind: "expiring", blocksLeft: 10n });
+    expect(await cache.check(blockhash, 20n)).toMatchObject({
+      ok: false,
+      code: "BLOCKHASH_AGE_EXCEEDED",
+      blocksLeft: 10n,
+    });
   });
 });

@@ -40,7 +40,7 @@ async function scenario(persistence: boolean) {
   const fill = await signedFill(s);
   const jup = new PublicKey(MINT.JUP);
   const takerJupBefore = tokenBalance(s.chain, fill.taker.publicKey, jup);
-  const storeBefore = await metric(s, "rfq_no_quote_total", { reason: "STORE_UNAVAILABLE" });
+  const storeBefore = await metric(s, "rfq_no_quote_total", { reason: "QUOTE_STORE_UNAVAILABLE" });
   const controlsBefore = await metric(s, "rfq_no_quote_total", { reason: "CONTROLS_UNAVAILABLE" });
   const pausedBefore = await metric(s, "rfq_no_quote_total", { reason: "PAUSED" });
 
@@ -88,8 +88,8 @@ async function scenario(persistence: boolean) {
       "late during the outage": `${outage.late} of ${outage.sent}`,
       "slowest answer / p99 (ms)": `${all.maxMs} / ${all.p99Ms}`,
       "404 reasons during the outage": outage.noQuote,
-      "rfq_no_quote_total STORE_UNAVAILABLE":
-        (await metric(s, "rfq_no_quote_total", { reason: "STORE_UNAVAILABLE" })) - storeBefore,
+      "rfq_no_quote_total QUOTE_STORE_UNAVAILABLE":
+        (await metric(s, "rfq_no_quote_total", { reason: "QUOTE_STORE_UNAVAILABLE" })) - storeBefore,
       "rfq_no_quote_total CONTROLS_UNAVAILABLE":
         (await metric(s, "rfq_no_quote_total", { reason: "CONTROLS_UNAVAILABLE" })) - controlsBefore,
       "rfq_no_quote_total PAUSED":

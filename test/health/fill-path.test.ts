@@ -46,7 +46,7 @@ async function upAndRunning(b: ReturnType<typeof bed>): Promise<Dependency> {
 describe("fill path health: thresholds", () => {
   it("refuses until the first answer: nothing is quoted before a dependency was seen answering", async () => {
     const b = bed();
-    expect(b.health.refusal()?.reason).toBe("RPC_UNAVAILABLE");
+    expect(b.health.refusal()?.code).toBe("RPC_UNAVAILABLE");
     await b.rpc.probe();
     expect(b.health.refusal()).toBeUndefined();
   });
@@ -61,8 +61,8 @@ describe("fill path health: thresholds", () => {
     expect(b.health.refusal()).toBeUndefined();
     for (let i = 1; i < TRIP_AFTER_FAILURES; i++) rpc.fail(new Error("reset"));
     const r = b.health.refusal();
-    expect(r?.reason).toBe("RPC_UNAVAILABLE");
-    expect(r?.detail).toContain("the RPC (test) is not answering (reset)");
+    expect(r?.code).toBe("RPC_UNAVAILABLE");
+    expect(r?.context).toContain("the RPC (test) is not answering (reset)");
     expect(rpc.failing).toBe(true);
   });
 
@@ -72,7 +72,7 @@ describe("fill path health: thresholds", () => {
     for (let i = 0; i < TRIP_AFTER_FAILURES; i++) rpc.fail(new Error("down"));
     for (let i = 1; i < TRUST_AFTER_SUCCESSES; i++) rpc.ok();
     rpc.fail(new Error("down again"));
-    expect(b.health.refusal()?.detail).toContain("down again");
+    expect(b.health.refusal()?.context).toContain("down again");
     for (let i = 1; i < TRUST_AFTER_SUCCESSES; i++) rpc.ok();
     expect(b.health.refusal()).toBeDefined();
     rpc.ok();
@@ -93,7 +93,7 @@ describe("fill path health: thresholds", () => {
     // Nor does a late answer of a call older than the latest failure.
     for (let i = 0; i < TRIP_AFTER_FAILURES; i++) rpc.fail(new Error("down again"));
     for (let i = 0; i < TRUST_AFTER_SUCCESSES; i++) rpc.ok(stuckSince);
-    expect(b.health.refusal()?.detail).toContain("down again");
+    expect(b.health.refusal()?.context).toContain("down again");
   });
 
   it("probes when idle (not while the swap path's own calls feed it) and more often while failing", async () => {
@@ -130,8 +130,8 @@ describe("fill path health: thresholds", () => {
     await dep.probe();
     hang = true;
     for (let i = 0; i < TRIP_AFTER_FAILURES; i++) await dep.probe();
-    expect(health.refusal()?.reason).toBe("SIGNER_UNAVAILABLE");
-    expect(health.refusal()?.detail).toContain("no answer within 20 ms");
+    expect(health.refusal()?.code).toBe("SIGNER_UNAVAILABLE");
+    expect(health.refusal()?.context).toContain("no answer within 20 ms");
     expect(await Promise.all(health.readiness().map(([name, p]) => p().then((ok) => [name, ok])))).toEqual([
       ["fill.signer", false],
     ]);
@@ -155,7 +155,7 @@ describe("fill path health: the bundle engine, on a bundled fill's path only", (
     expect(b.health.readiness().map(([name]) => name)).toEqual(["fill.rpc"]);
     for (let i = 0; i < TRIP_AFTER_FAILURES; i++) engine.fail(new Error("HTTP 503"));
     expect(b.health.refusal()).toBeUndefined();
-    expect(b.health.refusal({ bundled: true })?.reason).toBe("BUNDLE_UNAVAILABLE");
+    expect(b.health.refusal({ bundled: true })?.code).toBe("BUNDLE_UNAVAILABLE");
     conditions.refresh();
     expect(conditions.list()).toEqual([
       expect.objectContaining({
@@ -167,7 +167,7 @@ describe("fill path health: the bundle engine, on a bundled fill's path only", (
     // The RPC is on every fill's path, a bundled one's too.
     for (let i = 0; i < TRUST_AFTER_SUCCESSES; i++) engine.ok();
     for (let i = 0; i < TRIP_AFTER_FAILURES; i++) b.rpc.fail(new Error("down"));
-    expect(b.health.refusal({ bundled: true })?.reason).toBe("RPC_UNAVAILABLE");
+    expect(b.health.refusal({ bundled: true })?.code).toBe("RPC_UNAVAILABLE");
     conditions.refresh();
     expect(conditions.list()).toEqual([]);
   });

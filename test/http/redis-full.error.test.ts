@@ -1,6 +1,6 @@
 /**
  * Redis at its maxmemory with `noeviction` refuses every write ("OOM command not allowed ..."). The
- * quote path then answers 404 with its own reason, STORE_FULL (counted in rfq_no_quote_total), never
+ * quote path then answers 404 with its own reason, QUOTE_STORE_FULL (counted in rfq_no_quote_total), never
  * a 5xx, and quotes again once Redis has room. A redis-server of the test's own, started with a tiny
  * maxmemory; never the shared test Redis.
  */
@@ -93,15 +93,15 @@ async function fillUp(): Promise<void> {
 }
 
 describe("Redis at its maxmemory (noeviction)", () => {
-  it("answers 404 STORE_FULL, never a 5xx, while Redis refuses writes, and quotes again once it has room", async () => {
+  it("answers 404 QUOTE_STORE_FULL, never a 5xx, while Redis refuses writes, and quotes again once it has room", async () => {
     expect((await quote()).status).toBe(200);
     await fillUp();
-    const before = await noQuoteCount("STORE_FULL");
+    const before = await noQuoteCount("QUOTE_STORE_FULL");
     const answers = [];
     for (let i = 0; i < 20; i++) answers.push(await quote());
     expect(answers.map((a) => a.status)).toEqual(Array(20).fill(404));
     for (const a of answers) expect(JSON.stringify(a.body)).toMatch(/quote store is full/);
-    expect((await noQuoteCount("STORE_FULL")) - before).toBe(20);
+    expect((await noQuoteCount("QUOTE_STORE_FULL")) - before).toBe(20);
     // Room again: the circuit's probe finds Redis writable and quoting resumes.
     await admin.flushall();
     let status = 0;

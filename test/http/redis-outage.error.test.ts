@@ -68,11 +68,11 @@ async function waitUntil(ok: () => Promise<boolean>, ms: number): Promise<number
 }
 
 describe("Redis killed under the quote path", () => {
-  it("answers 404 STORE_UNAVAILABLE inside the deadline (never 5xx), and quotes again once Redis is back", {
+  it("answers 404 QUOTE_STORE_UNAVAILABLE inside the deadline (never 5xx), and quotes again once Redis is back", {
     timeout: 30_000,
   }, async () => {
     expect((await quote()).status).toBe(200);
-    const before = await noQuoteCount("STORE_UNAVAILABLE");
+    const before = await noQuoteCount("QUOTE_STORE_UNAVAILABLE");
     await server.kill();
     const answers = [];
     for (let i = 0; i < 20; i++) answers.push(await quote());
@@ -81,7 +81,7 @@ describe("Redis killed under the quote path", () => {
       expect(a.afterStartMs).toBeLessThan(TIMEOUT_MS + SLACK_MS);
     }
     expect(answers[0]?.body.message).toMatch(/quote store is unavailable/);
-    expect(await noQuoteCount("STORE_UNAVAILABLE")).toBeGreaterThanOrEqual(before + 20);
+    expect(await noQuoteCount("QUOTE_STORE_UNAVAILABLE")).toBeGreaterThanOrEqual(before + 20);
     expect(h.service.storeCircuit.state).not.toBe("closed");
 
     const ready = await h.app.request("/ready");

@@ -105,7 +105,7 @@ export function inventoryContract(name: string, harness: Harness): void {
       const out = before.ok ? BigInt(before.stored.response.amountOut) : 0n;
       // Reserve all but one unit less than the quote needs.
       expect(await inv!.reserve(res(w, "big", MINT.USDC, USDC_SEEDED - out + 1n))).toEqual({ ok: true });
-      expect(ask()).toMatchObject({ ok: false, reason: "INVENTORY_INSUFFICIENT" });
+      expect(ask()).toMatchObject({ ok: false, code: "INVENTORY_INSUFFICIENT" });
       await inv!.release("big");
       expect(ask()).toMatchObject({ ok: true, stored: { response: { amountOut: out.toString() } } });
     });
@@ -127,7 +127,7 @@ export function inventoryContract(name: string, harness: Harness): void {
       );
       const results = await Promise.all(claims);
       expect(results.filter((r) => r.ok)).toHaveLength(7);
-      expect(results.filter((r) => !r.ok).every((r) => !r.ok && r.reason === "INVENTORY_INSUFFICIENT")).toBe(
+      expect(results.filter((r) => !r.ok).every((r) => !r.ok && r.code === "INVENTORY_INSUFFICIENT")).toBe(
         true,
       );
       // And the very last unit: two instances, one claim each.
@@ -376,7 +376,7 @@ export function inventoryContract(name: string, harness: Harness): void {
         expect(inv!.check({ outMint: MINT.SOL, outAmount: 5_500_000_000n })).toEqual({ ok: true });
         expect(inv!.check({ outMint: MINT.SOL, outAmount: 5_600_000_000n })).toMatchObject({
           ok: false,
-          reason: "EXPOSURE_LIMIT_EXCEEDED",
+          code: "EXPOSURE_LIMIT_EXCEEDED",
         });
       });
 
@@ -387,7 +387,7 @@ export function inventoryContract(name: string, harness: Harness): void {
         expect(inv!.check({ ...trade, inAmount: 1_000_000_000n })).toEqual({ ok: true });
         expect(inv!.check({ ...trade, inAmount: 1_000_000_001n })).toMatchObject({
           ok: false,
-          reason: "EXPOSURE_LIMIT_EXCEEDED",
+          code: "EXPOSURE_LIMIT_EXCEEDED",
         });
       });
 
@@ -399,7 +399,7 @@ export function inventoryContract(name: string, harness: Harness): void {
           b!.reserve(res(w, "y", MINT.SOL, 3_000_000_000n)),
         ]);
         expect(r.filter((x) => x.ok)).toHaveLength(1);
-        expect(r.find((x) => !x.ok)).toMatchObject({ reason: "EXPOSURE_LIMIT_EXCEEDED" });
+        expect(r.find((x) => !x.ok)).toMatchObject({ code: "EXPOSURE_LIMIT_EXCEEDED" });
         // Pending inflows count too.
         const i1 = await a!.reserve(
           res(w, "in1", MINT.SOL, 1n, { inputMint: MINT.USDC, inputAmount: 600_000_000n }),
@@ -416,7 +416,7 @@ export function inventoryContract(name: string, harness: Harness): void {
       const [inv] = await start(w);
       expect(inv!.check({ outMint: MINT.USDC, outAmount: 1n })).toMatchObject({
         ok: false,
-        reason: "SOL_FOR_FEES_LOW",
+        code: "SOL_FOR_FEES_LOW",
       });
     });
 
@@ -427,7 +427,7 @@ export function inventoryContract(name: string, harness: Harness): void {
       w.clock.t += w.config.file.inventory.maxBalanceAgeMs + 1;
       expect(inv!.check({ outMint: MINT.USDC, outAmount: 1n })).toMatchObject({
         ok: false,
-        reason: "INVENTORY_STALE",
+        code: "INVENTORY_STALE",
       });
       await inv!.refresh();
       expect(covers(inv!, MINT.USDC, 1n)).toBe(true);

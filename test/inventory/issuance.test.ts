@@ -41,7 +41,7 @@ function issuanceContract(name: string, setup: () => Setup, shared: boolean): vo
       expect(await book.reserve(res("q1", 600n))).toEqual({ ok: true });
       expect(await book.reserve(res("q2", 400n))).toEqual({ ok: true });
       const crossing = await book.reserve(res("q3", 1n));
-      expect(crossing).toMatchObject({ ok: false, reason: "ISSUANCE_CAP_EXCEEDED" });
+      expect(crossing).toMatchObject({ ok: false, code: "ISSUANCE_CAP_EXCEEDED" });
       expect(book.used(MINT, "mint", DAY)).toBe(1_000n);
     });
 

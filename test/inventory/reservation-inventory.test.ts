@@ -73,7 +73,7 @@ describe("the quote path's check and the swap path's reserve", () => {
   it("refuses a mint it does not trade, naming it", async () => {
     const w = makeWorld();
     const inv = await started(w);
-    const refusal = { ok: false, reason: "INVENTORY_INSUFFICIENT", detail: `${UNKNOWN} is not held` };
+    const refusal = { ok: false, code: "INVENTORY_INSUFFICIENT", context: `${UNKNOWN} is not held` };
     expect(inv.check({ outMint: UNKNOWN, outAmount: 1n })).toEqual(refusal);
     expect(
       await inv.reserve({ quoteId: "q", mint: UNKNOWN, amount: 1n, expiresAtMs: w.clock.t + 1_000 }),
@@ -84,15 +84,15 @@ describe("the quote path's check and the swap path's reserve", () => {
     const w = makeWorld(withToken("USDC", { safetyBuffer: "5000000" }));
     const inv = await started(w);
     const balance = holding(inv, "USDC").balance;
-    const detail = `${balance} USDC asked, ${balance - 5_000_000n} available`;
+    const context = `${balance} USDC asked, ${balance - 5_000_000n} available`;
     expect(inv.check({ outMint: MINT.USDC, outAmount: balance })).toEqual({
       ok: false,
-      reason: "INVENTORY_INSUFFICIENT",
-      detail,
+      code: "INVENTORY_INSUFFICIENT",
+      context,
     });
     expect(
       await inv.reserve({ quoteId: "q", mint: MINT.USDC, amount: balance, expiresAtMs: w.clock.t + 1_000 }),
-    ).toEqual({ ok: false, reason: "INVENTORY_INSUFFICIENT", detail });
+    ).toEqual({ ok: false, code: "INVENTORY_INSUFFICIENT", context });
   });
 
   it("says 0 available, not a negative amount, when the buffer is above the balance", async () => {
@@ -100,8 +100,8 @@ describe("the quote path's check and the swap path's reserve", () => {
     const inv = await started(w);
     expect(inv.check({ outMint: MINT.USDC, outAmount: 1n })).toEqual({
       ok: false,
-      reason: "INVENTORY_INSUFFICIENT",
-      detail: "1 USDC asked, 0 available",
+      code: "INVENTORY_INSUFFICIENT",
+      context: "1 USDC asked, 0 available",
     });
   });
 
@@ -113,8 +113,8 @@ describe("the quote path's check and the swap path's reserve", () => {
     w.clock.t += 1;
     expect(inv.check({ outMint: MINT.USDC, outAmount: 1n })).toEqual({
       ok: false,
-      reason: "INVENTORY_STALE",
-      detail: "maker balances are not known recently",
+      code: "INVENTORY_STALE",
+      context: "maker balances are not known recently",
     });
   });
 
@@ -124,8 +124,8 @@ describe("the quote path's check and the swap path's reserve", () => {
     const short = await started(makeWorld(withInventory({ minSolLamports: "100000000001" })));
     expect(short.check({ outMint: MINT.USDC, outAmount: 1n })).toEqual({
       ok: false,
-      reason: "SOL_FOR_FEES_LOW",
-      detail: "maker has 100000000000 lamports, keeps at least 100000000001 for fees",
+      code: "SOL_FOR_FEES_LOW",
+      context: "maker has 100000000000 lamports, keeps at least 100000000001 for fees",
     });
   });
 
@@ -146,15 +146,15 @@ describe("the quote path's check and the swap path's reserve", () => {
       expect(inv.check({ outMint: MINT.SOL, outAmount: limit })).toEqual({ ok: true });
       expect(inv.check({ outMint: MINT.SOL, outAmount: limit + 1n })).toEqual({
         ok: false,
-        reason: "EXPOSURE_LIMIT_EXCEEDED",
-        detail: "SOL would be more than 1000.00 USD below target",
+        code: "EXPOSURE_LIMIT_EXCEEDED",
+        context: "SOL would be more than 1000.00 USD below target",
       });
       const reserve = (quoteId: string, amount: bigint) =>
         inv.reserve({ quoteId, mint: MINT.SOL, amount, expiresAtMs: w.clock.t + 60_000 });
       expect(await reserve("over", limit + 1n)).toEqual({
         ok: false,
-        reason: "EXPOSURE_LIMIT_EXCEEDED",
-        detail: "SOL exposure limit",
+        code: "EXPOSURE_LIMIT_EXCEEDED",
+        context: "SOL exposure limit",
       });
       expect(await reserve("at", limit)).toEqual({ ok: true });
     });
@@ -178,8 +178,8 @@ describe("the quote path's check and the swap path's reserve", () => {
       expect(inv.check({ ...trade, inAmount: limit - incoming })).toEqual({ ok: true });
       expect(inv.check({ ...trade, inAmount: limit - incoming + 1n })).toEqual({
         ok: false,
-        reason: "EXPOSURE_LIMIT_EXCEEDED",
-        detail: "USDC would be more than 1000.00 USD above target",
+        code: "EXPOSURE_LIMIT_EXCEEDED",
+        context: "USDC would be more than 1000.00 USD above target",
       });
       expect(
         await inv.reserve({
@@ -190,7 +190,7 @@ describe("the quote path's check and the swap path's reserve", () => {
           inputAmount: limit - incoming + 1n,
           expiresAtMs: w.clock.t + 60_000,
         }),
-      ).toEqual({ ok: false, reason: "EXPOSURE_LIMIT_EXCEEDED", detail: "USDC exposure limit" });
+      ).toEqual({ ok: false, code: "EXPOSURE_LIMIT_EXCEEDED", context: "USDC exposure limit" });
     });
 
     it("refuses to quote a limited token without a fresh USD price, and reserves it without the bound", async () => {
@@ -206,8 +206,8 @@ describe("the quote path's check and the swap path's reserve", () => {
       const inv = await started(w, { usd: noPrice });
       const refusal = {
         ok: false,
-        reason: "EXPOSURE_LIMIT_EXCEEDED",
-        detail: "no fresh USD price for SOL: exposure cannot be measured",
+        code: "EXPOSURE_LIMIT_EXCEEDED",
+        context: "no fresh USD price for SOL: exposure cannot be measured",
       };
       expect(inv.check({ outMint: MINT.SOL, outAmount: 1n })).toEqual(refusal);
       expect(inv.check({ outMint: MINT.USDC, outAmount: 1n, inMint: MINT.SOL, inAmount: 1n })).toEqual(
@@ -377,7 +377,7 @@ describe("the shared reservation state, unreadable or emptied", () => {
     expect(chain.reads).toBe(1);
     await inv.sync();
     expect(chain.reads).toBe(1);
-    expect(inv.check({ outMint: MINT.USDC, outAmount: 1n })).toMatchObject({ reason: "INVENTORY_STALE" });
+    expect(inv.check({ outMint: MINT.USDC, outAmount: 1n })).toMatchObject({ code: "INVENTORY_STALE" });
   });
 });
 

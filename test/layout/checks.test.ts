@@ -5,7 +5,13 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { folderCycles, layerViolations, srcLayerViolations } from "../../scripts/check-layers.ts";
+import {
+  folderCycles,
+  layerViolations,
+  REFUSAL_VOCABULARY,
+  srcLayerViolations,
+  withoutVocabulary,
+} from "../../scripts/check-layers.ts";
 import { ENTRY_POINTS, orphans } from "../../scripts/check-orphans.ts";
 import { buildImportGraph, type ImportGraph, REPO_ROOT, srcFolderOf } from "../../scripts/import-graph.ts";
 
@@ -25,6 +31,25 @@ describe("layer check", () => {
       "inventory/reservations/interface.ts": ["pricing/usd.ts"],
     });
     expect(layerViolations(g)).toHaveLength(2);
+  });
+
+  it("lets pricing/ and inventory/ name their refusals from the vocabulary, and only while it imports nothing", () => {
+    const g = graph({
+      "pricing/book.ts": [REFUSAL_VOCABULARY],
+      "inventory/interface.ts": [REFUSAL_VOCABULARY],
+      "src/quote/service.ts": ["pricing/book.ts", REFUSAL_VOCABULARY],
+      [REFUSAL_VOCABULARY]: [],
+    });
+    expect(layerViolations(g)).toHaveLength(2);
+    const shared = withoutVocabulary(g);
+    expect(shared.problems).toEqual([]);
+    expect(layerViolations(shared.graph)).toEqual([]);
+    expect(folderCycles(shared.graph)).toEqual([]);
+    // A vocabulary that imports would carry its import into every layer.
+    const heavy = withoutVocabulary(graph({ [REFUSAL_VOCABULARY]: ["src/chain/interface.ts"] }));
+    expect(heavy.problems).toEqual([
+      `${REFUSAL_VOCABULARY} -> src/chain/interface.ts (the refusal vocabulary imports nothing)`,
+    ]);
   });
 
   it("allows the shared amount maths to pricing/ and inventory/", () => {
@@ -71,8 +96,10 @@ describe("layer check", () => {
   it("passes on this repository: no forbidden import, no cycle, inside src/ too", () => {
     const { graph: repo, unresolved } = buildImportGraph();
     expect(unresolved).toEqual([]);
-    expect(layerViolations(repo)).toEqual([]);
-    expect(folderCycles(repo)).toEqual([]);
+    const shared = withoutVocabulary(repo);
+    expect(shared.problems).toEqual([]);
+    expect(layerViolations(shared.graph)).toEqual([]);
+    expect(folderCycles(shared.graph)).toEqual([]);
     expect(srcLayerViolations(repo)).toEqual([]);
     expect(folderCycles(repo, srcFolderOf)).toEqual([]);
   });

@@ -11,6 +11,7 @@ import { Ledger } from "../../src/ledger/ledger.ts";
 import { MIGRATIONS, migrate, schemaVersion } from "../../src/ledger/migrations.ts";
 import { PostgresSqlClient } from "../../src/ledger/postgres.ts";
 import type { DecisionRecord } from "../../src/ledger/records.ts";
+import { isRefusalCode } from "../../src/refusal/codes.ts";
 import { BACKENDS, decision, freshClient, freshDatabase, freshLedger, settlement } from "./support.ts";
 
 describe.each(BACKENDS)("ledger on %s", (backend) => {
@@ -184,7 +185,7 @@ describe.each(BACKENDS)("channel migration (6) on %s", (backend) => {
                             fee_owed, fee_bps, sent_at_ms, settled_at_ms)
          VALUES ('sig-old', 'q-old:h', 'q-old', 'r', 'h', 'landed', 'SOL', 5, 10, 3, 4)`,
       );
-      expect(await migrate(db)).toEqual([6]);
+      expect(await migrate(db)).toEqual(MIGRATIONS.filter((m) => m.version >= 6).map((m) => m.version));
       const ledger = new Ledger(db);
       expect((await ledger.decisions()).map((r) => [r.decision_key, r.channel])).toEqual([
         ["q-old:h", "webhook"],
@@ -205,6 +206,106 @@ describe.each(BACKENDS)("channel migration (6) on %s", (backend) => {
       });
       const bad = { ...decision(), channel: "fax" } as unknown as DecisionRecord;
       await expect(ledger.write([bad])).rejects.toThrow();
+    } finally {
+      await db.close();
+    }
+  }, 60_000);
+});
+
+describe.each(BACKENDS)("refusal vocabulary migration (7) on %s", (backend) => {
+  it("rewrites every renamed code in rows written before it to its one name, and leaves every other row as it was", async () => {
+    const db = await freshClient(backend);
+    try {
+      await migrate(
+        db,
+        MIGRATIONS.filter((m) => m.version < 7),
+      );
+      const old: [
+        key: string,
+        channel: string,
+        code: string | null,
+        reason: string | null,
+        expected: string | null,
+      ][] = [
+        [
+          "a",
+          "rfq-v2",
+          "V2_MALFORMED_TRANSACTION",
+          "cannot read the transaction: empty",
+          "MALFORMED_TRANSACTION",
+        ],
+        [
+          "b",
+          "rfq-v2",
+          "V2_MAKER_NOT_EXCLUSIVE",
+          "the maker's key is key 7 of ix 2",
+          "INVALID_MAKER_ACCOUNT_USE",
+        ],
+        [
+          "c",
+          "rfq-v2",
+          "V2_INVENTORY_INSUFFICIENT",
+          "INVENTORY_INSUFFICIENT: 5 SOL asked, 2 available",
+          "INVENTORY_INSUFFICIENT",
+        ],
+        [
+          "d",
+          "rfq-v2",
+          "V2_INVENTORY_INSUFFICIENT",
+          "EXPOSURE_LIMIT_EXCEEDED: SOL exposure limit",
+          "EXPOSURE_LIMIT_EXCEEDED",
+        ],
+        [
+          "e",
+          "rfq-v2",
+          "V2_INVENTORY_INSUFFICIENT",
+          "INVENTORY_STALE: maker balances are not known",
+          "INVENTORY_STALE",
+        ],
+        [
+          "f",
+          "rfq-v2",
+          "V2_INVENTORY_INSUFFICIENT",
+          "SOL_FOR_FEES_LOW: maker has 3 lamports",
+          "SOL_FOR_FEES_LOW",
+        ],
+        ["g", "webhook", "SIGNER_UNKNOWN_QUOTE", "no quote q-1 in the store", "QUOTE_NOT_FOUND"],
+        ["h", "rfq-v2", "SIGNER_V2_EXPIRY", "expire_at 5 is past", "V2_EXPIRED"],
+        ["i", "rfq-v2", "SIGNER_V2_UNEXPECTED_PROGRAM", "ix 3 runs Evil111", "INVALID_PROGRAM"],
+        [
+          "j",
+          "webhook",
+          "SIGNER_TAKER_SIGNATURE",
+          "the maker's signature slot (0) is not empty",
+          "INVALID_MAKER_SIGNATURE_SLOT",
+        ],
+        [
+          "k",
+          "webhook",
+          "SIGNER_TAKER_SIGNATURE",
+          "signature slot 1 is empty",
+          "SIGNATURE_VERIFICATION_FAILED",
+        ],
+        ["l", "webhook", "QUOTE_EXPIRED", "QUOTE_EXPIRED: expired 3 s ago", "QUOTE_EXPIRED"],
+        ["m", "rfq-v2", "V2_LEVELS_NOT_STREAMED", "no level set matches", "V2_LEVELS_NOT_STREAMED"],
+        ["n", "webhook", null, null, null],
+      ];
+      for (const [key, channel, code, reason] of old) {
+        await db.query(
+          `INSERT INTO swap_decisions (decision_key, quote_id, request_id, channel, decision, code, reason,
+                                       received_at_ms, decided_at_ms)
+           VALUES ($1, 'q', 'r', $2, $3, $4, $5, 1, 2)`,
+          [key, channel, code === null ? "accepted" : "rejected", code, reason],
+        );
+      }
+      expect(await migrate(db)).toEqual(MIGRATIONS.filter((m) => m.version >= 7).map((m) => m.version));
+      const rows = await db.query<{ decision_key: string; code: string | null; reason: string | null }>(
+        "SELECT decision_key, code, reason FROM swap_decisions ORDER BY decision_key",
+      );
+      expect(rows).toEqual(
+        old.map(([key, , , reason, expected]) => ({ decision_key: key, code: expected, reason })),
+      );
+      for (const { code } of rows) if (code !== null) expect(isRefusalCode(code), code).toBe(true);
     } finally {
       await db.close();
     }

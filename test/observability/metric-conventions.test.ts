@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Service } from "../../src/compose.ts";
 import { REJECTION_REASONS } from "../../src/contract/swap.ts";
-import { NO_QUOTE_REASONS } from "../../src/quote/steps/step.ts";
+import { QUOTE_DECLINE_CODES } from "../../src/refusal/codes.ts";
 import { listen } from "../support/harness.ts";
 import { testService } from "../support/service.ts";
 
@@ -68,9 +68,9 @@ describe("finding 8: /metrics follows Prometheus' conventions from the first scr
       "ISSUANCE_CAP_EXCEEDED",
       "TAKER_DENIED",
       "DEADLINE",
-      "STORE_FULL",
+      "QUOTE_STORE_FULL",
     ])
       expect(reasons).toContain(r);
-    expect(reasons.sort()).toEqual([...NO_QUOTE_REASONS].sort());
+    expect(reasons.sort()).toEqual([...QUOTE_DECLINE_CODES].sort());
   });
 });

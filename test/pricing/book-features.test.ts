@@ -74,8 +74,8 @@ describe("per-side levels", () => {
     expect(book.price(buySol)).toMatchObject({ ok: true, amountIn: oneSol(18_038n), spreadBps: 7 });
     expect(book.price({ ...buySol, amount: 500n * SOL + 1n })).toEqual({
       ok: false,
-      reason: "SIZE_ABOVE_MAX",
-      detail: "SOL/USDC: 500000000001 is beyond the last level",
+      code: "SIZE_ABOVE_MAX",
+      context: "SOL/USDC: 500000000001 is beyond the last level",
     });
   });
 });
@@ -128,7 +128,7 @@ describe("maximum notional per quote (USD)", () => {
     expect(book.price({ ...sellSol, amount: 5n * SOL }).ok).toBe(true); // ~901 USD
     expect(book.price({ ...sellSol, amount: 6n * SOL })).toMatchObject({
       ok: false,
-      reason: "NOTIONAL_EXCEEDED",
+      code: "NOTIONAL_EXCEEDED",
     });
   });
 
@@ -147,7 +147,7 @@ describe("maximum notional per quote (USD)", () => {
       quoteType: "exactIn" as const,
     });
     expect(book.price(jup(120n)).ok).toBe(true);
-    expect(book.price(jup(125n))).toMatchObject({ ok: false, reason: "NOTIONAL_EXCEEDED" });
+    expect(book.price(jup(125n))).toMatchObject({ ok: false, code: "NOTIONAL_EXCEEDED" });
   });
 
   it("is refused in config when a token has an exposure limit but no target", () => {

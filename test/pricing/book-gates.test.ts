@@ -59,7 +59,7 @@ const sellSol = (amount: bigint, quoteType: "exactIn" | "exactOut" = "exactIn") 
   ({ tokenIn: MINT.SOL, tokenOut: MINT.USDC, amount, quoteType }) as const;
 const buySol = (amount: bigint, quoteType: "exactIn" | "exactOut" = "exactIn") =>
   ({ tokenIn: MINT.USDC, tokenOut: MINT.SOL, amount, quoteType }) as const;
-const refused = (reason: string, detail: string) => ({ ok: false, reason, detail });
+const refused = (code: string, context: string) => ({ ok: false, code, context });
 
 /** Controls whose shared store cannot be read (as RedisControls after failClosedAfterMs). */
 class LostControls extends MemoryControls {
@@ -324,7 +324,7 @@ describe("skew", () => {
   });
   const skewAt = (position: bigint | undefined, vary = skewed) => {
     const q = setup({ vary, deps: { position: () => position } }).book.price(sellSol(SOL));
-    return q.ok ? q.skewBps : q.reason;
+    return q.ok ? q.skewBps : q.code;
   };
 
   it("is the position off target over fullAtBase, times maxBps, truncated toward zero", () => {

@@ -110,7 +110,7 @@ describe("QuotingBook: exact amounts, rounded in the maker's favour", () => {
     ["when the output rounds to nothing", MINT.USDC, MINT.USDT, 1n, "AMOUNT_TOO_SMALL"],
   ])("declines a quote %s", (_name, tokenIn, tokenOut, amount, reason) => {
     const q = book().price({ tokenIn, tokenOut, amount, quoteType: "exactIn" });
-    expect(q).toMatchObject({ ok: false, reason });
+    expect(q).toMatchObject({ ok: false, code: reason });
   });
 
   it("declines when the price is older than the source allows", () => {
@@ -127,7 +127,7 @@ describe("QuotingBook: exact amounts, rounded in the maker's favour", () => {
       b.price({ tokenIn: MINT.SOL, tokenOut: MINT.USDC, amount: 1_000_000_000n, quoteType: "exactIn" }),
     ).toMatchObject({
       ok: false,
-      reason: "PRICE_STALE",
+      code: "PRICE_STALE",
     });
   });
 });

@@ -69,7 +69,7 @@ for (const topology of topologies())
       const seen = change(b.controls, (s) => s.paused);
       await a.controls.pause("incident 42");
       expect((await seen).pauseReason).toBe("incident 42");
-      for (const i of [a, b]) expect(i.book.price(sell)).toMatchObject({ ok: false, reason: "PAUSED" });
+      for (const i of [a, b]) expect(i.book.price(sell)).toMatchObject({ ok: false, code: "PAUSED" });
       const resumed = change(b.controls, (s) => !s.paused);
       await a.controls.resume();
       await resumed;
@@ -81,7 +81,7 @@ for (const topology of topologies())
       const seen = change(b.controls, (s) => s.paused);
       await redis.set(`${ctlPrefix}paused`, "1"); // no publish: only the poll can see it
       await seen;
-      expect(b.book.price(sell)).toMatchObject({ ok: false, reason: "PAUSED" });
+      expect(b.book.price(sell)).toMatchObject({ ok: false, code: "PAUSED" });
       const back = change(b.controls, (s) => !s.paused);
       await redis.set(`${ctlPrefix}paused`, "0");
       await back;
@@ -94,7 +94,7 @@ for (const topology of topologies())
       const off = change(b.controls, (s) => s.pairs["JUP/USDC"] === false);
       await a.controls.setPair("JUP/USDC", false);
       await off;
-      expect(b.book.price(jup)).toMatchObject({ ok: false, reason: "PAIR_DISABLED" });
+      expect(b.book.price(jup)).toMatchObject({ ok: false, code: "PAIR_DISABLED" });
       expect(b.book.price(sell).ok).toBe(true);
       const cleared = change(b.controls, (s) => !("JUP/USDC" in s.pairs));
       await a.controls.setPair("JUP/USDC", null);
@@ -112,8 +112,8 @@ for (const topology of topologies())
       expect(b.controls.state().known).toBe(false);
       expect(b.controls.state().paused).toBe(false);
       const refused = b.book.price(sell);
-      expect(refused).toMatchObject({ ok: false, reason: "CONTROLS_UNAVAILABLE" });
-      expect(refused.ok === false && refused.detail).toMatch(/cannot be read/);
+      expect(refused).toMatchObject({ ok: false, code: "CONTROLS_UNAVAILABLE" });
+      expect(refused.ok === false && refused.context).toMatch(/cannot be read/);
     });
   });
 
@@ -125,11 +125,11 @@ describe("switches in one process (memory)", () => {
     }));
     const controls = new MemoryControls();
     const book = new QuotingBook(cfg, createPriceSources(cfg), { controls });
-    expect(book.price(jup)).toMatchObject({ ok: false, reason: "PAIR_DISABLED" });
+    expect(book.price(jup)).toMatchObject({ ok: false, code: "PAIR_DISABLED" });
     await controls.setPair("JUP/USDC", true);
     expect(book.price(jup).ok).toBe(true);
     await controls.pause("maintenance");
-    expect(book.price(jup)).toMatchObject({ ok: false, reason: "PAUSED" });
+    expect(book.price(jup)).toMatchObject({ ok: false, code: "PAUSED" });
     await controls.resume();
     expect(book.price(sell).ok).toBe(true);
   });

@@ -179,7 +179,7 @@ describe("Pyth prices through the quoting book", () => {
     const hermes = await replay({ rebase: false, limit: 1 });
     const { book, pyth } = await bookFor(pythConfig(hermes.url));
     expect(pyth.price("SOL/USDC")!.updatedAtMs).toBe(T0 * 1000);
-    expect(book.price(ask)).toMatchObject({ ok: false, reason: "PRICE_STALE" });
+    expect(book.price(ask)).toMatchObject({ ok: false, code: "PRICE_STALE" });
   });
 
   it("refuses a config whose pyth source lacks a feed for a pair that uses it", () => {

@@ -90,7 +90,7 @@ describe("Redis price source", () => {
     const config = engineConfig();
     const a = await instance(config, 3_600_000);
     const b = await instance(config, 3_600_000);
-    expect(a.book.price(sell1Sol)).toMatchObject({ ok: false, reason: "PRICE_UNAVAILABLE" });
+    expect(a.book.price(sell1Sol)).toMatchObject({ ok: false, code: "PRICE_UNAVAILABLE" });
     const ts = Date.now();
     const both = Promise.all([nextUpdate(a.engine, "SOL/USDC", ts), nextUpdate(b.engine, "SOL/USDC", ts)]);
     await publishPrice(redis, "SOL/USDC", { ts, mid: "181.00" }, names);
@@ -115,7 +115,7 @@ describe("Redis price source", () => {
     let seen = nextUpdate(engine, "SOL/USDC", old);
     await publishPrice(redis, "SOL/USDC", { ts: old, mid: "180.25" }, names);
     await seen;
-    expect(book.price(sell1Sol)).toMatchObject({ ok: false, reason: "PRICE_STALE" });
+    expect(book.price(sell1Sol)).toMatchObject({ ok: false, code: "PRICE_STALE" });
     const fresh = Date.now();
     seen = nextUpdate(engine, "SOL/USDC", fresh);
     await publishPrice(redis, "SOL/USDC", { ts: fresh, mid: "180.25" }, names);

@@ -271,7 +271,7 @@ const ATTACKS: [string, Hostile, string][] = [
   [
     "refuses a gasless order that sends SOL from the maker to a stranger",
     append((c) => [SystemProgram.transfer({ fromPubkey: c.a, toPubkey: c.stranger, lamports: 1_000_000 })]),
-    "INSTRUCTION_NOT_ALLOWED",
+    "REBALANCE_INSTRUCTION_NOT_ALLOWED",
   ],
   [
     "refuses a gasless order that sends SOL to a stranger through a configured swap program (after simulating)",
@@ -279,56 +279,56 @@ const ATTACKS: [string, Hostile, string][] = [
       "router_1",
       append((c) => [SystemProgram.transfer({ fromPubkey: c.a, toPubkey: c.stranger, lamports: 1_000_000 })]),
     ),
-    "SOL_LEFT_MAKER",
+    "REBALANCE_SOL_LEFT_MAKER",
   ],
   [
     "refuses a gasless order that makes the maker pay the network fees (after simulating)",
     (body, ctx) => edit(body, (ixs) => ixs, ctx, ctx.a),
-    "SOL_LEFT_MAKER",
+    "REBALANCE_SOL_LEFT_MAKER",
   ],
   [
     "refuses an order that hands the close authority of the maker's wSOL account to a stranger",
     append((c) => [
       createSetAuthorityInstruction(ata(WSOL, c.a), c.a, AuthorityType.CloseAccount, c.stranger),
     ]),
-    "AUTHORITY_HANDED_AWAY",
+    "REBALANCE_AUTHORITY_HANDED_AWAY",
   ],
   [
     "refuses an order that hands the ownership of the maker's USDC account to a stranger",
     append((c) => [
       createSetAuthorityInstruction(ata(USDC, c.a), c.a, AuthorityType.AccountOwner, c.stranger),
     ]),
-    "AUTHORITY_HANDED_AWAY",
+    "REBALANCE_AUTHORITY_HANDED_AWAY",
   ],
   [
     "refuses an order that approves a stranger as delegate of the maker's JUP account",
     append((c) => [createApproveInstruction(ata(JUP, c.a), c.stranger, c.a, 1_000_000n)]),
-    "AUTHORITY_HANDED_AWAY",
+    "REBALANCE_AUTHORITY_HANDED_AWAY",
   ],
   [
     "refuses an order that closes the maker's wSOL account to a stranger",
     append((c) => [createCloseAccountInstruction(ata(WSOL, c.a), c.stranger, c.a)]),
-    "CLOSE_TO_STRANGER",
+    "REBALANCE_CLOSE_TO_STRANGER",
   ],
   [
     "refuses an order that assigns the maker's wallet to another program",
     append((c) => [SystemProgram.assign({ accountPubkey: c.a, programId: c.stranger })]),
-    "WALLET_OWNER_CHANGED",
+    "REBALANCE_WALLET_OWNER_CHANGED",
   ],
   [
     "refuses an order that lists one more maker token account as writable than the trade needs",
     extraWritable,
-    "EXTRA_WRITABLE_MAKER_ACCOUNT",
+    "REBALANCE_EXTRA_WRITABLE_MAKER_ACCOUNT",
   ],
   [
     "refuses a router_2 order that swaps with plain token transfers and no order-engine fill",
     plainTransfers,
-    "ROUTE_PROGRAM_MISSING",
+    "REBALANCE_ROUTE_PROGRAM_MISSING",
   ],
   [
     "refuses an order from a router with no swap programs configured",
     asRouter("router_3"),
-    "ROUTE_PROGRAM_MISSING",
+    "REBALANCE_ROUTE_PROGRAM_MISSING",
   ],
   [
     "refuses an order that also calls a program its router's allowlist does not name",
@@ -336,12 +336,12 @@ const ATTACKS: [string, Hostile, string][] = [
       "router_1",
       append((c) => [createTransferInstruction(ata(USDC, c.a), ata(USDC, c.b), c.a, 1n)]),
     ),
-    "INSTRUCTION_NOT_ALLOWED",
+    "REBALANCE_INSTRUCTION_NOT_ALLOWED",
   ],
   [
     "refuses an order that also moves another of the maker's tokens (USDT)",
     append((c) => [createTransferInstruction(ata(USDT, c.a), ata(USDT, c.b), c.a, 1_000_000n)]),
-    "INSTRUCTION_NOT_ALLOWED",
+    "REBALANCE_INSTRUCTION_NOT_ALLOWED",
   ],
   [
     "refuses an order that moves another of the maker's tokens through a configured swap program",
@@ -349,7 +349,7 @@ const ATTACKS: [string, Hostile, string][] = [
       "router_4",
       append((c) => [createTransferInstruction(ata(USDT, c.a), ata(USDT, c.b), c.a, 1_000_000n)]),
     ),
-    "EXTRA_WRITABLE_MAKER_ACCOUNT",
+    "REBALANCE_EXTRA_WRITABLE_MAKER_ACCOUNT",
   ],
   [
     "refuses an order priced under the maker's limit (half the output, maxSlippageBps 100 under its mid), its fill consistent with it",
@@ -357,14 +357,14 @@ const ATTACKS: [string, Hostile, string][] = [
       fillArgs((a) => {
         a.outputAmount /= 2n;
       })({ ...body, outAmount: (BigInt(body.outAmount as string) / 2n).toString() }, ctx),
-    "ORDER_PRICE_BELOW_LIMIT",
+    "REBALANCE_ORDER_PRICE_BELOW_LIMIT",
   ],
   [
     "refuses a router_2 fill that takes more than inAmount",
     fillArgs((a) => {
       a.inputAmount += 1n;
     }),
-    "FILL_NOT_AS_ORDERED",
+    "REBALANCE_FILL_NOT_AS_ORDERED",
   ],
   [
     "refuses an order that takes more than inAmount through a configured swap program (after simulating)",
@@ -372,12 +372,12 @@ const ATTACKS: [string, Hostile, string][] = [
       "router_4",
       append((c) => [createTransferInstruction(ata(USDC, c.a), ata(USDC, c.b), c.a, 1_000_000n)]),
     ),
-    "INPUT_EXCEEDED",
+    "REBALANCE_INPUT_EXCEEDED",
   ],
   [
     "refuses a router_2 order whose fill delivers less than outAmount",
     (body) => ({ ...body, outAmount: (BigInt(body.outAmount as string) + 1n).toString() }),
-    "FILL_NOT_AS_ORDERED",
+    "REBALANCE_FILL_NOT_AS_ORDERED",
   ],
   [
     "refuses an order that delivers less than outAmount through a configured swap program (after simulating)",
@@ -385,7 +385,7 @@ const ATTACKS: [string, Hostile, string][] = [
       ...body,
       outAmount: (BigInt(body.outAmount as string) + 1n).toString(),
     })),
-    "OUTPUT_BELOW_ORDER",
+    "REBALANCE_OUTPUT_BELOW_ORDER",
   ],
 ];
 

@@ -61,53 +61,53 @@ describe("the simulation's account check alone", () => {
       () => [
         createSetAuthorityInstruction(ata(MINT.USDC, maker), maker, AuthorityType.AccountOwner, stranger),
       ],
-      "OWNER_CHANGED",
+      "REBALANCE_OWNER_CHANGED",
     ],
     [
       "refuses a stranger as close authority of the maker's wSOL account",
       () => [
         createSetAuthorityInstruction(ata(MINT.SOL, maker), maker, AuthorityType.CloseAccount, stranger),
       ],
-      "CLOSE_AUTHORITY_CHANGED",
+      "REBALANCE_CLOSE_AUTHORITY_CHANGED",
     ],
     [
       "refuses a stranger approved as delegate of the maker's JUP account",
       () => [createApproveInstruction(ata(MINT.JUP, maker), stranger, maker, 1n)],
-      "DELEGATE_CHANGED",
+      "REBALANCE_DELEGATE_CHANGED",
     ],
     [
       "refuses the maker's wallet assigned to another program",
       () => [SystemProgram.assign({ accountPubkey: maker, programId: stranger })],
-      "WALLET_OWNER_CHANGED",
+      "REBALANCE_WALLET_OWNER_CHANGED",
     ],
     [
       "refuses the maker's wSOL account closed to a stranger (its SOL leaves the maker)",
       () => [createCloseAccountInstruction(ata(MINT.SOL, maker), stranger, maker)],
-      "SOL_LEFT_MAKER",
+      "REBALANCE_SOL_LEFT_MAKER",
     ],
     [
       "refuses one lamport sent from the maker's wallet on a gasless order",
       () => [SystemProgram.transfer({ fromPubkey: maker, toPubkey: stranger, lamports: 1 })],
-      "SOL_LEFT_MAKER",
+      "REBALANCE_SOL_LEFT_MAKER",
     ],
     [
       "refuses another of the maker's tokens moved (USDT)",
       () => [createTransferInstruction(ata(MINT.USDT, maker), ata(MINT.USDT, stranger), maker, 1n)],
-      "OTHER_TOKEN_MOVED",
+      "REBALANCE_OTHER_TOKEN_MOVED",
     ],
     [
       "refuses one unit more than inAmount of the input mint",
       () => [createTransferInstruction(ata(MINT.USDC, maker), ata(MINT.USDC, stranger), maker, 1_000_001n)],
-      "INPUT_EXCEEDED",
+      "REBALANCE_INPUT_EXCEEDED",
     ],
   ])("%s", async (_name, ixs, code) => {
     const r = await prove(ixs());
-    expect(r.ok ? "ok" : `${r.code}: ${r.detail}`).toMatch(new RegExp(`^${code}: `));
+    expect(r.ok ? "ok" : `${r.code}: ${r.context}`).toMatch(new RegExp(`^${code}: `));
   });
 
   it("refuses an order whose output does not arrive (outAmount 1, nothing delivered)", async () => {
     const r = await prove([], { ...ORDER, outAmount: 1n });
-    expect(r.ok ? "ok" : r.code).toBe("OUTPUT_BELOW_ORDER");
+    expect(r.ok ? "ok" : r.code).toBe("REBALANCE_OUTPUT_BELOW_ORDER");
   });
 
   it("caps the fees an order declares for the maker at rebalance.maxFeeLamports: one lamport over the cap is refused, the cap itself passes", async () => {
@@ -117,8 +117,8 @@ describe("the simulation's account check alone", () => {
       SystemProgram.transfer({ fromPubkey: maker, toPubkey: stranger, lamports }),
     ];
     const over = await prove(pays(5_000_001), declared);
-    expect(over.ok ? "ok" : `${over.code}: ${over.detail}`).toMatch(
-      /^SOL_LEFT_MAKER: .*capped at rebalance\.maxFeeLamports, 5000000/,
+    expect(over.ok ? "ok" : `${over.code}: ${over.context}`).toMatch(
+      /^REBALANCE_SOL_LEFT_MAKER: .*capped at rebalance\.maxFeeLamports, 5000000/,
     );
     expect((await prove(pays(5_000_000), declared)).ok).toBe(true);
   });

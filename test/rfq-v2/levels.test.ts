@@ -58,7 +58,7 @@ describe("levels from the book (SOL/USDC, mid 180.25, spreads 5/10/25 bps)", () 
   const lot = 100_000n; // 0.0001 SOL
   it("rounds the maker's asks up and its bids down to whole quote atoms per lot", () => {
     const l = book().ladders("SOL/USDC");
-    if (!l.ok) throw new Error(l.detail);
+    if (!l.ok) throw new Error(l.context);
     const levels = pairLevels(l, always);
     // ask: 180.25 USDC x 1.0005 per SOL = 18,034.0125 atoms per 0.0001 SOL -> 18,035; bid x 0.9995 -> 18,015.9875 -> 18,015
     expect(levels.asks[0]).toEqual({ lots: 100_000n, perLot: 18_035n });
@@ -72,7 +72,7 @@ describe("levels from the book (SOL/USDC, mid 180.25, spreads 5/10/25 bps)", () 
   it("costs, swept to each level's bound, exactly what /quote answers for that size (one model of size)", () => {
     const b = book();
     const l = b.ladders("SOL/USDC");
-    if (!l.ok) throw new Error(l.detail);
+    if (!l.ok) throw new Error(l.context);
     const levels = pairLevels(l, always);
     let bound = 0n;
     let cost = 0n;
@@ -111,7 +111,7 @@ describe("levels from the book (SOL/USDC, mid 180.25, spreads 5/10/25 bps)", () 
 
   it("cuts a side where the inventory stops carrying it, to the largest whole number of lots it carries", () => {
     const l = book().ladders("SOL/USDC");
-    if (!l.ok) throw new Error(l.detail);
+    if (!l.ok) throw new Error(l.context);
     // the maker holds 12.345 SOL and 1,000 USDC
     const fits = (side: "bid" | "ask", base: bigint, quote: bigint) =>
       side === "ask" ? base <= 12_345_000_000n : quote <= 1_000_000_000n;
@@ -125,12 +125,12 @@ describe("levels from the book (SOL/USDC, mid 180.25, spreads 5/10/25 bps)", () 
     const paused = book({ controls: { isPaused: () => true, pairOverride: () => undefined } }).ladders(
       "SOL/USDC",
     );
-    expect(paused).toMatchObject({ ok: false, reason: "PAUSED" });
+    expect(paused).toMatchObject({ ok: false, code: "PAUSED" });
     const off = book({
       controls: { isPaused: () => false, pairOverride: (k) => (k === "SOL/USDC" ? false : undefined) },
     }).ladders("SOL/USDC");
-    expect(off).toMatchObject({ ok: false, reason: "PAIR_DISABLED" });
-    expect(book().ladders("NOPE/USDC")).toMatchObject({ ok: false, reason: "PAIR_NOT_SUPPORTED" });
+    expect(off).toMatchObject({ ok: false, code: "PAIR_DISABLED" });
+    expect(book().ladders("NOPE/USDC")).toMatchObject({ ok: false, code: "PAIR_NOT_SUPPORTED" });
     const stale: PriceSource = {
       name: "stale",
       maxAgeMs: 1_000,
@@ -139,6 +139,6 @@ describe("levels from the book (SOL/USDC, mid 180.25, spreads 5/10/25 bps)", () 
       close: async () => {},
     };
     const old = new QuotingBook(testConfig(), new Map([["static", stale]]), { now: () => 5_000 });
-    expect(old.ladders("SOL/USDC")).toMatchObject({ ok: false, reason: "PRICE_STALE" });
+    expect(old.ladders("SOL/USDC")).toMatchObject({ ok: false, code: "PRICE_STALE" });
   });
 });

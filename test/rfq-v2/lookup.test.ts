@@ -18,7 +18,7 @@ import { createLookupTable, deactivateLookupTable, extendLookupTable } from "../
 import type { Chain } from "../../src/chain/interface.ts";
 import { LocalChain } from "../../src/chain/local/index.ts";
 import { creditSol } from "../../src/chain/local/seed.ts";
-import { V2RejectCode } from "../../src/rfq-v2/codes.ts";
+import { V2RejectCode } from "../../src/refusal/codes.ts";
 import { type LookupResolverOptions, LookupTableResolver } from "../../src/rfq-v2/lookup.ts";
 import { rfqV2Metrics } from "../../src/rfq-v2/metrics.ts";
 
@@ -145,7 +145,7 @@ describe("resolving the accounts a v0 swap loads from lookup tables", () => {
     expect(r).toEqual({
       ok: false,
       code: V2RejectCode.V2_LOOKUP_INDEX_OUT_OF_RANGE,
-      detail: `lookup table ${t.key.toBase58()} holds 2 addresses: read-only index 2 is beyond them`,
+      context: `lookup table ${t.key.toBase58()} holds 2 addresses: read-only index 2 is beyond them`,
     });
     expect(await w.count("rfq_v2_lookup_resolutions_total", "outcome", "V2_LOOKUP_INDEX_OUT_OF_RANGE")).toBe(
       1,
@@ -160,13 +160,13 @@ describe("resolving the accounts a v0 swap loads from lookup tables", () => {
     missing.addressTableLookups[0]!.accountKey = Keypair.generate().publicKey;
     const r1 = await w.resolver().resolve(missing);
     expect(r1.ok || r1.code).toBe(V2RejectCode.V2_LOOKUP_TABLE_NOT_FOUND);
-    expect(r1.ok || r1.detail).toContain("does not exist");
+    expect(r1.ok || r1.context).toContain("does not exist");
     // The payer's system account: it exists, but the lookup table program does not own it.
     const other = w.message([], [a[0]!], [t]).message;
     other.addressTableLookups[0]!.accountKey = w.payer.publicKey;
     const r2 = await w.resolver().resolve(other);
     expect(r2.ok || r2.code).toBe(V2RejectCode.V2_LOOKUP_TABLE_NOT_FOUND);
-    expect(r2.ok || r2.detail).toContain("not the lookup table program");
+    expect(r2.ok || r2.context).toContain("not the lookup table program");
   });
 
   it("refuses a deactivated table, also one that was deactivated after it was cached once the TTL passes: V2_LOOKUP_TABLE_DEACTIVATED", async () => {
@@ -201,7 +201,7 @@ describe("resolving the accounts a v0 swap loads from lookup tables", () => {
     expect(r).toEqual({
       ok: false,
       code: V2RejectCode.V2_LOOKUP_TABLES_UNRESOLVED,
-      detail: "reading 1 lookup table(s): no answer from the chain within 200 ms",
+      context: "reading 1 lookup table(s): no answer from the chain within 200 ms",
     });
     expect(took).toBeGreaterThanOrEqual(190);
     expect(took).toBeLessThan(1_000);
@@ -209,7 +209,7 @@ describe("resolving the accounts a v0 swap loads from lookup tables", () => {
       chain: { getAccounts: () => Promise.reject(new Error("getMultipleAccounts: HTTP 503")) },
     });
     const f = await failing.resolve(message);
-    expect(f.ok || f.detail).toContain("HTTP 503");
+    expect(f.ok || f.context).toContain("HTTP 503");
   });
 
   it("keeps at most maxTables, forgetting the oldest read first", async () => {

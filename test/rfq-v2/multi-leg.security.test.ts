@@ -16,7 +16,7 @@ import {
   ROUTE_V2_DISCRIMINATOR,
   startsWith,
 } from "../../src/program/rfq-v2.ts";
-import { V2RejectCode } from "../../src/rfq-v2/codes.ts";
+import { FillRejectCode, V2RejectCode } from "../../src/refusal/codes.ts";
 import type { StreamedSet } from "../../src/rfq-v2/streamed.ts";
 import { checkV2Swap, type V2Pair } from "../../src/rfq-v2/swap-checks.ts";
 import { MAINNET_SAMPLES, type MainnetSample } from "../fixtures/rfq-v2-mainnet-samples.ts";
@@ -207,7 +207,7 @@ describe("the published mainnet samples", () => {
   ])("refuses %s as unreadable: step tag %i is not in the published enum", (name, tag, at) => {
     const r = judge(name);
     expect(code(r)).toBe(V2RejectCode.V2_ROUTE_UNREADABLE);
-    expect(r.ok || r.detail).toBe(
+    expect(r.ok || r.context).toBe(
       `route plan: step ${at} is swap ${tag}, not in the published enum (0-125): its length is unknown`,
     );
   });
@@ -226,7 +226,7 @@ describe("attacks on multi-leg routes, each refused", () => {
       const block = blockOf(j);
       accs[block + 13] = accs[block + offset] as number;
     });
-    expect(code(r)).toBe(V2RejectCode.V2_MAKER_NOT_EXCLUSIVE);
+    expect(code(r)).toBe(FillRejectCode.INVALID_MAKER_ACCOUNT_USE);
   });
 
   it.each(MAKER_SLOTS)(
@@ -236,7 +236,7 @@ describe("attacks on multi-leg routes, each refused", () => {
         const accs = routeOf(j.tx, j.keys).accountKeyIndexes;
         accs[12] = accs[blockOf(j) + offset] as number;
       });
-      expect(code(r)).toBe(V2RejectCode.V2_MAKER_NOT_EXCLUSIVE);
+      expect(code(r)).toBe(FillRejectCode.INVALID_MAKER_ACCOUNT_USE);
     },
   );
 
@@ -245,7 +245,7 @@ describe("attacks on multi-leg routes, each refused", () => {
       const accs = routeOf(j.tx, j.keys).accountKeyIndexes;
       accs[10] = accs[blockOf(j) + 6] as number;
     });
-    expect(code(r)).toBe(V2RejectCode.V2_MAKER_NOT_EXCLUSIVE);
+    expect(code(r)).toBe(FillRejectCode.INVALID_MAKER_ACCOUNT_USE);
   });
 
   it("refuses the maker block shifted by one against the RFQ v2 program, either way", () => {
@@ -273,7 +273,7 @@ describe("attacks on multi-leg routes, each refused", () => {
       accs[blockOf(j)] = accs[accs.length - 1] as number;
     });
     expect(code(absent)).toBe(V2RejectCode.V2_INVALID_ACCOUNTS);
-    expect(absent.ok || absent.detail).toBe(
+    expect(absent.ok || absent.context).toBe(
       "the route names the RFQ v2 program 0 times: expected once, at the head of the leg's block",
     );
     const twice = judge("TX3", (j) => {
@@ -281,7 +281,7 @@ describe("attacks on multi-leg routes, each refused", () => {
       accs[blockOf(j) + 12] = accs[blockOf(j)] as number;
     });
     expect(code(twice)).toBe(V2RejectCode.V2_INVALID_ACCOUNTS);
-    expect(twice.ok || twice.detail).toBe(
+    expect(twice.ok || twice.context).toBe(
       "the route names the RFQ v2 program 2 times: expected once, at the head of the leg's block",
     );
   });
@@ -315,13 +315,13 @@ describe("attacks on multi-leg routes, each refused", () => {
       const loaded = accs.slice(block + 12).find((i) => i >= statics) as number;
       j.keys[loaded] = j.keys[accs[block + 5] as number] as PublicKey;
     });
-    expect(code(other)).toBe(V2RejectCode.V2_MAKER_NOT_EXCLUSIVE);
+    expect(code(other)).toBe(FillRejectCode.INVALID_MAKER_ACCOUNT_USE);
     // The RFQ block's fill authority slot pointed at one more table entry that resolves to the maker.
     const inBlock = judge("TX3", (j) => {
       j.keys.push(j.keys[1] as PublicKey);
       routeOf(j.tx, j.keys).accountKeyIndexes[blockOf(j) + 2] = j.keys.length - 1;
     });
-    expect(code(inBlock)).toBe(V2RejectCode.V2_MALFORMED_TRANSACTION);
+    expect(code(inBlock)).toBe(FillRejectCode.MALFORMED_TRANSACTION);
   });
 
   it("refuses an RFQ-looking byte pattern inside another leg's payload: the plan has no RFQ step", () => {

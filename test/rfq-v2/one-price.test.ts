@@ -114,7 +114,7 @@ interface Walked {
 /** Walks one pair's streamed ladder lot by lot against the quote service; mismatches as lines. */
 function walkPair(b: Bed, pairKey: string): Walked {
   const ladders = b.book.ladders(pairKey);
-  if (!ladders.ok) throw new Error(`${pairKey}: ${ladders.detail}`);
+  if (!ladders.ok) throw new Error(`${pairKey}: ${ladders.context}`);
   const lot = ladders.lotSizeBase;
   const levels = pairLevels(ladders, always);
   const base = ladders.base;
@@ -139,7 +139,7 @@ function walkPair(b: Bed, pairKey: string): Walked {
       NOW,
     );
   const amounts = (d: ReturnType<typeof decide>) =>
-    d.ok ? `${d.stored.response.amountIn} -> ${d.stored.response.amountOut}` : d.reason;
+    d.ok ? `${d.stored.response.amountIn} -> ${d.stored.response.amountOut}` : d.code;
   const expectAt = (
     what: string,
     d: ReturnType<typeof decide>,
@@ -148,8 +148,7 @@ function walkPair(b: Bed, pairKey: string): Walked {
   ) => {
     compared++;
     if (size < ladders.minBase) {
-      if (d.ok || d.reason !== "SIZE_BELOW_MIN")
-        mismatches.push(`${what}: ${amounts(d)}, not SIZE_BELOW_MIN`);
+      if (d.ok || d.code !== "SIZE_BELOW_MIN") mismatches.push(`${what}: ${amounts(d)}, not SIZE_BELOW_MIN`);
       return;
     }
     const got = d.ok
@@ -249,7 +248,7 @@ describe("swept streamed ladders and /quote agree at every lot", () => {
   it("the issue's reproduction: 50,000 JUP swept along the stream cost 40,746.90 USDC, and /quote says the same", () => {
     const b = bed(testConfig());
     const ladders = b.book.ladders("JUP/USDC");
-    if (!ladders.ok) throw new Error(ladders.detail);
+    if (!ladders.ok) throw new Error(ladders.context);
     const asks = onChain(pairLevels(ladders, always).asks, ladders.lotSizeBase, 6, "ask");
     const lots = 50_000_000_000n / ladders.lotSizeBase;
     // 20,000 JUP at 0.8125 x 1.0015 (81,371.875 -> 81,372 per 0.1 JUP), 30,000 at x 1.004 (81,575)
@@ -372,7 +371,7 @@ describe("POST /quote on a real socket agrees with the swept ladder", () => {
     ["SOL/USDC", [10n, 99_999n, 100_000n, 100_001n, 400_000n]],
   ] as const)("%s at a few sizes, both sides, exactIn and exactOut", async (pairKey, lotCounts) => {
     const ladders = h.service.book.ladders(pairKey);
-    if (!ladders.ok) throw new Error(ladders.detail);
+    if (!ladders.ok) throw new Error(ladders.context);
     const lot = ladders.lotSizeBase;
     const levels = pairLevels(ladders, always);
     const asks = onChain(levels.asks, lot, ladders.base.decimals, "ask");

@@ -211,10 +211,10 @@ describe("the RFQ v2 channel signing through the signer service", () => {
         (l) =>
           l.msg === "signature refused" &&
           l.swapUuid === r.swapUuid &&
-          l.code === SignerRefusalCode.PRICE_BAND,
+          l.code === SignerRefusalCode.SIGNER_PRICE_BAND,
       ),
     ).toBe(true);
-    expect(await swapsWith(c.registry, SignerRefusalCode.PRICE_BAND)).toBe(1);
+    expect(await swapsWith(c.registry, SignerRefusalCode.SIGNER_PRICE_BAND)).toBe(1);
     expect(await swapsWith(c.registry, "signed")).toBe(0);
     const open = (await c.inventory.reservations()).filter((x) => x.quoteId === `v2:${r.swapUuid}`);
     expect(open).toEqual([]);

@@ -56,7 +56,7 @@ describe("the seen-swaps set is bounded by expiry", () => {
     // Just before the horizon: still remembered, a redelivery refused as a duplicate.
     clock.t += EXPIRY_S * 1000 + GRACE_MS - 1;
     await s.onSwap("old-0", "not a transaction");
-    expect(await outcomes()).toMatchObject({ V2_MALFORMED_TRANSACTION: 50, V2_DUPLICATE_SWAP: 1 });
+    expect(await outcomes()).toMatchObject({ MALFORMED_TRANSACTION: 50, V2_DUPLICATE_SWAP: 1 });
     expect(s.seenSwaps()).toBe(50);
     // Past it: the old ids are dropped on the next swap; only the new one is held.
     clock.t += 1_001;
@@ -64,7 +64,7 @@ describe("the seen-swaps set is bounded by expiry", () => {
     expect(s.seenSwaps()).toBe(1);
     // A forgotten id is judged again on its bytes, not answered as a duplicate.
     await s.onSwap("old-1", "not a transaction");
-    expect(await outcomes()).toMatchObject({ V2_MALFORMED_TRANSACTION: 52, V2_DUPLICATE_SWAP: 1 });
+    expect(await outcomes()).toMatchObject({ MALFORMED_TRANSACTION: 52, V2_DUPLICATE_SWAP: 1 });
     expect(s.seenSwaps()).toBe(2);
     s.close();
   });

@@ -297,7 +297,7 @@ describe("the RFQ v2 level stream against the operator's stand-in", () => {
       [
         "a maker account used in another instruction (a transfer out of its SOL account, all keys static)",
         ({ maker }) => rebuild((ixs) => [...ixs, stealSol(maker)], { tables: false }),
-        "V2_MAKER_NOT_EXCLUSIVE",
+        "INVALID_MAKER_ACCOUNT_USE",
       ],
       [
         "a maker token account loaded from a lookup table into another instruction (a transfer out of its SOL account)",
@@ -309,7 +309,7 @@ describe("the RFQ v2 level stream against the operator's stand-in", () => {
             expect(out.message.staticAccountKeys.some((k) => k.equals(sol))).toBe(false);
             return out;
           },
-        "V2_MAKER_NOT_EXCLUSIVE",
+        "INVALID_MAKER_ACCOUNT_USE",
       ],
       [
         "the maker's authority loaded from a lookup table into another instruction (the compute-budget one)",
@@ -323,7 +323,7 @@ describe("the RFQ v2 level stream against the operator's stand-in", () => {
             budget.accountKeyIndexes = [...budget.accountKeyIndexes, index];
             return tx;
           },
-        "V2_MAKER_NOT_EXCLUSIVE",
+        "INVALID_MAKER_ACCOUNT_USE",
       ],
       [
         "the maker's key only in a lookup table (the fill authority loaded from it, a stranger the static signer at slot 1)",

@@ -12,7 +12,7 @@ import type { PriceSource } from "../../pricing/interface.ts";
 import { StaticPriceSource } from "../../pricing/static.ts";
 import { buildV2SwapTransaction, routeV2Instruction, type V2SwapParams } from "../../sandbox/rfq-v2/build.ts";
 import { RFQ_V2_PROGRAM, sweep } from "../../src/program/rfq-v2.ts";
-import { V2RejectCode } from "../../src/rfq-v2/codes.ts";
+import { FillRejectCode, type RefusalCode, V2RejectCode } from "../../src/refusal/codes.ts";
 import { type PairLevels, pairLevels } from "../../src/rfq-v2/levels.ts";
 import { StreamedLevels } from "../../src/rfq-v2/streamed.ts";
 import { checkV2Swap, decodeSwapTransaction, type V2Pair } from "../../src/rfq-v2/swap-checks.ts";
@@ -36,7 +36,7 @@ beforeAll(() => {
     new Map<string, PriceSource>([["static", new StaticPriceSource("static", source.prices)]]),
   );
   const l = book.ladders("SOL/USDC");
-  if (!l.ok) throw new Error(l.detail);
+  if (!l.ok) throw new Error(l.context);
   levels = pairLevels(l, () => true);
   pairs = new Map([[`${MINT.SOL}/${MINT.USDC}`, { pairKey: "SOL/USDC", base: l.base, quote: l.quote }]]);
   streamed = new StreamedLevels(() => NOW);
@@ -135,7 +135,7 @@ describe("an honest RFQ v2 swap", () => {
 
 describe("attacks on an RFQ v2 swap, each refused", () => {
   const a0 = () => levels.asks[0]!;
-  const cases: [string, () => VersionedTransaction, V2RejectCode, number?][] = [
+  const cases: [string, () => VersionedTransaction, RefusalCode, number?][] = [
     [
       "a level one quote atom per lot better for the taker than streamed",
       () => buildV2SwapTransaction(honest({ levels: [{ pxTicks: a0().perLot - 1n, qtyLots: a0().lots }] })),
@@ -257,7 +257,7 @@ describe("attacks on an RFQ v2 swap, each refused", () => {
           2,
           getAssociatedTokenAddressSync(new PublicKey(MINT.USDC), maker),
         ),
-      V2RejectCode.V2_MAKER_NOT_EXCLUSIVE,
+      FillRejectCode.INVALID_MAKER_ACCOUNT_USE,
     ],
     [
       "a transfer out of the maker's SOL account beside the route, signed by the maker's key",
@@ -274,7 +274,7 @@ describe("attacks on an RFQ v2 swap, each refused", () => {
             ),
           ],
         }),
-      V2RejectCode.V2_MAKER_NOT_EXCLUSIVE,
+      FillRejectCode.INVALID_MAKER_ACCOUNT_USE,
     ],
     [
       "levels from a set that expired",
@@ -324,12 +324,12 @@ describe("attacks on an RFQ v2 swap, each refused", () => {
 
   it("refuses unreadable bytes, route data with bytes after its step, and a maker not the read-only signer at slot 1", () => {
     expect(decodeSwapTransaction("not base64 at all")).toMatchObject({
-      code: V2RejectCode.V2_MALFORMED_TRANSACTION,
+      code: FillRejectCode.MALFORMED_TRANSACTION,
     });
     const tx = buildV2SwapTransaction(honest());
     const route = tx.message.compiledInstructions.find((ix) => ix.data.length > 100)!;
     route.data = Uint8Array.from([...route.data, 0]);
-    expect(code(judge(tx))).toBe(V2RejectCode.V2_MALFORMED_TRANSACTION);
+    expect(code(judge(tx))).toBe(FillRejectCode.MALFORMED_TRANSACTION);
     const other = Keypair.generate().publicKey;
     const stranger = buildV2SwapTransaction(honest({ maker: other }));
     expect(code(judge(stranger))).toBe(V2RejectCode.V2_INVALID_SIGNERS);
@@ -373,7 +373,7 @@ describe("attacks on an RFQ v2 swap, each refused", () => {
     const keys = tx.message.staticAccountKeys;
     const judgeKeys = (accountKeys: PublicKey[]) =>
       checkV2Swap({ tx, accountKeys, maker, pairs, streamed: (k) => streamed.valid(k, NOW), nowMs: NOW });
-    expect(code(judgeKeys([...keys, keys[5]!]))).toBe(V2RejectCode.V2_MALFORMED_TRANSACTION);
+    expect(code(judgeKeys([...keys, keys[5]!]))).toBe(FillRejectCode.MALFORMED_TRANSACTION);
     // The route's fill authority pointed at a second copy of the maker's key (not the signer's slot).
     const copy = buildV2SwapTransaction(honest());
     const route = copy.message.compiledInstructions.find((ix) => ix.data.length > 100)!;
@@ -386,7 +386,7 @@ describe("attacks on an RFQ v2 swap, each refused", () => {
       streamed: (k) => streamed.valid(k, NOW),
       nowMs: NOW,
     });
-    expect(r.ok || r.detail).toBe(`account ${maker.toBase58()} appears twice among the message's keys`);
+    expect(r.ok || r.context).toBe(`account ${maker.toBase58()} appears twice among the message's keys`);
   });
 
   it("knows the RFQ v2 program it checks against", () => {

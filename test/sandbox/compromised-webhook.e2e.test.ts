@@ -165,8 +165,8 @@ describe("a compromised webhook cannot make the signer sign for it", () => {
     const before = await makerAccounts();
     const tx = await fillOf(rewritten);
     const r = await refusal(signer.sign(tx, { quoteId: q.quoteId }));
-    expect(r.code).toBe(SignerRefusalCode.PRICE_BAND);
-    expect(r.detail).toContain("JUP/USDC");
+    expect(r.code).toBe(SignerRefusalCode.SIGNER_PRICE_BAND);
+    expect(r.context).toContain("JUP/USDC");
     expect(makerSigned(tx)).toBe(false);
     expect(await makerAccounts()).toEqual(before);
   }, 60_000);
@@ -195,7 +195,7 @@ describe("a compromised webhook cannot make the signer sign for it", () => {
     const before = await makerAccounts();
     const again = await fillOf(q, BigInt(q.response.prioritizationFeeToUse ?? 1) - 1n);
     const r = await refusal(signer.sign(again, { quoteId }));
-    expect(r.code).toBe(SignerRefusalCode.QUOTE_ALREADY_SIGNED);
+    expect(r.code).toBe(SignerRefusalCode.SIGNER_QUOTE_ALREADY_SIGNED);
     expect(makerSigned(again)).toBe(false);
     expect(await makerAccounts()).toEqual(before);
   }, 60_000);

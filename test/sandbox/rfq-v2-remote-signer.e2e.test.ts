@@ -21,7 +21,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Stack } from "../../sandbox/operator/stack.ts";
 import { TakerClient } from "../../sandbox/operator/taker.ts";
-import { SignerRefusalCode } from "../../src/refusal/codes.ts";
+import { FillRejectCode } from "../../src/refusal/codes.ts";
 import { MINT } from "../support/config.ts";
 import { BID_IN, bidWalk, liveLevels, offerSolUsdcBid, startRfqV2Stack } from "../support/rfq-v2.ts";
 import { fileTempDir } from "../support/tmp.ts";
@@ -70,7 +70,7 @@ describe("the RFQ v2 channel with RFQ_V2_URL and SIGNER_URL", () => {
     ).toBe(true);
   }, 60_000);
 
-  it("never signs a swap the webhook passes but the signer refuses (another program beside the route): SIGNER_V2_UNEXPECTED_PROGRAM counted, the maker's balances unchanged", async () => {
+  it("never signs a swap the webhook passes but the signer refuses (another program beside the route): INVALID_PROGRAM counted, the maker's balances unchanged", async () => {
     await liveLevels(stack, MINT.SOL, MINT.USDC);
     const maker = new PublicKey(stack.maker);
     const client = new TakerClient(stack.operatorUrl, stack.chainUrl);
@@ -98,16 +98,16 @@ describe("the RFQ v2 channel with RFQ_V2_URL and SIGNER_URL", () => {
     const refused = logOf("webhook").find(
       (l) => l.msg === "rfq v2: swap refused" && l.swapUuid === r.swapUuid,
     );
-    expect(refused).toMatchObject({ code: SignerRefusalCode.V2_UNEXPECTED_PROGRAM });
+    expect(refused).toMatchObject({ code: FillRejectCode.INVALID_PROGRAM });
     expect(
       logOf("signer").some(
         (l) =>
           l.msg === "signature refused" &&
           l.swapUuid === r.swapUuid &&
-          l.code === SignerRefusalCode.V2_UNEXPECTED_PROGRAM,
+          l.code === FillRejectCode.INVALID_PROGRAM,
       ),
     ).toBe(true);
     const metrics = await (await fetch(`${stack.webhookAdminUrl}/metrics`)).text();
-    expect(metrics).toMatch(/rfq_v2_swaps_total\{outcome="SIGNER_V2_UNEXPECTED_PROGRAM"\} 1/);
+    expect(metrics).toMatch(/rfq_v2_swaps_total\{outcome="INVALID_PROGRAM"\} 1/);
   }, 60_000);
 });

@@ -24,7 +24,7 @@ import { loadIssuer } from "../../src/issuance/issuer.ts";
 import { createLogger } from "../../src/observability/logger.ts";
 import { opsContext } from "../../src/ops/context.ts";
 import { RedisQuoteStore } from "../../src/quote-store/redis.ts";
-import { FillRejectCode, SignerRefusalCode } from "../../src/refusal/codes.ts";
+import { FillRejectCode, SignerRefusalCode, SwapRefusalCode } from "../../src/refusal/codes.ts";
 import { type SignerService, startSignerService } from "../../src/signer/service/index.ts";
 import { parseLimits } from "../../src/signer/service/limits.ts";
 import { SignerRefusal } from "../../src/signing/port.ts";
@@ -260,10 +260,10 @@ describe("the signer service over its Unix socket", () => {
       }),
     );
     expect((await refusal(client.sign(unsigned, { quoteId: q.quoteId }))).code).toBe(
-      SignerRefusalCode.TAKER_SIGNATURE,
+      SwapRefusalCode.SIGNATURE_VERIFICATION_FAILED,
     );
     expect((await refusal(client.sign(honestFill(q), { quoteId: "never-quoted" }))).code).toBe(
-      SignerRefusalCode.UNKNOWN_QUOTE,
+      SwapRefusalCode.QUOTE_NOT_FOUND,
     );
   });
 
@@ -292,17 +292,17 @@ describe("the signer service over its Unix socket", () => {
     await client.sign(tx, { quoteId: q.quoteId });
     const again = VersionedTransaction.deserialize(bytes);
     const r = await refusal(client.sign(again, { quoteId: q.quoteId }));
-    expect(r.code).toBe(SignerRefusalCode.ALREADY_SIGNED);
-    expect(logLines.some((l) => l.code === SignerRefusalCode.ALREADY_SIGNED && l.quoteId === q.quoteId)).toBe(
-      true,
-    );
+    expect(r.code).toBe(SignerRefusalCode.SIGNER_ALREADY_SIGNED);
+    expect(
+      logLines.some((l) => l.code === SignerRefusalCode.SIGNER_ALREADY_SIGNED && l.quoteId === q.quoteId),
+    ).toBe(true);
   });
 
   it("per token: refuses a fill over the per-fill limit, the fill that would cross the minute's limit, then the day's", async () => {
     clock = Date.parse("2030-02-01T10:00:05Z");
     const big = await quote(MINT.USDC, 5_000_001n);
     expect((await refusal(client.sign(honestFill(big), { quoteId: big.quoteId }))).code).toBe(
-      SignerRefusalCode.LIMIT_PER_FILL,
+      SignerRefusalCode.SIGNER_LIMIT_PER_FILL,
     );
     // 2 + 2 USDC fit in the minute's 5; the third 2 would make 6.
     for (let i = 0; i < 2; i++) {
@@ -312,7 +312,7 @@ describe("the signer service over its Unix socket", () => {
     const third = await quote(MINT.USDC, 2_000_000n);
     const crossing = honestFill(third);
     expect((await refusal(client.sign(crossing, { quoteId: third.quoteId }))).code).toBe(
-      SignerRefusalCode.LIMIT_PER_MINUTE,
+      SignerRefusalCode.SIGNER_LIMIT_PER_MINUTE,
     );
     // A refused fill leaves no record: the same message is signed once the next minute begins, which
     // brings the day to 6 of 7; one more 2 USDC would make 8.
@@ -320,7 +320,7 @@ describe("the signer service over its Unix socket", () => {
     await client.sign(crossing, { quoteId: third.quoteId });
     const fourth = await quote(MINT.USDC, 2_000_000n);
     expect((await refusal(client.sign(honestFill(fourth), { quoteId: fourth.quoteId }))).code).toBe(
-      SignerRefusalCode.LIMIT_PER_DAY,
+      SignerRefusalCode.SIGNER_LIMIT_PER_DAY,
     );
     // Another token has its own windows.
     const jup = await quote(MINT.JUP, 3_000_000n);
@@ -366,12 +366,13 @@ describe("the signer decides alone: its own price band, one landable fill per qu
     // The fill of the rewritten quote passes every fill rule against the store; the band refuses it.
     const tx = honestFill(rewritten!);
     const r = await refusal(client.sign(tx, { quoteId: q.quoteId }));
-    expect(r.code).toBe(SignerRefusalCode.PRICE_BAND);
-    expect(r.detail).toContain("USDC/USDT");
+    expect(r.code).toBe(SignerRefusalCode.SIGNER_PRICE_BAND);
+    expect(r.context).toContain("USDC/USDT");
     expect(signedByMaker(tx)).toBe(false);
     expect(
       logLines.some(
-        (l) => l.code === SignerRefusalCode.PRICE_BAND && l.quoteId === q.quoteId && l.pair === "USDC/USDT",
+        (l) =>
+          l.code === SignerRefusalCode.SIGNER_PRICE_BAND && l.quoteId === q.quoteId && l.pair === "USDC/USDT",
       ),
     ).toBe(true);
   });
@@ -381,12 +382,12 @@ describe("the signer decides alone: its own price band, one landable fill per qu
     // Buying USDC: paying 101.1 USDT for 100 is 1.09% above the signer's 1.0001, over its 100 bps.
     const over = await buysUsdc(100_000_000n, 101_100_000n);
     expect((await refusal(client.sign(honestFill(over), { quoteId: over.quoteId }))).code).toBe(
-      SignerRefusalCode.PRICE_BAND,
+      SignerRefusalCode.SIGNER_PRICE_BAND,
     );
     // Selling USDC: 4 USDC for 3.9 USDT is 2.5% below.
     const under = await quote(MINT.USDC, 4_000_000n, MINT.USDT, 3_900_000n);
     expect((await refusal(client.sign(honestFill(under), { quoteId: under.quoteId }))).code).toBe(
-      SignerRefusalCode.PRICE_BAND,
+      SignerRefusalCode.SIGNER_PRICE_BAND,
     );
     // 1 USDC for 0.995 USDT is 0.51% below: inside.
     const inside = await quote(MINT.USDC, 1_000_000n, MINT.USDT, 995_000n);
@@ -398,7 +399,7 @@ describe("the signer decides alone: its own price band, one landable fill per qu
   it("refuses a pair it has no band for (SIGNER_NO_PRICE_BAND)", async () => {
     const q = await quote(MINT.USDT, 1_000_000n, MINT.JUP, 1_000_000n);
     expect((await refusal(client.sign(honestFill(q), { quoteId: q.quoteId }))).code).toBe(
-      SignerRefusalCode.NO_PRICE_BAND,
+      SignerRefusalCode.SIGNER_NO_PRICE_BAND,
     );
   });
 
@@ -411,7 +412,7 @@ describe("the signer decides alone: its own price band, one landable fill per qu
     const second = await buysUsdc(100_000_000n, 100_600_000n);
     const crossing = honestFill(second);
     expect((await refusal(client.sign(crossing, { quoteId: second.quoteId }))).code).toBe(
-      SignerRefusalCode.LIMIT_LOSS_PER_DAY,
+      SignerRefusalCode.SIGNER_LIMIT_LOSS_PER_DAY,
     );
     // A fill at the signer's price or better gives nothing away: still signed.
     const fair = await buysUsdc(100_000_000n, 100_000_000n);
@@ -428,8 +429,8 @@ describe("the signer decides alone: its own price band, one landable fill per qu
     await client.sign(honestFill(q), { quoteId: q.quoteId });
     const again = honestFill(q, { computeUnitPrice: BigInt(q.response.prioritizationFeeToUse ?? 0) - 1n });
     const r = await refusal(client.sign(again, { quoteId: q.quoteId }));
-    expect(r.code).toBe(SignerRefusalCode.QUOTE_ALREADY_SIGNED);
-    expect(r.detail).toContain("SIGNER_RPC_URL");
+    expect(r.code).toBe(SignerRefusalCode.SIGNER_QUOTE_ALREADY_SIGNED);
+    expect(r.context).toContain("SIGNER_RPC_URL");
     expect(signedByMaker(again)).toBe(false);
   });
 
@@ -452,8 +453,8 @@ describe("the signer decides alone: its own price band, one landable fill per qu
         computeUnitPrice: fee - 1n,
       });
       const r = await refusal(c.sign(second, { quoteId: q.quoteId }));
-      expect(r.code).toBe(SignerRefusalCode.QUOTE_ALREADY_SIGNED);
-      expect(r.detail).toContain("can still land");
+      expect(r.code).toBe(SignerRefusalCode.SIGNER_QUOTE_ALREADY_SIGNED);
+      expect(r.context).toContain("can still land");
       // The first message's blockhash expires: it can no longer land, so the second may be signed.
       chain.advanceBlocks(200);
       expect(await chain.isBlockhashValid(first.message.recentBlockhash)).toBe(false);
@@ -469,7 +470,7 @@ describe("the signer decides alone: its own price band, one landable fill per qu
         computeUnitPrice: fee - 3n,
       });
       expect((await refusal(c.sign(fourth, { quoteId: q.quoteId }))).code).toBe(
-        SignerRefusalCode.QUOTE_ALREADY_SIGNED,
+        SignerRefusalCode.SIGNER_QUOTE_ALREADY_SIGNED,
       );
     } finally {
       c.close();
@@ -654,16 +655,22 @@ describe("the issuer key in the signer (SIGNER_ISSUER_KEYPAIR): it makes the com
 
   it("refuses a companion for a fill it did not sign for that quote (SIGNER_COMPANION_UNSIGNED_FILL), and a second one for a quote (SIGNER_COMPANION_ALREADY_MADE)", async () => {
     const { q, tx } = await buy(10_000_000n);
-    expect((await refusal(companionOf(q.quoteId, tx))).code).toBe(SignerRefusalCode.COMPANION_UNSIGNED_FILL);
+    expect((await refusal(companionOf(q.quoteId, tx))).code).toBe(
+      SignerRefusalCode.SIGNER_COMPANION_UNSIGNED_FILL,
+    );
     await c.sign(tx, { quoteId: q.quoteId });
     await companionOf(q.quoteId, tx);
-    expect((await refusal(companionOf(q.quoteId, tx))).code).toBe(SignerRefusalCode.COMPANION_ALREADY_MADE);
+    expect((await refusal(companionOf(q.quoteId, tx))).code).toBe(
+      SignerRefusalCode.SIGNER_COMPANION_ALREADY_MADE,
+    );
   });
 
   it("refuses a taker outside the holder rules the fill itself (HOLDER_NOT_ALLOWED), not only its companion: a fill signed alone would pay a stranger out of held inventory", async () => {
     const { q, tx } = await buy(10_000_000n, taker);
     expect((await refusal(c.sign(tx, { quoteId: q.quoteId }))).code).toBe("HOLDER_NOT_ALLOWED");
-    expect((await refusal(companionOf(q.quoteId, tx))).code).toBe(SignerRefusalCode.COMPANION_UNSIGNED_FILL);
+    expect((await refusal(companionOf(q.quoteId, tx))).code).toBe(
+      SignerRefusalCode.SIGNER_COMPANION_UNSIGNED_FILL,
+    );
   });
 
   it("refuses a fill above the issuer's per-fill cap (ISSUANCE_CAP_EXCEEDED) and makes no companion for it; a fill at the cap is signed and gets one", async () => {
@@ -671,7 +678,7 @@ describe("the issuer key in the signer (SIGNER_ISSUER_KEYPAIR): it makes the com
     const over = await buy(TBILL_LIMITS.maxPerFill + 1n);
     expect((await refusal(c.sign(over.tx, { quoteId: over.q.quoteId }))).code).toBe("ISSUANCE_CAP_EXCEEDED");
     expect((await refusal(companionOf(over.q.quoteId, over.tx))).code).toBe(
-      SignerRefusalCode.COMPANION_UNSIGNED_FILL,
+      SignerRefusalCode.SIGNER_COMPANION_UNSIGNED_FILL,
     );
     const at = await buy(TBILL_LIMITS.maxPerFill);
     await c.sign(at.tx, { quoteId: at.q.quoteId });
@@ -822,7 +829,7 @@ describe("starting the signer", () => {
         // Its record is on the cluster: the same bytes are refused, and the record key is there.
         const again = VersionedTransaction.deserialize(bytes);
         expect((await refusal(client.sign(again, { quoteId: q.quoteId }))).code).toBe(
-          SignerRefusalCode.ALREADY_SIGNED,
+          SignerRefusalCode.SIGNER_ALREADY_SIGNED,
         );
         const records = (
           await Promise.all(

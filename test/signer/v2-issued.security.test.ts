@@ -154,7 +154,7 @@ describe("the signer service holds the issued token's rules on RFQ v2 swaps (dec
     await client.sign(tx, { swapUuid: uuid(), claimed: claimed(first) });
     expect(makerSigned(tx)).toBe(true);
     // The same message, the maker's slot empty again, under a new swap id.
-    expect(await refusal(swap(first, holder), first)).toBe(SignerRefusalCode.ALREADY_SIGNED);
+    expect(await refusal(swap(first, holder), first)).toBe(SignerRefusalCode.SIGNER_ALREADY_SIGNED);
     const second = params(holder, "bid", 100n);
     const tx2 = swap(second, holder);
     await client.sign(tx2, { swapUuid: uuid(), claimed: claimed(second) });

@@ -29,8 +29,7 @@ import { creditSol } from "../../src/chain/local/seed.ts";
 import { verifyEd25519 } from "../../src/crypto/ed25519.ts";
 import { createLogger } from "../../src/observability/logger.ts";
 import { AGGREGATOR_PROGRAM } from "../../src/program/rfq-v2.ts";
-import { SignerRefusalCode } from "../../src/refusal/codes.ts";
-import { V2RejectCode } from "../../src/rfq-v2/codes.ts";
+import { FillRejectCode, SignerRefusalCode, SwapRefusalCode, V2RejectCode } from "../../src/refusal/codes.ts";
 import { type SignerService, startSignerService } from "../../src/signer/service/index.ts";
 import { SignerRefusal, type V2SignContext } from "../../src/signing/port.ts";
 import { RemoteSigner } from "../../src/signing/remote.ts";
@@ -235,7 +234,7 @@ describe("the signer service signs an honest RFQ v2 swap", () => {
     // Position 24: the AMM leg's taker source account (the route's 10, the RFQ block's 12, then the AMM's).
     expect(
       await refused(swap(p, { tamper: repoint(24, makerSol) }), { swapUuid: uuid(), claimed: claimed(p) }),
-    ).toBe(V2RejectCode.V2_MAKER_NOT_EXCLUSIVE);
+    ).toBe(FillRejectCode.INVALID_MAKER_ACCOUNT_USE);
     const unreadable = swap(p, {
       tamper: (t) => {
         const route = t.message.compiledInstructions.find((ix) => ix.data.length > 80)!;
@@ -262,7 +261,7 @@ describe("attacks on an RFQ v2 swap, refused by the signer with a named code", (
     // Asks at 120 USDC per SOL against the signer's 150: 20% below, far outside its 100 bps band.
     const p = params({ levels: [{ pxTicks: 120_000n, qtyLots: 50n }], inAmount: 10n * 120_000n });
     expect(await refused(swap(p), { swapUuid: uuid(), claimed: claimed(p) })).toBe(
-      SignerRefusalCode.PRICE_BAND,
+      SignerRefusalCode.SIGNER_PRICE_BAND,
     );
     // Just outside the band on the maker's bids (it would pay 1.02 x mid): refused too.
     const bids = params({
@@ -271,7 +270,7 @@ describe("attacks on an RFQ v2 swap, refused by the signer with a named code", (
       levels: [{ pxTicks: 153_000n, qtyLots: 5n }],
     });
     expect(await refused(swap(bids), { swapUuid: uuid(), claimed: claimed(bids) })).toBe(
-      SignerRefusalCode.PRICE_BAND,
+      SignerRefusalCode.SIGNER_PRICE_BAND,
     );
   });
 
@@ -283,18 +282,20 @@ describe("attacks on an RFQ v2 swap, refused by the signer with a named code", (
     expect(makerSigned(first)).toBe(true);
     const again = swap(p); // the same message, the maker's slot empty again
     expect(Buffer.from(again.message.serialize())).toEqual(Buffer.from(first.message.serialize()));
-    expect(await refused(again, { swapUuid, claimed: claimed(p) })).toBe(SignerRefusalCode.ALREADY_SIGNED);
+    expect(await refused(again, { swapUuid, claimed: claimed(p) })).toBe(
+      SignerRefusalCode.SIGNER_ALREADY_SIGNED,
+    );
     expect(await refused(swap(p), { swapUuid: uuid(), claimed: claimed(p) })).toBe(
-      SignerRefusalCode.ALREADY_SIGNED,
+      SignerRefusalCode.SIGNER_ALREADY_SIGNED,
     );
     // Another message (a new blockhash) under the signed id: the first may still land (no chain to ask).
     const other = params({ recentBlockhash: blockhash() });
     expect(await refused(swap(other), { swapUuid, claimed: claimed(other) })).toBe(
-      SignerRefusalCode.QUOTE_ALREADY_SIGNED,
+      SignerRefusalCode.SIGNER_QUOTE_ALREADY_SIGNED,
     );
   });
 
-  it("refuses a maker token account named by another instruction (V2_MAKER_NOT_EXCLUSIVE)", async () => {
+  it("refuses a maker token account named by another instruction (INVALID_MAKER_ACCOUNT_USE)", async () => {
     const p = params();
     const makerSol = getAssociatedTokenAddressSync(new PublicKey(MINT.SOL), maker.publicKey);
     // A lamport transfer into the maker's SOL account: harmless-looking, but the program's 6005 rule.
@@ -302,11 +303,11 @@ describe("attacks on an RFQ v2 swap, refused by the signer with a named code", (
       after: [SystemProgram.transfer({ fromPubkey: taker.publicKey, toPubkey: makerSol, lamports: 1 })],
     });
     expect(await refused(tx, { swapUuid: uuid(), claimed: claimed(p) })).toBe(
-      V2RejectCode.V2_MAKER_NOT_EXCLUSIVE,
+      FillRejectCode.INVALID_MAKER_ACCOUNT_USE,
     );
   });
 
-  it("refuses an instruction of a program an offered swap never holds (SIGNER_V2_UNEXPECTED_PROGRAM), and a look-alike of the RFQ v2 program in the leg (V2_INVALID_ACCOUNTS)", async () => {
+  it("refuses an instruction of a program an offered swap never holds (INVALID_PROGRAM), and a look-alike of the RFQ v2 program in the leg (V2_INVALID_ACCOUNTS)", async () => {
     const p = params();
     const stranger = new TransactionInstruction({
       programId: Keypair.generate().publicKey,
@@ -314,7 +315,7 @@ describe("attacks on an RFQ v2 swap, refused by the signer with a named code", (
       data: Buffer.from([1]),
     });
     expect(await refused(swap(p, { after: [stranger] }), { swapUuid: uuid(), claimed: claimed(p) })).toBe(
-      SignerRefusalCode.V2_UNEXPECTED_PROGRAM,
+      FillRejectCode.INVALID_PROGRAM,
     );
     const q = params();
     const lookAlike = swap(q, { tamper: repoint(10, Keypair.generate().publicKey) });
@@ -370,7 +371,7 @@ describe("attacks on an RFQ v2 swap, refused by the signer with a named code", (
     });
     const over = params({ takerSide: "ask", inAmount: 20n * LOT, levels: level });
     expect(await refused(swap(over), { swapUuid: uuid(), claimed: claimed(over) })).toBe(
-      SignerRefusalCode.LIMIT_LOSS_PER_DAY,
+      SignerRefusalCode.SIGNER_LIMIT_LOSS_PER_DAY,
     );
   });
 
@@ -378,15 +379,15 @@ describe("attacks on an RFQ v2 swap, refused by the signer with a named code", (
     // 1,001 lots of 0.001 SOL: 1.001 SOL, over the 1 SOL per fill.
     const p = params({ inAmount: 1_001n * 150_300n, levels: [{ pxTicks: 150_300n, qtyLots: 2_000n }] });
     expect(await refused(swap(p), { swapUuid: uuid(), claimed: claimed(p) })).toBe(
-      SignerRefusalCode.LIMIT_PER_FILL,
+      SignerRefusalCode.SIGNER_LIMIT_PER_FILL,
     );
   });
 
-  it("refuses a swap outside the level set the webhook claims (SIGNER_V2_LEVELS_NOT_CLAIMED), an expire_at beyond the levels' validity (SIGNER_V2_EXPIRY) and a missing taker signature (SIGNER_TAKER_SIGNATURE)", async () => {
+  it("refuses a swap outside the level set the webhook claims (SIGNER_V2_LEVELS_NOT_CLAIMED), an expire_at beyond the levels' validity (V2_EXPIRED) and a missing taker signature (SIGNATURE_VERIFICATION_FAILED)", async () => {
     const p = params();
     const better = claimed(p, { levels: [{ lots: 50n, perLot: 150_400n }] });
     expect(await refused(swap(p), { swapUuid: uuid(), claimed: better })).toBe(
-      SignerRefusalCode.V2_LEVELS_NOT_CLAIMED,
+      SignerRefusalCode.SIGNER_V2_LEVELS_NOT_CLAIMED,
     );
     // rfqV2.quoteExpirySeconds is 10 (the default): a swap valid for an hour outlives any level set.
     const late = params({ expireAt: BigInt(NOW / 1000 + 3_600) });
@@ -395,10 +396,10 @@ describe("attacks on an RFQ v2 swap, refused by the signer with a named code", (
         swapUuid: uuid(),
         claimed: claimed(late, { validUntilMs: NOW + 3_600_000 }),
       }),
-    ).toBe(SignerRefusalCode.V2_EXPIRY);
+    ).toBe(V2RejectCode.V2_EXPIRED);
     const unsigned = buildV2SwapTransaction(params());
     expect(await refused(unsigned, { swapUuid: uuid(), claimed: claimed(p) })).toBe(
-      SignerRefusalCode.TAKER_SIGNATURE,
+      SwapRefusalCode.SIGNATURE_VERIFICATION_FAILED,
     );
   });
 });
@@ -487,7 +488,7 @@ describe("RFQ v2 swaps that load accounts from lookup tables, resolved by the si
     });
   });
 
-  it("refuses a maker token account hidden in the table and named by another instruction (V2_MAKER_NOT_EXCLUSIVE)", async () => {
+  it("refuses a maker token account hidden in the table and named by another instruction (INVALID_MAKER_ACCOUNT_USE)", async () => {
     const p = params({ legExtra });
     // A lamport transfer into the maker's SOL account, which only the table names: read as static
     // keys, the transfer's destination would be invisible.
@@ -497,7 +498,7 @@ describe("RFQ v2 swaps that load accounts from lookup tables, resolved by the si
     });
     expect(tx.message.staticAccountKeys.some((k) => k.equals(makerSol))).toBe(false);
     expect(await refused(tx, { swapUuid: uuid(), claimed: claimed(p) }, withChain.client)).toBe(
-      V2RejectCode.V2_MAKER_NOT_EXCLUSIVE,
+      FillRejectCode.INVALID_MAKER_ACCOUNT_USE,
     );
   });
 
@@ -511,7 +512,7 @@ describe("RFQ v2 swaps that load accounts from lookup tables, resolved by the si
     expect(await refused(swap(p, { lookupTables: [missing] }), ctx, withChain.client)).toBe(
       V2RejectCode.V2_LOOKUP_TABLE_NOT_FOUND,
     );
-    expect(logLines.find((l) => l.swapUuid === ctx.swapUuid && l.code)?.detail).toContain(
+    expect(logLines.find((l) => l.swapUuid === ctx.swapUuid && l.code)?.context).toContain(
       missing.key.toBase58(),
     );
   });
@@ -569,7 +570,9 @@ describe("RFQ v2 swaps that load accounts from lookup tables, resolved by the si
   it("without SIGNER_RPC_URL, refuses any swap with lookup tables (SIGNER_V2_LOOKUP_TABLES), naming the missing setting", async () => {
     const p = params({ legExtra });
     const ctx = { swapUuid: uuid(), claimed: claimed(p) };
-    expect(await refused(swap(p, { lookupTables: [table] }), ctx)).toBe(SignerRefusalCode.V2_LOOKUP_TABLES);
-    expect(logLines.find((l) => l.swapUuid === ctx.swapUuid && l.code)?.detail).toContain("SIGNER_RPC_URL");
+    expect(await refused(swap(p, { lookupTables: [table] }), ctx)).toBe(
+      SignerRefusalCode.SIGNER_V2_LOOKUP_TABLES,
+    );
+    expect(logLines.find((l) => l.swapUuid === ctx.swapUuid && l.code)?.context).toContain("SIGNER_RPC_URL");
   });
 });

@@ -68,7 +68,7 @@ describe("the taker's input token account", () => {
     expect(await checkTakerFunds(chain, fillOf(chain, taker, 1_001n), 5_000)).toEqual({
       ok: false,
       code: "INSUFFICIENT_BALANCE",
-      detail: "the taker holds 1000 of the input mint, the fill needs 1001",
+      context: "the taker holds 1000 of the input mint, the fill needs 1001",
     });
   });
 
@@ -80,7 +80,7 @@ describe("the taker's input token account", () => {
     expect(await checkTakerFunds(chain, fillOf(chain, taker, 1n), 5_000)).toEqual({
       ok: false,
       code: "INSUFFICIENT_BALANCE",
-      detail: `the taker's input token account ${account.toBase58()} does not exist`,
+      context: `the taker's input token account ${account.toBase58()} does not exist`,
     });
   });
 
@@ -91,7 +91,7 @@ describe("the taker's input token account", () => {
     const unverifiable = {
       ok: false,
       code: "TAKER_FUNDS_UNVERIFIABLE",
-      detail: "the taker's input account is not a token account of the input mint",
+      context: "the taker's input account is not a token account of the input mint",
     };
     const usdcAccount = ata(chain, taker, USDC);
     expect(
@@ -117,7 +117,7 @@ describe("the taker's input token account", () => {
     expect(await checkTakerFunds(chain, fillOf(chain, taker, 1n), 5_000)).toEqual({
       ok: false,
       code: "TAKER_FUNDS_UNVERIFIABLE",
-      detail: "the taker's input account is not a token account of the input mint",
+      context: "the taker's input account is not a token account of the input mint",
     });
   });
 
@@ -133,7 +133,7 @@ describe("the taker's input token account", () => {
     expect(await checkTakerFunds(chain, fillOf(chain, taker, 1n), 5_000)).toEqual({
       ok: false,
       code: "TAKER_FUNDS_UNVERIFIABLE",
-      detail: "the taker's input token account is frozen",
+      context: "the taker's input token account is frozen",
     });
   });
 });
@@ -162,7 +162,7 @@ describe("the rent of the ATAs the fill creates", () => {
     ).toEqual({
       ok: false,
       code: "INSUFFICIENT_BALANCE_FOR_ATA_CREATION",
-      detail: `${poorer.toBase58()} has ${ataRent + walletRent - 1n} lamports; creating the token account needs ${ataRent} and ${walletRent} must remain`,
+      context: `${poorer.toBase58()} has ${ataRent + walletRent - 1n} lamports; creating the token account needs ${ataRent} and ${walletRent} must remain`,
     });
   });
 
@@ -244,7 +244,7 @@ describe("the rent of the ATAs the fill creates", () => {
     expect(await checkTakerFunds(chain, fillOf(chain, taker, 1n, { ataCreations: unpaid }), 5_000)).toEqual({
       ok: false,
       code: "INSUFFICIENT_BALANCE_FOR_ATA_CREATION",
-      detail: `${broke.toBase58()} has 0 lamports; creating the token account needs ${ataRent} and ${walletRent} must remain`,
+      context: `${broke.toBase58()} has 0 lamports; creating the token account needs ${ataRent} and ${walletRent} must remain`,
     });
   });
 });
@@ -270,7 +270,7 @@ describe("native SOL input", () => {
     expect(await check(need - 1n)).toEqual({
       ok: false,
       code: "INSUFFICIENT_BALANCE",
-      detail: `the taker has ${need - 1n} lamports; the fill needs 1000000 plus ${ataRent} of token account rent, and ${walletRent} must remain`,
+      context: `the taker has ${need - 1n} lamports; the fill needs 1000000 plus ${ataRent} of token account rent, and ${walletRent} must remain`,
     });
   });
 
@@ -301,7 +301,7 @@ describe("a chain that cannot be read", () => {
     expect(await checkTakerFunds(failing, fillOf(chain, taker, 1n), 5_000)).toEqual({
       ok: false,
       code: "TAKER_FUNDS_UNVERIFIABLE",
-      detail: "could not read the taker's balances: rpc 503",
+      context: "could not read the taker's balances: rpc 503",
     });
   });
 
@@ -316,7 +316,7 @@ describe("a chain that cannot be read", () => {
     expect(await checkTakerFunds(short, fillOf(chain, taker, 1n), 5_000)).toEqual({
       ok: false,
       code: "TAKER_FUNDS_UNVERIFIABLE",
-      detail: "the chain answered a different number of accounts",
+      context: "the chain answered a different number of accounts",
     });
   });
 });

@@ -6,7 +6,8 @@ import type { Logger } from "../../observability/logger.ts";
 import type { Metrics } from "../../observability/metrics.ts";
 import type { QuoteStore } from "../../quote-store/interface.ts";
 import type { Circuit } from "../../redis/circuit.ts";
-import { DECLINE_REASONS, type DeclineReason, type QuoteService } from "../service.ts";
+import type { QuoteDeclineCode, Refusal } from "../../refusal/codes.ts";
+import type { QuoteService } from "../service.ts";
 
 /** The ports and settings every step runs with. */
 export interface QuotePorts {
@@ -20,18 +21,6 @@ export interface QuotePorts {
   now: () => number;
 }
 
-/** The path's own reasons to decline, beside the quote service's (DECLINE_REASONS). */
-const PATH_DECLINES = [
-  "DEADLINE",
-  "OVERLOADED",
-  "STORE_FULL",
-  "STORE_UNAVAILABLE",
-  "QUOTE_ID_CLAIMED",
-] as const;
-/** Every `reason` label of rfq_no_quote_total. */
-export type NoQuoteCounted = DeclineReason | (typeof PATH_DECLINES)[number];
-export const NO_QUOTE_REASONS: readonly NoQuoteCounted[] = [...DECLINE_REASONS, ...PATH_DECLINES];
-
 /** The `outcome` label of rfq_quote_duration_seconds for each way a quote ends. */
 export type QuoteOutcome =
   | "quoted"
@@ -42,16 +31,12 @@ export type QuoteOutcome =
   | "bad_request"
   | "error";
 
-/** How a step ends a quote without a price: a 404 whose reason is counted. */
-export interface Declined {
-  declined: NoQuoteCounted;
-  message: string;
-  outcome: QuoteOutcome;
-}
+/** How a step ends a quote without a price: a 404 whose code is counted and whose context is its message. */
+export type Declined = Refusal<QuoteDeclineCode> & { outcome: QuoteOutcome };
 
-export const declined = (reason: NoQuoteCounted, message: string, outcome: QuoteOutcome): Declined => ({
-  declined: reason,
-  message,
+export const declined = (code: QuoteDeclineCode, context: string, outcome: QuoteOutcome): Declined => ({
+  code,
+  context,
   outcome,
 });
 
@@ -59,7 +44,7 @@ export const declined = (reason: NoQuoteCounted, message: string, outcome: Quote
 export const PAST_DEADLINE = declined("DEADLINE", "no quote: the operator's deadline has passed", "deadline");
 
 export const isDeclined = (x: unknown): x is Declined =>
-  typeof x === "object" && x !== null && "declined" in x;
+  typeof x === "object" && x !== null && "code" in x && "outcome" in x;
 
 /**
  * The quote's logger: the request's, with the quote's ids (requestId, quoteId) once a line is

@@ -1,7 +1,7 @@
 /**
  * Stores the priced quote, within what is left of the budget, through the store's circuit: a store
- * that is slow or gone gives `STORE_UNAVAILABLE` before the deadline, never a 5xx and never a late
- * answer; a Redis that refuses writes at its maxmemory gives `STORE_FULL` the same way. A repeated
+ * that is slow or gone gives `QUOTE_STORE_UNAVAILABLE` before the deadline, never a 5xx and never a late
+ * answer; a Redis that refuses writes at its maxmemory gives `QUOTE_STORE_FULL` the same way. A repeated
  * quoteId replaces the earlier answer (the operator reuses ids), unless a swap has claimed it: a
  * filled quote is never re-opened.
  */
@@ -27,11 +27,11 @@ export async function store(
     // Redis at its maxmemory refuses writes ("OOM command not allowed ..."): a reason of its own.
     if (stored.error && /\bOOM\b/.test(stored.error))
       return declined(
-        "STORE_FULL",
+        "QUOTE_STORE_FULL",
         "no quote: the quote store is full (Redis refuses writes at its maxmemory)",
         "unavailable",
       );
-    return declined("STORE_UNAVAILABLE", "no quote: the quote store is unavailable", "unavailable");
+    return declined("QUOTE_STORE_UNAVAILABLE", "no quote: the quote store is unavailable", "unavailable");
   }
   if (!stored.value) {
     log.line.info("no quote: quoteId already claimed by a swap");

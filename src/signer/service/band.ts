@@ -11,11 +11,12 @@
  * rounded up): 0 when the trade is at or better than mid.
  */
 import type { PriceSource } from "../../../pricing/interface.ts";
+import { type Refused, SignerRefusalCode } from "../../refusal/codes.ts";
 import type { PairBand } from "./limits.ts";
 
 export type BandVerdict =
   | { ok: true; loss: bigint; mid: string }
-  | { ok: false; kind: "noPrice" | "outsideBand"; detail: string };
+  | Refused<typeof SignerRefusalCode.SIGNER_NO_PRICE | typeof SignerRefusalCode.SIGNER_PRICE_BAND>;
 
 export interface BandTrade {
   /** The mint the maker receives, and how much (smallest units). */
@@ -38,16 +39,16 @@ export function judgeBand(
   if (!source || !point) {
     return {
       ok: false,
-      kind: "noPrice",
-      detail: `the signer's price source ${band.priceSource} has no price for ${band.pair}`,
+      code: SignerRefusalCode.SIGNER_NO_PRICE,
+      context: `the signer's price source ${band.priceSource} has no price for ${band.pair}`,
     };
   }
   const age = nowMs - point.updatedAtMs;
   if (age > source.maxAgeMs) {
     return {
       ok: false,
-      kind: "noPrice",
-      detail: `the signer's price for ${band.pair} (${band.priceSource}) is ${age} ms old, over its ${source.maxAgeMs} ms`,
+      code: SignerRefusalCode.SIGNER_NO_PRICE,
+      context: `the signer's price for ${band.pair} (${band.priceSource}) is ${age} ms old, over its ${source.maxAgeMs} ms`,
     };
   }
   const { num, den } = point.mid;
@@ -59,7 +60,11 @@ export function judgeBand(
   const sellsBase = trade.mintOut === band.base.mint && trade.mintIn === band.quote.mint;
   const buysBase = trade.mintIn === band.base.mint && trade.mintOut === band.quote.mint;
   if (!sellsBase && !buysBase) {
-    return { ok: false, kind: "noPrice", detail: `the fill does not trade ${band.pair}` };
+    return {
+      ok: false,
+      code: SignerRefusalCode.SIGNER_NO_PRICE,
+      context: `the fill does not trade ${band.pair}`,
+    };
   }
   if (sellsBase) {
     // quote_in / qd >= base_out / bd x num/den x (B - bps)/B
@@ -68,8 +73,8 @@ export function judgeBand(
     if (have < need) {
       return {
         ok: false,
-        kind: "outsideBand",
-        detail: `selling ${trade.amountOut} ${band.base.symbol} units for ${trade.amountIn} ${band.quote.symbol} units is more than ${band.bandBps} bps below the signer's mid ${mid} for ${band.pair}`,
+        code: SignerRefusalCode.SIGNER_PRICE_BAND,
+        context: `selling ${trade.amountOut} ${band.base.symbol} units for ${trade.amountIn} ${band.quote.symbol} units is more than ${band.bandBps} bps below the signer's mid ${mid} for ${band.pair}`,
       };
     }
     // Fair base for the quote taken in: quote_in x bd x den / (qd x num), rounded down.
@@ -82,8 +87,8 @@ export function judgeBand(
   if (pay > most) {
     return {
       ok: false,
-      kind: "outsideBand",
-      detail: `paying ${trade.amountOut} ${band.quote.symbol} units for ${trade.amountIn} ${band.base.symbol} units is more than ${band.bandBps} bps above the signer's mid ${mid} for ${band.pair}`,
+      code: SignerRefusalCode.SIGNER_PRICE_BAND,
+      context: `paying ${trade.amountOut} ${band.quote.symbol} units for ${trade.amountIn} ${band.base.symbol} units is more than ${band.bandBps} bps above the signer's mid ${mid} for ${band.pair}`,
     };
   }
   const fair = (trade.amountIn * qd * num) / (bd * den);

@@ -2,10 +2,11 @@
  * What the signer service decides for one sign request, on its own: it trusts nothing the webhook
  * says except the quoteId and the transaction bytes.
  *  1. decode the transaction                    (MALFORMED_TRANSACTION)
- *  2. read the quote itself from the shared store (SIGNER_UNKNOWN_QUOTE, SIGNER_STORE_UNAVAILABLE)
+ *  2. read the quote itself from the shared store (QUOTE_NOT_FOUND, SIGNER_STORE_UNAVAILABLE)
  *  3. every fill rule (src/fill/rules/, validateFill, the webhook's very code) against that quote,
  *     with the fee payer one of the signer's own keys                  (the rule's own code)
- *  4. the taker's signature over these bytes, the maker's slot empty  (SIGNER_TAKER_SIGNATURE);
+ *  4. the taker's signature over these bytes, the maker's slot empty
+ *                       (SIGNATURE_VERIFICATION_FAILED, INVALID_MAKER_SIGNATURE_SLOT);
  *     an issued token's holder rules, switches and per-fill cap (src/policy/trade.ts, the webhook's
  *     functions)                      (HOLDER_NOT_ALLOWED, ISSUANCE_DISABLED, ISSUANCE_CAP_EXCEEDED)
  *  5. the per-fill limit of the output token                           (SIGNER_NO_LIMIT, SIGNER_LIMIT_PER_FILL)
@@ -40,8 +41,14 @@ import type { Logger } from "../../observability/logger.ts";
 import { issuedTrade } from "../../policy/trade.ts";
 import { deserializeFillTransaction } from "../../program/decode.ts";
 import type { QuoteStore, StoredQuote } from "../../quote-store/interface.ts";
-import { SignerRefusalCode, SwapRefusalCode } from "../../refusal/codes.ts";
-import { V2RejectCode } from "../../rfq-v2/codes.ts";
+import {
+  type Refusal,
+  type RefusalCode,
+  type Refused,
+  SignerRefusalCode,
+  SwapRefusalCode,
+  V2RejectCode,
+} from "../../refusal/codes.ts";
 import { LookupTableResolver } from "../../rfq-v2/lookup.ts";
 import { checkV2Route, decodeSwapTransaction, type V2Pair } from "../../rfq-v2/swap-checks.ts";
 import { KeypairSigner } from "../../signing/keypair.ts";
@@ -57,11 +64,9 @@ import type {
 } from "./limits.ts";
 import { claimProblem, expiryProblem, makerTrade, unexpectedProgram, v2PairsOf } from "./v2.ts";
 
-export type SignDecision =
-  | { ok: true; signature: string; messageHash: string; maker: string }
-  | { ok: false; code: string; detail: string };
+export type SignDecision = { ok: true; signature: string; messageHash: string; maker: string } | Refused;
 
-export type CompanionDecision = { ok: true; companion: string } | { ok: false; code: string; detail: string };
+export type CompanionDecision = { ok: true; companion: string } | Refused;
 
 interface HeldKey {
   publicKey: Keypair["publicKey"];
@@ -170,13 +175,20 @@ export class SigningPolicy {
    */
   async companion(quoteId: string, transaction: string, tipAccount: string): Promise<CompanionDecision> {
     const log = this.opts.log.child({ quoteId });
-    const refuse = (code: string, detail: string, extra: Record<string, unknown> = {}): CompanionDecision => {
-      log.warn({ code, detail, ...extra }, "companion refused");
-      return { ok: false, code, detail };
+    const refuse = (
+      code: RefusalCode,
+      context: string,
+      extra: Record<string, unknown> = {},
+    ): CompanionDecision => {
+      log.warn({ code, context, ...extra }, "companion refused");
+      return { ok: false, code, context };
     };
     const issuer = this.opts.issuer;
     if (!issuer)
-      return refuse(SignerRefusalCode.NO_ISSUER, "this signer holds no issuer key (SIGNER_ISSUER_KEYPAIR)");
+      return refuse(
+        SignerRefusalCode.SIGNER_NO_ISSUER,
+        "this signer holds no issuer key (SIGNER_ISSUER_KEYPAIR)",
+      );
     const parsed = deserializeFillTransaction(transaction);
     if (!parsed.ok) return refuse(FillRejectCode.MALFORMED_TRANSACTION, parsed.problem);
     const tx = parsed.tx;
@@ -185,7 +197,7 @@ export class SigningPolicy {
     try {
       tip = new PublicKey(tipAccount);
     } catch {
-      return refuse(SignerRefusalCode.BAD_REQUEST, `tipAccount ${tipAccount} is not a public key`);
+      return refuse(SignerRefusalCode.SIGNER_BAD_REQUEST, `tipAccount ${tipAccount} is not a public key`);
     }
     let record: QuoteRecord | undefined;
     let quote: Awaited<ReturnType<QuoteStore["get"]>>;
@@ -195,26 +207,26 @@ export class SigningPolicy {
         this.opts.store.get(quoteId),
       ]);
     } catch (e) {
-      return refuse(SignerRefusalCode.STORE_UNAVAILABLE, (e as Error).message, { messageHash });
+      return refuse(SignerRefusalCode.SIGNER_STORE_UNAVAILABLE, (e as Error).message, { messageHash });
     }
     if (record?.messageHash !== messageHash) {
       return refuse(
-        SignerRefusalCode.COMPANION_UNSIGNED_FILL,
+        SignerRefusalCode.SIGNER_COMPANION_UNSIGNED_FILL,
         `this signer did not sign this message for quote ${quoteId}`,
         { messageHash },
       );
     }
     if (!quote)
-      return refuse(SignerRefusalCode.UNKNOWN_QUOTE, `no quote ${quoteId} in the store`, { messageHash });
+      return refuse(SwapRefusalCode.QUOTE_NOT_FOUND, `no quote ${quoteId} in the store`, { messageHash });
     const { held, validation } = this.#validate(tx, messageHash, quote);
     if (!validation.ok) return refuse(validation.code, validation.context, { messageHash });
     const fill = validation.fill;
     const checked = this.#issuedFill(quote, fill);
-    if (!checked.ok) return refuse(checked.code, checked.detail, { messageHash });
+    if (!checked.ok) return refuse(checked.code, checked.context, { messageHash });
     const need = checked.need;
     if (need?.direction !== "mint") {
       return refuse(
-        SignerRefusalCode.NO_ISSUER,
+        SignerRefusalCode.SIGNER_NO_ISSUER,
         need
           ? "the signer service makes mint companions only (a burn needs burnOnSell off)"
           : "the fill trades no issued token",
@@ -231,13 +243,13 @@ export class SigningPolicy {
         nowMs: this.now(),
       });
     } catch (e) {
-      return refuse(SignerRefusalCode.STORE_UNAVAILABLE, `signer record: ${(e as Error).message}`, {
+      return refuse(SignerRefusalCode.SIGNER_STORE_UNAVAILABLE, `signer record: ${(e as Error).message}`, {
         messageHash,
       });
     }
     if (recorded === "alreadyMade")
       return refuse(
-        SignerRefusalCode.COMPANION_ALREADY_MADE,
+        SignerRefusalCode.SIGNER_COMPANION_ALREADY_MADE,
         `a companion was made for quote ${quoteId} before`,
         { messageHash },
       );
@@ -266,9 +278,13 @@ export class SigningPolicy {
 
   async decide(quoteId: string, transaction: string): Promise<SignDecision> {
     const log = this.opts.log.child({ quoteId });
-    const refuse = (code: string, detail: string, extra: Record<string, unknown> = {}): SignDecision => {
-      log.warn({ code, detail, ...extra }, "signature refused");
-      return { ok: false, code, detail };
+    const refuse = (
+      code: RefusalCode,
+      context: string,
+      extra: Record<string, unknown> = {},
+    ): SignDecision => {
+      log.warn({ code, context, ...extra }, "signature refused");
+      return { ok: false, code, context };
     };
 
     const parsed = deserializeFillTransaction(transaction);
@@ -281,23 +297,23 @@ export class SigningPolicy {
     try {
       quote = await this.opts.store.get(quoteId);
     } catch (e) {
-      return refuse(SignerRefusalCode.STORE_UNAVAILABLE, `quote store: ${(e as Error).message}`, {
+      return refuse(SignerRefusalCode.SIGNER_STORE_UNAVAILABLE, `quote store: ${(e as Error).message}`, {
         messageHash,
       });
     }
     if (!quote)
-      return refuse(SignerRefusalCode.UNKNOWN_QUOTE, `no quote ${quoteId} in the store`, { messageHash });
+      return refuse(SwapRefusalCode.QUOTE_NOT_FOUND, `no quote ${quoteId} in the store`, { messageHash });
 
     const { held, validation } = this.#validate(tx, messageHash, quote);
     if (!validation.ok) {
       return refuse(validation.code, validation.context, { messageHash, rule: validation.rule });
     }
     const sigs = checkTakerSignatures(tx, messageBytes, validation.fill.makerSlot);
-    if (!sigs.ok) return refuse(SignerRefusalCode.TAKER_SIGNATURE, sigs.detail, { messageHash });
+    if (!sigs.ok) return refuse(sigs.code, sigs.context, { messageHash });
     // An issued token's rules (src/policy/trade.ts) hold on the fill too, not only on its companion: a
     // fill signed alone would pay a stranger out of held inventory. Its daily cap is the companion's.
     const issued = this.#issuedFill(quote, validation.fill);
-    if (!issued.ok) return refuse(issued.code, issued.detail, { messageHash });
+    if (!issued.ok) return refuse(issued.code, issued.context, { messageHash });
 
     const judged = this.#judgeTrade(
       {
@@ -336,18 +352,22 @@ export class SigningPolicy {
    */
   async decideV2(swapUuid: string, transaction: string, claimed: ClaimedLevelsWire): Promise<SignDecision> {
     const log = this.opts.log.child({ swapUuid, channel: "rfq-v2" });
-    const refuse = (code: string, detail: string, extra: Record<string, unknown> = {}): SignDecision => {
-      log.warn({ code, detail, ...extra }, "signature refused");
-      return { ok: false, code, detail };
+    const refuse = (
+      code: RefusalCode,
+      context: string,
+      extra: Record<string, unknown> = {},
+    ): SignDecision => {
+      log.warn({ code, context, ...extra }, "signature refused");
+      return { ok: false, code, context };
     };
     const tx = decodeSwapTransaction(transaction);
-    if ("code" in tx) return refuse(tx.code, tx.detail);
+    if ("code" in tx) return refuse(tx.code, tx.context);
     const messageBytes = tx.message.serialize();
     const messageHash = messageBytesHash(messageBytes);
     const tables = tx.message.addressTableLookups.length;
     if (tables > 0 && !this.#lookups)
       return refuse(
-        SignerRefusalCode.V2_LOOKUP_TABLES,
+        SignerRefusalCode.SIGNER_V2_LOOKUP_TABLES,
         `the swap loads accounts from ${tables} lookup table(s), and the signer has no chain reader (SIGNER_RPC_URL) to resolve them`,
         { messageHash },
       );
@@ -355,7 +375,7 @@ export class SigningPolicy {
     const resolved = this.#lookups
       ? await this.#lookups.resolve(tx.message)
       : { ok: true as const, accountKeys: tx.message.staticAccountKeys };
-    if (!resolved.ok) return refuse(resolved.code, resolved.detail, { messageHash, tables });
+    if (!resolved.ok) return refuse(resolved.code, resolved.context, { messageHash, tables });
     const keys = resolved.accountKeys;
     // The maker signs slot 1 (checkV2Route requires it): the held key named there, else the active one.
     const held = this.#keys.find((k) => keys[1]?.equals(k.publicKey)) ?? (this.#keys[0] as HeldKey);
@@ -363,8 +383,10 @@ export class SigningPolicy {
     if (!route.ok) {
       // The signer's pairs are its bands: a pair without one is its NO_PRICE_BAND, not "not streamed".
       const code =
-        route.code === V2RejectCode.V2_PAIR_NOT_STREAMED ? SignerRefusalCode.NO_PRICE_BAND : route.code;
-      return refuse(code, route.detail, { messageHash });
+        route.code === V2RejectCode.V2_PAIR_NOT_STREAMED
+          ? SignerRefusalCode.SIGNER_NO_PRICE_BAND
+          : route.code;
+      return refuse(code, route.context, { messageHash });
     }
     const { leg } = route;
     const stranger = unexpectedProgram(
@@ -372,22 +394,22 @@ export class SigningPolicy {
     );
     if (stranger)
       return refuse(
-        SignerRefusalCode.V2_UNEXPECTED_PROGRAM,
+        FillRejectCode.INVALID_PROGRAM,
         `instruction ${stranger.index} runs ${stranger.program}, not a program an offered swap holds`,
         { messageHash },
       );
     const sigs = checkTakerSignatures(tx, messageBytes, 1);
-    if (!sigs.ok) return refuse(SignerRefusalCode.TAKER_SIGNATURE, sigs.detail, { messageHash });
+    if (!sigs.ok) return refuse(sigs.code, sigs.context, { messageHash });
     const expiry = expiryProblem(
       leg.expireAt,
       this.now(),
       this.opts.config.file.rfqV2.quoteExpirySeconds,
       Number(this.opts.expiryGraceSeconds ?? 5n),
     );
-    if (expiry) return refuse(SignerRefusalCode.V2_EXPIRY, expiry, { messageHash });
+    if (expiry) return refuse(V2RejectCode.V2_EXPIRED, expiry, { messageHash });
     const claim = claimProblem(leg, claimed);
     if (claim)
-      return refuse(SignerRefusalCode.V2_LEVELS_NOT_CLAIMED, claim, {
+      return refuse(SignerRefusalCode.SIGNER_V2_LEVELS_NOT_CLAIMED, claim, {
         messageHash,
         sequence: claimed.sequence,
       });
@@ -409,13 +431,13 @@ export class SigningPolicy {
       undefined,
       this.now(),
     );
-    if (!ruled.ok) return refuse(ruled.code, ruled.detail, { messageHash });
+    if (!ruled.ok) return refuse(ruled.code, ruled.context, { messageHash });
 
     const judged = this.#judgeTrade(trade, "swap", refuse, { messageHash }, { sequence: claimed.sequence });
     if (!judged.ok) return judged.refused;
     if (ruled.need) {
       const capped = await this.#recordV2Issuance(ruled.need, messageHash);
-      if (capped) return refuse(capped.code, capped.detail, { messageHash });
+      if (capped) return refuse(capped.code, capped.context, { messageHash });
     }
     return this.#recordAndSign({
       refuse,
@@ -458,15 +480,12 @@ export class SigningPolicy {
    * own), once per message: the same message offered again is counted once, and refused by the record
    * that follows (SIGNER_ALREADY_SIGNED).
    */
-  async #recordV2Issuance(
-    need: IssuanceNeed,
-    messageHash: string,
-  ): Promise<{ code: string; detail: string } | undefined> {
+  async #recordV2Issuance(need: IssuanceNeed, messageHash: string): Promise<Refusal | undefined> {
     const record = this.opts.issuer?.ledger ?? this.opts.issuanceRecord;
     if (!record)
       return {
-        code: SignerRefusalCode.STORE_UNAVAILABLE,
-        detail: "the signer has no issuance record to hold the issuer's daily cap",
+        code: SignerRefusalCode.SIGNER_STORE_UNAVAILABLE,
+        context: "the signer has no issuance record to hold the issuer's daily cap",
       };
     const mint = need.issued.token.mint;
     let recorded: Awaited<ReturnType<SignerIssuanceLedger["record"]>>;
@@ -479,12 +498,15 @@ export class SigningPolicy {
         nowMs: this.now(),
       });
     } catch (e) {
-      return { code: SignerRefusalCode.STORE_UNAVAILABLE, detail: `signer record: ${(e as Error).message}` };
+      return {
+        code: SignerRefusalCode.SIGNER_STORE_UNAVAILABLE,
+        context: `signer record: ${(e as Error).message}`,
+      };
     }
     if (recorded !== "dailyCap") return undefined;
     return {
       code: SwapRefusalCode.ISSUANCE_CAP_EXCEEDED,
-      detail: `${need.direction === "mint" ? "selling" : "buying"} ${need.amount} ${need.issued.token.symbol} would cross the issuer's daily cap of ${need.issued.maxPerDay} (the signer's record)`,
+      context: `${need.direction === "mint" ? "selling" : "buying"} ${need.amount} ${need.issued.token.symbol} would cross the issuer's daily cap of ${need.issued.maxPerDay} (the signer's record)`,
     };
   }
 
@@ -495,35 +517,31 @@ export class SigningPolicy {
   #judgeTrade(
     trade: BandTrade,
     what: "fill" | "swap",
-    refuse: (code: string, detail: string, extra?: Record<string, unknown>) => SignDecision,
+    refuse: (code: RefusalCode, context: string, extra?: Record<string, unknown>) => SignDecision,
     extra: Record<string, unknown>,
     bandExtra: Record<string, unknown> = {},
   ): ({ ok: true } & Judged) | { ok: false; refused: SignDecision } {
-    const no = (code: string, detail: string, more: Record<string, unknown> = {}) => ({
+    const no = (code: RefusalCode, context: string, more: Record<string, unknown> = {}) => ({
       ok: false as const,
-      refused: refuse(code, detail, { ...extra, ...more }),
+      refused: refuse(code, context, { ...extra, ...more }),
     });
     const { mintIn, mintOut: mint, amountOut: amount } = trade;
     const limits = this.opts.limits.get(mint);
-    if (!limits) return no(SignerRefusalCode.NO_LIMIT, `no signer limit is configured for the token ${mint}`);
+    if (!limits)
+      return no(SignerRefusalCode.SIGNER_NO_LIMIT, `no signer limit is configured for the token ${mint}`);
     if (amount > limits.perFill)
       return no(
-        SignerRefusalCode.LIMIT_PER_FILL,
+        SignerRefusalCode.SIGNER_LIMIT_PER_FILL,
         `the ${what} pays out ${amount} of ${mint}, over the per-fill limit ${limits.perFill}`,
       );
     const band = bandFor(this.opts.bands, mintIn, mint);
     if (!band)
       return no(
-        SignerRefusalCode.NO_PRICE_BAND,
+        SignerRefusalCode.SIGNER_NO_PRICE_BAND,
         `no signer price band is configured for the pair of ${mintIn} and ${mint}`,
       );
     const verdict = judgeBand(band, this.opts.priceSources.get(band.priceSource), trade, this.now());
-    if (!verdict.ok)
-      return no(
-        verdict.kind === "noPrice" ? SignerRefusalCode.NO_PRICE : SignerRefusalCode.PRICE_BAND,
-        verdict.detail,
-        { pair: band.pair, ...bandExtra },
-      );
+    if (!verdict.ok) return no(verdict.code, verdict.context, { pair: band.pair, ...bandExtra });
     return { ok: true, limits, band, verdict, mint, amount };
   }
 
@@ -533,7 +551,7 @@ export class SigningPolicy {
    * minute, the day and the day's loss), then the signature. Shared by v1 fills and v2 swaps.
    */
   async #recordAndSign(a: {
-    refuse: (code: string, detail: string, extra?: Record<string, unknown>) => SignDecision;
+    refuse: (code: RefusalCode, context: string, extra?: Record<string, unknown>) => SignDecision;
     log: Logger;
     /** The record's key: a v1 quoteId, or "v2:<swapUuid>". */
     recordId: string;
@@ -569,7 +587,7 @@ export class SigningPolicy {
           const landable = await this.mayStillLand(prior);
           if (landable !== false) {
             return refuse(
-              SignerRefusalCode.QUOTE_ALREADY_SIGNED,
+              SignerRefusalCode.SIGNER_QUOTE_ALREADY_SIGNED,
               `${a.what} was signed for another message (${prior.messageHash}) that ${landable === true ? "can still land (its blockhash is valid)" : `may still land (${landable})`}`,
               { messageHash, signedMessageHash: prior.messageHash },
             );
@@ -578,36 +596,38 @@ export class SigningPolicy {
         }
       }
     } catch (e) {
-      return refuse(SignerRefusalCode.STORE_UNAVAILABLE, `signer record: ${(e as Error).message}`, {
+      return refuse(SignerRefusalCode.SIGNER_STORE_UNAVAILABLE, `signer record: ${(e as Error).message}`, {
         messageHash,
       });
     }
     if (spent === "alreadySigned")
-      return refuse(SignerRefusalCode.ALREADY_SIGNED, "this message was signed before", { messageHash });
+      return refuse(SignerRefusalCode.SIGNER_ALREADY_SIGNED, "this message was signed before", {
+        messageHash,
+      });
     if (spent === "quoteSignedForAnother") {
       return refuse(
-        SignerRefusalCode.QUOTE_ALREADY_SIGNED,
+        SignerRefusalCode.SIGNER_QUOTE_ALREADY_SIGNED,
         `${a.what} was signed for another message meanwhile`,
         { messageHash },
       );
     }
     if (spent === "perMinute") {
       return refuse(
-        SignerRefusalCode.LIMIT_PER_MINUTE,
+        SignerRefusalCode.SIGNER_LIMIT_PER_MINUTE,
         `paying out ${amount} of ${mint} would cross this minute's limit ${limits.perMinute}`,
         { messageHash },
       );
     }
     if (spent === "perDay") {
       return refuse(
-        SignerRefusalCode.LIMIT_PER_DAY,
+        SignerRefusalCode.SIGNER_LIMIT_PER_DAY,
         `paying out ${amount} of ${mint} would cross today's limit ${limits.perDay}`,
         { messageHash },
       );
     }
     if (spent === "lossPerDay") {
       return refuse(
-        SignerRefusalCode.LIMIT_LOSS_PER_DAY,
+        SignerRefusalCode.SIGNER_LIMIT_LOSS_PER_DAY,
         `giving away ${verdict.loss} of ${mint} beyond the signer's price would cross today's loss limit ${limits.lossPerDay}`,
         { messageHash },
       );

@@ -7,7 +7,7 @@ import { chmodSync, existsSync, lstatSync, readFileSync, unlinkSync } from "node
 import { createServer, type Server, type Socket } from "node:net";
 import { createServer as createTlsServer, type TLSSocket } from "node:tls";
 import type { Logger } from "../../observability/logger.ts";
-import { SignerRefusalCode } from "../../refusal/codes.ts";
+import { SignerRefusalCode, SwapRefusalCode } from "../../refusal/codes.ts";
 import {
   lineReader,
   type SignerRequest,
@@ -56,18 +56,23 @@ function serveConnection(socket: Socket | TLSSocket, handle: RequestHandler, log
     const parsed = signerRequestSchema.safeParse(json);
     if (!parsed.success) {
       const id = typeof (json as { id?: unknown })?.id === "number" ? (json as { id: number }).id : -1;
-      log.warn({ code: SignerRefusalCode.BAD_REQUEST }, "signature refused: not a protocol request");
-      send({ id, ok: false, code: SignerRefusalCode.BAD_REQUEST, detail: "not a protocol request" });
+      log.warn({ code: SignerRefusalCode.SIGNER_BAD_REQUEST }, "signature refused: not a protocol request");
+      send({ id, ok: false, code: SignerRefusalCode.SIGNER_BAD_REQUEST, context: "not a protocol request" });
       return;
     }
     handle(parsed.data).then(send, (err) => {
       log.error({ err }, "signer request failed unexpectedly");
-      send({ id: parsed.data.id, ok: false, code: "SIGNER_INTERNAL", detail: "internal error" });
+      send({
+        id: parsed.data.id,
+        ok: false,
+        code: SwapRefusalCode.INTERNAL_ERROR,
+        context: "internal error",
+      });
     });
   });
   socket.on("data", (chunk) => {
     if (!feed(chunk)) {
-      log.warn({ code: SignerRefusalCode.BAD_REQUEST }, "signer connection dropped: line too long");
+      log.warn({ code: SignerRefusalCode.SIGNER_BAD_REQUEST }, "signer connection dropped: line too long");
       socket.destroy();
     }
   });

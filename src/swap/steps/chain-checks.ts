@@ -38,7 +38,7 @@ export async function checkTimeAndFunds(
   });
   if (expired) {
     log.info(
-      { code: FillRejectCode.QUOTE_EXPIRED, rule: "expiry", detail: expired },
+      { code: FillRejectCode.QUOTE_EXPIRED, rule: "expiry", context: expired },
       "fill refused: expired",
     );
     return refused(req, refusal(FillRejectCode.QUOTE_EXPIRED, expired));
@@ -48,16 +48,13 @@ export async function checkTimeAndFunds(
     return refused(req, refusal(S.BLOCKHASH_CHECK_UNAVAILABLE, why));
   }
   if (!blockhash.value.ok) {
-    const code =
-      blockhash.value.kind === "notFound"
-        ? FillRejectCode.BLOCKHASH_NOT_FOUND
-        : FillRejectCode.BLOCKHASH_AGE_EXCEEDED;
-    log.info({ rule: code, detail: blockhash.value.detail }, "fill refused: recent blockhash");
-    return refused(req, refusal(code, blockhash.value.detail));
+    const { code, context } = blockhash.value;
+    log.info({ rule: code, context }, "fill refused: recent blockhash");
+    return refused(req, refusal(code, context));
   }
   if (!funds.ok) {
-    log.info({ code: funds.code, detail: funds.detail }, "taker cannot be shown to pay");
-    return refused(req, refusal(funds.code, funds.detail));
+    log.info({ code: funds.code, context: funds.context }, "taker cannot be shown to pay");
+    return refused(req, refusal(funds.code, funds.context));
   }
   return undefined;
 }

@@ -82,7 +82,7 @@ export async function checkBeforeClaim(
   countPriceRaise(ports, validation);
   if (!validation.ok) {
     log.info(
-      { code: validation.code, rule: validation.rule, detail: validation.context },
+      { code: validation.code, rule: validation.rule, context: validation.context },
       "fill refused by validation",
     );
     return refused(req, refusal(validation.code, validation.context));
@@ -93,10 +93,8 @@ export async function checkBeforeClaim(
   // 4. The taker's signature over exactly these message bytes; the maker's slot empty.
   const sigs = checkTakerSignatures(tx, messageBytes, fill.makerSlot);
   if (!sigs.ok) {
-    log.info({ detail: sigs.detail }, "fill refused: signatures");
-    const code =
-      sigs.kind === "signatureInvalid" ? S.SIGNATURE_VERIFICATION_FAILED : S.INVALID_MAKER_SIGNATURE_SLOT;
-    return refused(req, refusal(code, sigs.detail));
+    log.info({ code: sigs.code, context: sigs.context }, "fill refused: signatures");
+    return refused(req, refusal(sigs.code, sigs.context));
   }
 
   // 4b. A quote asked with no taker is priced blind; its filler, now known and signed for, must not
@@ -130,7 +128,7 @@ function botActivity(
     { taker, quoteId: quote.quoteId, standing: standing.kind, why: standing.entry.reason },
     "swap refused: botActivityDetected (a flagged or denied taker filling an indicative quote)",
   );
-  return refused(req, refusal(blind.code, blind.detail));
+  return refused(req, refusal(blind.code, blind.context));
 }
 
 /**
@@ -164,8 +162,8 @@ function issuanceOf(
     settings.now(),
   );
   if (!checked.ok) {
-    log.info({ code: checked.code, detail: checked.detail }, "fill refused: issuance");
-    return refused(req, refusal(checked.code, checked.detail));
+    log.info({ code: checked.code, context: checked.context }, "fill refused: issuance");
+    return refused(req, refusal(checked.code, checked.context));
   }
   if (!checked.need) return undefined;
   if (!iss.bundles) {

@@ -31,7 +31,7 @@ export async function bindAndClaim(
   }
   if (bound.value) {
     log.warn({ firstQuoteId: bound.value.boundTo }, "fill replayed under another quote");
-    return refused(req, refusal(bound.value.code, bound.value.detail));
+    return refused(req, refusal(bound.value.code, bound.value.context));
   }
 
   // 5b. The exactly-once step.

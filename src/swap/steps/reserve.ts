@@ -46,9 +46,9 @@ export async function reserve(
     return refused(req, refusal(S.INVENTORY_UNAVAILABLE, `inventory unavailable: ${reserved.error}`));
   }
   if (!reserved.value.ok) {
-    const { reason, detail } = reserved.value;
-    log.info({ code: reason, detail }, "maker inventory refused the fill");
-    return refused(req, refusal(reason, detail));
+    const { code, context } = reserved.value;
+    log.info({ code, context }, "maker inventory refused the fill");
+    return refused(req, refusal(code, context));
   }
   if (need) {
     const refusal = await reserveIssuance(ports, settings, req, need, budget, log);
@@ -89,9 +89,9 @@ async function reserveIssuance(
   );
   let why: Refusal;
   if (!got.ok) why = refusal(S.ISSUANCE_STORE_UNAVAILABLE, `issuance unavailable: ${got.error}`);
-  else if (!got.value.ok) why = refusal(got.value.reason, got.value.detail);
+  else if (!got.value.ok) why = refusal(got.value.code, got.value.context);
   else return undefined;
   await releaseQuietly(ports, req.quoteId);
-  log.info({ code: why.code, detail: why.context }, "issuance refused the fill");
+  log.info({ code: why.code, context: why.context }, "issuance refused the fill");
   return refused(req, why);
 }

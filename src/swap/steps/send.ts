@@ -68,11 +68,11 @@ export async function signAndSend(ports: StepPorts, settings: SwapSettings, held
   } catch (err) {
     await releaseQuietly(ports, quoteId);
     if (err instanceof SignerRefusal) {
-      log.warn({ code: err.code, detail: err.detail }, "fill refused by the signer");
+      log.warn({ code: err.code, context: err.context }, "fill refused by the signer");
       const known = isRefusalCode(err.code);
       return refused(
         req,
-        known ? refusal(err.code, err.detail) : refusal(S.SIGNER_REFUSED, `${err.code}: ${err.detail}`),
+        known ? refusal(err.code, err.context) : refusal(S.SIGNER_REFUSED, `${err.code}: ${err.context}`),
       );
     }
     // The signer could not be asked (or did not answer): nothing was sent, so the quote is given
@@ -108,7 +108,7 @@ export async function signAndSend(ports: StepPorts, settings: SwapSettings, held
     : undefined;
   if (prepared && !prepared.ok) {
     await releaseQuietly(ports, quoteId);
-    slog.warn({ code: prepared.refusal.code, detail: prepared.refusal.context }, "fill not sent");
+    slog.warn({ code: prepared.refusal.code, context: prepared.refusal.context }, "fill not sent");
     return refused(req, prepared.refusal);
   }
 
@@ -127,7 +127,7 @@ export async function signAndSend(ports: StepPorts, settings: SwapSettings, held
   const token = sent.ok ? ports.fillRate?.recordDecision("accepted") : undefined;
   ports.confirmations.watch(pending, { journaled, ...(token ? { token } : {}) });
   if (!sent.ok) {
-    slog.warn({ detail: sent.refusal.context }, "fill not sent");
+    slog.warn({ code: sent.refusal.code, context: sent.refusal.context }, "fill not sent");
     return refused(req, sent.refusal);
   }
   slog.info(
@@ -209,7 +209,7 @@ async function preflightRefusal(
   log.warn(
     {
       rule: FillRejectCode.SIMULATION_FAILED,
-      detail: why.context,
+      context: why.context,
       logs: sim.ok ? sim.value.logs.slice(-8) : undefined,
     },
     "fill not sent: pre-flight simulation failed",
