@@ -30,7 +30,7 @@ export const FAILING_PROBE_MS = 150;
 export const IDLE_PROBE_MS = 400;
 
 /** The dependencies of a fill, and the no-quote reason each gives while it fails. */
-export const FILL_PATH_REASONS = {
+const FILL_PATH_REASONS = {
   rpc: "RPC_UNAVAILABLE",
   signer: "SIGNER_UNAVAILABLE",
   ledger: "LEDGER_UNAVAILABLE",

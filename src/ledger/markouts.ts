@@ -41,7 +41,7 @@ export interface MarkoutHorizon {
   ms: number;
 }
 
-export const MARKOUT_HORIZONS: readonly MarkoutHorizon[] = [
+const MARKOUT_HORIZONS: readonly MarkoutHorizon[] = [
   { label: "0s", ms: 0 },
   { label: "5s", ms: 5_000 },
   { label: "60s", ms: 60_000 },

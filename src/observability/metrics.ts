@@ -19,7 +19,7 @@ import { buildInfo } from "./build-info.ts";
  * `undefined`: "no data" is an absent series (Prometheus' own way to say it; `rate < 0.95` is then
  * not true, and a panel shows "No data"), never a made-up value and never NaN.
  */
-export class OptionalGauge extends Gauge {
+class OptionalGauge extends Gauge {
   private present = false;
 
   /** The value, or `undefined` for no sample. */

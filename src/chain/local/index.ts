@@ -180,7 +180,7 @@ export interface LandedTransaction {
  * ceil(compute-unit limit x price / 1e6) (the limit defaults to 200,000 per instruction, capped at
  * 1,400,000; the price to 0).
  */
-export function transactionFee(tx: VersionedTransaction): bigint {
+function transactionFee(tx: VersionedTransaction): bigint {
   const m = tx.message;
   const keys = m.staticAccountKeys;
   let limit: bigint | undefined;

@@ -49,7 +49,7 @@ import { readMint, readTokenAccount } from "./spl-state.ts";
 /** The stand-in AMM's program id (made up: sha256 of its name), the swap tag its step carries, its block. */
 export const STAND_IN_AMM_PROGRAM = new PublicKey(createHash("sha256").update("local stand-in amm").digest());
 export const STAND_IN_AMM_TAG = 3;
-export const STAND_IN_AMM_ACCOUNTS = 9;
+const STAND_IN_AMM_ACCOUNTS = 9;
 /** The pool's authority: owner of its vaults, signing for them as the program would. */
 export const STAND_IN_POOL_AUTHORITY = PublicKey.findProgramAddressSync(
   [Buffer.from("pool")],
