@@ -43,7 +43,7 @@ export interface JitoBundleClientOptions {
 }
 
 /** getTipAccounts could not be answered by any engine. */
-export class BundleEngineUnavailableError extends Error {
+class BundleEngineUnavailableError extends Error {
   constructor(message: string) {
     super(message);
     this.name = "BundleEngineUnavailableError";

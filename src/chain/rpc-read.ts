@@ -24,7 +24,7 @@ export class RpcAnswerError extends Error {
 }
 
 /** A JSON-RPC error answer from the node. */
-export class RpcNodeError extends Error {
+class RpcNodeError extends Error {
   constructor(
     method: string,
     readonly code: unknown,
@@ -38,7 +38,7 @@ export class RpcNodeError extends Error {
 let nextId = 1;
 
 /** The JSON-RPC 2.0 request body for `method` (an id per call, as `Connection` gives one). */
-export function rpcBody(method: string, params: readonly unknown[]): string {
+function rpcBody(method: string, params: readonly unknown[]): string {
   return JSON.stringify({ jsonrpc: "2.0", id: nextId++, method, params });
 }
 
@@ -85,7 +85,7 @@ export async function rpcCall(
  * read back as a string of digits. The match is only ever a key: inside a JSON string a quote is
  * escaped, so `"lamports"` followed by a colon cannot occur there.
  */
-export function exactLamports(text: string): string {
+function exactLamports(text: string): string {
   return text.includes('"lamports"') ? text.replace(/"lamports"\s*:\s*(\d{16,})/g, '"lamports":"$1"') : text;
 }
 
@@ -152,7 +152,7 @@ export function statusErrorOf(result: unknown): { found: false } | { found: true
 }
 
 /** One account in base64 encoding (getAccountInfo, getMultipleAccounts, a simulation's post-state). */
-export function accountOf(method: string, field: string, a: unknown): AccountSnapshot | null {
+function accountOf(method: string, field: string, a: unknown): AccountSnapshot | null {
   if (a === null) return null;
   if (!isObject(a)) throw new RpcAnswerError(method, `${field} is not an account`);
   if (typeof a.owner !== "string") throw new RpcAnswerError(method, `${field}.owner is not a string`);

@@ -1,8 +1,8 @@
 /** Wire-level building blocks shared by every V1 body. */
 import { z } from "zod";
-import { base58Pubkey, isBase58Pubkey, U64_MAX, u64Digits } from "../../config/schema.ts";
+import { base58Pubkey, u64Digits } from "../../config/schema.ts";
 
-export { base58Pubkey, isBase58Pubkey, U64_MAX };
+export { base58Pubkey };
 
 /** A u64 amount in smallest units, strictly positive, carried as a decimal string on the wire. */
 export const positiveU64 = u64Digits({
@@ -18,7 +18,7 @@ export const positiveU64 = u64Digits({
  * a plain alphabet: they become Redis keys (where "{" and "}" would move the cluster hash tag) and
  * internal ids use characters outside it ("#").
  */
-export const WIRE_ID = /^[A-Za-z0-9._:-]+$/;
+const WIRE_ID = /^[A-Za-z0-9._:-]+$/;
 export const WIRE_ID_MAX = 128;
 export const wireId = z
   .string({ error: "must be a string" })

@@ -54,7 +54,7 @@ const UNAUTHORIZED: [string, SchemaName] = [
 const TOO_LARGE: [string, SchemaName] = ["body larger than limits.maxBodyBytes", "ErrorBody"];
 const MALFORMED: [string, SchemaName] = ["malformed body; the message names the field", "ErrorBody"];
 
-export const OPERATOR_ROUTES: readonly OperatorRoute[] = [
+const OPERATOR_ROUTES: readonly OperatorRoute[] = [
   {
     method: "get",
     path: "/tokens",

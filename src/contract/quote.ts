@@ -14,7 +14,7 @@ const QUOTE_TYPE_ALIASES: Record<string, QuoteType> = {
   exact_out: "exactOut",
   EXACT_OUT: "exactOut",
 };
-export const quoteTypeSchema = z
+const quoteTypeSchema = z
   .string({ error: "must be a string" })
   // Own keys only: `in` would also take Object.prototype's ("toString", "constructor") and turn the
   // quote type into a function.

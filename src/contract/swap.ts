@@ -26,7 +26,7 @@ export const REJECTION_REASONS = [
 ] as const;
 export type RejectionReason = (typeof REJECTION_REASONS)[number];
 
-export const swapStateSchema = z.union([
+const swapStateSchema = z.union([
   z.literal("accepted"),
   z.literal("rejected"),
   z.object({ rejectedWithReason: z.enum(REJECTION_REASONS) }),

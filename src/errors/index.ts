@@ -19,7 +19,7 @@ export const ErrorCode = {
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
-export function statusOf(code: ErrorCode): ContentfulStatusCode {
+function statusOf(code: ErrorCode): ContentfulStatusCode {
   switch (code) {
     case ErrorCode.MALFORMED_JSON:
     case ErrorCode.INVALID_REQUEST:

@@ -20,7 +20,6 @@ import type { AtaCreation, FillCheck } from "./rules/check.ts";
 import { FILL_RULES, RULE_NAMES } from "./rules/index.ts";
 import { resolveFill } from "./rules/resolve.ts";
 
-export { MAX_COMPUTE_UNIT_LIMIT, makerFeeLamports } from "./rules/compute-budget.ts";
 export type { AtaCreation };
 export { FillRejectCode };
 

@@ -37,7 +37,7 @@ export const FAILING_PROBE_MS = 150;
 export const IDLE_PROBE_MS = 400;
 
 /** The dependencies of a fill, and the no-quote code each gives while it fails. */
-export const FILL_PATH_CODES = {
+const FILL_PATH_CODES = {
   rpc: QuoteDeclineCode.RPC_UNAVAILABLE,
   signer: QuoteDeclineCode.SIGNER_UNAVAILABLE,
   ledger: QuoteDeclineCode.LEDGER_UNAVAILABLE,

@@ -6,7 +6,7 @@ import { AppError, ErrorCode, formatZodError } from "../errors/index.ts";
 import type { AppEnv } from "./env.ts";
 
 /** The 413 for a body over `maxBytes`. */
-export const bodyTooLarge = (maxBytes: number) =>
+const bodyTooLarge = (maxBytes: number) =>
   new AppError(ErrorCode.BODY_SIZE_EXCEEDED, `body: larger than ${maxBytes} bytes`);
 
 /**

@@ -107,7 +107,25 @@ export interface PrimaryOptions {
  * (one line, exit 69, as with one process).
  */
 export async function runPrimary(o: PrimaryOptions): Promise<number> {
-  const { log } = o;
+  const slots: Slot[] = Array.from({ length: o.count }, (_, i) => ({
+    n: i + 1,
+    startedAtMs: 0,
+    listening: false,
+    deaths: 0,
+  }));
+  const { registry, restarts } = primaryMetrics(o.count, slots);
+  const primary = new Primary(o, slots, restarts);
+  const ops = opsServer(primary, registry);
+  const opsUrl = await listenOps(ops, o);
+  o.onOpsListening?.(opsUrl);
+  return primary.run(ops, opsUrl);
+}
+
+/** The primary's own registry: worker restarts by cause, and workers listening against configured. */
+function primaryMetrics(
+  count: number,
+  slots: readonly Slot[],
+): { registry: Registry; restarts: Counter<"cause"> } {
   const registry = new Registry();
   const restarts = new Counter({
     name: "rfq_worker_restarts_total",
@@ -115,12 +133,6 @@ export async function runPrimary(o: PrimaryOptions): Promise<number> {
     labelNames: ["cause"] as const,
     registers: [registry],
   });
-  const slots: Slot[] = Array.from({ length: o.count }, (_, i) => ({
-    n: i + 1,
-    startedAtMs: 0,
-    listening: false,
-    deaths: 0,
-  }));
   new Gauge({
     name: "rfq_workers",
     help: "Workers serving (listening) now, and configured (WORKERS)",
@@ -128,37 +140,38 @@ export async function runPrimary(o: PrimaryOptions): Promise<number> {
     registers: [registry],
     collect() {
       this.set({ state: "listening" }, slots.filter((s) => s.worker && s.listening).length);
-      this.set({ state: "configured" }, o.count);
+      this.set({ state: "configured" }, count);
     },
   });
-  const aggregator = new AggregatorRegistry();
-  let draining = false;
-  let started = false;
-  /** The exit code of a worker that could not start: the primary's own. */
-  let startFailure: number | undefined;
-  /** Whether a worker's reason for not starting has been printed (once, not once per worker). */
-  let fatalPrinted = false;
-  let next = 0;
+  return { registry, restarts };
+}
 
-  const json = (res: ServerResponse, status: number, body: unknown) => {
-    res.writeHead(status, { "content-type": "application/json" });
-    res.end(JSON.stringify(body));
-  };
-  const forward = (req: IncomingMessage, res: ServerResponse, port: number) => {
-    const up = request(
-      { host: "127.0.0.1", port, method: req.method, path: req.url, headers: req.headers },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    up.on("error", () => {
-      if (!res.headersSent) json(res, 503, { status: "not ready", message: "no worker answered" });
-      else res.destroy();
-    });
-    req.pipe(up);
-  };
-  const ops: Server = createServer((req, res) => {
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(JSON.stringify(body));
+}
+
+/** Passes one request to a worker's operations listener on loopback; 503 when none answers. */
+function forward(req: IncomingMessage, res: ServerResponse, port: number): void {
+  const up = request(
+    { host: "127.0.0.1", port, method: req.method, path: req.url, headers: req.headers },
+    (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    },
+  );
+  up.on("error", () => {
+    if (!res.headersSent) json(res, 503, { status: "not ready", message: "no worker answered" });
+    else res.destroy();
+  });
+  req.pipe(up);
+}
+
+/** ADMIN_PORT's server: /metrics answered here, every other request passed round-robin to a worker. */
+function opsServer(primary: Primary, registry: Registry): Server {
+  const aggregator = new AggregatorRegistry();
+  let next = 0;
+  return createServer((req, res) => {
     const path = (req.url ?? "").split("?")[0];
     if (req.method === "GET" && path === "/metrics") {
       Promise.all([aggregator.clusterMetrics(), registry.metrics()]).then(
@@ -170,13 +183,17 @@ export async function runPrimary(o: PrimaryOptions): Promise<number> {
       );
       return;
     }
-    if (draining && path === "/ready") return json(res, 503, { status: "draining", checks: {} });
-    const live = slots.filter((s) => s.worker && s.listening && s.opsPort !== undefined);
+    if (primary.draining && path === "/ready") return json(res, 503, { status: "draining", checks: {} });
+    const live = primary.slots.filter((s) => s.worker && s.listening && s.opsPort !== undefined);
     const slot = live[next++ % Math.max(1, live.length)];
     if (!slot?.opsPort) return json(res, 503, { status: "not ready", checks: { workers: false } });
     forward(req, res, slot.opsPort);
   });
-  // The same one line as a single process's (src/main.ts), exit 69 through runMain.
+}
+
+/** Binds ADMIN_PORT and gives its URL; the same one line as a single process's (src/main.ts) if it cannot. */
+async function listenOps(ops: Server, o: PrimaryOptions): Promise<string> {
+  // Exit 69 through runMain.
   await new Promise<void>((resolve, reject) => {
     ops.once("error", (e: NodeJS.ErrnoException) =>
       reject(
@@ -192,115 +209,155 @@ export async function runPrimary(o: PrimaryOptions): Promise<number> {
     ops.listen(o.adminPort, o.adminHost, () => resolve());
   });
   const addr = ops.address() as import("node:net").AddressInfo;
-  const opsUrl = `http://${addr.address.includes(":") ? `[${addr.address}]` : addr.address}:${addr.port}`;
-  o.onOpsListening?.(opsUrl);
+  return `http://${addr.address.includes(":") ? `[${addr.address}]` : addr.address}:${addr.port}`;
+}
 
-  let finish: (code: number) => void = () => {};
-  const done = new Promise<number>((resolve) => {
-    finish = resolve;
-  });
-  const exitCodes: number[] = [];
+function send(w: Worker | undefined, m: ToWorker): void {
+  try {
+    if (w?.isConnected()) w.send(m);
+  } catch {}
+}
 
-  const send = (w: Worker | undefined, m: ToWorker) => {
-    try {
-      if (w?.isConnected()) w.send(m);
-    } catch {}
-  };
+/** The primary's life: forks the slots, restarts the dead, drains on a signal, and resolves with the exit code. */
+class Primary {
+  draining = false;
+  private started = false;
+  /** The exit code of a worker that could not start: the primary's own. */
+  private startFailure: number | undefined;
+  /** Whether a worker's reason for not starting has been printed (once, not once per worker). */
+  private fatalPrinted = false;
+  private first = { signal: "", atMs: 0 };
+  private graceTimer: NodeJS.Timeout | undefined;
+  private readonly exitCodes: number[] = [];
+  private ops!: Server;
+  private opsUrl = "";
+  private finish: (code: number) => void = () => {};
 
-  const fork = (slot: Slot) => {
+  constructor(
+    private readonly o: PrimaryOptions,
+    readonly slots: Slot[],
+    private readonly restarts: Counter<"cause">,
+  ) {}
+
+  run(ops: Server, opsUrl: string): Promise<number> {
+    this.ops = ops;
+    this.opsUrl = opsUrl;
+    const done = new Promise<number>((resolve) => {
+      this.finish = resolve;
+    });
+    process.on("SIGTERM", () => this.onSignal("SIGTERM"));
+    process.on("SIGINT", () => this.onSignal("SIGINT"));
+    for (const slot of this.slots) this.fork(slot);
+    return done;
+  }
+
+  private fork(slot: Slot): void {
+    const o = this.o;
     slot.restartTimer = undefined;
     slot.listening = false;
     slot.opsPort = undefined;
     slot.startedAtMs = Date.now();
     const worker = cluster.fork({
       [WORKER_SLOT_ENV]: String(slot.n),
-      [PRIMARY_OPS_URL_ENV]: opsUrl,
+      [PRIMARY_OPS_URL_ENV]: this.opsUrl,
       [DOTENV_SET_ENV]: (o.dotEnvSet ?? []).join(","),
       WORKERS: String(o.count),
     });
     slot.worker = worker;
-    worker.on("message", (m: ToPrimary) => {
-      if (m?.type === "rfq:fatal") {
-        // At start, the one line a single process prints; a restarted worker's, in the log.
-        if (started) log.error({ worker: slot.n, code: m.code }, m.text);
-        else if (!fatalPrinted) process.stderr.write(`${m.text}\n`);
-        fatalPrinted = true;
-        return;
-      }
-      if (m?.type !== "rfq:listening") return;
-      slot.listening = true;
-      slot.opsPort = m.opsPort;
-      // A signal that came while this worker was starting reached it before it listened for one.
-      if (draining && startFailure === undefined)
-        send(worker, { type: "rfq:shutdown", signal: first.signal });
-      if (!started && slots.every((s) => s.listening)) {
-        started = true;
-        log.info(
-          { workers: o.count, pids: slots.map((s) => s.worker?.process.pid) },
-          "all workers listening",
-        );
-      }
-    });
-    worker.on("exit", (code, signal) => {
-      const lived = Date.now() - slot.startedAtMs;
-      const wasListening = slot.listening;
-      slot.worker = undefined;
-      slot.listening = false;
-      if (draining) {
-        exitCodes.push(code ?? 1);
-        log.info({ worker: slot.n, pid: worker.process.pid, code, signal }, "worker exited (draining)");
-        if (slots.every((s) => !s.worker)) void close(startFailure);
-        return;
-      }
-      if (!started && !wasListening) {
-        // A worker that could not start (configuration, an unreachable dependency): stop the start.
-        log.fatal({ worker: slot.n, code, signal }, "a worker failed to start; stopping the others");
-        draining = true;
-        for (const s of slots) if (s.worker) s.worker.process.kill("SIGKILL");
-        const code0 = code && code > 0 ? code : 1;
-        startFailure = code0;
-        const stopAll = () => (slots.every((s) => !s.worker) ? close(code0) : setTimeout(stopAll, 50));
-        stopAll();
-        return;
-      }
-      slot.deaths = lived >= 30_000 ? 1 : slot.deaths + 1;
-      const delay = restartDelayMs(slot.deaths, lived);
-      restarts.inc({ cause: signal ?? `exit ${code}` });
-      log.error(
-        { worker: slot.n, pid: worker.process.pid, code, signal, livedMs: lived, restartInMs: delay },
-        `worker ${slot.n} died (${signal ?? `exit ${code}`}); restarting in ${delay} ms`,
-      );
-      slot.restartTimer = setTimeout(() => fork(slot), delay);
-    });
-  };
+    worker.on("message", (m: ToPrimary) => this.onMessage(slot, worker, m));
+    worker.on("exit", (code, signal) => this.onExit(slot, worker, code, signal));
+  }
 
-  let graceTimer: NodeJS.Timeout | undefined;
-  const close = async (code?: number) => {
-    if (graceTimer) clearTimeout(graceTimer);
+  private onMessage(slot: Slot, worker: Worker, m: ToPrimary): void {
+    const { o, slots } = this;
+    if (m?.type === "rfq:fatal") {
+      // At start, the one line a single process prints; a restarted worker's, in the log.
+      if (this.started) o.log.error({ worker: slot.n, code: m.code }, m.text);
+      else if (!this.fatalPrinted) process.stderr.write(`${m.text}\n`);
+      this.fatalPrinted = true;
+      return;
+    }
+    if (m?.type !== "rfq:listening") return;
+    slot.listening = true;
+    slot.opsPort = m.opsPort;
+    // A signal that came while this worker was starting reached it before it listened for one.
+    if (this.draining && this.startFailure === undefined)
+      send(worker, { type: "rfq:shutdown", signal: this.first.signal });
+    if (!this.started && slots.every((s) => s.listening)) {
+      this.started = true;
+      o.log.info(
+        { workers: o.count, pids: slots.map((s) => s.worker?.process.pid) },
+        "all workers listening",
+      );
+    }
+  }
+
+  private onExit(slot: Slot, worker: Worker, code: number | null, signal: string | null): void {
+    const { o, slots } = this;
+    const lived = Date.now() - slot.startedAtMs;
+    const wasListening = slot.listening;
+    slot.worker = undefined;
+    slot.listening = false;
+    if (this.draining) {
+      this.exitCodes.push(code ?? 1);
+      o.log.info({ worker: slot.n, pid: worker.process.pid, code, signal }, "worker exited (draining)");
+      if (slots.every((s) => !s.worker)) void this.close(this.startFailure);
+      return;
+    }
+    if (!this.started && !wasListening) {
+      this.stopTheStart(slot, code, signal);
+      return;
+    }
+    slot.deaths = lived >= 30_000 ? 1 : slot.deaths + 1;
+    const delay = restartDelayMs(slot.deaths, lived);
+    this.restarts.inc({ cause: signal ?? `exit ${code}` });
+    o.log.error(
+      { worker: slot.n, pid: worker.process.pid, code, signal, livedMs: lived, restartInMs: delay },
+      `worker ${slot.n} died (${signal ?? `exit ${code}`}); restarting in ${delay} ms`,
+    );
+    slot.restartTimer = setTimeout(() => this.fork(slot), delay);
+  }
+
+  /** A worker that could not start (configuration, an unreachable dependency): stop the start. */
+  private stopTheStart(slot: Slot, code: number | null, signal: string | null): void {
+    const slots = this.slots;
+    this.o.log.fatal({ worker: slot.n, code, signal }, "a worker failed to start; stopping the others");
+    this.draining = true;
+    for (const s of slots) if (s.worker) s.worker.process.kill("SIGKILL");
+    const code0 = code && code > 0 ? code : 1;
+    this.startFailure = code0;
+    const stopAll = () => (slots.every((s) => !s.worker) ? this.close(code0) : setTimeout(stopAll, 50));
+    stopAll();
+  }
+
+  private async close(code?: number): Promise<void> {
+    if (this.graceTimer) clearTimeout(this.graceTimer);
     await new Promise<void>((resolve) => {
-      ops.close(() => resolve());
-      ops.closeAllConnections();
+      this.ops.close(() => resolve());
+      this.ops.closeAllConnections();
     });
+    const exitCodes = this.exitCodes;
     const worst = code ?? (exitCodes.every((c) => c === 0) ? 0 : 1);
     if (code === undefined)
-      log.info(
+      this.o.log.info(
         { exitCodes },
         worst === 0 ? "all workers drained; shut down cleanly" : "workers drained; some did not exit cleanly",
       );
-    finish(worst);
-  };
+    this.finish(worst);
+  }
 
-  let first = { signal: "", atMs: 0 };
-  const onSignal = (signal: string) => {
-    if (draining) {
+  private onSignal(signal: string): void {
+    const { o, slots } = this;
+    const log = o.log;
+    if (this.draining) {
       // The first signal delivered twice (npm's forward, the process group's own): not a second one.
-      if (signal === first.signal && Date.now() - first.atMs < DUPLICATE_SIGNAL_MS) return;
+      if (signal === this.first.signal && Date.now() - this.first.atMs < DUPLICATE_SIGNAL_MS) return;
       log.error({ signal }, `second ${signal}: forcing the workers out`);
       for (const s of slots) send(s.worker, { type: "rfq:force", why: `second ${signal}` });
       return;
     }
-    draining = true;
-    first = { signal, atMs: Date.now() };
+    this.draining = true;
+    this.first = { signal, atMs: Date.now() };
     log.info(
       { signal, workers: slots.filter((s) => s.worker).length },
       "shutting down: draining every worker",
@@ -311,22 +368,17 @@ export async function runPrimary(o: PrimaryOptions): Promise<number> {
       send(s.worker, { type: "rfq:shutdown", signal });
     }
     if (slots.every((s) => !s.worker)) {
-      void close();
+      void this.close();
       return;
     }
     // The workers force themselves out at SHUTDOWN_GRACE_MS; this is the backstop for a hung one.
-    graceTimer = setTimeout(() => {
+    this.graceTimer = setTimeout(() => {
       log.error("shutdown forced: workers still running past the grace period; killing them");
       for (const s of slots) s.worker?.process.kill("SIGKILL");
-      exitCodes.push(1);
+      this.exitCodes.push(1);
     }, o.graceMs + 2_000);
-    graceTimer.unref();
-  };
-  process.on("SIGTERM", () => onSignal("SIGTERM"));
-  process.on("SIGINT", () => onSignal("SIGINT"));
-
-  for (const slot of slots) fork(slot);
-  return done;
+    this.graceTimer.unref();
+  }
 }
 
 /**

@@ -5,7 +5,7 @@
  * and 250 ms, so a skewed operator clock cannot make us refuse everything.
  */
 
-export const DEFAULT_QUOTE_TIMEOUT_MS = 250;
+const DEFAULT_QUOTE_TIMEOUT_MS = 250;
 /** Beyond these, the header says more about clock skew than about the request. */
 const MAX_FUTURE_SKEW_MS = 2_000;
 const MAX_PAST_AGE_MS = 10_000;

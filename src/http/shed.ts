@@ -115,7 +115,7 @@ const loopLagMs = (): number => {
 /** How long every quote must have waited for the queue to count as standing. */
 export const STANDING_WINDOW_MS = 100;
 /** The least wait, as a share of the budget, every quote in a window must show for a standing queue. */
-export const STANDING_SHARE = 0.1;
+const STANDING_SHARE = 0.1;
 
 /**
  * Tells a standing queue from a passing stall: the least wait (as a share of its budget) seen over

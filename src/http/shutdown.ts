@@ -39,7 +39,6 @@ export interface ShutdownOptions {
   now?: () => number;
 }
 
-export const DEFAULT_SHUTDOWN_DRAIN_MS = 5_000;
 /** A repeat of the first signal this soon after it is a duplicate delivery, not a person's second one. */
 export const DUPLICATE_SIGNAL_MS = 250;
 export const DEFAULT_SHUTDOWN_GRACE_MS = 25_000;

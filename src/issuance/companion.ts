@@ -29,7 +29,7 @@ import type { Signer } from "../signing/port.ts";
 import type { IssuanceNeed } from "./policy.ts";
 
 /** Compute units the companion asks for (a mint or burn plus a transfer use under 10,000). */
-export const COMPANION_COMPUTE_UNIT_LIMIT = 30_000;
+const COMPANION_COMPUTE_UNIT_LIMIT = 30_000;
 
 /** The reference key a companion carries for its quote: sha256("rfq:" + quoteId). */
 export const companionReference = (quoteId: string): PublicKey =>

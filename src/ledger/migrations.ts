@@ -220,7 +220,7 @@ export async function migrate(
 }
 
 /** The migration's statements (no semicolons inside literals or bodies in these migrations). */
-export function splitStatements(sql: string): string[] {
+function splitStatements(sql: string): string[] {
   return sql
     .split(";")
     .map((s) => s.trim())

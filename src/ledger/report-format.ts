@@ -37,7 +37,7 @@ export function withSymbolsOf(
 }
 
 /** Smallest units as a decimal number of tokens (exact: bigint arithmetic). */
-export function tokens(units: string, decimals: number | null): string {
+function tokens(units: string, decimals: number | null): string {
   if (decimals === null || decimals === 0) return units;
   const neg = units.startsWith("-");
   const digits = (neg ? units.slice(1) : units).padStart(decimals + 1, "0");

@@ -98,7 +98,7 @@ export interface ToxicLine {
 }
 
 /** The configuration schema's defaults (config/schema.ts, toxicity). */
-export const DEFAULT_TOXIC_LINE: ToxicLine = { flagBelowBps: -10, minFills: 20 };
+const DEFAULT_TOXIC_LINE: ToxicLine = { flagBelowBps: -10, minFills: 20 };
 
 export interface LedgerReport {
   from: string;
@@ -270,7 +270,7 @@ export async function ledgerReport(
 }
 
 /** Parses a report bound: a date (YYYY-MM-DD, UTC midnight) or a full ISO 8601 instant. */
-export function parseInstant(text: string, what: string): number {
+function parseInstant(text: string, what: string): number {
   const ms = /^\d{4}-\d{2}-\d{2}$/.test(text) ? Date.parse(`${text}T00:00:00Z`) : Date.parse(text);
   if (!Number.isFinite(ms))
     throw new RangeError(`${what}: not a date (YYYY-MM-DD) or ISO 8601 instant: ${text}`);

@@ -8,7 +8,7 @@ export type Logger = pino.Logger;
  * attaches the failed command (`command: {name, args}`: keys, values, whole Lua scripts for EVAL) and
  * earlier errors. Only the command's name stays.
  */
-export function errorSerializer(err: unknown): unknown {
+function errorSerializer(err: unknown): unknown {
   const out = pino.stdSerializers.err(err as Error) as unknown as Record<string, unknown>;
   if (!out || typeof out !== "object") return out;
   const command = out.command as { name?: unknown } | undefined;

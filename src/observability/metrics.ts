@@ -19,7 +19,7 @@ import { buildInfo } from "./build-info.ts";
  * `undefined`: "no data" is an absent series (Prometheus' own way to say it; `rate < 0.95` is then
  * not true, and a panel shows "No data"), never a made-up value and never NaN.
  */
-export class OptionalGauge extends Gauge {
+class OptionalGauge extends Gauge {
   private present = false;
 
   /** The value, or `undefined` for no sample. */
@@ -323,30 +323,27 @@ function watchInventory(
   inventory: Inventory,
   now: () => number,
 ): void {
-  new Gauge({
-    name: "rfq_inventory_balance_units",
-    help: "Maker balance by token, smallest units (last chain read)",
-    labelNames: ["symbol", "mint"] as const,
-    aggregator: "max",
-    registers,
-    collect() {
-      this.reset();
-      for (const h of inventory.snapshot().holdings)
-        this.set({ symbol: h.symbol, mint: h.mint }, Number(h.balance));
-    },
-  });
-  new Gauge({
-    name: "rfq_inventory_reserved_units",
-    help: "Maker inventory reserved for claimed swaps not yet settled, by token, smallest units",
-    labelNames: ["symbol", "mint"] as const,
-    aggregator: "max",
-    registers,
-    collect() {
-      this.reset();
-      for (const h of inventory.snapshot().holdings)
-        this.set({ symbol: h.symbol, mint: h.mint }, Number(h.reserved));
-    },
-  });
+  const byToken = [
+    ["rfq_inventory_balance_units", "balance", "Maker balance by token, smallest units (last chain read)"],
+    [
+      "rfq_inventory_reserved_units",
+      "reserved",
+      "Maker inventory reserved for claimed swaps not yet settled, by token, smallest units",
+    ],
+  ] as const;
+  for (const [name, field, help] of byToken)
+    new Gauge({
+      name,
+      help,
+      labelNames: ["symbol", "mint"] as const,
+      aggregator: "max",
+      registers,
+      collect() {
+        this.reset();
+        for (const h of inventory.snapshot().holdings)
+          this.set({ symbol: h.symbol, mint: h.mint }, Number(h[field]));
+      },
+    });
   // The floors the alerts compare the balances with (deploy/monitoring/prometheus/alerts.yml): fixed by
   // the configuration, exported so that a rule needs no copy of them.
   const floors = new Gauge({

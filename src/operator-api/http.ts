@@ -191,7 +191,7 @@ function safeJson(body: string): unknown {
 }
 
 /** One execute answer (any status) as an outcome. */
-export function readExecuteAnswer(status: number, body: string, attempts: number): ExecuteOutcome {
+function readExecuteAnswer(status: number, body: string, attempts: number): ExecuteOutcome {
   const raw = safeJson(body);
   const result = executeResultSchema.safeParse(raw);
   if (result.success) {

@@ -12,7 +12,7 @@ import { ROUTER_NAMES } from "../../config/schema.ts";
 const digits = z.string().regex(/^\d+$/, "must be a string of digits");
 
 /** `swapInfo` of a route step: all strings, all required. */
-export const swapInfoSchema = z.looseObject({
+const swapInfoSchema = z.looseObject({
   ammKey: z.string(),
   label: z.string(),
   inputMint: z.string(),
@@ -21,14 +21,14 @@ export const swapInfoSchema = z.looseObject({
   outAmount: z.string(),
 });
 
-export const routeStepSchema = z.looseObject({
+const routeStepSchema = z.looseObject({
   swapInfo: swapInfoSchema,
   percent: z.number(),
   bps: z.number(),
   usdValue: z.number().optional(),
 });
 
-export const ROUTERS = ROUTER_NAMES;
+const ROUTERS = ROUTER_NAMES;
 export type Router = (typeof ROUTERS)[number];
 
 /** GET /ultra/v1/order, 200. */
@@ -80,7 +80,7 @@ export type SwapOrder = z.output<typeof swapOrderSchema>;
 /** 400 and 500 of GET /order: `{error}`. */
 export const simpleErrorSchema = z.looseObject({ error: z.string() });
 
-export const swapEventSchema = z.looseObject({
+const swapEventSchema = z.looseObject({
   inputMint: z.string(),
   inputAmount: z.string(),
   outputMint: z.string(),

@@ -272,7 +272,7 @@ function hazardChecks(config: Config): Check[] {
  * What production needs beyond quoting: the admin API's key (switches, reports, taker lists) and the
  * public HTTPS address the operator is given (`npm run registration`). Flagged in production only.
  */
-export function operationsChecks(config: Config): Check[] {
+function operationsChecks(config: Config): Check[] {
   const production = config.mode === "production";
   const out: Check[] = [];
   out.push(

@@ -19,7 +19,7 @@ export const FILL_DISCRIMINATOR = Uint8Array.from([168, 96, 183, 163, 92, 10, 40
 /** 8 discriminator + 3 x 8 (input_amount, output_amount, expire_at) + u16 fee bps + flags byte. */
 export const FILL_DATA_LENGTH = 8 + 24 + 3;
 /** Flags bit 0: the quote was exact-out. */
-export const FILL_FLAG_EXACT_OUT = 0x01;
+const FILL_FLAG_EXACT_OUT = 0x01;
 
 /** Lighthouse instructions that only assert (account and token-account assertions); nothing else. */
 export const LIGHTHOUSE_ALLOWED_DISCRIMINATORS: ReadonlySet<number> = new Set([5, 6, 9, 10]);

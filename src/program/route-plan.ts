@@ -69,7 +69,7 @@ type Field =
 /** The tag of the RFQ v2 step: JupiterRfqV2 { side, fill_data: Vec<u8> }. */
 export const JUPITER_RFQ_V2_TAG = 120;
 /** The highest tag of the published enum. */
-export const LAST_PUBLISHED_TAG = 125;
+const LAST_PUBLISHED_TAG = 125;
 
 /** Every variant with a payload; the other tags 0-125 carry none. */
 const PAYLOADS: ReadonlyMap<number, readonly Field[]> = new Map<number, readonly Field[]>([

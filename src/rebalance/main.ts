@@ -54,7 +54,7 @@ const USAGE = {
 } as const;
 
 /** The pass as lines for a person. */
-export function formatPass(report: PassReport, dryRun: boolean): string {
+function formatPass(report: PassReport, dryRun: boolean): string {
   const lines: string[] = [];
   for (const s of report.plan.skipped) lines.push(`${s.symbol}: no trade: ${s.why}`);
   for (const t of report.trades) {

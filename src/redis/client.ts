@@ -79,13 +79,13 @@ export type RedisTarget = (
   tls?: ConnectionOptions;
 };
 
-export const DEFAULT_REDIS_COMMAND_TIMEOUT_MS = 1_000;
+const DEFAULT_REDIS_COMMAND_TIMEOUT_MS = 1_000;
 
 /** Reconnect delay after the n-th failed attempt: 50, 100, ... capped at 200 ms; never gives up. */
-export const reconnectDelayMs = (attempt: number): number => Math.min(50 * attempt, 200);
+const reconnectDelayMs = (attempt: number): number => Math.min(50 * attempt, 200);
 
 /** `redis://host:port/db` without user or password, for logs and start-up errors. */
-export function redisAddress(url: string): string {
+function redisAddress(url: string): string {
   try {
     const u = new URL(url);
     return `${u.protocol}//${u.host}${u.pathname && u.pathname !== "/" ? u.pathname : ""}`;
@@ -222,9 +222,7 @@ const hostPort = (n: HostPort) => (n.host.includes(":") ? `[${n.host}]:${n.port}
 const LOADING_RETRY_MS = 100;
 
 /** The fail-fast settings, for callers that must build a client themselves (tests, tools). */
-export function failFastOptions(
-  opts: Pick<RedisClientOptions, "commandTimeoutMs" | "connectTimeoutMs"> = {},
-) {
+function failFastOptions(opts: Pick<RedisClientOptions, "commandTimeoutMs" | "connectTimeoutMs"> = {}) {
   return {
     // Off: a quote's one command rarely shares a tick, and a Pipeline per batch costs more than it saves.
     enableAutoPipelining: false,
@@ -317,7 +315,7 @@ export function createRedisClient(target: RedisTarget | string, opts: RedisClien
  * info line when it is back, the `rfq_redis_up{client}` gauge and `rfq_redis_errors_total{client}`.
  * Only the error's code and message are logged, never the command it belonged to (arguments, Lua).
  */
-export function watchRedis(redis: RedisClient, opts: RedisClientOptions & { address: string }): void {
+function watchRedis(redis: RedisClient, opts: RedisClientOptions & { address: string }): void {
   const client = opts.client ?? "main";
   let down = false;
   let lastError = "";

@@ -380,7 +380,7 @@ export type SignerRefusalCode = (typeof SignerRefusalCode)[keyof typeof SignerRe
  * LOOKUP_TABLES_NOT_SUPPORTED, INVALID_MAKER_ACCOUNT_USE, SIMULATION_FAILED, SIGNATURE_UNAVAILABLE,
  * SELF_TRADE, the inventory's, the issuer's).
  */
-export const RebalanceRefusalCode = {
+const RebalanceRefusalCode = {
   /** The operator answered an error code, or an order without a transaction. */
   REBALANCE_ORDER_WITHOUT_TRANSACTION: "REBALANCE_ORDER_WITHOUT_TRANSACTION",
   /** The order swaps other mints than the ones asked. */

@@ -124,15 +124,15 @@ export async function decidedInLedger(db: SqlQueries, quoteId: string): Promise<
   };
 }
 
-export const v2QuoteId = (swapUuid: string): string => `v2:${swapUuid}`;
+const v2QuoteId = (swapUuid: string): string => `v2:${swapUuid}`;
 
 /** The message hash of an offered swap: of its message when it decoded, else of the raw text. */
-export function offeredHash(offer: Pick<V2Offered, "base64" | "tx">): string {
+function offeredHash(offer: Pick<V2Offered, "base64" | "tx">): string {
   return offer.tx ? fillMessageHash(offer.tx) : createHash("sha256").update(offer.base64).digest("hex");
 }
 
 /** The trade a judged swap makes, from the maker's side: "sell" when it pays out the base (a taker Bid). */
-export function v2Trade(v: V2Judged): TradeTerms & { inputMint: string; outputMint: string } {
+function v2Trade(v: V2Judged): TradeTerms & { inputMint: string; outputMint: string } {
   const makerSells = v.leg.takerSide === "bid";
   return {
     pair: v.pair.pairKey,

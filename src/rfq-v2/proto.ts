@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import * as grpc from "@grpc/grpc-js";
 import { loadSync } from "@grpc/proto-loader";
 
-export const PROTO_FILE = join(dirname(fileURLToPath(import.meta.url)), "market_maker.proto");
+const PROTO_FILE = join(dirname(fileURLToPath(import.meta.url)), "market_maker.proto");
 
 const definition = loadSync(PROTO_FILE, {
   keepCase: true,

@@ -25,7 +25,7 @@
  */
 import { z } from "zod";
 
-export const MAX_LINE_BYTES = 64 * 1024;
+const MAX_LINE_BYTES = 64 * 1024;
 
 /** An unsigned integer as decimal text (bigints travel as strings). */
 const digits = z.string().regex(/^\d{1,20}$/, "an unsigned integer as decimal text");

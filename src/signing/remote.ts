@@ -28,7 +28,7 @@ type Endpoint =
   | { kind: "tls"; host: string; port: number; ca: Buffer; cert: Buffer; key: Buffer };
 
 /** Parses SIGNER_URL and reads the TLS files; throws naming the setting at fault. */
-export function signerEndpoint(s: RemoteSignerSettings): Endpoint {
+function signerEndpoint(s: RemoteSignerSettings): Endpoint {
   let url: URL;
   try {
     url = new URL(s.url);

@@ -16,7 +16,7 @@ import { embeddedLedgerHolder } from "../ledger/pglite.ts";
 export const START_TIMEOUT_MS = 5_000;
 
 /** Where the start opens the ledger; undefined when it opens none. */
-export function startLedgerLocation(config: Config): ReturnType<typeof ledgerLocation> {
+function startLedgerLocation(config: Config): ReturnType<typeof ledgerLocation> {
   return config.mode === "acceptance" ? undefined : ledgerLocation(config);
 }
 

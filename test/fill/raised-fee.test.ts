@@ -8,7 +8,7 @@
 import { describe, expect, it } from "vitest";
 import { buildFillTransaction } from "../../sandbox/fill/builder.ts";
 import { raisedFeeCaps } from "../../src/fill/raised-fee-cap.ts";
-import { makerFeeLamports } from "../../src/fill/validate.ts";
+import { makerFeeLamports } from "../../src/fill/rules/compute-budget.ts";
 import { MINT, testConfig } from "../support/config.ts";
 import {
   ATTACK_SCENARIOS,

@@ -8,11 +8,7 @@
  */
 import { Keypair, PublicKey, type VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
-import { Registry } from "prom-client";
-import { afterEach, describe, expect, it } from "vitest";
-import { MemoryInventory } from "../../inventory/memory.ts";
-import { QuotingBook } from "../../pricing/book.ts";
-import { MemoryControls } from "../../pricing/controls/memory.ts";
+import { describe, expect, it } from "vitest";
 import { creditSol, creditToken } from "../../src/chain/local/seed.ts";
 import { MemoryFillJournal } from "../../src/journal/memory.ts";
 import { Ledger } from "../../src/ledger/ledger.ts";
@@ -24,30 +20,16 @@ import { LedgerWriter } from "../../src/ledger/writer.ts";
 import { createLogger } from "../../src/observability/logger.ts";
 import { Metrics } from "../../src/observability/metrics.ts";
 import { sweep } from "../../src/program/rfq-v2.ts";
-import { MemoryQuoteStore } from "../../src/quote-store/memory.ts";
 import { decidedInLedger, V2SwapLedger } from "../../src/rfq-v2/ledger.ts";
-import { rfqV2Metrics } from "../../src/rfq-v2/metrics.ts";
-import { RfqV2Service } from "../../src/rfq-v2/service.ts";
-import { KeypairSigner } from "../../src/signing/keypair.ts";
 import { makeWorld } from "../inventory/support.ts";
+import { cleanupsAfterEach } from "../support/cleanups.ts";
 import { MINT } from "../support/config.ts";
-import { solUsdcBid, standInOver } from "../support/rfq-v2.ts";
+import { solUsdcBid, standInOver, startV2Channel, swapsWith, until } from "../support/rfq-v2.ts";
 
 const MAKER_ID = "maker-ledger";
 const TOKEN = "jwt-for-the-stand-in-0123456789";
 const log = createLogger("silent");
-const closers: (() => Promise<unknown> | unknown)[] = [];
-afterEach(async () => {
-  for (const c of closers.splice(0).reverse()) await c();
-});
-
-async function until(cond: () => boolean | Promise<boolean>, what: string, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const closers = cleanupsAfterEach();
 
 async function stack(opts: { land?: boolean } = { land: true }) {
   const w = makeWorld((f) => ({
@@ -58,9 +40,6 @@ async function stack(opts: { land?: boolean } = { land: true }) {
   const url = await standIn.listen("127.0.0.1", 0);
   closers.push(() => standIn.close());
   w.clock.t = Date.now();
-  const inventory = new MemoryInventory({ ...w.options(), now: Date.now });
-  await inventory.start();
-  closers.push(() => inventory.close());
   const db = await PgliteSqlClient.open();
   closers.push(() => db.close());
   await migrate(db);
@@ -79,37 +58,27 @@ async function stack(opts: { land?: boolean } = { land: true }) {
     horizons: [{ label: "0s", ms: 0 }],
   });
   closers.push(() => markouts.close());
-  const registry = new Registry();
-  const v2metrics = rfqV2Metrics(registry);
-  const service = new RfqV2Service({
-    config: w.config,
-    chain: w.chain,
-    settings: { url, makerId: MAKER_ID, authToken: TOKEN },
-    book: new QuotingBook(w.config, w.sources, { controls: new MemoryControls() }),
-    inventory,
-    signer: new KeypairSigner(w.maker),
+  const { registry } = await startV2Channel({
+    w,
+    url,
+    makerId: MAKER_ID,
+    token: TOKEN,
+    closers,
     log,
-    metrics: v2metrics,
-    messages: new MemoryQuoteStore(),
-    client: { backoff: { initialMs: 50, maxMs: 200 } },
-    ledger: new V2SwapLedger({
-      journal,
-      log,
-      onLanded: (sig, quoteId, trade, at) => markouts.onLanded(sig, quoteId, trade, at),
-    }),
+    deps: {
+      ledger: new V2SwapLedger({
+        journal,
+        log,
+        onLanded: (sig, quoteId, trade, at) => markouts.onLanded(sig, quoteId, trade, at),
+      }),
+    },
   });
-  closers.push(() => service.close());
-  await service.start();
-  await until(() => standIn.liveSet(MAKER_ID, MINT.SOL, MINT.USDC) !== undefined, "SOL/USDC levels");
+  await until(() => standIn.liveSet(MAKER_ID, MINT.SOL, MINT.USDC) !== undefined, "SOL/USDC levels", 10_000);
   const taker = Keypair.generate();
   creditSol(w.chain, taker.publicKey, 1_000_000_000n);
   creditToken(w.chain, taker.publicKey, new PublicKey(MINT.USDC), 500_000_000n);
   const offer = solUsdcBid({ makerId: MAKER_ID, taker, inAmount: 250_000_000n });
-  const swapsWith = async (outcome: string) =>
-    (await registry.getSingleMetric("rfq_v2_swaps_total")!.get()).values.find(
-      (v) => v.labels.outcome === outcome,
-    )?.value ?? 0;
-  return { w, standIn, ledger, writer, markouts, journal, registry, offer, taker, swapsWith };
+  return { w, standIn, ledger, writer, markouts, journal, registry, offer, taker };
 }
 
 describe("RFQ v2 swaps in the fill ledger", () => {
@@ -121,8 +90,12 @@ describe("RFQ v2 swaps in the fill ledger", () => {
     const signature = (r as { signature: string }).signature;
     expect(signature).toBeTruthy();
     // The redelivery was refused as a duplicate (and so never signed twice).
-    await until(async () => (await s.swapsWith("V2_DUPLICATE_SWAP")) === 1, "the redelivery refused");
-    await until(async () => (await s.ledger.fills()).length === 1, "the fill row");
+    await until(
+      async () => (await swapsWith(s.registry, "V2_DUPLICATE_SWAP")) === 1,
+      "the redelivery refused",
+      10_000,
+    );
+    await until(async () => (await s.ledger.fills()).length === 1, "the fill row", 10_000);
     await s.markouts.idle();
     await s.writer.drain();
 

@@ -9,46 +9,28 @@
  * refusal carries the webhook's own code for the rule, and leaves the maker's accounts as they were.
  */
 import { Keypair, PublicKey } from "@solana/web3.js";
-import { Registry } from "prom-client";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from "../../config/schema.ts";
 import type { IssuanceUsage } from "../../inventory/issuance/interface.ts";
 import { MemoryIssuanceUsage } from "../../inventory/issuance/memory.ts";
 import { RedisIssuanceUsage } from "../../inventory/issuance/redis.ts";
-import { MemoryInventory } from "../../inventory/memory.ts";
-import { QuotingBook } from "../../pricing/book.ts";
-import { MemoryControls } from "../../pricing/controls/memory.ts";
 import { creditSol, creditToken, tokenBalance } from "../../src/chain/local/seed.ts";
 import { IssuancePolicies } from "../../src/issuance/policy.ts";
-import { createLogger } from "../../src/observability/logger.ts";
 import type { QuoteStore } from "../../src/quote-store/interface.ts";
 import { MemoryQuoteStore } from "../../src/quote-store/memory.ts";
 import { RedisQuoteStore } from "../../src/quote-store/redis.ts";
-import { rfqV2Metrics } from "../../src/rfq-v2/metrics.ts";
-import { RfqV2Service } from "../../src/rfq-v2/service.ts";
-import { KeypairSigner } from "../../src/signing/keypair.ts";
 import { MemoryTakerStanding } from "../../src/toxicity/memory.ts";
 import { makeWorld } from "../inventory/support.ts";
+import { cleanupsAfterEach } from "../support/cleanups.ts";
 import { MINT } from "../support/config.ts";
 import { permissionedSetup } from "../support/permissioned.ts";
 import { fileRedis } from "../support/redis.ts";
-import { standInOver } from "../support/rfq-v2.ts";
+import { solUsdcBid, standInOver, startV2Channel, until } from "../support/rfq-v2.ts";
 
 const MAKER_ID = "maker-policy";
 const TOKEN = "jwt-for-the-stand-in-0123456789";
 const { redis, prefix } = fileRedis();
-const closers: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const c of closers.splice(0).reverse()) await c();
-});
-
-async function until(cond: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const closers = cleanupsAfterEach();
 
 /** The maker holds 5 TBILL; TBILL/USDC streamed; `over` changes TBILL's issuance policy. */
 async function channel(
@@ -71,30 +53,22 @@ async function channel(
   const url = await standIn.listen("127.0.0.1", 0);
   closers.push(() => standIn.close());
   w.clock.t = Date.now();
-  const inventory = new MemoryInventory({ ...w.options(), now: Date.now });
-  await inventory.start();
-  closers.push(() => inventory.close());
   const usage = o.usage ?? new MemoryIssuanceUsage();
-  const registry = new Registry();
-  const service = new RfqV2Service({
-    config: w.config,
-    chain: w.chain,
-    settings: { url, makerId: MAKER_ID, authToken: TOKEN },
-    book: new QuotingBook(w.config, w.sources, { controls: new MemoryControls() }),
-    inventory,
-    signer: new KeypairSigner(w.maker),
-    log: createLogger("silent"),
-    metrics: rfqV2Metrics(registry),
-    client: { backoff: { initialMs: 50, maxMs: 200 } },
-    messages: o.messages ?? new MemoryQuoteStore(),
-    ...(o.takers ? { takers: o.takers } : {}),
-    issuance: { policies: new IssuancePolicies(w.config), usage },
+  const { inventory, registry, service } = await startV2Channel({
+    w,
+    url,
+    makerId: MAKER_ID,
+    token: TOKEN,
+    closers,
+    ...(o.messages ? { messages: o.messages } : {}),
+    deps: {
+      ...(o.takers ? { takers: o.takers } : {}),
+      issuance: { policies: new IssuancePolicies(w.config), usage },
+    },
   });
-  closers.push(() => service.close());
-  await service.start();
   const tbill = p.mint.toBase58();
-  await until(() => standIn.liveSet(MAKER_ID, tbill, MINT.USDC) !== undefined, "TBILL/USDC levels");
-  await until(() => standIn.liveSet(MAKER_ID, MINT.SOL, MINT.USDC) !== undefined, "SOL/USDC levels");
+  await until(() => standIn.liveSet(MAKER_ID, tbill, MINT.USDC) !== undefined, "TBILL/USDC levels", 10_000);
+  await until(() => standIn.liveSet(MAKER_ID, MINT.SOL, MINT.USDC) !== undefined, "SOL/USDC levels", 10_000);
   const usdc = new PublicKey(MINT.USDC);
   /** A wallet with SOL for its accounts, `usdcUnits` USDC and `tbillUnits` TBILL. */
   const wallet = (k: Keypair, usdcUnits: bigint, tbillUnits = 0n) => {
@@ -122,18 +96,7 @@ async function channel(
       timeoutMs: 2_000,
     });
   const solOffer = (taker: Keypair, inAmount: bigint) =>
-    standIn.offerSwap({
-      makerId: MAKER_ID,
-      taker,
-      baseMint: MINT.SOL,
-      quoteMint: MINT.USDC,
-      baseTokenProgram: TOKEN_PROGRAM,
-      quoteTokenProgram: TOKEN_PROGRAM,
-      baseDecimals: 9,
-      takerSide: "bid",
-      inAmount,
-      timeoutMs: 2_000,
-    });
+    standIn.offerSwap(solUsdcBid({ makerId: MAKER_ID, taker, inAmount, timeoutMs: 2_000 }));
   const outcomes = async () =>
     Object.fromEntries(
       (await registry.getSingleMetric("rfq_v2_swaps_total")!.get()).values.map((v) => [

@@ -8,42 +8,24 @@
  */
 import { readFileSync } from "node:fs";
 import { Keypair, PublicKey } from "@solana/web3.js";
-import { Registry } from "prom-client";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { FileConfig } from "../../config/schema.ts";
 import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from "../../config/schema.ts";
-import { MemoryInventory } from "../../inventory/memory.ts";
-import { QuotingBook } from "../../pricing/book.ts";
-import { MemoryControls } from "../../pricing/controls/memory.ts";
 import type { PriceSource } from "../../pricing/interface.ts";
 import { RfqV2StandIn, type StandInOptions } from "../../sandbox/rfq-v2/server.ts";
 import { creditSol, creditToken, tokenBalance, tokenProgramOf } from "../../src/chain/local/seed.ts";
-import { createLogger } from "../../src/observability/logger.ts";
 import { sweep } from "../../src/program/rfq-v2.ts";
-import { MemoryQuoteStore } from "../../src/quote-store/memory.ts";
-import { rfqV2Metrics } from "../../src/rfq-v2/metrics.ts";
-import { RfqV2Service } from "../../src/rfq-v2/service.ts";
-import { KeypairSigner } from "../../src/signing/keypair.ts";
 import { makeWorld, withToken } from "../inventory/support.ts";
+import { cleanupsAfterEach } from "../support/cleanups.ts";
 import { MINT } from "../support/config.ts";
+import { landOn, startV2Channel, until } from "../support/rfq-v2.ts";
 import { makeTestPki } from "../support/tls.ts";
 import { fileTempDir } from "../support/tmp.ts";
 
 const MAKER_ID = "maker-shape";
 const TOKEN = "jwt-for-the-shape-tests-0123456789";
 const dir = fileTempDir("rfq-v2-shape");
-const closers: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const c of closers.splice(0).reverse()) await c();
-});
-
-async function until(cond: () => boolean, what: string, ms = 5_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const closers = cleanupsAfterEach();
 
 /** A service streaming `pairs` (default rfqV2 settings otherwise) to a stand-in built with `standIn`. */
 async function stream(o: {
@@ -64,28 +46,16 @@ async function stream(o: {
   });
   const url = await standIn.listen();
   closers.push(() => standIn.close());
-  const inventory = new MemoryInventory({ ...w.options(), now: Date.now });
-  await inventory.start();
-  closers.push(() => inventory.close());
-  const controls = new MemoryControls();
-  const registry = new Registry();
-  const service = new RfqV2Service({
-    config: w.config,
-    messages: new MemoryQuoteStore(),
-    settings: { url, makerId: MAKER_ID, authToken: TOKEN },
-    book: new QuotingBook(w.config, o.sources ?? w.sources, { controls }),
-    inventory,
-    signer: new KeypairSigner(w.maker),
-    chain: w.chain,
-    log: createLogger("silent"),
-    metrics: rfqV2Metrics(registry),
-    client: { backoff: { initialMs: 50, maxMs: 200 } },
-    controls,
+  const c = await startV2Channel({
+    w,
+    url,
+    makerId: MAKER_ID,
+    token: TOKEN,
+    closers,
+    ...(o.sources ? { sources: o.sources } : {}),
+    ...(o.connect === false ? { connect: false } : {}),
   });
-  closers.push(() => service.close());
-  const started = service.start();
-  if (o.connect !== false) await started;
-  return { w, url, standIn, inventory, service, registry };
+  return { w, url, standIn, inventory: c.inventory, service: c.service, registry: c.registry };
 }
 
 describe("the RFQ v2 stream in production's shapes", () => {
@@ -136,14 +106,7 @@ describe("the RFQ v2 stream in production's shapes", () => {
         return {
           recentBlockhash: async () => (await w.chain.getLatestBlockhash()).blockhash,
           tables: { chain: w.chain, payer },
-          land: async (tx) => {
-            const r = await w.chain.send(tx);
-            if (!r.ok) throw new Error(r.error);
-            const status = await w.chain.getSignatureStatus(r.signature);
-            if (status.state !== "confirmed")
-              throw new Error(`landed ${status.state}: ${"error" in status ? status.error : ""}`);
-            return r.signature;
-          },
+          land: landOn(w.chain, { confirmed: true }),
         };
       },
     });

@@ -13,11 +13,7 @@ import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { getAssociatedTokenAddressSync } from "@solana/spl-token";
 import { Keypair, PublicKey } from "@solana/web3.js";
-import { Registry } from "prom-client";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { MemoryInventory } from "../../inventory/memory.ts";
-import { QuotingBook } from "../../pricing/book.ts";
-import { MemoryControls } from "../../pricing/controls/memory.ts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PriceSource } from "../../pricing/interface.ts";
 import { StaticPriceSource } from "../../pricing/static.ts";
 import { type RpcServer, startRpcServer } from "../../sandbox/chain/rpc-server.ts";
@@ -25,16 +21,14 @@ import type { RfqV2StandIn } from "../../sandbox/rfq-v2/server.ts";
 import { creditSol, creditToken, tokenBalance } from "../../src/chain/local/seed.ts";
 import { createLogger } from "../../src/observability/logger.ts";
 import { sweep } from "../../src/program/rfq-v2.ts";
-import { MemoryQuoteStore } from "../../src/quote-store/memory.ts";
 import { SignerRefusalCode } from "../../src/refusal/codes.ts";
-import { rfqV2Metrics } from "../../src/rfq-v2/metrics.ts";
-import { RfqV2Service } from "../../src/rfq-v2/service.ts";
 import { type SignerService, startSignerService } from "../../src/signer/service/index.ts";
 import { RemoteSigner } from "../../src/signing/remote.ts";
 import { makeWorld } from "../inventory/support.ts";
+import { cleanupsAfterEach } from "../support/cleanups.ts";
 import { MINT } from "../support/config.ts";
 import { fileRedis, redisUrl } from "../support/redis.ts";
-import { solUsdcBid, standInOver } from "../support/rfq-v2.ts";
+import { solUsdcBid, standInOver, startV2Channel, swapsWith, until } from "../support/rfq-v2.ts";
 import { testService } from "../support/service.ts";
 import { fileTempDir } from "../support/tmp.ts";
 
@@ -91,18 +85,7 @@ afterAll(async () => {
   await rpc?.close();
 });
 
-const closers: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const c of closers.splice(0).reverse()) await c();
-});
-
-async function until(cond: () => boolean, what: string, ms = 5_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const closers = cleanupsAfterEach();
 
 /** The operator's payer for the lookup tables its swaps load from. */
 const tablePayer = Keypair.generate();
@@ -119,26 +102,15 @@ async function channel(sources?: ReadonlyMap<string, PriceSource>, through: Remo
   const url = await standIn.listen("127.0.0.1", 0);
   closers.push(() => standIn.close());
   w.clock.t = Date.now();
-  const inventory = new MemoryInventory({ ...w.options(), now: Date.now });
-  await inventory.start();
-  closers.push(() => inventory.close());
-  const controls = new MemoryControls();
-  const registry = new Registry();
-  const v2 = new RfqV2Service({
-    config: w.config,
-    chain: w.chain,
-    settings: { url, makerId: MAKER_ID, authToken: TOKEN },
-    book: new QuotingBook(w.config, sources ?? w.sources, { controls }),
-    inventory,
+  const { inventory, registry } = await startV2Channel({
+    w,
+    url,
+    makerId: MAKER_ID,
+    token: TOKEN,
+    closers,
     signer: through,
-    log: createLogger("silent"),
-    metrics: rfqV2Metrics(registry),
-    messages: new MemoryQuoteStore(),
-    client: { backoff: { initialMs: 50, maxMs: 200 } },
-    controls,
+    ...(sources ? { sources } : {}),
   });
-  closers.push(() => v2.close());
-  await v2.start();
   await until(() => standIn.liveSet(MAKER_ID, MINT.SOL, MINT.USDC) !== undefined, "SOL/USDC levels");
   return { standIn, inventory, registry, live: standIn.liveSet(MAKER_ID, MINT.SOL, MINT.USDC)! };
 }
@@ -157,10 +129,6 @@ function newTaker(): Keypair {
 }
 const offer = (standIn: RfqV2StandIn, taker: Keypair, timeoutMs: number) =>
   standIn.offerSwap(solUsdcBid({ makerId: MAKER_ID, taker, inAmount: 100_000_000n, timeoutMs }));
-const swapsWith = async (registry: Registry, outcome: string) =>
-  (await registry.getSingleMetric("rfq_v2_swaps_total")!.get()).values.find(
-    (v) => v.labels.outcome === outcome,
-  )?.value ?? 0;
 
 describe("the RFQ v2 channel signing through the signer service", () => {
   it("lands a swap loading its accounts from lookup tables that the signer service resolved itself and signed, moving the balances exactly as the levels say", async () => {

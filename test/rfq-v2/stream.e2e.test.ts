@@ -16,40 +16,23 @@ import {
   TransactionMessage,
   VersionedTransaction,
 } from "@solana/web3.js";
-import { Registry } from "prom-client";
-import { afterEach, describe, expect, it } from "vitest";
+import type { Registry } from "prom-client";
+import { describe, expect, it } from "vitest";
 import { TOKEN_PROGRAM } from "../../config/schema.ts";
-import { MemoryInventory } from "../../inventory/memory.ts";
-import { QuotingBook } from "../../pricing/book.ts";
-import { MemoryControls } from "../../pricing/controls/memory.ts";
 import type { PriceSource } from "../../pricing/interface.ts";
 import { RfqV2StandIn } from "../../sandbox/rfq-v2/server.ts";
 import { createLookupTable, deactivateLookupTable } from "../../sandbox/rfq-v2/tables.ts";
 import type { LocalChain } from "../../src/chain/local/index.ts";
 import { creditSol, creditToken, tokenBalance } from "../../src/chain/local/seed.ts";
-import { createLogger } from "../../src/observability/logger.ts";
 import { sweep } from "../../src/program/rfq-v2.ts";
-import { MemoryQuoteStore } from "../../src/quote-store/memory.ts";
-import { rfqV2Metrics } from "../../src/rfq-v2/metrics.ts";
-import { RfqV2Service } from "../../src/rfq-v2/service.ts";
-import { KeypairSigner } from "../../src/signing/keypair.ts";
 import { makeWorld } from "../inventory/support.ts";
+import { cleanupsAfterEach } from "../support/cleanups.ts";
 import { MINT } from "../support/config.ts";
+import { landOn, startV2Channel, swapsWith, until } from "../support/rfq-v2.ts";
 
 const MAKER_ID = "maker-e2e";
 const TOKEN = "jwt-for-the-stand-in-0123456789";
-const closers: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const c of closers.splice(0).reverse()) await c();
-});
-
-async function until(cond: () => boolean, what: string, ms = 5_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const closers = cleanupsAfterEach();
 
 /** A key with SOL on the chain (the operator's payer for its lookup tables). */
 function funded(chain: LocalChain): Keypair {
@@ -77,46 +60,21 @@ async function stack(
       heartbeatMs: 60_000,
       recentBlockhash: async () => (await w.chain.getLatestBlockhash()).blockhash,
       tables: { chain: w.chain, payer: funded(w.chain) },
-      ...(opts.land
-        ? {
-            land: async (tx) => {
-              const r = await w.chain.send(tx);
-              if (!r.ok) throw new Error(r.error);
-              const status = await w.chain.getSignatureStatus(r.signature);
-              if (status.state !== "confirmed")
-                throw new Error(`landed ${status.state}: ${"error" in status ? status.error : ""}`);
-              return r.signature;
-            },
-          }
-        : {}),
+      ...(opts.land ? { land: landOn(w.chain, { confirmed: true }) } : {}),
     });
   const url = opts.standIn
     ? `http://127.0.0.1:${standIn.port}`
     : await standIn.listen("127.0.0.1", opts.port ?? 0);
   if (!opts.standIn) closers.push(() => standIn.close());
   w.clock.t = Date.now();
-  const inventory = new MemoryInventory({ ...w.options(), now: Date.now });
-  await inventory.start();
-  closers.push(() => inventory.close());
-  const controls = new MemoryControls();
-  const book = new QuotingBook(w.config, opts.sources ?? w.sources, { controls });
-  const registry = new Registry();
-  const metrics = rfqV2Metrics(registry);
-  const service = new RfqV2Service({
-    config: w.config,
-    settings: { url, makerId: MAKER_ID, authToken: TOKEN },
-    book,
-    inventory,
-    signer: new KeypairSigner(w.maker),
-    chain: w.chain,
-    log: createLogger("silent"),
-    metrics,
-    messages: new MemoryQuoteStore(),
-    client: { backoff: { initialMs: 50, maxMs: 200 } },
-    controls,
+  const { inventory, controls, service, registry, metrics } = await startV2Channel({
+    w,
+    url,
+    makerId: MAKER_ID,
+    token: TOKEN,
+    closers,
+    ...(opts.sources ? { sources: opts.sources } : {}),
   });
-  closers.push(() => service.close());
-  await service.start();
   return { standIn, w, inventory, controls, service, registry, metrics };
 }
 
@@ -128,10 +86,6 @@ const solUsdc = {
   quoteTokenProgram: TOKEN_PROGRAM,
   baseDecimals: 9,
 };
-const swapsWith = async (registry: Registry, outcome: string) =>
-  (await registry.getSingleMetric("rfq_v2_swaps_total")!.get()).values.find(
-    (v) => v.labels.outcome === outcome,
-  )?.value ?? 0;
 
 /** What a hostile operator's tampering can use: the maker's key, the chain, a key with SOL on it. */
 interface Hostile {

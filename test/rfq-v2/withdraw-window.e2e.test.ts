@@ -9,40 +9,24 @@
  * and the levels come back within one refresh of its recovery.
  */
 import { Keypair } from "@solana/web3.js";
-import { Registry } from "prom-client";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { TOKEN_PROGRAM } from "../../config/schema.ts";
-import { MemoryInventory } from "../../inventory/memory.ts";
-import { QuotingBook } from "../../pricing/book.ts";
-import { MemoryControls } from "../../pricing/controls/memory.ts";
 import type { PriceSource } from "../../pricing/interface.ts";
 import { RfqV2StandIn } from "../../sandbox/rfq-v2/server.ts";
 import { FillPathHealth } from "../../src/health/fill-path.ts";
 import { createLogger } from "../../src/observability/logger.ts";
-import { MemoryQuoteStore } from "../../src/quote-store/memory.ts";
-import { rfqV2Metrics } from "../../src/rfq-v2/metrics.ts";
-import { RfqV2Service } from "../../src/rfq-v2/service.ts";
-import { KeypairSigner } from "../../src/signing/keypair.ts";
 import { makeWorld } from "../inventory/support.ts";
+import { cleanupsAfterEach } from "../support/cleanups.ts";
 import { MINT } from "../support/config.ts";
+import { startV2Channel, until } from "../support/rfq-v2.ts";
 
 const MAKER_ID = "maker-window";
 const TOKEN = "jwt-for-the-window-0123456789";
 /** The operator's minimum expiry, and the bound the defaults keep: seconds. */
 const OPERATOR_MINIMUM_S = 10;
 
-const closers: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const c of closers.splice(0).reverse()) await c();
-});
+const closers = cleanupsAfterEach();
 
-async function until(cond: () => boolean, what: string, ms = 5_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A feed per pair whose price time the test sets (stale when older than 2 s). */
@@ -68,27 +52,15 @@ async function stream(sources?: ReadonlyMap<string, PriceSource>, fillPath?: Fil
   const standIn = new RfqV2StandIn({ makers: [{ makerId: MAKER_ID, token: TOKEN }], heartbeatMs: 60_000 });
   const url = await standIn.listen();
   closers.push(() => standIn.close());
-  const inventory = new MemoryInventory({ ...w.options(), now: Date.now });
-  await inventory.start();
-  closers.push(() => inventory.close());
-  const controls = new MemoryControls();
-  const registry = new Registry();
-  const service = new RfqV2Service({
-    config: w.config,
-    messages: new MemoryQuoteStore(),
-    settings: { url, makerId: MAKER_ID, authToken: TOKEN },
-    book: new QuotingBook(w.config, sources ?? w.sources, { controls }),
-    inventory,
-    signer: new KeypairSigner(w.maker),
-    chain: w.chain,
-    log: createLogger("silent"),
-    metrics: rfqV2Metrics(registry),
-    client: { backoff: { initialMs: 50, maxMs: 200 } },
-    controls,
-    ...(fillPath ? { fillPath } : {}),
+  const { inventory, controls, service, registry } = await startV2Channel({
+    w,
+    url,
+    makerId: MAKER_ID,
+    token: TOKEN,
+    closers,
+    ...(sources ? { sources } : {}),
+    ...(fillPath ? { deps: { fillPath } } : {}),
   });
-  closers.push(() => service.close());
-  await service.start();
   const held = (base: string) => standIn.liveSet(MAKER_ID, base, MINT.USDC);
   await until(() => held(MINT.SOL) !== undefined && held(MINT.JUP) !== undefined, "both pairs' levels");
   /** The level sets the stand-in accepted (NEW or UPDATED) since `from` (an index into its updates). */

@@ -1,7 +1,7 @@
 import { afterEach } from "vitest";
 
 /** A teardown step a test registers for what it built. */
-export type Cleanup = () => Promise<void>;
+export type Cleanup = () => Promise<unknown> | unknown;
 
 /**
  * The list a test pushes its teardown steps onto as it builds things; after each test they run, the

@@ -8,7 +8,7 @@
 import { Keypair } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fundTaker, lamports } from "../../src/chain/local/seed.ts";
-import { makerFeeLamports } from "../../src/fill/validate.ts";
+import { makerFeeLamports } from "../../src/fill/rules/compute-budget.ts";
 import { MINT } from "../support/config.ts";
 import { askQuote, operatorFill, postSwap } from "../support/harness.ts";
 import { type SwapBed, swapBed } from "../support/swap-bed.ts";

@@ -42,9 +42,9 @@ import { checkTransactionSignatures } from "../signatures.ts";
 import type { LocalChain } from "./index.ts";
 
 /** The number of tip accounts, as a Jito block engine lists them. */
-export const TIP_ACCOUNT_COUNT = 8;
+const TIP_ACCOUNT_COUNT = 8;
 /** Jito refuses a bundle that tips less than this. */
-export const DEFAULT_MIN_TIP_LAMPORTS = 1_000n;
+const DEFAULT_MIN_TIP_LAMPORTS = 1_000n;
 
 const SYSVAR_OWNER = new PublicKey("Sysvar1111111111111111111111111111111111111");
 

@@ -267,7 +267,7 @@ function legInstructions(leg: Leg, mint: Mint, maker: PublicKey, rent: bigint): 
 }
 
 /** The emulation's temporary wSOL account for one leg (derived from the maker, so no extra signer). */
-export function tempAccount(maker: PublicKey, seed: string, tokenProgram: PublicKey): PublicKey {
+function tempAccount(maker: PublicKey, seed: string, tokenProgram: PublicKey): PublicKey {
   return createWithSeedSync(maker, seed, tokenProgram);
 }
 

@@ -94,6 +94,20 @@ export interface LocalChainOptions {
 /** Why a transaction was not executed. */
 export type DropReason = "signature" | "blockhash" | "unsupported" | "malformed" | "rejected";
 
+/** A transaction as the SVM runs it (`LocalChain.prepare`). */
+interface Prepared {
+  ok: true;
+  tx: VersionedTransaction;
+  emulationError?: string;
+  /** The error an emulated program fails with, as the chain reports it (at its own index). */
+  emulationErrJson?: unknown;
+  extraSignatures: number;
+}
+/** A transaction the chain drops before running it. */
+type Refused = { ok: false; reason: DropReason; error: string };
+
+const isLighthouse = (ix: TransactionInstruction) => ix.programId.equals(LIGHTHOUSE_PROGRAM_ID);
+
 /** The detailed result of `submit`, for the JSON-RPC server; `send` reduces it to a SendResult. */
 export type SubmitOutcome =
   | { kind: "confirmed"; signature: string; slot: bigint; logs: string[]; unitsConsumed: bigint }
@@ -166,7 +180,7 @@ export interface LandedTransaction {
  * ceil(compute-unit limit x price / 1e6) (the limit defaults to 200,000 per instruction, capped at
  * 1,400,000; the price to 0).
  */
-export function transactionFee(tx: VersionedTransaction): bigint {
+function transactionFee(tx: VersionedTransaction): bigint {
   const m = tx.message;
   const keys = m.staticAccountKeys;
   let limit: bigint | undefined;
@@ -601,40 +615,18 @@ export class LocalChain implements Chain {
   }
 
   /** The transaction the SVM runs: fills replaced by their emulation, signatures carried over. */
-  private prepare(tx: VersionedTransaction):
-    | {
-        ok: true;
-        tx: VersionedTransaction;
-        emulationError?: string;
-        /** The error an emulated program fails with, as the chain reports it (at its own index). */
-        emulationErrJson?: unknown;
-        extraSignatures: number;
-      }
-    | { ok: false; reason: DropReason; error: string } {
+  private prepare(tx: VersionedTransaction): Prepared | Refused {
     const message = tx.message;
-    let lookupTables: AddressLookupTableAccount[] = [];
-    let instructions: TransactionInstruction[];
-    try {
-      lookupTables = message.addressTableLookups.map((l) => {
-        const acc = this.svm.getAccount(l.accountKey);
-        if (!acc) throw new Error(`address lookup table ${l.accountKey.toBase58()} not found`);
-        return new AddressLookupTableAccount({
-          key: l.accountKey,
-          state: AddressLookupTableAccount.deserialize(acc.data),
-        });
-      });
-      instructions = TransactionMessage.decompile(message, {
-        addressLookupTableAccounts: lookupTables,
-      }).instructions;
-    } catch (e) {
-      return { ok: false, reason: "malformed", error: e instanceof Error ? e.message : String(e) };
-    }
+    const decompiled = this.decompile(message);
+    if (!decompiled.ok) return decompiled;
+    const { lookupTables } = decompiled;
     // A smart-account execute runs the instructions it carries (smart-account-emulation.ts): each
     // stands where the execute stood, and an error inside it is the execute's (its outer index).
-    const smartAccount = this.expandSmartAccount(instructions, message.staticAccountKeys[0] as PublicKey);
-    instructions = smartAccount.instructions;
-    const outerIndex = smartAccount.outerIndex;
-    const isLighthouse = (ix: TransactionInstruction) => ix.programId.equals(LIGHTHOUSE_PROGRAM_ID);
+    const smartAccount = this.expandSmartAccount(
+      decompiled.instructions,
+      message.staticAccountKeys[0] as PublicKey,
+    );
+    const instructions = smartAccount.instructions;
     for (const ix of instructions.filter(isLighthouse)) {
       const decoded = decodeLighthouse(ix);
       if (decoded.kind === "unsupported") return { ok: false, reason: "unsupported", error: decoded.error };
@@ -651,7 +643,53 @@ export class LocalChain implements Chain {
     ) {
       return { ok: true, tx, extraSignatures: 0 };
     }
+    const { rewritten, emulationError, emulationErrJson, extraSigners } = this.emulateEach(
+      message,
+      smartAccount,
+    );
+    const carried = this.recompile(tx, rewritten, lookupTables, extraSigners);
+    if (!carried.ok) return carried;
+    return { ...carried, emulationError, emulationErrJson };
+  }
 
+  /** The message's instructions, its lookup tables read from the chain; malformed when one is missing. */
+  private decompile(
+    message: VersionedTransaction["message"],
+  ):
+    | { ok: true; lookupTables: AddressLookupTableAccount[]; instructions: TransactionInstruction[] }
+    | Refused {
+    try {
+      const lookupTables = message.addressTableLookups.map((l) => {
+        const acc = this.svm.getAccount(l.accountKey);
+        if (!acc) throw new Error(`address lookup table ${l.accountKey.toBase58()} not found`);
+        return new AddressLookupTableAccount({
+          key: l.accountKey,
+          state: AddressLookupTableAccount.deserialize(acc.data),
+        });
+      });
+      const instructions = TransactionMessage.decompile(message, {
+        addressLookupTableAccounts: lookupTables,
+      }).instructions;
+      return { ok: true, lookupTables, instructions };
+    } catch (e) {
+      return { ok: false, reason: "malformed", error: e instanceof Error ? e.message : String(e) };
+    }
+  }
+
+  /**
+   * Each instruction as the SVM runs it: a fill, an ATA create, an RFQ v2 route or a Lighthouse
+   * assertion replaced by its emulation; from the first failing program on, stand-ins that fail.
+   */
+  private emulateEach(
+    message: VersionedTransaction["message"],
+    smartAccount: ReturnType<LocalChain["expandSmartAccount"]>,
+  ): {
+    rewritten: TransactionInstruction[];
+    emulationError: string | undefined;
+    emulationErrJson: unknown;
+    extraSigners: Set<string>;
+  } {
+    const { instructions, outerIndex } = smartAccount;
     const payer = message.staticAccountKeys[0] as PublicKey;
     const clock = this.syncClock();
     const read = (k: PublicKey) => this.svm.getAccount(k);
@@ -722,9 +760,23 @@ export class LocalChain implements Chain {
         rewritten.push(failingInstruction(payer, ix));
       }
     }
+    return { rewritten, emulationError, emulationErrJson, extraSigners };
+  }
 
+  /**
+   * The rewritten instructions as a message of the sent one's version, each signature carried over to
+   * its signer's slot; the emulation's own extra signers (PDAs the programs sign for) get an empty
+   * slot: the SVM does not verify signatures.
+   */
+  private recompile(
+    tx: VersionedTransaction,
+    rewritten: TransactionInstruction[],
+    lookupTables: AddressLookupTableAccount[],
+    extraSigners: ReadonlySet<string>,
+  ): { ok: true; tx: VersionedTransaction; extraSignatures: number } | Refused {
+    const message = tx.message;
     const compiled = new TransactionMessage({
-      payerKey: payer,
+      payerKey: message.staticAccountKeys[0] as PublicKey,
       recentBlockhash: message.recentBlockhash,
       instructions: rewritten,
     });
@@ -732,8 +784,6 @@ export class LocalChain implements Chain {
       message.version === "legacy"
         ? compiled.compileToLegacyMessage()
         : compiled.compileToV0Message(lookupTables);
-    // Carry each signature over to its signer's slot in the new message; the emulation's own extra
-    // signers (PDAs the programs sign for) get an empty slot: the SVM does not verify signatures.
     const byKey = new Map<string, Uint8Array>();
     message.staticAccountKeys.slice(0, message.header.numRequiredSignatures).forEach((k, i) => {
       byKey.set(k.toBase58(), tx.signatures[i] as Uint8Array);
@@ -757,13 +807,7 @@ export class LocalChain implements Chain {
       // A signer the emulation no longer references would change the fee; keep the original count.
       return { ok: false, reason: "malformed", error: "emulation dropped a signer" };
     }
-    return {
-      ok: true,
-      tx: new VersionedTransaction(newMessage, signatures),
-      emulationError,
-      emulationErrJson,
-      extraSignatures,
-    };
+    return { ok: true, tx: new VersionedTransaction(newMessage, signatures), extraSignatures };
   }
 
   /**

@@ -144,7 +144,7 @@ function compareLe(a: Uint8Array, b: Uint8Array): number {
 }
 
 /** evaluate_bytes: the program's one comparison, on equal-length little-endian byte strings. */
-export function evaluateBytes(actual: Uint8Array, expected: Uint8Array, op: Operator): boolean {
+function evaluateBytes(actual: Uint8Array, expected: Uint8Array, op: Operator): boolean {
   if (actual.length !== expected.length) return op === "NotEqual";
   switch (op) {
     case "Equal":

@@ -49,7 +49,7 @@ import { readMint, readTokenAccount } from "./spl-state.ts";
 /** The stand-in AMM's program id (made up: sha256 of its name), the swap tag its step carries, its block. */
 export const STAND_IN_AMM_PROGRAM = new PublicKey(createHash("sha256").update("local stand-in amm").digest());
 export const STAND_IN_AMM_TAG = 3;
-export const STAND_IN_AMM_ACCOUNTS = 9;
+const STAND_IN_AMM_ACCOUNTS = 9;
 /** The pool's authority: owner of its vaults, signing for them as the program would. */
 export const STAND_IN_POOL_AUTHORITY = PublicKey.findProgramAddressSync(
   [Buffer.from("pool")],
@@ -113,6 +113,11 @@ export function emulateRouteV2(
   return { ok: true, instructions, extraSigners };
 }
 
+/** `N` account keys, a leg block's length checked before it is read. */
+type Keys<N extends number, K extends PublicKey[] = []> = K["length"] extends N
+  ? K
+  : Keys<N, [...K, PublicKey]>;
+
 type Leg =
   | { ok: true; instructions: TransactionInstruction[]; extraSigners: PublicKey[]; out: bigint }
   | { ok: false; error: string };
@@ -146,16 +151,7 @@ function rfqLeg(
   if (!authority.isSigner) return { ok: false, error: "rfq v2: the fill authority did not sign" };
   const [userBase, userQuote, makerBase, makerQuote, baseMint, quoteMint, baseProgram, quoteProgram] = [
     3, 4, 5, 6, 7, 8, 9, 10,
-  ].map((i) => k(i).pubkey) as [
-    PublicKey,
-    PublicKey,
-    PublicKey,
-    PublicKey,
-    PublicKey,
-    PublicKey,
-    PublicKey,
-    PublicKey,
-  ];
+  ].map((i) => k(i).pubkey) as Keys<8>;
   if (leg.expireAt < ctx.unixTimestamp)
     return {
       ok: false,
@@ -197,17 +193,7 @@ function rfqLeg(
 function ammLeg(block: AccountMeta[], taker: PublicKey, amount: bigint, ctx: EmulationContext): Leg {
   const [, authority, userSrc, userDst, poolSrc, poolDst, srcMint, dstMint, program] = block.map(
     (m) => m.pubkey,
-  ) as PublicKey[] as [
-    PublicKey,
-    PublicKey,
-    PublicKey,
-    PublicKey,
-    PublicKey,
-    PublicKey,
-    PublicKey,
-    PublicKey,
-    PublicKey,
-  ];
+  ) as Keys<9>;
   if (!authority.equals(STAND_IN_POOL_AUTHORITY))
     return { ok: false, error: "stand-in amm: the pool authority is not the program's" };
   if (

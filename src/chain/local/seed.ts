@@ -142,7 +142,7 @@ export interface MakerSeedOptions {
 }
 
 /** Default inventory: 10,000 SOL (as wSOL) and 10,000,000 of every other token, in human units. */
-export function defaultInventory(token: TokenConfig): bigint {
+function defaultInventory(token: TokenConfig): bigint {
   const units = token.mint === NATIVE_MINT.toBase58() ? 10_000n : 10_000_000n;
   return units * 10n ** BigInt(token.decimals);
 }

@@ -31,12 +31,12 @@ import {
 } from "../../program/smart-account.ts";
 
 /** The member permission bit that lets a member execute (squads-sdk `MemberPermissions::EXECUTE`). */
-export const PERMISSION_EXECUTE = 1 << 2;
+const PERMISSION_EXECUTE = 1 << 2;
 /** All three permissions (initiate, vote, execute). */
 export const PERMISSIONS_ALL = 0b111;
 
 /** Anchor account discriminator of `Settings`: sha256("account:Settings")[..8]. */
-export const SETTINGS_DISCRIMINATOR = createHash("sha256").update("account:Settings").digest().subarray(0, 8);
+const SETTINGS_DISCRIMINATOR = createHash("sha256").update("account:Settings").digest().subarray(0, 8);
 
 export interface SmartAccountSettings {
   threshold: number;
@@ -57,7 +57,7 @@ export function encodeSettings(s: SmartAccountSettings, multisig: PublicKey): Bu
 }
 
 /** Reads a `Settings` account's threshold and members; undefined when the data is not one. */
-export function decodeSettings(data: Uint8Array): SmartAccountSettings | undefined {
+function decodeSettings(data: Uint8Array): SmartAccountSettings | undefined {
   const b = Buffer.from(data);
   if (b.length < 78 || !b.subarray(0, 8).equals(SETTINGS_DISCRIMINATOR)) return undefined;
   let o = 8 + 32 + 8 + 8;
