@@ -36,5 +36,6 @@ export function unsignableFromMs({
 }: Omit<ExpiryInput, "chainTime">): number {
   const quoteLast = quoteExpiryUnix(quoteExpiresAtMs);
   const fillLast = expireAt - safetySeconds;
+  // Stryker disable next-line EqualityOperator: at equal bounds either one is the answer
   return Number((quoteLast < fillLast ? quoteLast : fillLast) + 1n) * 1000;
 }
