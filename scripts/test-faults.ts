@@ -15,7 +15,7 @@ const USAGE = {
     "group's primary killed under quote load with swaps in flight, the chain RPC cut and restored\n" +
     "around fills, the RPC and the block engine stalling / answering 503 / dropping connections, the\n" +
     "signer service and PostgreSQL stopped (fast named 404s, priced again within 1 s), the webhook\n" +
-    "and Redis restarted,\n" +
+    "and Redis restarted, a swap in flight across an RPC stall, PostgreSQL stopped under swaps,\n" +
     "the webhook killed with fills in flight, SIGTERM under load, the fill ledger across a\n" +
     "webhook SIGKILL in the load test's swap phase (checked against the chain). Needs redis-server,\n" +
     "redis-cli and PostgreSQL's initdb and pg_ctl. FAULT_QUOTE_RATE sets the quote rate (default 500/s).",

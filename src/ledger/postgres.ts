@@ -12,6 +12,18 @@ const queriesOf = (sql: Sql | postgres.TransactionSql<Record<string, never>>): S
   },
 });
 
+/** The longest wait before connecting again after a failed connection (s). */
+export const MAX_RECONNECT_DELAY_S = 0.2;
+
+/**
+ * Seconds to wait before connecting again after `failures` failed connections in a row: postgres.js'
+ * own curve (3^n / 100 s, jittered down to half) capped at MAX_RECONNECT_DELAY_S, so that a server
+ * back from an outage is connected to within that time while one that stays down is not hammered.
+ */
+export function reconnectDelayS(failures: number, random: () => number = Math.random): number {
+  return (0.5 + random() / 2) * Math.min(3 ** failures / 100, MAX_RECONNECT_DELAY_S);
+}
+
 export class PostgresSqlClient implements SqlClient {
   readonly kind = "postgres" as const;
   readonly description: string;
@@ -24,6 +36,10 @@ export class PostgresSqlClient implements SqlClient {
       max: opts.max ?? 4,
       connect_timeout: opts.connectTimeoutS ?? 5,
       idle_timeout: 60,
+      // postgres.js waits up to 20 s (3^n / 100 s, n the failures in a row) before connecting again
+      // after failed connections: a server back from an outage would wait that long for its first
+      // query. A capped wait lets the next attempt follow soon after it is back.
+      backoff: reconnectDelayS,
       // The ledger's NOTICEs (CREATE ... IF NOT EXISTS) are not news.
       onnotice: () => {},
     });

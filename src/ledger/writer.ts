@@ -26,8 +26,11 @@ export interface LedgerWriterOptions {
   staleMs?: number;
   /** The mode and maker written on every row. */
   stamp?: LedgerStamp;
-  /** Told whether each write reached the database (the fill path's health, src/health/fill-path.ts). */
-  health?: { ok(): void; fail(error: unknown): void };
+  /**
+   * Told whether each write reached the database, with when it started (the fill path's health,
+   * src/health/fill-path.ts, ignores a write begun before the database was back that fails after it).
+   */
+  health?: { ok(startedAtMs?: number): void; fail(error: unknown, startedAtMs?: number): void };
 }
 
 export class LedgerWriter {
@@ -87,15 +90,16 @@ export class LedgerWriter {
       for (;;) {
         const entries = await journal.takeLedger(this.consumer, this.batch, this.staleMs);
         if (entries.length === 0) break;
+        const started = Date.now();
         await ledger
           .write(
             entries.map((e) => e.record),
             this.opts.stamp,
           )
           .then(
-            () => this.opts.health?.ok(),
+            () => this.opts.health?.ok(started),
             (err: unknown) => {
-              this.opts.health?.fail(err);
+              this.opts.health?.fail(err, started);
               throw err;
             },
           );

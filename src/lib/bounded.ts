@@ -73,6 +73,38 @@ export function boundedCall<T>(
   });
 }
 
+/** The longest pause between two attempts of `retried`, ms. */
+const MAX_RETRY_PAUSE_MS = 1_000;
+
+/**
+ * `bounded`, asked again while it fails: for reads only, where a second request changes nothing. A
+ * request sent into a stalled server stays unanswered after the server is back; only a new one is
+ * answered. Each attempt is bounded by `attemptMs` (cut to what is left of `ms`); after a failure a
+ * fresh attempt follows a pause (`pauseMs`, doubling to 1 s) while `ms` lasts. The first value, or
+ * the last failure saying how often it was asked.
+ */
+export async function retried<T>(
+  work: () => Promise<T>,
+  ms: number,
+  attemptMs: number,
+  pauseMs = 250,
+): Promise<Bounded<T>> {
+  const deadline = Date.now() + ms;
+  let last = await bounded(work, Math.min(attemptMs, ms));
+  let attempts = 1;
+  for (let pause = pauseMs; !last.ok; pause = Math.min(2 * pause, MAX_RETRY_PAUSE_MS)) {
+    if (deadline - Date.now() <= pause) break;
+    await sleep(pause);
+    // A late timer must not turn the last real failure into "no time left".
+    const left = deadline - Date.now();
+    if (left <= 0) break;
+    last = await bounded(work, Math.min(attemptMs, left));
+    attempts++;
+  }
+  if (last.ok || attempts === 1) return last;
+  return { ...last, error: `${last.error} (asked ${attempts} times in ${ms} ms)` };
+}
+
 export function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }

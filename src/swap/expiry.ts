@@ -24,3 +24,18 @@ export function expiryRefusal({ quoteExpiresAtMs, expireAt, chainTime, safetySec
   }
   return undefined;
 }
+
+/**
+ * The first moment (unix ms on the chain's clock) at which expiryRefusal refuses the fill: how long
+ * the swap may keep asking the chain before signing it is pointless.
+ */
+export function unsignableFromMs({
+  quoteExpiresAtMs,
+  expireAt,
+  safetySeconds,
+}: Omit<ExpiryInput, "chainTime">): number {
+  const quoteLast = quoteExpiryUnix(quoteExpiresAtMs);
+  const fillLast = expireAt - safetySeconds;
+  // Stryker disable next-line EqualityOperator: at equal bounds either one is the answer
+  return Number((quoteLast < fillLast ? quoteLast : fillLast) + 1n) * 1000;
+}

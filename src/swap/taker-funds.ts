@@ -37,7 +37,7 @@ export type TakerFunds =
  * chain reads together.
  */
 export async function checkTakerFunds(
-  chain: Chain,
+  chain: Pick<Chain, "getAccounts" | "getMinimumBalanceForRentExemption">,
   fill: ValidatedFill,
   timeoutMs: number,
 ): Promise<TakerFunds> {

@@ -116,6 +116,34 @@ describe.each(makers)("ledger writer over the %s journal", (_name, makeJournal) 
     expect(await writer.drain()).toBe(2);
     expect((await rowsOf(records)).decisions).toHaveLength(2);
   });
+
+  it("tells the fill path's health each write's outcome with when the write started, not when it ended", async () => {
+    const journal = makeJournal();
+    await journal.appendLedger(decision());
+    let failNext = true;
+    // A write that takes 150 ms: one begun while the database was down may fail after it is back.
+    const slow = new (class extends Ledger {
+      override async write(batch: readonly LedgerRecord[]): Promise<void> {
+        await new Promise((r) => setTimeout(r, 150));
+        if (failNext) {
+          failNext = false;
+          throw new Error("the database system is starting up");
+        }
+        return super.write(batch);
+      }
+    })(ledger.db);
+    const told: { outcome: string; startedAtMs: number | undefined; atMs: number }[] = [];
+    const health = {
+      ok: (startedAtMs?: number) => told.push({ outcome: "ok", startedAtMs, atMs: Date.now() }),
+      fail: (_e: unknown, startedAtMs?: number) =>
+        told.push({ outcome: "fail", startedAtMs, atMs: Date.now() }),
+    };
+    const writer = new LedgerWriter({ journal, ledger: slow, metrics: new Metrics(), log, health });
+    await writer.drain();
+    await writer.drain();
+    expect(told.map((t) => t.outcome)).toEqual(["fail", "ok"]);
+    for (const t of told) expect(t.atMs - (t.startedAtMs ?? t.atMs)).toBeGreaterThanOrEqual(140);
+  });
 });
 
 describe("ledger writer over the redis journal: the consumer group", () => {

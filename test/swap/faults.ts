@@ -1,7 +1,8 @@
 /**
  * DELIBERATE FAULT INJECTOR, not a fake chain: a Chain that forwards every call to the real local
  * chain until a test arms a fault on one method; that method then never resolves ("hang"), rejects
- * ("fail") or is delayed ("delay"), or a send is refused ("refuse"), while everything else keeps working. Used to prove the swap path
+ * ("fail") or is delayed ("delay"), or a send is refused ("refuse"), while everything else keeps working; a hang or a failure
+ * may be armed for the next few calls only. Used to prove the swap path
  * answers within its budget, and never claims a balance problem the chain did not show. Its clock can
  * also be put ahead of the wall (`clockAheadSeconds`), for expiry judged against chain time.
  */
@@ -18,8 +19,9 @@ type Method =
   | "getSignatureStatus"
   | "isBlockhashValid";
 type Fault =
-  | { kind: "hang" }
-  | { kind: "fail"; error: string }
+  /** `times`: only the next that many calls, then the method works again (a request lost in a stall). */
+  | { kind: "hang"; times?: number }
+  | { kind: "fail"; error: string; times?: number }
   | { kind: "delay"; ms: number }
   /** Held until `open` resolves, then forwarded: the test decides when the call completes. */
   | { kind: "gate"; open: Promise<void> }
@@ -50,6 +52,7 @@ export class FaultyChain extends ObservedChain {
   private apply<T>(method: Method, call: () => Promise<T>): Promise<T> {
     const fault = this.faults.get(method);
     if (!fault) return call();
+    if ("times" in fault && fault.times !== undefined && --fault.times <= 0) this.faults.delete(method);
     switch (fault.kind) {
       case "hang":
         return new Promise<T>(() => {});

@@ -1,13 +1,18 @@
 /**
  * Step 6, holding the claim: chain time, the recent blockhash and the taker's funds, read together.
- * Judged once, after the claim, so a retry of the same bytes always gets the first answer.
+ * Judged once, after the claim, so a retry of the same bytes always gets the first answer. A read
+ * that fails is asked again within the budget (`retried`): reads only, nothing is sent here.
  */
 
-import { bounded } from "../../lib/bounded.ts";
+import { retried } from "../../lib/bounded.ts";
 import { FillRejectCode, refusal, SwapRefusalCode as S } from "../../refusal/codes.ts";
-import { expiryRefusal } from "../expiry.ts";
+import { expiryRefusal, unsignableFromMs } from "../expiry.ts";
+import { fundsReads, type ReadAgain } from "../reads-again.ts";
 import { checkTakerFunds } from "../taker-funds.ts";
 import { type Decision, type Held, refused, type StepPorts, type SwapSettings } from "./step.ts";
+
+/** What the reads' retries leave of the budget for the steps after them (reserve, pre-flight, sign, send), ms. */
+export const KEPT_AFTER_READS_MS = 8_000;
 
 /** A refusal, or nothing when all hold. */
 export async function checkTimeAndFunds(
@@ -16,13 +21,20 @@ export async function checkTimeAndFunds(
   { req, quote, tx, fill, budget, log }: Held,
 ): Promise<Decision | undefined> {
   const chainStep = budget.forStep(settings.steps.chainRead);
+  // A failed read is asked again (a request sent into a stalled RPC stays unanswered after it is
+  // back) while the budget, less what the later steps need, and the fill's expiry leave time for it.
+  const unsignableInMs =
+    unsignableFromMs({
+      quoteExpiresAtMs: quote.expiresAtMs,
+      expireAt: fill.expireAt,
+      safetySeconds: settings.expirySafetySeconds,
+    }) - settings.now();
+  const readsMs = Math.max(chainStep, Math.min(budget.left() - KEPT_AFTER_READS_MS, unsignableInMs));
+  const again: ReadAgain = (read) => retried(read, readsMs, chainStep);
   const [chainTime, funds, blockhash] = await Promise.all([
-    bounded(() => ports.chain.getUnixTimestamp(), chainStep),
-    checkTakerFunds(ports.chain, fill, chainStep),
-    bounded(
-      () => ports.blockhashes.check(tx.message.recentBlockhash, settings.minBlockhashBlocksLeft),
-      chainStep,
-    ),
+    again(() => ports.chain.getUnixTimestamp()),
+    checkTakerFunds(fundsReads(ports.chain, again), fill, readsMs),
+    again(() => ports.blockhashes.check(tx.message.recentBlockhash, settings.minBlockhashBlocksLeft)),
   ]);
   if (!chainTime.ok) {
     return refused(
