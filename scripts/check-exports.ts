@@ -14,6 +14,13 @@ import { REPO_ROOT } from "./import-graph.ts";
 
 /** Values of src/ that only tests import, each with why the tests need it from outside its file. */
 export const TEST_ONLY: Record<string, string> = {
+  "src/ledger/postgres.ts:MAX_RECONNECT_DELAY_S":
+    "the outage test pins the client's reconnect wait at its cap",
+  "src/ledger/postgres.ts:reconnectDelayS": "the outage test pins the reconnect wait's growth and cap",
+  "src/swap/executor.ts:DEFAULT_SWAP_BUDGET_MS":
+    "the stall fault test sizes its stall against the swap's budget",
+  "src/swap/steps/chain-checks.ts:KEPT_AFTER_READS_MS":
+    "the retry tests pin where the reads stop asking again",
   "src/chain/local/bundle-engine.ts:localTipAccounts":
     "tests pay a tip to the local engine's accounts as a bundle would",
   "src/chain/local/seed.ts:mintAuthority": "the bundle bed signs as the issuer of the mints the chain seeded",

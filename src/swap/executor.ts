@@ -114,7 +114,7 @@ export interface SwapTuning {
   now?: () => number;
 }
 
-const DEFAULT_SWAP_BUDGET_MS = 20_000;
+export const DEFAULT_SWAP_BUDGET_MS = 20_000;
 
 const DEFAULT_STEPS: SwapStepTimeouts = {
   store: 2_000,
