@@ -106,6 +106,16 @@ export interface SigningPolicyOptions {
   now?: () => number;
 }
 
+type Refuse = (code: RefusalCode, context: string, extra?: Record<string, unknown>) => SignDecision;
+
+/** A refusal, logged once with what the caller adds (the message's hash, the rule). */
+const refuser =
+  (log: Logger): Refuse =>
+  (code, context, extra = {}) => {
+    log.warn({ code, context, ...extra }, "signature refused");
+    return { ok: false, code, context };
+  };
+
 /** The message to sign, as read and hashed once, and the key that signs it. */
 interface Signing {
   tx: VersionedTransaction;
@@ -278,14 +288,7 @@ export class SigningPolicy {
 
   async decide(quoteId: string, transaction: string): Promise<SignDecision> {
     const log = this.opts.log.child({ quoteId });
-    const refuse = (
-      code: RefusalCode,
-      context: string,
-      extra: Record<string, unknown> = {},
-    ): SignDecision => {
-      log.warn({ code, context, ...extra }, "signature refused");
-      return { ok: false, code, context };
-    };
+    const refuse = refuser(log);
 
     const parsed = deserializeFillTransaction(transaction);
     if (!parsed.ok) return refuse(FillRejectCode.MALFORMED_TRANSACTION, parsed.problem);
@@ -352,14 +355,7 @@ export class SigningPolicy {
    */
   async decideV2(swapUuid: string, transaction: string, claimed: ClaimedLevelsWire): Promise<SignDecision> {
     const log = this.opts.log.child({ swapUuid, channel: "rfq-v2" });
-    const refuse = (
-      code: RefusalCode,
-      context: string,
-      extra: Record<string, unknown> = {},
-    ): SignDecision => {
-      log.warn({ code, context, ...extra }, "signature refused");
-      return { ok: false, code, context };
-    };
+    const refuse = refuser(log);
     const tx = decodeSwapTransaction(transaction);
     if ("code" in tx) return refuse(tx.code, tx.context);
     const messageBytes = tx.message.serialize();
@@ -517,7 +513,7 @@ export class SigningPolicy {
   #judgeTrade(
     trade: BandTrade,
     what: "fill" | "swap",
-    refuse: (code: RefusalCode, context: string, extra?: Record<string, unknown>) => SignDecision,
+    refuse: Refuse,
     extra: Record<string, unknown>,
     bandExtra: Record<string, unknown> = {},
   ): ({ ok: true } & Judged) | { ok: false; refused: SignDecision } {
@@ -551,7 +547,7 @@ export class SigningPolicy {
    * minute, the day and the day's loss), then the signature. Shared by v1 fills and v2 swaps.
    */
   async #recordAndSign(a: {
-    refuse: (code: RefusalCode, context: string, extra?: Record<string, unknown>) => SignDecision;
+    refuse: Refuse;
     log: Logger;
     /** The record's key: a v1 quoteId, or "v2:<swapUuid>". */
     recordId: string;
