@@ -64,8 +64,8 @@ describe("IssuancePolicies", () => {
     const { policies, tbill, holder } = setup();
     const refusal = {
       ok: false,
-      reason: "HOLDER_NOT_ALLOWED",
-      detail: `${stranger} is not an allowed holder of TBILL (holder rules of its issuance policy)`,
+      code: "HOLDER_NOT_ALLOWED",
+      context: `${stranger} is not an allowed holder of TBILL (holder rules of its issuance policy)`,
     };
     expect(policies.holderRefusal(MINT.USDC, tbill, stranger)).toEqual(refusal);
     expect(policies.holderRefusal(tbill, MINT.USDC, stranger)).toEqual(refusal);
@@ -96,13 +96,13 @@ describe("IssuancePolicies", () => {
     });
     expect(policies.check(buy(cap + 1n), undefined, NOW)).toEqual({
       ok: false,
-      reason: "ISSUANCE_CAP_EXCEEDED",
-      detail: `mint of ${cap + 1n} TBILL is above the per-fill cap of ${cap}`,
+      code: "ISSUANCE_CAP_EXCEEDED",
+      context: `mint of ${cap + 1n} TBILL is above the per-fill cap of ${cap}`,
     });
     expect(policies.check(sell(cap + 1n), undefined, NOW)).toEqual({
       ok: false,
-      reason: "ISSUANCE_CAP_EXCEEDED",
-      detail: `burn of ${cap + 1n} TBILL is above the per-fill cap of ${cap}`,
+      code: "ISSUANCE_CAP_EXCEEDED",
+      context: `burn of ${cap + 1n} TBILL is above the per-fill cap of ${cap}`,
     });
   });
 
@@ -116,8 +116,8 @@ describe("IssuancePolicies", () => {
       ),
     ).toEqual({
       ok: false,
-      reason: "ISSUANCE_DISABLED",
-      detail: "TBILL is not minted for a buy (issuance.TBILL.mintOnBuy)",
+      code: "ISSUANCE_DISABLED",
+      context: "TBILL is not minted for a buy (issuance.TBILL.mintOnBuy)",
     });
     expect(
       noMint.policies.check(
@@ -135,8 +135,8 @@ describe("IssuancePolicies", () => {
       ),
     ).toEqual({
       ok: false,
-      reason: "ISSUANCE_DISABLED",
-      detail: "TBILL is not burned for a sell (issuance.TBILL.burnOnSell)",
+      code: "ISSUANCE_DISABLED",
+      context: "TBILL is not burned for a sell (issuance.TBILL.burnOnSell)",
     });
     expect(
       noBurn.policies.check(
@@ -154,15 +154,15 @@ describe("IssuancePolicies", () => {
     expect(policies.check(buy, usage(day - 1_000n), NOW)).toMatchObject({ ok: true });
     expect(policies.check(buy, usage(day - 999n), NOW)).toEqual({
       ok: false,
-      reason: "ISSUANCE_CAP_EXCEEDED",
-      detail: `mint of 1000 TBILL would cross the daily cap of ${day} (999 left on ${DAY} UTC)`,
+      code: "ISSUANCE_CAP_EXCEEDED",
+      context: `mint of 1000 TBILL would cross the daily cap of ${day} (999 left on ${DAY} UTC)`,
     });
     // A book already at (or past) the cap leaves nothing, never a negative amount.
     expect(policies.check(buy, usage(day), NOW)).toMatchObject({
-      detail: expect.stringContaining("(0 left on"),
+      context: expect.stringContaining("(0 left on"),
     });
     expect(policies.check(buy, usage(day + 5n), NOW)).toMatchObject({
-      detail: expect.stringContaining("(0 left on"),
+      context: expect.stringContaining("(0 left on"),
     });
     // The book is asked for today's mints of this token.
     const asked: unknown[] = [];
@@ -193,13 +193,13 @@ describe("blindFillStanding", () => {
     expect(blindFillStanding(standingOf("flagged"), stranger, NOW)).toEqual({
       ok: false,
       code: S.BOT_ACTIVITY_DETECTED,
-      detail: `taker ${stranger} is flagged for toxic flow`,
+      context: `taker ${stranger} is flagged for toxic flow`,
       standing: { kind: "flagged", entry },
     });
     expect(blindFillStanding(standingOf("denied"), stranger, NOW)).toEqual({
       ok: false,
       code: S.BOT_ACTIVITY_DETECTED,
-      detail: `taker ${stranger} is on the deny list`,
+      context: `taker ${stranger} is on the deny list`,
       standing: { kind: "denied", entry },
     });
   });
@@ -216,7 +216,7 @@ describe("holderRule and issuedTrade", () => {
     const refused = {
       ok: false,
       code: S.HOLDER_NOT_ALLOWED,
-      detail: `${stranger} is not an allowed holder of TBILL (holder rules of its issuance policy)`,
+      context: `${stranger} is not an allowed holder of TBILL (holder rules of its issuance policy)`,
     };
     expect(holderRule(policies, trade)).toEqual(refused);
     expect(issuedTrade(policies, trade, undefined, NOW)).toEqual(refused);
@@ -235,7 +235,7 @@ describe("holderRule and issuedTrade", () => {
     expect(issuedTrade(policies, trade(TBILL_LIMITS.maxPerFill + 1n), undefined, NOW)).toEqual({
       ok: false,
       code: S.ISSUANCE_CAP_EXCEEDED,
-      detail: `mint of ${TBILL_LIMITS.maxPerFill + 1n} TBILL is above the per-fill cap of ${TBILL_LIMITS.maxPerFill}`,
+      context: `mint of ${TBILL_LIMITS.maxPerFill + 1n} TBILL is above the per-fill cap of ${TBILL_LIMITS.maxPerFill}`,
     });
     expect(issuedTrade(policies, trade(2n), usage(TBILL_LIMITS.maxPerDay - 1n), NOW)).toMatchObject({
       ok: false,
@@ -267,7 +267,7 @@ describe("judgeBlindTrade", () => {
     ).toEqual({
       ok: false,
       code: S.BOT_ACTIVITY_DETECTED,
-      detail: `taker ${stranger} is flagged for toxic flow`,
+      context: `taker ${stranger} is flagged for toxic flow`,
     });
   });
 
@@ -310,7 +310,7 @@ describe("bindMessageOnce", () => {
     expect(await bindMessageOnce(store, "h", "v2:s")).toEqual({
       ok: false,
       code: S.MESSAGE_BOUND_TO_OTHER_QUOTE,
-      detail: "the transaction was already submitted for another quote or swap (q1)",
+      context: "the transaction was already submitted for another quote or swap (q1)",
       boundTo: "q1",
     });
   });

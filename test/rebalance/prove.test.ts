@@ -127,7 +127,7 @@ function prove(
     maxFeeLamports: max,
   });
 }
-const no = (code: string, detail: string) => ({ ok: false, code, detail });
+const no = (code: string, context: string) => ({ ok: false, code, context });
 /** The honest trade: 1,000 USDC units out, 500 JUP units in. */
 const TRADED: [PublicKey, AccountSnapshot][] = [
   [ata(MINT.USDC), token(MINT.USDC, 4_000n)],
@@ -180,13 +180,13 @@ describe("proveTransaction: what it accepts", () => {
     expect(await prove(paid(5_000n), { declaredFeeLamports: 9_000n })).toMatchObject({ ok: true });
     expect(await prove(paid(5_001n), { declaredFeeLamports: 9_000n })).toEqual(
       no(
-        "SOL_LEFT_MAKER",
+        "REBALANCE_SOL_LEFT_MAKER",
         "the maker's SOL (wallet and token accounts) changes by -5001 lamports: 5001 leave it beyond what the order moves of SOL, and the order declares 9000 of fees for the maker (capped at rebalance.maxFeeLamports, 5000)",
       ),
     );
     expect(await prove(paid(3_001n), { declaredFeeLamports: 3_000n })).toEqual(
       no(
-        "SOL_LEFT_MAKER",
+        "REBALANCE_SOL_LEFT_MAKER",
         "the maker's SOL (wallet and token accounts) changes by -3001 lamports: 3001 leave it beyond what the order moves of SOL, and the order declares 3000 of fees for the maker",
       ),
     );
@@ -229,7 +229,7 @@ describe("proveTransaction: refused", () => {
     const blind = { description: "blind rpc", getAccounts: async () => [] } as unknown as Chain;
     const args = { tx, order: ORDER, maker, config, maxFeeLamports: 1n };
     expect(await proveTransaction({ ...args, chain: blind })).toEqual(
-      no("SIMULATION_UNAVAILABLE", "the chain (blind rpc) cannot simulate with post-state"),
+      no("REBALANCE_SIMULATION_UNAVAILABLE", "the chain (blind rpc) cannot simulate with post-state"),
     );
     expect(
       await proveTransaction({
@@ -241,18 +241,18 @@ describe("proveTransaction: refused", () => {
 
   it("the wallet closed, assigned, or given data (WALLET_OWNER_CHANGED)", async () => {
     expect(await prove([[maker, null]])).toEqual(
-      no("WALLET_OWNER_CHANGED", "the maker's wallet is emptied and closed"),
+      no("REBALANCE_WALLET_OWNER_CHANGED", "the maker's wallet is emptied and closed"),
     );
     expect(await prove([[maker, wallet(10_000_000n, { owner: stranger })]])).toEqual(
-      no("WALLET_OWNER_CHANGED", `the maker's wallet is assigned to ${stranger.toBase58()}`),
+      no("REBALANCE_WALLET_OWNER_CHANGED", `the maker's wallet is assigned to ${stranger.toBase58()}`),
     );
     expect(await prove([[maker, wallet(10_000_000n, { data: new Uint8Array(3) })]])).toEqual(
-      no("WALLET_OWNER_CHANGED", "the maker's wallet gets 3 bytes of data"),
+      no("REBALANCE_WALLET_OWNER_CHANGED", "the maker's wallet gets 3 bytes of data"),
     );
     // A wallet already owned by another program before stays refused: it is not a plain wallet.
     const owned = wallet(10_000_000n, { owner: stranger });
     expect(await prove([[maker, owned]], {}, 5_000n, [[maker, owned], ...BEFORE().slice(1)])).toMatchObject({
-      code: "WALLET_OWNER_CHANGED",
+      code: "REBALANCE_WALLET_OWNER_CHANGED",
     });
   });
 
@@ -263,17 +263,20 @@ describe("proveTransaction: refused", () => {
   it("a watched token account changing owner, delegate or close authority, each named", async () => {
     const usdc = ata(MINT.USDC).toBase58();
     expect(await prove([[ata(MINT.USDC), token(MINT.USDC, 5_000n, { owner: stranger })]])).toEqual(
-      no("OWNER_CHANGED", `the maker's token account ${usdc} changes owner to ${stranger.toBase58()}`),
+      no(
+        "REBALANCE_OWNER_CHANGED",
+        `the maker's token account ${usdc} changes owner to ${stranger.toBase58()}`,
+      ),
     );
     expect(await prove([[ata(MINT.USDC), token(MINT.USDC, 5_000n, { delegate: stranger })]])).toEqual(
       no(
-        "DELEGATE_CHANGED",
+        "REBALANCE_DELEGATE_CHANGED",
         `the maker's token account ${usdc} changes delegate from null to ${stranger.toBase58()}`,
       ),
     );
     expect(await prove([[ata(MINT.USDC), token(MINT.USDC, 5_000n, { close: stranger })]])).toEqual(
       no(
-        "CLOSE_AUTHORITY_CHANGED",
+        "REBALANCE_CLOSE_AUTHORITY_CHANGED",
         `the maker's token account ${usdc} changes close authority from null to ${stranger.toBase58()}`,
       ),
     );
@@ -282,7 +285,7 @@ describe("proveTransaction: refused", () => {
     expect(
       await prove([[odd, token(ODD_MINT, 1n, { owner: stranger })]], {}, 5_000n, [...BEFORE(), [odd, lent]]),
     ).toMatchObject({
-      code: "DELEGATE_CHANGED",
+      code: "REBALANCE_DELEGATE_CHANGED",
     });
     // One whose close authority the maker becomes.
     expect(
@@ -290,7 +293,7 @@ describe("proveTransaction: refused", () => {
         ...BEFORE(),
         [odd, token(ODD_MINT, 1n, { owner: stranger })],
       ]),
-    ).toMatchObject({ code: "CLOSE_AUTHORITY_CHANGED" });
+    ).toMatchObject({ code: "REBALANCE_CLOSE_AUTHORITY_CHANGED" });
   });
 
   it("a new maker token account that comes with someone else's delegate or close authority", async () => {
@@ -299,7 +302,7 @@ describe("proveTransaction: refused", () => {
       await prove([...TRADED, [odd, token(ODD_MINT, 0n, { delegate: stranger })]], {}, 5_000n, before),
     ).toEqual(
       no(
-        "DELEGATE_CHANGED",
+        "REBALANCE_DELEGATE_CHANGED",
         `the maker's new token account ${odd.toBase58()} has delegate ${stranger.toBase58()}, close authority null`,
       ),
     );
@@ -307,7 +310,7 @@ describe("proveTransaction: refused", () => {
       await prove([...TRADED, [odd, token(ODD_MINT, 0n, { close: stranger })]], {}, 5_000n, before),
     ).toEqual(
       no(
-        "CLOSE_AUTHORITY_CHANGED",
+        "REBALANCE_CLOSE_AUTHORITY_CHANGED",
         `the maker's new token account ${odd.toBase58()} has delegate null, close authority ${stranger.toBase58()}`,
       ),
     );
@@ -326,17 +329,20 @@ describe("proveTransaction: refused", () => {
     expect(
       await prove([[ata(MINT.USDC), token(MINT.USDC, 3_999n)], TRADED[1] as [PublicKey, AccountSnapshot]]),
     ).toEqual(
-      no("INPUT_EXCEEDED", `${MINT.USDC} leaves the maker by 1001, more than the order's inAmount 1000`),
+      no(
+        "REBALANCE_INPUT_EXCEEDED",
+        `${MINT.USDC} leaves the maker by 1001, more than the order's inAmount 1000`,
+      ),
     );
   });
 
   it("another mint moving either way (OTHER_TOKEN_MOVED)", async () => {
     const before = [...BEFORE(), [odd, token(ODD_MINT, 9n)]] as [PublicKey, AccountSnapshot][];
     expect(await prove([...TRADED, [odd, token(ODD_MINT, 8n)]], {}, 5_000n, before)).toEqual(
-      no("OTHER_TOKEN_MOVED", `${ODD_MINT}, not in the order, moves the maker's balance by -1`),
+      no("REBALANCE_OTHER_TOKEN_MOVED", `${ODD_MINT}, not in the order, moves the maker's balance by -1`),
     );
     expect(await prove([...TRADED, [odd, token(ODD_MINT, 10n)]], {}, 5_000n, before)).toEqual(
-      no("OTHER_TOKEN_MOVED", `${ODD_MINT}, not in the order, moves the maker's balance by 1`),
+      no("REBALANCE_OTHER_TOKEN_MOVED", `${ODD_MINT}, not in the order, moves the maker's balance by 1`),
     );
   });
 
@@ -344,10 +350,16 @@ describe("proveTransaction: refused", () => {
     expect(
       await prove([TRADED[0] as [PublicKey, AccountSnapshot], [ata(MINT.JUP), token(MINT.JUP, 499n)]]),
     ).toEqual(
-      no("OUTPUT_BELOW_ORDER", `${MINT.JUP} reaches the maker by 499, less than the order's outAmount 500`),
+      no(
+        "REBALANCE_OUTPUT_BELOW_ORDER",
+        `${MINT.JUP} reaches the maker by 499, less than the order's outAmount 500`,
+      ),
     );
     expect(await prove([TRADED[0] as [PublicKey, AccountSnapshot]])).toEqual(
-      no("OUTPUT_BELOW_ORDER", `${MINT.JUP} reaches the maker by 0, less than the order's outAmount 500`),
+      no(
+        "REBALANCE_OUTPUT_BELOW_ORDER",
+        `${MINT.JUP} reaches the maker by 0, less than the order's outAmount 500`,
+      ),
     );
   });
 
@@ -363,7 +375,7 @@ describe("proveTransaction: refused", () => {
       await prove([TRADED[0] as [PublicKey, AccountSnapshot], [maker, wallet(10_000_699n)]], buySol),
     ).toEqual(
       no(
-        "OUTPUT_BELOW_ORDER",
+        "REBALANCE_OUTPUT_BELOW_ORDER",
         "the maker's SOL (wallet and token accounts) changes by 699 lamports: 1 leave it beyond what the order moves of SOL, and the order declares 0 of fees for the maker",
       ),
     );
@@ -374,8 +386,8 @@ describe("proveTransaction: refused", () => {
     expect(
       await prove([TRADED[1] as [PublicKey, AccountSnapshot], [maker, wallet(9_999_299n)]], sellSol),
     ).toMatchObject({
-      code: "INPUT_EXCEEDED",
-      detail: expect.stringContaining("changes by -701 lamports: 1 leave it"),
+      code: "REBALANCE_INPUT_EXCEEDED",
+      context: expect.stringContaining("changes by -701 lamports: 1 leave it"),
     });
   });
 });

@@ -163,7 +163,7 @@ function judge(
     accounts: tx.message.staticAccountKeys.map(accounts),
   });
 }
-const no = (code: string, detail: string) => ({ ok: false, code, detail });
+const no = (code: string, context: string) => ({ ok: false, code, context });
 /** The position of the instruction running `program` in the compiled message. */
 const where = (tx: VersionedTransaction, program: PublicKey, nth = 0) => {
   const m = tx.message;
@@ -208,7 +208,7 @@ describe("checkShape: refused", () => {
     });
   });
 
-  it("accounts loaded from lookup tables (LOOKUP_TABLES_UNSUPPORTED)", () => {
+  it("accounts loaded from lookup tables (LOOKUP_TABLES_NOT_SUPPORTED)", () => {
     const m = txOf([fill()]).message as MessageV0;
     const withTable = new MessageV0({
       header: m.header,
@@ -219,7 +219,7 @@ describe("checkShape: refused", () => {
     });
     expect(judge(new VersionedTransaction(withTable))).toEqual(
       no(
-        "LOOKUP_TABLES_UNSUPPORTED",
+        "LOOKUP_TABLES_NOT_SUPPORTED",
         "the transaction loads accounts from lookup tables, which these checks cannot watch",
       ),
     );
@@ -231,7 +231,7 @@ describe("checkShape: refused", () => {
       ...f,
       keys: f.keys.map((k, i) => (i === 0 ? { ...k, isSigner: false } : k)),
     });
-    const notSigner = no("MAKER_NOT_SIGNER", "the maker is not a signer of this transaction");
+    const notSigner = no("REBALANCE_MAKER_NOT_SIGNER", "the maker is not a signer of this transaction");
     expect(judge(txOf([unsigned], cp))).toEqual(notSigner);
     expect(judge(txOf([fill({ taker: stranger })], stranger))).toEqual(notSigner);
   });
@@ -254,14 +254,17 @@ describe("checkShape: refused", () => {
     ] as const) {
       const tx = txOf([fill(), system(tag, 40)]);
       expect(judge(tx)).toEqual(
-        no("WALLET_OWNER_CHANGED", `${where(tx, SYSTEM_PROGRAM_ID)} is System ${name} of ${me.toBase58()}`),
+        no(
+          "REBALANCE_WALLET_OWNER_CHANGED",
+          `${where(tx, SYSTEM_PROGRAM_ID)} is System ${name} of ${me.toBase58()}`,
+        ),
       );
     }
     const short = txOf([fill(), system(1)]);
-    expect(judge(short)).toMatchObject({ code: "WALLET_OWNER_CHANGED" });
+    expect(judge(short)).toMatchObject({ code: "REBALANCE_WALLET_OWNER_CHANGED" });
     const nobody = txOf([fill(), system(1, 4, [])]);
     expect(judge(nobody)).toEqual(
-      no("WALLET_OWNER_CHANGED", `${where(nobody, SYSTEM_PROGRAM_ID)} is System Assign of ?`),
+      no("REBALANCE_WALLET_OWNER_CHANGED", `${where(nobody, SYSTEM_PROGRAM_ID)} is System Assign of ?`),
     );
     // Under 4 bytes it has no tag, and a transfer is not an owner change: the allowlist refuses both.
     const tagless = new TransactionInstruction({
@@ -269,9 +272,9 @@ describe("checkShape: refused", () => {
       keys: [],
       data: Buffer.from([1, 0, 0]),
     });
-    expect(judge(txOf([fill(), tagless]))).toMatchObject({ code: "INSTRUCTION_NOT_ALLOWED" });
+    expect(judge(txOf([fill(), tagless]))).toMatchObject({ code: "REBALANCE_INSTRUCTION_NOT_ALLOWED" });
     const transfer = SystemProgram.transfer({ fromPubkey: me, toPubkey: stranger, lamports: 1 });
-    expect(judge(txOf([fill(), transfer]))).toMatchObject({ code: "INSTRUCTION_NOT_ALLOWED" });
+    expect(judge(txOf([fill(), transfer]))).toMatchObject({ code: "REBALANCE_INSTRUCTION_NOT_ALLOWED" });
   });
 
   it("SetAuthority, Approve and ApproveChecked under either token program (AUTHORITY_HANDED_AWAY)", () => {
@@ -292,7 +295,7 @@ describe("checkShape: refused", () => {
     for (const [ix, name, program] of cases) {
       const tx = txOf([fill(), ix]);
       expect(judge(tx)).toEqual(
-        no("AUTHORITY_HANDED_AWAY", `${where(tx, program)} is ${name} on ${acct.toBase58()}`),
+        no("REBALANCE_AUTHORITY_HANDED_AWAY", `${where(tx, program)} is ${name} on ${acct.toBase58()}`),
       );
     }
     const bare = new TransactionInstruction({
@@ -301,10 +304,12 @@ describe("checkShape: refused", () => {
       data: Buffer.from([4]),
     });
     const tx = txOf([fill(), bare]);
-    expect(judge(tx)).toEqual(no("AUTHORITY_HANDED_AWAY", `${where(tx, TOKEN_PROGRAM_ID)} is Approve on ?`));
+    expect(judge(tx)).toEqual(
+      no("REBALANCE_AUTHORITY_HANDED_AWAY", `${where(tx, TOKEN_PROGRAM_ID)} is Approve on ?`),
+    );
     // A transfer is not an authority change (the allowlist refuses it).
     expect(judge(txOf([fill(), createTransferInstruction(acct, stranger, me, 1n)]))).toMatchObject({
-      code: "INSTRUCTION_NOT_ALLOWED",
+      code: "REBALANCE_INSTRUCTION_NOT_ALLOWED",
     });
   });
 
@@ -313,7 +318,7 @@ describe("checkShape: refused", () => {
     const tx = txOf([fill(), createCloseAccountInstruction(acct, stranger, me)]);
     expect(judge(tx)).toEqual(
       no(
-        "CLOSE_TO_STRANGER",
+        "REBALANCE_CLOSE_TO_STRANGER",
         `${where(tx, TOKEN_PROGRAM_ID)} closes ${acct.toBase58()} to ${stranger.toBase58()}, not the maker`,
       ),
     );
@@ -324,46 +329,55 @@ describe("checkShape: refused", () => {
     });
     const noKeys = txOf([fill(), bare]);
     expect(judge(noKeys)).toEqual(
-      no("CLOSE_TO_STRANGER", `${where(noKeys, TOKEN_2022_PROGRAM_ID)} closes ? to ?, not the maker`),
+      no(
+        "REBALANCE_CLOSE_TO_STRANGER",
+        `${where(noKeys, TOKEN_2022_PROGRAM_ID)} closes ? to ?, not the maker`,
+      ),
     );
     expect(judge(txOf([fill(), createCloseAccountInstruction(acct, me, me)]))).toMatchObject({
-      code: "INSTRUCTION_NOT_ALLOWED",
+      code: "REBALANCE_INSTRUCTION_NOT_ALLOWED",
     });
   });
 
   it("a router without its route program: none configured, no fill or two for router_2, no swap program call (ROUTE_PROGRAM_MISSING)", () => {
     expect(judge(txOf([fill()]), order({ router: "router_3" }))).toEqual(
       no(
-        "ROUTE_PROGRAM_MISSING",
+        "REBALANCE_ROUTE_PROGRAM_MISSING",
         "router_3 has no swap programs configured (rebalance.swapPrograms.router_3)",
       ),
     );
     expect(judge(txOf(budget()))).toEqual(
-      no("ROUTE_PROGRAM_MISSING", "router_2 needs exactly one order-engine fill; the transaction has 0"),
+      no(
+        "REBALANCE_ROUTE_PROGRAM_MISSING",
+        "router_2 needs exactly one order-engine fill; the transaction has 0",
+      ),
     );
     expect(judge(txOf([fill(), fill({ inAmount: 1n })]))).toEqual(
-      no("ROUTE_PROGRAM_MISSING", "router_2 needs exactly one order-engine fill; the transaction has 2"),
+      no(
+        "REBALANCE_ROUTE_PROGRAM_MISSING",
+        "router_2 needs exactly one order-engine fill; the transaction has 2",
+      ),
     );
     expect(judge(txOf(budget()), order({ router: "router_1" }))).toEqual(
-      no("ROUTE_PROGRAM_MISSING", "router_1's route calls none of its swap programs (amm)"),
+      no("REBALANCE_ROUTE_PROGRAM_MISSING", "router_1's route calls none of its swap programs (amm)"),
     );
   });
 
   it("an instruction off the router's allowlist (INSTRUCTION_NOT_ALLOWED)", () => {
     const tx = txOf([fill(), ammCall()]);
     expect(judge(tx)).toEqual(
-      no("INSTRUCTION_NOT_ALLOWED", `${where(tx, AMM)} (other) is not on router_2's allowlist`),
+      no("REBALANCE_INSTRUCTION_NOT_ALLOWED", `${where(tx, AMM)} (other) is not on router_2's allowlist`),
     );
     const withFill = txOf([ammCall(), fill()]);
     expect(judge(withFill, order({ router: "router_1" }))).toMatchObject({
-      code: "INSTRUCTION_NOT_ALLOWED",
-      detail: expect.stringContaining("(fill) is not on router_1's allowlist"),
+      code: "REBALANCE_INSTRUCTION_NOT_ALLOWED",
+      context: expect.stringContaining("(fill) is not on router_1's allowlist"),
     });
   });
 
   it("a router_2 fill not as ordered (FILL_NOT_AS_ORDERED), each difference named", () => {
     const wrong = (ix: TransactionInstruction, o = order(), payer = me) => judge(txOf([ix], payer), o);
-    const as = (detail: string) => no("FILL_NOT_AS_ORDERED", `the order-engine fill: ${detail}`);
+    const as = (detail: string) => no("REBALANCE_FILL_NOT_AS_ORDERED", `the order-engine fill: ${detail}`);
     expect(wrong(fill({ maker: stranger }))).toEqual(
       as(`its maker is ${stranger.toBase58()}, not the order's counterparty ${cp.toBase58()}`),
     );
@@ -397,39 +411,44 @@ describe("checkShape: refused", () => {
     const f = fill();
     const short = new TransactionInstruction({ ...f, data: f.data.subarray(0, 20) });
     expect(judge(txOf([short]))).toMatchObject({
-      code: "FILL_NOT_AS_ORDERED",
-      detail: expect.stringMatching(/^the fill does not decode: .+/),
+      code: "REBALANCE_FILL_NOT_AS_ORDERED",
+      context: expect.stringMatching(/^the fill does not decode: .+/),
     });
-    expect(judge(txOf([short]))).not.toMatchObject({ detail: "the fill does not decode: accounts" });
+    expect(judge(txOf([short]))).not.toMatchObject({ context: "the fill does not decode: accounts" });
     const fewer = new TransactionInstruction({ ...f, keys: f.keys.slice(0, 5) });
-    expect(judge(txOf([fewer]))).toEqual(no("FILL_NOT_AS_ORDERED", "the fill does not decode: accounts"));
+    expect(judge(txOf([fewer]))).toEqual(
+      no("REBALANCE_FILL_NOT_AS_ORDERED", "the fill does not decode: accounts"),
+    );
   });
 
-  it("an ATA created with the maker paying or owning, other than its own ATA of a traded mint (MAKER_ACCOUNT_MISUSED)", () => {
+  it("an ATA created with the maker paying or owning, other than its own ATA of a traded mint (INVALID_MAKER_ACCOUNT_USE)", () => {
     const other = txOf([createAta(me, me, USDT), fill()]);
     const p = where(other, ATA_PROGRAM);
     expect(judge(other)).toEqual(
       no(
-        "MAKER_ACCOUNT_MISUSED",
+        "INVALID_MAKER_ACCOUNT_USE",
         `${p} creates ${ata(USDT, me).toBase58()} (owner ${me.toBase58()}) with the maker paying its rent: only the maker's own ATA of the order's mints may be`,
       ),
     );
     const forStranger = txOf([createAta(me, stranger, JUP), fill()]);
     expect(judge(forStranger)).toEqual(
       no(
-        "MAKER_ACCOUNT_MISUSED",
+        "INVALID_MAKER_ACCOUNT_USE",
         `${p} creates ${ata(JUP, stranger).toBase58()} (owner ${stranger.toBase58()}) with the maker paying its rent: only the maker's own ATA of the order's mints may be`,
       ),
     );
     const owned = txOf([createAta(stranger, me, USDT), fill()], stranger);
     expect(judge(owned)).toMatchObject({
-      code: "MAKER_ACCOUNT_MISUSED",
-      detail: expect.stringContaining("with the maker as owner: only"),
+      code: "INVALID_MAKER_ACCOUNT_USE",
+      context: expect.stringContaining("with the maker as owner: only"),
     });
     const c = createAta(me, me, JUP);
     const cut = txOf([new TransactionInstruction({ ...c, keys: c.keys.slice(0, 5) }), fill()]);
     expect(judge(cut)).toEqual(
-      no("MAKER_ACCOUNT_MISUSED", `${where(cut, ATA_PROGRAM)}: CreateIdempotent without its six accounts`),
+      no(
+        "INVALID_MAKER_ACCOUNT_USE",
+        `${where(cut, ATA_PROGRAM)}: CreateIdempotent without its six accounts`,
+      ),
     );
   });
 
@@ -448,13 +467,15 @@ describe("checkShape: refused", () => {
       judge(tx, order({ router: "router_1" }), (k) => (k.equals(extra) ? acc : null));
     expect(run(tokenAccount(USDT, me))).toEqual(
       no(
-        "EXTRA_WRITABLE_MAKER_ACCOUNT",
+        "REBALANCE_EXTRA_WRITABLE_MAKER_ACCOUNT",
         `the maker's token account ${extra.toBase58()} (mint ${MINT.USDT}) is writable, and the order trades neither its mint nor through it`,
       ),
     );
-    expect(run(tokenAccount(USDT, stranger, me))).toMatchObject({ code: "EXTRA_WRITABLE_MAKER_ACCOUNT" });
+    expect(run(tokenAccount(USDT, stranger, me))).toMatchObject({
+      code: "REBALANCE_EXTRA_WRITABLE_MAKER_ACCOUNT",
+    });
     expect(run(tokenAccount(USDT, stranger, undefined, me))).toMatchObject({
-      code: "EXTRA_WRITABLE_MAKER_ACCOUNT",
+      code: "REBALANCE_EXTRA_WRITABLE_MAKER_ACCOUNT",
     });
     expect(run(tokenAccount(USDT, stranger, stranger, stranger))).toEqual({ ok: true });
     // The same account read-only is no concern.

@@ -7,7 +7,7 @@
 import { AddressLookupTableProgram, Keypair, MessageV0, type PublicKey } from "@solana/web3.js";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AccountSnapshot, Chain } from "../../src/chain/interface.ts";
-import { V2RejectCode } from "../../src/rfq-v2/codes.ts";
+import { V2RejectCode } from "../../src/refusal/codes.ts";
 import { LookupTableResolver } from "../../src/rfq-v2/lookup.ts";
 
 const payer = Keypair.generate().publicKey;
@@ -107,7 +107,7 @@ describe("the lookup-table resolver's defaults", () => {
     expect(settled).toEqual({
       ok: false,
       code: V2RejectCode.V2_LOOKUP_TABLES_UNRESOLVED,
-      detail: "reading 2 lookup table(s): no answer from the chain within 2000 ms",
+      context: "reading 2 lookup table(s): no answer from the chain within 2000 ms",
     });
   });
 });

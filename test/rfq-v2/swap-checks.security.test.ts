@@ -294,7 +294,7 @@ describe("attacks on an RFQ v2 swap, each refused", () => {
     const r = judge(tx, now ?? NOW);
     expect(code(r)).toBe(expected);
     // The detail the operator's log shows, pinned (keys elided: they are made per run).
-    expect(r.ok ? "accepted" : elideKeys(r.detail)).toMatchSnapshot();
+    expect(r.ok ? "accepted" : elideKeys(r.context)).toMatchSnapshot();
   });
 
   it("refuses every swap of a pair withdrawn (paused, switched off, stale) even while its set is valid", () => {

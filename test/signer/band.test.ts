@@ -61,8 +61,8 @@ describe("judgeBand: the maker selling base", () => {
     });
     expect(judgeBand(band, at150, sells(1_000_000_000n, 148_499_999n), NOW)).toEqual({
       ok: false,
-      kind: "outsideBand",
-      detail:
+      code: "SIGNER_PRICE_BAND",
+      context:
         "selling 1000000000 SOL units for 148499999 USDC units is more than 100 bps below the signer's mid 150/1 for SOL/USDC",
     });
   });
@@ -102,8 +102,8 @@ describe("judgeBand: the maker buying base", () => {
     });
     expect(judgeBand(band, at150, buys(1_000_000_000n, 151_500_001n), NOW)).toEqual({
       ok: false,
-      kind: "outsideBand",
-      detail:
+      code: "SIGNER_PRICE_BAND",
+      context:
         "paying 151500001 USDC units for 1000000000 SOL units is more than 100 bps above the signer's mid 150/1 for SOL/USDC",
     });
   });
@@ -129,8 +129,8 @@ describe("judgeBand: the prices it will not judge by", () => {
   it("refuses without a source, or a source without the pair's price", () => {
     const none = {
       ok: false,
-      kind: "noPrice",
-      detail: "the signer's price source own has no price for SOL/USDC",
+      code: "SIGNER_NO_PRICE",
+      context: "the signer's price source own has no price for SOL/USDC",
     };
     expect(judgeBand(band, undefined, sells(1n, 1n), NOW)).toEqual(none);
     expect(judgeBand(band, source(undefined), sells(1n, 1n), NOW)).toEqual(none);
@@ -143,13 +143,13 @@ describe("judgeBand: the prices it will not judge by", () => {
     });
     expect(judgeBand(band, source({ num: 150n, den: 1n }, NOW - 5_001), trade, NOW)).toEqual({
       ok: false,
-      kind: "noPrice",
-      detail: "the signer's price for SOL/USDC (own) is 5001 ms old, over its 5000 ms",
+      code: "SIGNER_NO_PRICE",
+      context: "the signer's price for SOL/USDC (own) is 5001 ms old, over its 5000 ms",
     });
   });
 
   it("refuses a trade that is not the band's pair, even with one of its mints on the right side", () => {
-    const notThePair = { ok: false, kind: "noPrice", detail: "the fill does not trade SOL/USDC" };
+    const notThePair = { ok: false, code: "SIGNER_NO_PRICE", context: "the fill does not trade SOL/USDC" };
     // The maker pays out base, but takes in another token than the quote.
     expect(judgeBand(band, at150, { ...sells(1n, 1n), mintIn: MINT.JUP }, NOW)).toEqual(notThePair);
     // The maker takes in quote, but pays out another token than the base.

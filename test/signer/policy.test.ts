@@ -22,8 +22,12 @@ import { verifyEd25519 } from "../../src/crypto/ed25519.ts";
 import { fillMessageHash } from "../../src/fill/validate.ts";
 import { createLogger } from "../../src/observability/logger.ts";
 import type { QuoteStore, StoredQuote } from "../../src/quote-store/interface.ts";
-import { FillRejectCode, SignerRefusalCode as R, SwapRefusalCode } from "../../src/refusal/codes.ts";
-import { V2RejectCode } from "../../src/rfq-v2/codes.ts";
+import {
+  FillRejectCode,
+  SignerRefusalCode as R,
+  SwapRefusalCode,
+  V2RejectCode,
+} from "../../src/refusal/codes.ts";
 import {
   parseLimits,
   SignerIssuanceLedger,
@@ -120,9 +124,9 @@ let logs: Record<string, unknown>[][] = [];
 /** Refusals made before the message is read, or of a request, name no message. */
 const beforeTheMessage = (l: Record<string, unknown>) =>
   l.code === FillRejectCode.MALFORMED_TRANSACTION ||
-  l.code === V2RejectCode.V2_MALFORMED_TRANSACTION ||
-  l.code === R.BAD_REQUEST ||
-  l.detail === "this signer holds no issuer key (SIGNER_ISSUER_KEYPAIR)";
+  l.code === FillRejectCode.MALFORMED_TRANSACTION ||
+  l.code === R.SIGNER_BAD_REQUEST ||
+  l.context === "this signer holds no issuer key (SIGNER_ISSUER_KEYPAIR)";
 afterEach(() => {
   // Every refusal of a message is one log line naming that message by its hash.
   for (const lines of logs)
@@ -217,7 +221,7 @@ function fillOf(
   return tx;
 }
 const b64 = (tx: VersionedTransaction) => Buffer.from(tx.serialize()).toString("base64");
-const no = (code: string, detail: string) => ({ ok: false, code, detail });
+const no = (code: string, context: string) => ({ ok: false, code, context });
 const refusedLine = (lines: Record<string, unknown>[], code: string) =>
   lines.find((l) => l.code === code && (l.msg === "signature refused" || l.msg === "companion refused"));
 
@@ -226,6 +230,7 @@ describe("SigningPolicy.keys", () => {
     expect(policyWith().policy.keys()).toEqual({
       active: maker.publicKey.toBase58(),
       keys: [maker.publicKey.toBase58(), next.publicKey.toBase58()],
+      v2ExpirySeconds: 15,
     });
     const issuer = { keypair: setup.issuer, ledger: new SignerIssuanceLedger(redis, `${prefix}iss:`) };
     expect(policyWith({ issuer }).policy.keys().issuer).toBe(setup.issuer.publicKey.toBase58());
@@ -287,17 +292,19 @@ describe("SigningPolicy.decide (a v1 fill)", () => {
     expect(refusedLine(w.lines, FillRejectCode.MALFORMED_TRANSACTION)).toMatchObject({ quoteId: "q-x" });
   });
 
-  it("refuses when the quote store fails (SIGNER_STORE_UNAVAILABLE), and an unknown quote (SIGNER_UNKNOWN_QUOTE)", async () => {
+  it("refuses when the quote store fails (SIGNER_STORE_UNAVAILABLE), and an unknown quote (QUOTE_NOT_FOUND)", async () => {
     const w = policyWith();
     const q = quote(w.quotes);
     const tx = fillOf(q);
     w.storeFails.on = true;
     expect(await w.policy.decide(q.quoteId, b64(tx))).toEqual(
-      no(R.STORE_UNAVAILABLE, "quote store: store down"),
+      no(R.SIGNER_STORE_UNAVAILABLE, "quote store: store down"),
     );
     w.storeFails.on = false;
-    expect(await w.policy.decide("nope", b64(tx))).toEqual(no(R.UNKNOWN_QUOTE, "no quote nope in the store"));
-    expect(refusedLine(w.lines, R.UNKNOWN_QUOTE)).toMatchObject({
+    expect(await w.policy.decide("nope", b64(tx))).toEqual(
+      no(SwapRefusalCode.QUOTE_NOT_FOUND, "no quote nope in the store"),
+    );
+    expect(refusedLine(w.lines, SwapRefusalCode.QUOTE_NOT_FOUND)).toMatchObject({
       quoteId: "nope",
       messageHash: fillMessageHash(tx),
     });
@@ -313,12 +320,12 @@ describe("SigningPolicy.decide (a v1 fill)", () => {
     expect(refusedLine(w.lines, (d as { code: string }).code)).toHaveProperty("rule");
   });
 
-  it("refuses a fill without the taker's signature (SIGNER_TAKER_SIGNATURE)", async () => {
+  it("refuses a fill without the taker's signature (SIGNATURE_VERIFICATION_FAILED)", async () => {
     const w = policyWith();
     const q = quote(w.quotes);
     expect(await w.policy.decide(q.quoteId, b64(fillOf(q, { signed: false })))).toMatchObject({
       ok: false,
-      code: R.TAKER_SIGNATURE,
+      code: SwapRefusalCode.SIGNATURE_VERIFICATION_FAILED,
     });
   });
 
@@ -353,11 +360,14 @@ describe("SigningPolicy.decide (a v1 fill)", () => {
       amountOut: 1_000_000n,
     });
     expect(await w.policy.decide(usdt.quoteId, b64(fillOf(usdt)))).toEqual(
-      no(R.NO_LIMIT, `no signer limit is configured for the token ${MINT.USDT}`),
+      no(R.SIGNER_NO_LIMIT, `no signer limit is configured for the token ${MINT.USDT}`),
     );
     const over = quote(w.quotes, { amountIn: 3_000_000n, amountOut: 5_000_001n });
     expect(await w.policy.decide(over.quoteId, b64(fillOf(over)))).toEqual(
-      no(R.LIMIT_PER_FILL, `the fill pays out 5000001 of ${MINT.USDC}, over the per-fill limit 5000000`),
+      no(
+        R.SIGNER_LIMIT_PER_FILL,
+        `the fill pays out 5000001 of ${MINT.USDC}, over the per-fill limit 5000000`,
+      ),
     );
     const at = quote(w.quotes, { amountIn: 3_000_000n, amountOut: 5_000_000n });
     expect(await w.policy.decide(at.quoteId, b64(fillOf(at)))).toMatchObject({ ok: true });
@@ -372,7 +382,10 @@ describe("SigningPolicy.decide (a v1 fill)", () => {
       amountOut: 1_000n,
     });
     expect(await w.policy.decide(solJup.quoteId, b64(fillOf(solJup)))).toEqual(
-      no(R.NO_PRICE_BAND, `no signer price band is configured for the pair of ${MINT.SOL} and ${MINT.JUP}`),
+      no(
+        R.SIGNER_NO_PRICE_BAND,
+        `no signer price band is configured for the pair of ${MINT.SOL} and ${MINT.JUP}`,
+      ),
     );
     const usdt = quote(w.quotes, {
       tokenIn: MINT.USDT,
@@ -381,7 +394,7 @@ describe("SigningPolicy.decide (a v1 fill)", () => {
       amountOut: 1_000_000n,
     });
     expect(await w.policy.decide(usdt.quoteId, b64(fillOf(usdt)))).toEqual(
-      no(R.NO_PRICE, "the signer's price source empty has no price for USDT/USDC"),
+      no(R.SIGNER_NO_PRICE, "the signer's price source empty has no price for USDT/USDC"),
     );
     const cheap = quote(w.quotes, {
       tokenIn: MINT.USDC,
@@ -390,8 +403,11 @@ describe("SigningPolicy.decide (a v1 fill)", () => {
       amountOut: 1_000_000_000n,
     });
     const d = await w.policy.decide(cheap.quoteId, b64(fillOf(cheap)));
-    expect(d).toMatchObject({ ok: false, code: R.PRICE_BAND });
-    expect(refusedLine(w.lines, R.PRICE_BAND)).toMatchObject({ pair: "SOL/USDC", quoteId: cheap.quoteId });
+    expect(d).toMatchObject({ ok: false, code: R.SIGNER_PRICE_BAND });
+    expect(refusedLine(w.lines, R.SIGNER_PRICE_BAND)).toMatchObject({
+      pair: "SOL/USDC",
+      quoteId: cheap.quoteId,
+    });
   });
 
   it("refuses the same message twice (SIGNER_ALREADY_SIGNED)", async () => {
@@ -400,7 +416,7 @@ describe("SigningPolicy.decide (a v1 fill)", () => {
     const tx = b64(fillOf(q));
     expect(await w.policy.decide(q.quoteId, tx)).toMatchObject({ ok: true });
     expect(await w.policy.decide(q.quoteId, tx)).toEqual(
-      no(R.ALREADY_SIGNED, "this message was signed before"),
+      no(R.SIGNER_ALREADY_SIGNED, "this message was signed before"),
     );
   });
 
@@ -420,18 +436,18 @@ describe("SigningPolicy.decide (a v1 fill)", () => {
     const h1 = fillMessageHash(first);
     expect(await w.policy.decide(q.quoteId, b64(fillOf(q)))).toEqual(
       no(
-        R.QUOTE_ALREADY_SIGNED,
+        R.SIGNER_QUOTE_ALREADY_SIGNED,
         `quote ${q.quoteId} was signed for another message (${h1}) that can still land (its blockhash is valid)`,
       ),
     );
     valid.answer = new Error("rpc down");
     expect(await w.policy.decide(q.quoteId, b64(fillOf(q)))).toEqual(
       no(
-        R.QUOTE_ALREADY_SIGNED,
+        R.SIGNER_QUOTE_ALREADY_SIGNED,
         `quote ${q.quoteId} was signed for another message (${h1}) that may still land (its blockhash could not be checked: rpc down)`,
       ),
     );
-    expect(refusedLine(w.lines, R.QUOTE_ALREADY_SIGNED)).toMatchObject({ signedMessageHash: h1 });
+    expect(refusedLine(w.lines, R.SIGNER_QUOTE_ALREADY_SIGNED)).toMatchObject({ signedMessageHash: h1 });
     valid.answer = false;
     const second = fillOf(q);
     expect(await w.policy.decide(q.quoteId, b64(second))).toMatchObject({
@@ -448,7 +464,7 @@ describe("SigningPolicy.decide (a v1 fill)", () => {
     expect(await w.policy.decide(q.quoteId, b64(first))).toMatchObject({ ok: true });
     expect(await w.policy.decide(q.quoteId, b64(fillOf(q)))).toEqual(
       no(
-        R.QUOTE_ALREADY_SIGNED,
+        R.SIGNER_QUOTE_ALREADY_SIGNED,
         `quote ${q.quoteId} was signed for another message (${fillMessageHash(first)}) that may still land (the signer has no chain reader (SIGNER_RPC_URL) to tell)`,
       ),
     );
@@ -463,24 +479,27 @@ describe("SigningPolicy.decide (a v1 fill)", () => {
       return w.policy.decide(q.quoteId, b64(fillOf(q)));
     };
     expect(await run(["perMinute"])).toEqual(
-      no(R.LIMIT_PER_MINUTE, `paying out 2000000 of ${MINT.USDC} would cross this minute's limit 1000000000`),
+      no(
+        R.SIGNER_LIMIT_PER_MINUTE,
+        `paying out 2000000 of ${MINT.USDC} would cross this minute's limit 1000000000`,
+      ),
     );
     expect(await run(["perDay"])).toEqual(
-      no(R.LIMIT_PER_DAY, `paying out 2000000 of ${MINT.USDC} would cross today's limit 1000000000`),
+      no(R.SIGNER_LIMIT_PER_DAY, `paying out 2000000 of ${MINT.USDC} would cross today's limit 1000000000`),
     );
     expect(await run(["lossPerDay"])).toEqual(
       no(
-        R.LIMIT_LOSS_PER_DAY,
+        R.SIGNER_LIMIT_LOSS_PER_DAY,
         `giving away 500000 of ${MINT.USDC} beyond the signer's price would cross today's loss limit 1000000000`,
       ),
     );
     expect(await run([new Error("redis down")])).toEqual(
-      no(R.STORE_UNAVAILABLE, "signer record: redis down"),
+      no(R.SIGNER_STORE_UNAVAILABLE, "signer record: redis down"),
     );
     // The quote's record went to another message and back between the two reads: asked again, refused.
     const raced = await run(["quoteSignedForAnother"], [undefined]);
-    expect(raced).toMatchObject({ ok: false, code: R.QUOTE_ALREADY_SIGNED });
-    expect((raced as { detail: string }).detail).toMatch(
+    expect(raced).toMatchObject({ ok: false, code: R.SIGNER_QUOTE_ALREADY_SIGNED });
+    expect((raced as { context: string }).context).toMatch(
       /^quote pq-\d+ was signed for another message meanwhile$/,
     );
     // Or the record names this very message (signed meanwhile under the same quote): not asked of the chain.
@@ -489,11 +508,11 @@ describe("SigningPolicy.decide (a v1 fill)", () => {
     w.ledger.spend = ["quoteSignedForAnother"];
     w.ledger.prior = [fillMessageHash(tx)];
     expect(await w.policy.decide(q.quoteId, b64(tx))).toEqual(
-      no(R.QUOTE_ALREADY_SIGNED, `quote ${q.quoteId} was signed for another message meanwhile`),
+      no(R.SIGNER_QUOTE_ALREADY_SIGNED, `quote ${q.quoteId} was signed for another message meanwhile`),
     );
     // A replayed message offered under a quote that holds another one: named a replay, the chain not asked.
     expect(await run(["alreadySigned"], ["another message"])).toEqual(
-      no(R.ALREADY_SIGNED, "this message was signed before"),
+      no(R.SIGNER_ALREADY_SIGNED, "this message was signed before"),
     );
     w.ledger.prior = [];
   });
@@ -567,8 +586,8 @@ describe("SigningPolicy.decideV2 (an RFQ v2 swap)", () => {
     });
     // The record is the swap's: a second message for it is refused as for a quote.
     expect(await w.policy.decideV2(id, b64(swapTx(v2())), claimedOf(p))).toMatchObject({
-      code: R.QUOTE_ALREADY_SIGNED,
-      detail: expect.stringMatching(new RegExp(`^swap ${id} was signed for another message`)),
+      code: R.SIGNER_QUOTE_ALREADY_SIGNED,
+      context: expect.stringMatching(new RegExp(`^swap ${id} was signed for another message`)),
     });
   });
 
@@ -585,7 +604,7 @@ describe("SigningPolicy.decideV2 (an RFQ v2 swap)", () => {
     const w = policyWith();
     expect(await w.policy.decideV2(uuid(), "", claimedOf(v2()))).toMatchObject({
       ok: false,
-      code: V2RejectCode.V2_MALFORMED_TRANSACTION,
+      code: FillRejectCode.MALFORMED_TRANSACTION,
     });
   });
 
@@ -604,7 +623,7 @@ describe("SigningPolicy.decideV2 (an RFQ v2 swap)", () => {
     const tx = b64(swapTx(p, { lookupTables: [table] }));
     expect(await policyWith().policy.decideV2(uuid(), tx, claimedOf(p))).toEqual(
       no(
-        R.V2_LOOKUP_TABLES,
+        R.SIGNER_V2_LOOKUP_TABLES,
         "the swap loads accounts from 1 lookup table(s), and the signer has no chain reader (SIGNER_RPC_URL) to resolve them",
       ),
     );
@@ -629,11 +648,11 @@ describe("SigningPolicy.decideV2 (an RFQ v2 swap)", () => {
       quoteMint: new PublicKey(MINT.SOL),
     });
     expect(await w.policy.decideV2(uuid(), b64(swapTx(jupSol)), claimedOf(jupSol))).toEqual(
-      no(R.NO_PRICE_BAND, `no streamed pair ${MINT.JUP}/${MINT.SOL}`),
+      no(R.SIGNER_NO_PRICE_BAND, `no streamed pair ${MINT.JUP}/${MINT.SOL}`),
     );
   });
 
-  it("refuses a top-level program an offered swap never holds (SIGNER_V2_UNEXPECTED_PROGRAM), naming it", async () => {
+  it("refuses a top-level program an offered swap never holds (INVALID_PROGRAM), naming it", async () => {
     const w = policyWith();
     const program = Keypair.generate().publicKey;
     const p = v2();
@@ -642,36 +661,36 @@ describe("SigningPolicy.decideV2 (an RFQ v2 swap)", () => {
     });
     expect(await w.policy.decideV2(uuid(), b64(tx), claimedOf(p))).toEqual(
       no(
-        R.V2_UNEXPECTED_PROGRAM,
+        FillRejectCode.INVALID_PROGRAM,
         `instruction 4 runs ${program.toBase58()}, not a program an offered swap holds`,
       ),
     );
   });
 
-  it("refuses a swap the taker did not sign (SIGNER_TAKER_SIGNATURE)", async () => {
+  it("refuses a swap the taker did not sign (SIGNATURE_VERIFICATION_FAILED)", async () => {
     const w = policyWith();
     const p = v2();
     const tx = buildV2SwapTransaction(p);
     expect(await w.policy.decideV2(uuid(), b64(tx), claimedOf(p))).toMatchObject({
       ok: false,
-      code: R.TAKER_SIGNATURE,
+      code: SwapRefusalCode.SIGNATURE_VERIFICATION_FAILED,
     });
   });
 
-  it("refuses an expire_at beyond the levels' validity and the grace (SIGNER_V2_EXPIRY): 5 s by default, as configured", async () => {
+  it("refuses an expire_at beyond the levels' validity and the grace (V2_EXPIRED): 5 s by default, as configured", async () => {
     const w = policyWith();
     const at = (s: number) => v2({ expireAt: BigInt(NOW / 1000 + s) });
     expect(
       await w.policy.decideV2(uuid(), b64(swapTx(at(16))), claimedOf(at(16), { validUntilMs: NOW + 20_000 })),
     ).toEqual(
       no(
-        R.V2_EXPIRY,
+        V2RejectCode.V2_EXPIRED,
         `expire_at ${NOW / 1000 + 16} is more than 15 s ahead (latest ${NOW / 1000 + 15}): longer than levels stay valid`,
       ),
     );
     const strict = policyWith({ expiryGraceSeconds: 0n });
     expect(await strict.policy.decideV2(uuid(), b64(swapTx(at(11))), claimedOf(at(11)))).toMatchObject({
-      code: R.V2_EXPIRY,
+      code: V2RejectCode.V2_EXPIRED,
     });
     expect(await strict.policy.decideV2(uuid(), b64(swapTx(at(10))), claimedOf(at(10)))).toMatchObject({
       ok: true,
@@ -682,9 +701,9 @@ describe("SigningPolicy.decideV2 (an RFQ v2 swap)", () => {
     const w = policyWith();
     const p = v2();
     expect(await w.policy.decideV2(uuid(), b64(swapTx(p)), claimedOf(p, { lotSizeBase: "2000000" }))).toEqual(
-      no(R.V2_LEVELS_NOT_CLAIMED, "the swap's lot 1000000 is not the claimed set's 2000000"),
+      no(R.SIGNER_V2_LEVELS_NOT_CLAIMED, "the swap's lot 1000000 is not the claimed set's 2000000"),
     );
-    expect(refusedLine(w.lines, R.V2_LEVELS_NOT_CLAIMED)).toMatchObject({ sequence: "41" });
+    expect(refusedLine(w.lines, R.SIGNER_V2_LEVELS_NOT_CLAIMED)).toMatchObject({ sequence: "41" });
   });
 
   it("refuses a swap whose input buys no whole lot (V2_INVALID_AMOUNTS)", async () => {
@@ -700,13 +719,16 @@ describe("SigningPolicy.decideV2 (an RFQ v2 swap)", () => {
     // 1.001 SOL: one lot over the 1 SOL a fill.
     const big = v2({ inAmount: 1_001n * 150_300n, levels: [{ pxTicks: 150_300n, qtyLots: 2_000n }] });
     expect(await w.policy.decideV2(uuid(), b64(swapTx(big)), claimedOf(big))).toEqual(
-      no(R.LIMIT_PER_FILL, `the swap pays out 1001000000 of ${MINT.SOL}, over the per-fill limit 1000000000`),
+      no(
+        R.SIGNER_LIMIT_PER_FILL,
+        `the swap pays out 1001000000 of ${MINT.SOL}, over the per-fill limit 1000000000`,
+      ),
     );
     const cheap = v2({ inAmount: 10n * 140_000n, levels: [{ pxTicks: 140_000n, qtyLots: 50n }] });
     expect(await w.policy.decideV2(uuid(), b64(swapTx(cheap)), claimedOf(cheap))).toMatchObject({
-      code: R.PRICE_BAND,
+      code: R.SIGNER_PRICE_BAND,
     });
-    expect(refusedLine(w.lines, R.PRICE_BAND)).toMatchObject({ pair: "SOL/USDC", sequence: "41" });
+    expect(refusedLine(w.lines, R.SIGNER_PRICE_BAND)).toMatchObject({ pair: "SOL/USDC", sequence: "41" });
   });
 
   describe("an issued token", () => {
@@ -743,7 +765,7 @@ describe("SigningPolicy.decideV2 (an RFQ v2 swap)", () => {
     it("refuses without a record to hold the daily cap (SIGNER_STORE_UNAVAILABLE), or when the record fails", async () => {
       const p = tbill();
       expect(await policyWith().policy.decideV2(uuid(), b64(swapTx(p)), claimed(p))).toEqual(
-        no(R.STORE_UNAVAILABLE, "the signer has no issuance record to hold the issuer's daily cap"),
+        no(R.SIGNER_STORE_UNAVAILABLE, "the signer has no issuance record to hold the issuer's daily cap"),
       );
       const r = record(new Error("redis down"));
       expect(
@@ -752,7 +774,7 @@ describe("SigningPolicy.decideV2 (an RFQ v2 swap)", () => {
           b64(swapTx(tbill())),
           claimed(p),
         ),
-      ).toEqual(no(R.STORE_UNAVAILABLE, "signer record: redis down"));
+      ).toEqual(no(R.SIGNER_STORE_UNAVAILABLE, "signer record: redis down"));
     });
 
     it("counts a buy as a mint and a sell as a burn, once per message, and refuses past the daily cap (ISSUANCE_CAP_EXCEEDED)", async () => {
@@ -857,7 +879,7 @@ describe("SigningPolicy.companion", () => {
   it("refuses without an issuer key (SIGNER_NO_ISSUER), bytes that are no transaction, and a tip account that is no key", async () => {
     const w = policyWith();
     expect(await w.policy.companion("q", "", tip)).toEqual(
-      no(R.NO_ISSUER, "this signer holds no issuer key (SIGNER_ISSUER_KEYPAIR)"),
+      no(R.SIGNER_NO_ISSUER, "this signer holds no issuer key (SIGNER_ISSUER_KEYPAIR)"),
     );
     const i = issuing();
     expect(await i.policy.companion("q", "bm90IGEgdHg=", tip)).toMatchObject({
@@ -865,24 +887,26 @@ describe("SigningPolicy.companion", () => {
     });
     const { q, tx } = await signedBuy(i);
     expect(await i.policy.companion(q.quoteId, b64(tx), "not-a-key")).toEqual(
-      no(R.BAD_REQUEST, "tipAccount not-a-key is not a public key"),
+      no(R.SIGNER_BAD_REQUEST, "tipAccount not-a-key is not a public key"),
     );
-    expect(refusedLine(i.lines, R.BAD_REQUEST)).toMatchObject({ quoteId: q.quoteId });
+    expect(refusedLine(i.lines, R.SIGNER_BAD_REQUEST)).toMatchObject({ quoteId: q.quoteId });
   });
 
   it("refuses when its stores fail, a fill it did not sign, and a quote the store no longer holds", async () => {
     const w = issuing();
     const { q, tx } = await signedBuy(w);
     w.storeFails.on = true;
-    expect(await w.policy.companion(q.quoteId, b64(tx), tip)).toEqual(no(R.STORE_UNAVAILABLE, "store down"));
+    expect(await w.policy.companion(q.quoteId, b64(tx), tip)).toEqual(
+      no(R.SIGNER_STORE_UNAVAILABLE, "store down"),
+    );
     w.storeFails.on = false;
     const unsigned = fillOf(q, { taker: holder });
     expect(await w.policy.companion(q.quoteId, b64(unsigned), tip)).toEqual(
-      no(R.COMPANION_UNSIGNED_FILL, `this signer did not sign this message for quote ${q.quoteId}`),
+      no(R.SIGNER_COMPANION_UNSIGNED_FILL, `this signer did not sign this message for quote ${q.quoteId}`),
     );
     w.quotes.delete(q.quoteId);
     expect(await w.policy.companion(q.quoteId, b64(tx), tip)).toEqual(
-      no(R.UNKNOWN_QUOTE, `no quote ${q.quoteId} in the store`),
+      no(SwapRefusalCode.QUOTE_NOT_FOUND, `no quote ${q.quoteId} in the store`),
     );
   });
 
@@ -920,7 +944,7 @@ describe("SigningPolicy.companion", () => {
     const tx = fillOf(q);
     expect((await w.policy.decide(q.quoteId, b64(tx))).ok).toBe(true);
     expect(await w.policy.companion(q.quoteId, b64(tx), tip)).toEqual(
-      no(R.NO_ISSUER, "the fill trades no issued token"),
+      no(R.SIGNER_NO_ISSUER, "the fill trades no issued token"),
     );
     const s = quote(w.quotes, {
       tokenIn: TBILL,
@@ -932,14 +956,14 @@ describe("SigningPolicy.companion", () => {
     const sell = fillOf(s, { taker: holder });
     expect((await w.policy.decide(s.quoteId, b64(sell))).ok).toBe(true);
     expect(await w.policy.companion(s.quoteId, b64(sell), tip)).toEqual(
-      no(R.NO_ISSUER, "the signer service makes mint companions only (a burn needs burnOnSell off)"),
+      no(R.SIGNER_NO_ISSUER, "the signer service makes mint companions only (a burn needs burnOnSell off)"),
     );
   });
 
   it("refuses when the issuer's record fails, a second companion for a quote, and one past the daily cap", async () => {
     for (const [answer, expected] of [
-      [new Error("redis down"), no(R.STORE_UNAVAILABLE, "signer record: redis down")],
-      ["alreadyMade", { ok: false, code: R.COMPANION_ALREADY_MADE }],
+      [new Error("redis down"), no(R.SIGNER_STORE_UNAVAILABLE, "signer record: redis down")],
+      ["alreadyMade", { ok: false, code: R.SIGNER_COMPANION_ALREADY_MADE }],
       [
         "dailyCap",
         no(
@@ -953,7 +977,7 @@ describe("SigningPolicy.companion", () => {
       const c = await w.policy.companion(q.quoteId, b64(tx), tip);
       expect(c).toMatchObject(expected);
       if (answer === "alreadyMade")
-        expect((c as SignDecision & { detail: string }).detail).toBe(
+        expect((c as SignDecision & { context: string }).context).toBe(
           `a companion was made for quote ${q.quoteId} before`,
         );
     }

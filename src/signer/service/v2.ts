@@ -19,7 +19,7 @@ import type { PairBand } from "./limits.ts";
  * The top-level programs an offered swap holds (RFQ-V2 samples: compute budget, the SOL wrap, ATA
  * create, token close, the tip transfer, the route): anything else is refused, whatever it names.
  */
-const V2_ALLOWED_PROGRAMS: ReadonlySet<string> = new Set([
+export const V2_ALLOWED_PROGRAMS: ReadonlySet<string> = new Set([
   COMPUTE_BUDGET_PROGRAM_ID.toBase58(),
   SystemProgram.programId.toBase58(),
   TOKEN_PROGRAM,
