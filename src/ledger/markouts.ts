@@ -56,6 +56,11 @@ export interface TradeTerms {
   /** Base and quote that changed hands, smallest units (decimal strings). */
   baseAmount: string;
   quoteAmount: string;
+  /**
+   * The pair's mid as the sending process saw it when it journaled the fill: the fill's 0 s mid when
+   * the process that settles it started after the fill was sent (absent: the sender had no price).
+   */
+  midAtSend?: number;
 }
 
 /** One markout sample, as handed to the flagger once it is in the ledger outbox. */
@@ -200,8 +205,8 @@ export class MarkoutTracker {
     }
   }
 
-  /** The pair's mid from its price source now. */
-  private liveMid(pair: string): number | undefined {
+  /** The pair's mid from its price source now (journaled with each fill sent: `TradeTerms.midAtSend`). */
+  liveMid(pair: string): number | undefined {
     const p = this.opts.config.file.pairs.find((x) => `${x.base}/${x.quote}` === pair);
     const point = p ? this.opts.priceSources.get(p.priceSource)?.price(pair) : undefined;
     const mid = point ? ratioToNumber(point.mid) : undefined;
@@ -234,7 +239,7 @@ export class MarkoutTracker {
     const quoteUnits = Number(trade.quoteAmount) / 10 ** quote.decimals;
     if (!(baseUnits > 0)) return;
     const price = quoteUnits / baseUnits;
-    const midAtFill = taken?.midAtFill ?? this.midAt(trade.pair, landedAtMs);
+    const midAtFill = taken?.midAtFill ?? this.midAt(trade.pair, landedAtMs) ?? trade.midAtSend;
     const missed: string[] = [];
     for (const h of this.horizons) {
       if (taken?.horizons.has(h.label)) continue;
@@ -267,7 +272,8 @@ export class MarkoutTracker {
       };
       const delay = dueMs - this.now();
       if (delay <= 0) {
-        const mid = this.midAt(trade.pair, dueMs);
+        // The 0 s mid is the mid at fill, whichever process saw it.
+        const mid = h.ms === 0 ? midAtFill : this.midAt(trade.pair, dueMs);
         if (mid === undefined) missed.push(h.label);
         sample(mid);
       } else {

@@ -32,7 +32,7 @@ export interface SwapTuning extends ExecutorTuning {
 /** The ports the swap path is given (the rest of the executor's ports are built here). */
 export type GivenSwapPorts = Pick<
   StepPorts,
-  "store" | "chain" | "inventory" | "signer" | "takers" | "issuance"
+  "store" | "chain" | "inventory" | "signer" | "takers" | "issuance" | "mids"
 >;
 
 export interface SwapPortDeps {

@@ -49,6 +49,8 @@ export async function wireSwap(
       signer: deps.health.signer,
       ...(takers ? { takers } : {}),
       ...(issuance ? { issuance } : {}),
+      // The markouts (wired below, with the ledger) give the mid journaled with each fill sent.
+      mids: { liveMid: (pair) => records?.markouts.liveMid(pair) },
     },
     ...(w.redis ? { redis: w.redis } : {}),
     journalPrefix: w.keys.swap,

@@ -91,6 +91,44 @@ describe("finding 9: markouts from the landing, across a restart", () => {
     t.close();
   });
 
+  it("a fill sent by a process that died before it landed takes its 0 s mid from the sender's journal, not from a later price", async () => {
+    vi.useFakeTimers({ now: 1_800_000_000_000 });
+    const price = movingSource();
+    price.set(90n);
+    const { t, records } = tracker(
+      [
+        { label: "0s", ms: 0 },
+        { label: "5s", ms: 5_000 },
+      ],
+      price.source,
+      1_000,
+    );
+    // Sent 3 s before this process started (the sender was SIGKILLed): it saw no price at the send.
+    const sentAtMs = Date.now() - 3_000;
+    t.start();
+    t.onLanded("sig-killed", "q-killed", { ...SOLD, midAtSend: 100 }, sentAtMs);
+    await t.idle();
+    expect(records.map((r) => [r.horizon, r.mid, r.midAtFill, r.atMs, r.markoutBps])).toEqual([
+      ["0s", 100, 100, sentAtMs, 50],
+    ]);
+    // Its 5 s horizon comes due in this process's time: the mid then.
+    vi.advanceTimersByTime(2_000);
+    await t.idle();
+    expect(records.map((r) => [r.horizon, r.mid, r.midAtFill])).toContainEqual(["5s", 90, 100]);
+    t.close();
+  });
+
+  it("a fill sent by a process that saw no price either leaves its 0 s horizon out", async () => {
+    vi.useFakeTimers({ now: 1_800_000_000_000 });
+    const price = movingSource();
+    const { t, records } = tracker([{ label: "0s", ms: 0 }], price.source, 1_000);
+    t.start();
+    t.onLanded("sig-unpriced", "q-unpriced", SOLD, Date.now() - 3_000);
+    await t.idle();
+    expect(records).toEqual([]);
+    t.close();
+  });
+
   it("after a restart, takes up from the ledger the landed fills whose horizons are not all in it", {
     timeout: 60_000,
   }, async () => {

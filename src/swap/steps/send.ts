@@ -239,12 +239,14 @@ function pendingOf(
   if (where) {
     // The maker's trade: the quoted amounts (the operator's fee is part of what the maker gives or keeps).
     const { amountIn, amountOut } = quote.response;
+    const mid = ports.mids?.liveMid(where.pair);
     pending.trade = {
       pair: where.pair,
       side: where.side,
       taker: fill.taker.toBase58(),
       baseAmount: where.side === "sell" ? amountOut : amountIn,
       quoteAmount: where.side === "sell" ? amountIn : amountOut,
+      ...(mid !== undefined ? { midAtSend: mid } : {}),
     };
   }
   // The acceptance this fill answers if the send succeeds, journaled with it (see PendingFill.decision).

@@ -63,6 +63,11 @@ export interface StepPorts {
   issuance?: IssuancePorts;
   /** Logs a failed ledger outbox append (the answer is unaffected). */
   log?: Logger;
+  /**
+   * Each pair's mid now (the markouts' price sources), journaled with a fill about to be sent: the 0 s
+   * markout of a fill whose sender dies before it lands (src/ledger/markouts.ts). Unset: not journaled.
+   */
+  mids?: { liveMid(pair: string): number | undefined };
 }
 
 /** The settings every step runs with, defaults applied (swapSettings in ../executor.ts, the one place). */
