@@ -291,25 +291,51 @@ function* requests(quotes: OpenLoopResult[]): Generator<{ at: number; ms: number
       };
 }
 
-/** Within budget: answered (200 or 404) no later than the budget after its scheduled send. */
+/** Quotes in one window (or outside them all): sent, answered in budget, answered late, not answered. */
+interface WindowCount {
+  n: number;
+  ok: number;
+  /** Answered 200 or 404, after the budget. */
+  late: number;
+  /** No HTTP answer at all (connection refused or reset, timed out): the process was not there to answer. */
+  none: number;
+}
+
+/**
+ * Within budget: answered (200 or 404) no later than the budget after its scheduled send. Inside the
+ * fault windows each fault is counted on its own, its misses split into late answers and no answer (a
+ * webhook restarted by the fault refuses connections until it listens again).
+ */
 function summarize(quotes: OpenLoopResult[], faults: Fault[], budget: number) {
   // A fault's window: from the cut to a second after what it broke answered again (the recovery promise).
-  const inWindow = (t: number) => faults.some((f) => t >= f.cutAt && t <= f.backAt + 1_000);
-  const c = { outside: { n: 0, ok: 0 }, inside: { n: 0, ok: 0 }, fivexx: 0, priced: 0 };
+  const windowOf = (t: number) => faults.findIndex((f) => t >= f.cutAt && t <= f.backAt + 1_000);
+  const count = (): WindowCount => ({ n: 0, ok: 0, late: 0, none: 0 });
+  const outside = count();
+  const byFault = faults.map(count);
+  let fivexx = 0;
+  let priced = 0;
   for (const r of requests(quotes)) {
-    const w = inWindow(r.at) ? c.inside : c.outside;
+    const w = byFault[windowOf(r.at)] ?? outside;
     w.n++;
-    if ((r.status === 200 || r.status === 404) && r.ms <= budget) w.ok++;
-    if (r.status >= 500) c.fivexx++;
-    if (r.status === 200) c.priced++;
+    const answered = r.status === 200 || r.status === 404;
+    if (answered && r.ms <= budget) w.ok++;
+    else if (answered) w.late++;
+    else if (!(r.status > 0)) w.none++;
+    if (r.status >= 500) fivexx++;
+    if (r.status === 200) priced++;
   }
-  const pct = (x: { n: number; ok: number }) => (x.n ? (100 * x.ok) / x.n : 100);
+  const inside = byFault.reduce(
+    (a, b) => ({ n: a.n + b.n, ok: a.ok + b.ok, late: a.late + b.late, none: a.none + b.none }),
+    count(),
+  );
+  const pct = (x: WindowCount) => (x.n ? (100 * x.ok) / x.n : 100);
   return {
-    sent: c.outside.n + c.inside.n,
-    priced: c.priced,
-    fivexx: c.fivexx,
-    outside: { ...c.outside, inBudgetPct: pct(c.outside) },
-    inside: { ...c.inside, inBudgetPct: pct(c.inside) },
+    sent: outside.n + inside.n,
+    priced,
+    fivexx,
+    outside: { ...outside, inBudgetPct: pct(outside) },
+    inside: { ...inside, inBudgetPct: pct(inside) },
+    faults: byFault.map((w, i) => ({ kind: faults[i]?.kind ?? "", ...w, inBudgetPct: pct(w) })),
   };
 }
 
@@ -371,8 +397,12 @@ function print(r: {
     ...r.ledger.problems.slice(0, 10).map((p) => `    ${p}`),
     `lost markouts                           ${r.markouts.lost} of ${r.markouts.due} due${r.markouts.missing.length ? `: ${r.markouts.missing.join(", ")}` : ""}`,
     `5xx                                     ${q.fivexx} of ${q.sent} quotes`,
-    `quotes in budget outside fault windows  ${q.outside.inBudgetPct.toFixed(3)} % of ${q.outside.n}`,
-    `quotes in budget inside fault windows   ${q.inside.inBudgetPct.toFixed(3)} % of ${q.inside.n}`,
+    `quotes in budget outside fault windows  ${q.outside.inBudgetPct.toFixed(3)} % of ${q.outside.n} (${q.outside.late} answered late, ${q.outside.none} not answered)`,
+    `quotes in budget inside fault windows   ${q.inside.inBudgetPct.toFixed(3)} % of ${q.inside.n} (${q.inside.late} answered late, ${q.inside.none} not answered)`,
+    ...q.faults.map(
+      (w) =>
+        `    ${w.kind.padEnd(16)} ${w.inBudgetPct.toFixed(3).padStart(7)} % of ${String(w.n).padStart(5)}: ${w.late} answered late, ${w.none} not answered`,
+    ),
     "first priced quote after each recovery:",
     ...r.faults.map(
       (f) =>
