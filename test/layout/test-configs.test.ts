@@ -16,8 +16,9 @@ const CONFIGS = ["", "mutation"].flatMap((dir) =>
 );
 
 describe("vitest configurations", () => {
-  it("are found: the suite's, the fault suite's and the two mutation runs'", () => {
+  it("are found: the suite's, the fault suite's and the three mutation runs'", () => {
     expect(CONFIGS.sort()).toEqual([
+      "mutation/vitest.deciders.config.ts",
       "mutation/vitest.fill.config.ts",
       "mutation/vitest.money.config.ts",
       "vitest.config.ts",
