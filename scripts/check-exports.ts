@@ -14,6 +14,8 @@ import { REPO_ROOT } from "./import-graph.ts";
 
 /** Values of src/ that only tests import, each with why the tests need it from outside its file. */
 export const TEST_ONLY: Record<string, string> = {
+  "src/routes/quote.ts:QuoteAdmission":
+    "the quote gate's test spies on its decide() to show each quote is judged once, gate or route",
   "src/signer/service/v2.ts:V2_ALLOWED_PROGRAMS":
     "the v2 reading test walks every program an offered swap may hold",
   "src/ledger/postgres.ts:MAX_RECONNECT_DELAY_S":

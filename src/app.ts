@@ -17,6 +17,7 @@ import { errorHandler } from "./errors/index.ts";
 import { apiKeyAuth } from "./http/auth.ts";
 import { bodyLimitOf } from "./http/body.ts";
 import type { AppEnv } from "./http/env.ts";
+import { gateBeforeHono } from "./http/listener.ts";
 import type { Conditions } from "./observability/conditions.ts";
 import type { Logger } from "./observability/logger.ts";
 import type { Metrics } from "./observability/metrics.ts";
@@ -25,7 +26,7 @@ import type { QuoteStore } from "./quote-store/interface.ts";
 import { Circuit } from "./redis/circuit.ts";
 import { type ReadinessProbe, registerHealthRoutes } from "./routes/health.ts";
 import { registerMetricsRoute } from "./routes/metrics.ts";
-import { registerQuoteRoute } from "./routes/quote.ts";
+import { quoteGate, registerQuoteRoute } from "./routes/quote.ts";
 import { registerSwapRoute } from "./routes/swap.ts";
 import { registerTokenRoutes } from "./routes/tokens.ts";
 import type { SwapHandler } from "./swap/handler.ts";
@@ -107,7 +108,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   api.use("*", bodyLimitOf(config.file.limits.maxBodyBytes));
   api.use("*", apiKeyAuth(config.env.API_KEY));
   registerTokenRoutes(api, deps.tokenLists);
-  registerQuoteRoute(api, {
+  const admission = registerQuoteRoute(api, {
     service: deps.quotes,
     store: deps.store,
     metrics,
@@ -119,5 +120,14 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   });
   registerSwapRoute(api, deps.swap, metrics);
   app.route(config.file.basePath || "/", api);
+  gateBeforeHono(
+    app,
+    quoteGate(admission, {
+      path: `${config.file.basePath}/quote`,
+      apiKey: config.env.API_KEY,
+      maxBodyBytes: config.file.limits.maxBodyBytes,
+      metrics,
+    }),
+  );
   return app;
 }

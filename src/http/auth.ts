@@ -17,7 +17,7 @@ const digest = (s: string) => hash("sha256", s, "buffer");
  * The check itself, for any caller: the error for a missing or wrong key, undefined when it matches
  * (always undefined when no key is configured).
  */
-function apiKeyCheck(
+export function apiKeyCheck(
   apiKey: string | undefined,
   header = "x-api-key",
 ): (given: string | undefined) => AppError | undefined {

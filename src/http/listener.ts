@@ -42,7 +42,21 @@ export function backlogWarning(backlog: number, cap: number | undefined): string
   return `LISTEN_BACKLOG ${backlog} is cut to ${cap} by net.core.somaxconn: past capacity, connections beyond it are dropped and wait for TCP's retransmit (raise it with sysctl, or docker's --sysctl net.core.somaxconn=${backlog})`;
 }
 
-/** Every route of `app`, served on node:http through Hono. */
+/** A listener in front of Hono's: answers what it can itself, hands everything else to `next`. */
+export type Gate = (next: NodeListener) => NodeListener;
+
+const gates = new WeakMap<AnyHono, Gate>();
+
+/**
+ * Puts `gate` in front of `app` wherever it is served on node:http (requestListener): for an answer
+ * that must cost less than a pass through Hono (src/routes/quote.ts: the shed 404 past capacity).
+ */
+export function gateBeforeHono(app: AnyHono, gate: Gate): void {
+  gates.set(app, gate);
+}
+
+/** Every route of `app`, served on node:http through Hono (behind the app's gate, if it has one). */
 export function requestListener(app: AnyHono): NodeListener {
-  return getRequestListener(app.fetch) as NodeListener;
+  const hono = getRequestListener(app.fetch) as NodeListener;
+  return gates.get(app)?.(hono) ?? hono;
 }
