@@ -262,30 +262,6 @@ describe("what the journal holds for a fill about to be sent", () => {
       baseAmount: stored.response.amountOut,
       quoteAmount: stored.response.amountIn,
     });
-    // No markouts' mids given: no mid journaled (not even an undefined one).
-    expect(pending.trade).not.toHaveProperty("midAtSend");
-  });
-
-  it("journals the pair's mid the markouts see at the send: the 0 s markout of a fill whose sender dies before it lands", async () => {
-    const ports = (h.executor as unknown as { ports: StepPorts }).ports;
-    const asked: string[] = [];
-    ports.mids = {
-      liveMid: (pair) => {
-        asked.push(pair);
-        return pair === "JUP/USDC" ? 0.8125 : undefined;
-      },
-    };
-    try {
-      const { pending } = await journaledFor({
-        tokenIn: MINT.JUP,
-        tokenOut: MINT.USDC,
-        amount: 1_000_000_000n,
-      });
-      expect(pending.trade).toMatchObject({ pair: "JUP/USDC", side: "buy", midAtSend: 0.8125 });
-      expect(asked).toEqual(["JUP/USDC"]);
-    } finally {
-      delete ports.mids;
-    }
   });
 });
 
