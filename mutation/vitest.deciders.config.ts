@@ -15,6 +15,7 @@ export default defineConfig({
       "test/rfq-v2/route-plan.test.ts",
       "test/rfq-v2/lookup.test.ts",
       "test/rfq-v2/lookup-defaults.test.ts",
+      "test/rfq-v2/lookup-edges.test.ts",
       "test/signer/policy.test.ts",
       "test/signer/band.test.ts",
       "test/signer/limits.test.ts",

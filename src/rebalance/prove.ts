@@ -53,6 +53,7 @@ export type ProofResult =
 export function declaredMakerFees(order: SwapOrder, maker: string): bigint {
   if (order.gasless) return 0n;
   const paid = (lamports: number, payer: string | null) =>
+    // Stryker disable next-line EqualityOperator: at 0 lamports both branches give 0n
     payer === maker && Number.isSafeInteger(lamports) && lamports > 0 ? BigInt(lamports) : 0n;
   return (
     paid(order.signatureFeeLamports, order.signatureFeePayer) +
@@ -168,6 +169,7 @@ export async function proveTransaction(args: {
     );
   // SOL, native and wrapped, as one asset: what the order moves of it, plus the fees it declares.
   const fees =
+    // Stryker disable next-line EqualityOperator: when the two are equal either is the fee
     order.declaredFeeLamports < args.maxFeeLamports ? order.declaredFeeLamports : args.maxFeeLamports;
   const solIn = order.inputMint === native ? order.inAmount : 0n;
   const solOut = order.outputMint === native ? order.outAmount : 0n;
@@ -191,11 +193,11 @@ export async function proveTransaction(args: {
 
 /** Why the wallet is no longer a plain wallet, or undefined. */
 function walletChange(before: AccountSnapshot | null, after: AccountSnapshot | null): string | undefined {
-  if (!before) return undefined;
-  if (!after) return "the maker's wallet is emptied and closed";
-  if (!after.owner.equals(before.owner) || !after.owner.equals(SYSTEM_PROGRAM_ID))
+  if (!after) return before ? "the maker's wallet is emptied and closed" : undefined;
+  // A wallet the transaction creates (none before) must come out a plain wallet as well.
+  if (!after.owner.equals(SYSTEM_PROGRAM_ID) || (before !== null && !after.owner.equals(before.owner)))
     return `the maker's wallet is assigned to ${after.owner.toBase58()}`;
-  if (after.data.length !== before.data.length)
+  if (after.data.length !== (before ? before.data.length : 0))
     return `the maker's wallet gets ${after.data.length} bytes of data`;
   return undefined;
 }

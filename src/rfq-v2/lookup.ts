@@ -60,6 +60,7 @@ export class LookupTableResolver {
 
   /** The message's full key list; a message without lookups is its static keys, no read made. */
   async resolve(message: VersionedMessage): Promise<LookupResolution> {
+    // Stryker disable next-line ConditionalExpression: a legacy message's addressTableLookups is [] as well
     const lookups = message.version === 0 ? message.addressTableLookups : [];
     if (lookups.length === 0) return { ok: true, accountKeys: message.staticAccountKeys };
     const started = performance.now();
@@ -136,6 +137,7 @@ export class LookupTableResolver {
     }
     for (const l of message.addressTableLookups) {
       const a = l.accountKey.toBase58();
+      // Stryker disable next-line OptionalChaining: every table of the message is in tables here (cached or read, else refused above)
       const n = tables.get(a)?.state.addresses.length ?? 0;
       for (const [kind, indexes] of [
         ["writable", l.writableIndexes],

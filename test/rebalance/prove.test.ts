@@ -256,6 +256,44 @@ describe("proveTransaction: refused", () => {
     });
   });
 
+  it("a wallet owned by another program before, handed to the System program (WALLET_OWNER_CHANGED)", async () => {
+    const owned = wallet(10_000_000n, { owner: stranger });
+    expect(
+      await prove([[maker, wallet(10_000_000n)]], {}, 5_000n, [[maker, owned], ...BEFORE().slice(1)]),
+    ).toEqual(
+      no(
+        "REBALANCE_WALLET_OWNER_CHANGED",
+        `the maker's wallet is assigned to ${SystemProgram.programId.toBase58()}`,
+      ),
+    );
+  });
+
+  it("a wallet the transaction creates: refused assigned to a program or given data, accepted as a plain wallet (its lamports the maker's)", async () => {
+    const none = BEFORE().slice(1);
+    expect(await prove([[maker, wallet(1_000n, { owner: TOKEN_PROGRAM_ID })]], {}, 5_000n, none)).toEqual(
+      no(
+        "REBALANCE_WALLET_OWNER_CHANGED",
+        `the maker's wallet is assigned to ${TOKEN_PROGRAM_ID.toBase58()}`,
+      ),
+    );
+    expect(await prove([[maker, wallet(1_000n, { data: new Uint8Array(5) })]], {}, 5_000n, none)).toEqual(
+      no("REBALANCE_WALLET_OWNER_CHANGED", "the maker's wallet gets 5 bytes of data"),
+    );
+    expect(await prove([...TRADED, [maker, wallet(1_000n)]], {}, 5_000n, none)).toMatchObject({
+      ok: true,
+      lamportsDelta: 1_000n,
+    });
+  });
+
+  it("a wallet's data is judged against what it had: kept, it passes", async () => {
+    const withData = wallet(10_000_000n, { data: new Uint8Array(3) });
+    expect(
+      await prove([...TRADED, [maker, withData]], {}, 5_000n, [[maker, withData], ...BEFORE().slice(1)]),
+    ).toMatchObject({
+      ok: true,
+    });
+  });
+
   it("a maker without a wallet before is judged by its accounts alone", async () => {
     expect(await prove(TRADED, {}, 5_000n, BEFORE().slice(1))).toMatchObject({ ok: true, lamportsDelta: 0n });
   });
@@ -323,6 +361,32 @@ describe("proveTransaction: refused", () => {
     ).toMatchObject({
       ok: true,
     });
+  });
+
+  it("a stranger's new token account with the maker as delegate is no authority change, nor the maker's balance", async () => {
+    const before = [...BEFORE(), [odd, null]] as [PublicKey, AccountSnapshot | null][];
+    expect(
+      await prove(
+        [...TRADED, [odd, token(ODD_MINT, 9n, { owner: stranger, delegate: maker })]],
+        {},
+        5_000n,
+        before,
+      ),
+    ).toMatchObject({ ok: true, lamportsDelta: 0n });
+  });
+
+  it("a maker token account closed to a stranger: its rent leaves the maker (SOL_LEFT_MAKER)", async () => {
+    expect(
+      await prove([...TRADED, [odd, null]], {}, 5_000n, [
+        ...BEFORE(),
+        [odd, token(ODD_MINT, 0n, { lamports: 2_000_000n })],
+      ]),
+    ).toEqual(
+      no(
+        "REBALANCE_SOL_LEFT_MAKER",
+        "the maker's SOL (wallet and token accounts) changes by -2000000 lamports: 2000000 leave it beyond what the order moves of SOL, and the order declares 0 of fees for the maker",
+      ),
+    );
   });
 
   it("more than inAmount of the input mint leaving (INPUT_EXCEEDED), one unit over", async () => {

@@ -490,3 +490,91 @@ describe("checkShape: refused", () => {
     ).toEqual({ ok: true });
   });
 });
+
+describe("checkShape: each rule reads only what it names", () => {
+  const ammWith = (data: number[]) =>
+    new TransactionInstruction({ programId: AMM, keys: ammCall().keys, data: Buffer.from(data) });
+
+  it("accepts a swap program's data that starts like a System owner change or a token authority or close (the tag is the System or token program's only)", () => {
+    for (const data of [
+      [1, 0, 0, 0],
+      [10, 0, 0, 0],
+      [8, 0, 0, 0],
+      [9, 0, 0, 0],
+      [6, 0, 0, 0],
+      [4, 0, 0, 0],
+      [13, 0, 0, 0],
+    ]) {
+      expect(judge(txOf([...budget(), ammWith(data)]), order({ router: "router_1" }))).toEqual({ ok: true });
+    }
+  });
+
+  it("names every configured swap program when a route calls none of them", () => {
+    const DEX = Keypair.generate().publicKey;
+    const two = testConfig({}, (f: FileConfig) => ({
+      ...f,
+      rebalance: {
+        ...f.rebalance,
+        swapPrograms: {
+          router_4: [
+            { name: "amm", programId: AMM.toBase58() },
+            { name: "dex", programId: DEX.toBase58() },
+          ],
+        },
+      },
+    }));
+    const tx = txOf(budget());
+    expect(
+      checkShape({
+        tx,
+        order: order({ router: "router_4" }),
+        maker: me,
+        config: two,
+        accounts: tx.message.staticAccountKeys.map(() => null),
+      }),
+    ).toEqual(
+      no("REBALANCE_ROUTE_PROGRAM_MISSING", "router_4's route calls none of its swap programs (amm, dex)"),
+    );
+  });
+
+  it("refuses an order-engine instruction other than the fill beside router_2's one fill (INSTRUCTION_NOT_ALLOWED)", () => {
+    const f = fill();
+    const other = new TransactionInstruction({ ...f, data: Buffer.from([0, 1, 2, 3, 4, 5, 6, 7]) });
+    const tx = txOf([fill(), other]);
+    expect(judge(tx)).toEqual(
+      no(
+        "REBALANCE_INSTRUCTION_NOT_ALLOWED",
+        `${where(tx, f.programId, 1)} (orderEngineOther) is not on router_2's allowlist`,
+      ),
+    );
+  });
+
+  it("refuses the maker paying for a CreateIdempotent that names its own ATA's address with a stranger as owner (INVALID_MAKER_ACCOUNT_USE)", () => {
+    const honest = createAta(me, me, JUP);
+    // The same instruction, its owner account swapped for a stranger: the address stays the maker's ATA.
+    const forged = new TransactionInstruction({
+      ...honest,
+      keys: honest.keys.map((k, i) => (i === 2 ? { ...k, pubkey: stranger } : k)),
+    });
+    const tx = txOf([forged, fill()]);
+    expect(judge(tx)).toEqual(
+      no(
+        "INVALID_MAKER_ACCOUNT_USE",
+        `${where(tx, ATA_PROGRAM)} creates ${ata(JUP, me).toBase58()} (owner ${stranger.toBase58()}) with the maker paying its rent: only the maker's own ATA of the order's mints may be`,
+      ),
+    );
+    expect(judge(txOf([honest, fill()]))).toEqual({ ok: true });
+  });
+
+  it("accepts the maker's wallet and its token accounts of the traded mints writable, as the chain holds them", () => {
+    const held = (k: PublicKey) =>
+      k.equals(ata(USDC, me))
+        ? tokenAccount(USDC, me)
+        : k.equals(ata(JUP, me))
+          ? tokenAccount(JUP, me)
+          : k.equals(me)
+            ? tokenAccount(USDT, me)
+            : null;
+    expect(judge(txOf([...budget(), ammCall()]), order({ router: "router_1" }), held)).toEqual({ ok: true });
+  });
+});
