@@ -292,11 +292,17 @@ describe("attacks on multi-leg routes, each refused", () => {
       accs.splice(10, 1);
     });
     expect(code(overFee)).toBe(V2RejectCode.V2_INVALID_ACCOUNTS);
+    expect(overFee.ok || overFee.context).toBe(
+      "the RFQ leg's block (10-21) is not among the legs (11-49; the last account is the route's)",
+    );
     const atEnd = judge("TX3", (j) => {
       const route = routeOf(j.tx, j.keys);
       route.accountKeyIndexes = route.accountKeyIndexes.slice(0, blockOf(j) + 12);
     });
     expect(code(atEnd)).toBe(V2RejectCode.V2_INVALID_ACCOUNTS);
+    expect(atEnd.ok || atEnd.context).toBe(
+      "the RFQ leg's block (11-22) is not among the legs (11-21; the last account is the route's)",
+    );
     // The same with the route's last account kept: the block then ends right before it (accepted shape).
     const justFits = judge("TX3", (j) => {
       const route = routeOf(j.tx, j.keys);
@@ -373,12 +379,15 @@ describe("attacks on multi-leg routes, each refused", () => {
           return [b, ...rest];
         }),
       );
-    expect(code(bps(0))).toBe(V2RejectCode.V2_INVALID_AMOUNTS);
-    expect(code(bps(10_001))).toBe(V2RejectCode.V2_INVALID_AMOUNTS);
+    const refusal = (r: ReturnType<typeof judge>) => (r.ok ? "accepted" : `${r.code}: ${r.context}`);
+    expect(refusal(bps(0))).toBe("V2_INVALID_AMOUNTS: the leg takes 0 bps of its input: expected 1-10,000");
+    expect(refusal(bps(10_001))).toBe(
+      "V2_INVALID_AMOUNTS: the leg takes 10001 bps of its input: expected 1-10,000",
+    );
     const half = bps(5_000);
     expect(code(half)).toBe("accepted");
     if (half.ok) expect([half.leg.inAmount, half.amountIn]).toEqual([4_999_500n, 4_998_960n]);
-    expect(code(bps(1))).toBe(V2RejectCode.V2_INVALID_AMOUNTS); // 999 USDT atoms buy no lot
+    expect(refusal(bps(1))).toBe("V2_INVALID_AMOUNTS: 999 buys no whole lot"); // its share passes, but buys no lot
     expect(code(bps(10_000))).toBe("accepted");
   });
 
