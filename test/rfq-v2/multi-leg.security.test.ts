@@ -196,6 +196,7 @@ describe("the published mainnet samples", () => {
     expect(r.leg.steps.map((s) => s.tag)).toEqual([47, 26, 120, 105]);
     expect(r.leg.input).toBe("mid-chain");
     expect(r.leg.inputIndex).toBe(2);
+    expect(r.leg.inAmount).toBe(9_529_900n); // the leg's input: every lot at its price
     // 10 lots of 10,000,000 lamports at 952,990 USDC atoms each: all of it reserved.
     expect([r.amountIn, r.amountOut, r.baseAmount]).toEqual([9_529_900n, 100_000_000n, 100_000_000n]);
   });
@@ -368,6 +369,7 @@ describe("attacks on multi-leg routes, each refused", () => {
     expect(code(fed)).toBe("accepted");
     if (fed.ok) {
       expect(fed.leg.input).toBe("mid-chain");
+      expect(fed.leg.inAmount).toBe(1_000_000_000n); // an Ask's input: every lot's base
       // The whole ladder: 1,000,000 lots of 1,000 lamports at 99 per lot.
       expect([fed.amountIn, fed.amountOut]).toEqual([1_000_000_000n, 99_000_000n]);
     }

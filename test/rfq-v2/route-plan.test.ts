@@ -239,6 +239,9 @@ describe("what the maker is told about a route it cannot read", () => {
     expect(detail(route(rfqStep(), step(47, [0, 2])))).toBe(
       "unreadable: route plan: Option 2 is not a value Borsh reads (0-1)",
     );
+    expect(detail(route(rfqStep(), step(111, [0, 0, 0, 0, 2])))).toBe(
+      "unreadable: route plan: Option 2 is not a value Borsh reads (0-1)",
+    );
     expect(detail(route(rfqStep(), step(111, [...u32(1), 3, 0])))).toBe(
       "unreadable: route plan: candidate swap 3 is not a value Borsh reads (0-2)",
     );

@@ -519,13 +519,20 @@ describe("the signers", () => {
 describe("the route instruction", () => {
   it("counts only the aggregator's instructions that start with route_v2's discriminator", () => {
     const data = routeV2Instruction(honest()).data;
-    const otherAggregatorCall = new TransactionInstruction({
-      programId: new PublicKey(AGGREGATOR_PROGRAM),
-      keys: [],
-      data: Buffer.from([1, 2, 3, 4, 5, 6, 7, 8]),
-    });
+    const aggregatorCall = (bytes: number[]) =>
+      new TransactionInstruction({
+        programId: new PublicKey(AGGREGATOR_PROGRAM),
+        keys: [],
+        data: Buffer.from(bytes),
+      });
     const lookAlike = new TransactionInstruction({ programId: Keypair.generate().publicKey, keys: [], data });
-    expect(said(judge(buildV2SwapTransaction(honest(), { after: [otherAggregatorCall] })))).toBe("accepted");
+    expect(
+      said(judge(buildV2SwapTransaction(honest(), { after: [aggregatorCall([1, 2, 3, 4, 5, 6, 7, 8])] }))),
+    ).toBe("accepted");
+    // The discriminator's first three bytes only: shorter than it, so not route_v2.
+    expect(
+      said(judge(buildV2SwapTransaction(honest(), { after: [aggregatorCall([...data.subarray(0, 3)])] }))),
+    ).toBe("accepted");
     expect(said(judge(buildV2SwapTransaction(honest(), { before: [lookAlike] })))).toBe("accepted");
   });
 
@@ -575,6 +582,14 @@ describe("the lone leg's block", () => {
     const after = insert(buildV2SwapTransaction(honest()), 23, Keypair.generate().publicKey);
     expect(said(judge(after))).toBe(
       "V2_INVALID_ACCOUNTS: the lone leg's block starts at 10 of 24 accounts: expected at 10 of 23",
+    );
+  });
+
+  it("refuses the block moved by an account before it with the route's last account dropped (the count right)", () => {
+    const tx = insert(buildV2SwapTransaction(honest()), 10, Keypair.generate().publicKey);
+    routeIx(tx).accountKeyIndexes.pop();
+    expect(said(judge(tx))).toBe(
+      "V2_INVALID_ACCOUNTS: the lone leg's block starts at 11 of 23 accounts: expected at 10 of 23",
     );
   });
 
@@ -681,6 +696,31 @@ describe("the levels and their validity", () => {
     const tx = buildV2SwapTransaction(honest({ levels: [{ pxTicks: a.perLot, qtyLots: 0n }] }));
     expect(said(judge(tx))).toBe(
       "V2_LEVELS_NOT_STREAMED: SOL/USDC: lot 100000 and 1 level(s) match no streamed set still valid",
+    );
+  });
+
+  it("refuses a second level better for the taker than the streamed one, after a first level as streamed", () => {
+    const [a, b] = [levels.asks[0]!, levels.asks[1]!];
+    const tx = buildV2SwapTransaction(
+      honest({
+        levels: [
+          { pxTicks: a.perLot, qtyLots: a.lots },
+          { pxTicks: b.perLot - 1n, qtyLots: b.lots },
+        ],
+      }),
+    );
+    expect(said(judge(tx))).toBe(
+      "V2_LEVELS_NOT_STREAMED: SOL/USDC: lot 100000 and 2 level(s) match no streamed set still valid",
+    );
+  });
+
+  it("refuses one level more than the side streamed, at a worse price", () => {
+    const more = [...levels.asks, { lots: 1n, perLot: levels.asks.at(-1)!.perLot + 1n }];
+    const tx = buildV2SwapTransaction(
+      honest({ inAmount: 1_000n, levels: more.map((a) => ({ pxTicks: a.perLot, qtyLots: a.lots })) }),
+    );
+    expect(said(judge(tx))).toBe(
+      `V2_LEVELS_NOT_STREAMED: SOL/USDC: lot 100000 and ${more.length} level(s) match no streamed set still valid`,
     );
   });
 
