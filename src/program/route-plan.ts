@@ -194,6 +194,7 @@ export function readPlan(r: Reader, count: number): PlanStep[] {
       throw new UnreadableStep(
         `step ${i} is swap ${tag}, not in the published enum (0-${LAST_PUBLISHED_TAG}): its length is unknown`,
       );
+    // Stryker disable next-line ArrayDeclaration: a field readField does not know reads nothing, the same as no field
     const values = (PAYLOADS.get(tag) ?? []).map((f) => readField(r, f));
     const bps = r.u16();
     const inputIndex = r.u8();

@@ -196,6 +196,7 @@ describe("the published mainnet samples", () => {
     expect(r.leg.steps.map((s) => s.tag)).toEqual([47, 26, 120, 105]);
     expect(r.leg.input).toBe("mid-chain");
     expect(r.leg.inputIndex).toBe(2);
+    expect(r.leg.inAmount).toBe(9_529_900n); // the leg's input: every lot at its price
     // 10 lots of 10,000,000 lamports at 952,990 USDC atoms each: all of it reserved.
     expect([r.amountIn, r.amountOut, r.baseAmount]).toEqual([9_529_900n, 100_000_000n, 100_000_000n]);
   });
@@ -292,11 +293,17 @@ describe("attacks on multi-leg routes, each refused", () => {
       accs.splice(10, 1);
     });
     expect(code(overFee)).toBe(V2RejectCode.V2_INVALID_ACCOUNTS);
+    expect(overFee.ok || overFee.context).toBe(
+      "the RFQ leg's block (10-21) is not among the legs (11-49; the last account is the route's)",
+    );
     const atEnd = judge("TX3", (j) => {
       const route = routeOf(j.tx, j.keys);
       route.accountKeyIndexes = route.accountKeyIndexes.slice(0, blockOf(j) + 12);
     });
     expect(code(atEnd)).toBe(V2RejectCode.V2_INVALID_ACCOUNTS);
+    expect(atEnd.ok || atEnd.context).toBe(
+      "the RFQ leg's block (11-22) is not among the legs (11-21; the last account is the route's)",
+    );
     // The same with the route's last account kept: the block then ends right before it (accepted shape).
     const justFits = judge("TX3", (j) => {
       const route = routeOf(j.tx, j.keys);
@@ -362,6 +369,7 @@ describe("attacks on multi-leg routes, each refused", () => {
     expect(code(fed)).toBe("accepted");
     if (fed.ok) {
       expect(fed.leg.input).toBe("mid-chain");
+      expect(fed.leg.inAmount).toBe(1_000_000_000n); // an Ask's input: every lot's base
       // The whole ladder: 1,000,000 lots of 1,000 lamports at 99 per lot.
       expect([fed.amountIn, fed.amountOut]).toEqual([1_000_000_000n, 99_000_000n]);
     }
@@ -373,12 +381,15 @@ describe("attacks on multi-leg routes, each refused", () => {
           return [b, ...rest];
         }),
       );
-    expect(code(bps(0))).toBe(V2RejectCode.V2_INVALID_AMOUNTS);
-    expect(code(bps(10_001))).toBe(V2RejectCode.V2_INVALID_AMOUNTS);
+    const refusal = (r: ReturnType<typeof judge>) => (r.ok ? "accepted" : `${r.code}: ${r.context}`);
+    expect(refusal(bps(0))).toBe("V2_INVALID_AMOUNTS: the leg takes 0 bps of its input: expected 1-10,000");
+    expect(refusal(bps(10_001))).toBe(
+      "V2_INVALID_AMOUNTS: the leg takes 10001 bps of its input: expected 1-10,000",
+    );
     const half = bps(5_000);
     expect(code(half)).toBe("accepted");
     if (half.ok) expect([half.leg.inAmount, half.amountIn]).toEqual([4_999_500n, 4_998_960n]);
-    expect(code(bps(1))).toBe(V2RejectCode.V2_INVALID_AMOUNTS); // 999 USDT atoms buy no lot
+    expect(refusal(bps(1))).toBe("V2_INVALID_AMOUNTS: 999 buys no whole lot"); // its share passes, but buys no lot
     expect(code(bps(10_000))).toBe("accepted");
   });
 

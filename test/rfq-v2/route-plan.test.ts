@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { encodeV2FillData } from "../../sandbox/rfq-v2/build.ts";
-import { decodeRouteV2, ROUTE_V2_DISCRIMINATOR } from "../../src/program/rfq-v2.ts";
+import { decodeRouteV2, ROUTE_V2_DISCRIMINATOR, sweep } from "../../src/program/rfq-v2.ts";
 
 /** Payload bytes of each fixed-size variant, as aggregator.rs declares its fields; unlisted tags: none. */
 const FIXED: Record<number, number> = {
@@ -198,5 +198,136 @@ describe("the route plan, read step by step", () => {
       rfqStep: 0,
       lotSizeBase: 1_000n,
     });
+  });
+});
+
+describe("what the maker is told about a route it cannot read", () => {
+  const detail = (data: Uint8Array) => {
+    const r = decodeRouteV2(data);
+    return r.ok ? "read" : `${r.problem}: ${r.detail}`;
+  };
+  const fillStep = (fill: Buffer, side = 1) =>
+    Buffer.concat([Buffer.from([120, side]), u32(fill.length), fill, u16(10_000), Buffer.from([0, 1])]);
+  const fill = (levels: { pxTicks: bigint; qtyLots: bigint }[]) =>
+    encodeV2FillData({ expireAt: 2_000_000_000n, tickSizeQpb: 3n, lotSizeBase: 1_000n, levels });
+
+  it("names another instruction than route_v2, and data too short to hold a discriminator", () => {
+    const other = Buffer.from(route(rfqStep()));
+    other[0] = (other[0] as number) ^ 1;
+    expect(detail(other)).toBe("not-found: not route_v2");
+    expect(detail(Uint8Array.from([187, 100, 250]))).toBe(
+      "malformed: route data: data ends at byte 3, 8 more needed at 0",
+    );
+  });
+
+  it("says where the bytes ran out, and that bytes follow the last step", () => {
+    expect(detail(route(rfqStep(), step(29, new Array<number>(15).fill(0))))).toBe(
+      "malformed: route data: data ends at byte 108, 1 more needed at 108",
+    );
+    expect(detail(Buffer.concat([route(rfqStep()), Buffer.from([0])]))).toBe(
+      "malformed: route data continues after its last step",
+    );
+  });
+
+  it("says which value Borsh refuses, and where", () => {
+    expect(detail(route(rfqStep(), step(17, [2])))).toBe(
+      "unreadable: route plan: bool 2 is not a value Borsh reads (0-1)",
+    );
+    expect(detail(route(rfqStep(), step(12, [3])))).toBe(
+      "unreadable: route plan: side 3 is not a value Borsh reads (0-1)",
+    );
+    expect(detail(route(rfqStep(), step(47, [0, 2])))).toBe(
+      "unreadable: route plan: Option 2 is not a value Borsh reads (0-1)",
+    );
+    expect(detail(route(rfqStep(), step(111, [0, 0, 0, 0, 2])))).toBe(
+      "unreadable: route plan: Option 2 is not a value Borsh reads (0-1)",
+    );
+    expect(detail(route(rfqStep(), step(111, [...u32(1), 3, 0])))).toBe(
+      "unreadable: route plan: candidate swap 3 is not a value Borsh reads (0-2)",
+    );
+  });
+
+  it("counts the RFQ v2 steps of a plan without one", () => {
+    expect(detail(route(step(17, [1]), step(26, [])))).toBe(
+      "not-found: the route's 2 step(s) hold 0 RFQ v2 legs (swap 120): exactly one is signed",
+    );
+  });
+
+  it("refuses fill data that runs on after its levels, and fill data cut inside a level", () => {
+    const one = [{ pxTicks: 99n, qtyLots: 10n }];
+    expect(detail(route(fillStep(Buffer.concat([fill(one), Buffer.from([0])]))))).toBe(
+      "malformed: fill data continues after its levels",
+    );
+    const cut = fill([...one, { pxTicks: 98n, qtyLots: 5n }]);
+    expect(detail(route(fillStep(cut.subarray(0, cut.length - 8))))).toBe(
+      "malformed: fill data: data ends at byte 52, 8 more needed at 52",
+    );
+  });
+});
+
+describe("the route's head and its RFQ v2 step, read", () => {
+  it("reads the fee, the Bid side and each level's price per lot as px_ticks x tick_size", () => {
+    const data = Buffer.from(
+      route(
+        Buffer.concat([
+          Buffer.from([120, 0]),
+          u32(60),
+          encodeV2FillData({
+            expireAt: 2_000_000_000n,
+            tickSizeQpb: 3n,
+            lotSizeBase: 1_000n,
+            levels: [
+              { pxTicks: 99n, qtyLots: 10n },
+              { pxTicks: 100n, qtyLots: 4n },
+            ],
+          }),
+          u16(7_000),
+          Buffer.from([2, 3]),
+        ]),
+      ),
+    );
+    data.writeUInt16LE(50, 24); // slippage_bps
+    data.writeUInt16LE(12, 26); // platform_fee_bps
+    data.writeUInt16LE(9, 28); // positive_slippage_bps
+    // Read from inside a larger buffer, as a message's instruction data is.
+    const inside = Buffer.concat([Buffer.from([9, 9, 9]), data]).subarray(3);
+    const r = decodeRouteV2(inside);
+    expect(r.ok && r.leg).toMatchObject({
+      takerSide: "bid",
+      inAmount: 5_000n,
+      quotedOutAmount: 400n,
+      platformFeeBps: 12,
+      bps: 7_000,
+      inputIndex: 2,
+      outputIndex: 3,
+      expireAt: 2_000_000_000n,
+      tickSizeQpb: 3n,
+      lotSizeBase: 1_000n,
+      levels: [
+        { perLot: 297n, lots: 10n },
+        { perLot: 300n, lots: 4n },
+      ],
+    });
+  });
+});
+
+describe("the program's walk of the levels", () => {
+  it("walks whole lots level by level: a Bid pays per lot and gets lots of base, an Ask the reverse", () => {
+    const ladder = [
+      { perLot: 10n, lots: 2n },
+      { perLot: 12n, lots: 5n },
+    ];
+    expect(sweep("bid", 45n, ladder, 100n)).toEqual({ spent: 44n, out: 400n, lots: 4n });
+    expect(sweep("ask", 450n, ladder, 100n)).toEqual({ spent: 400n, out: 44n, lots: 4n });
+    expect(sweep("bid", 1_000n, ladder, 100n)).toEqual({ spent: 80n, out: 700n, lots: 7n });
+  });
+
+  it("stops at a level of price 0 (or a lot of 0 base) instead of dividing by it", () => {
+    const free = [
+      { perLot: 0n, lots: 5n },
+      { perLot: 10n, lots: 5n },
+    ];
+    expect(sweep("bid", 100n, free, 100n)).toEqual({ spent: 0n, out: 0n, lots: 0n });
+    expect(sweep("ask", 100n, free, 0n)).toEqual({ spent: 0n, out: 0n, lots: 0n });
   });
 });

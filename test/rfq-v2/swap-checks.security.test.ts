@@ -4,18 +4,23 @@
  * refused with its code.
  */
 import { createTransferCheckedInstruction, getAssociatedTokenAddressSync } from "@solana/spl-token";
-import { Keypair, MessageV0, PublicKey, VersionedTransaction } from "@solana/web3.js";
+import { Keypair, MessageV0, PublicKey, TransactionInstruction, VersionedTransaction } from "@solana/web3.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { TOKEN_2022_PROGRAM } from "../../config/schema.ts";
 import { QuotingBook } from "../../pricing/book.ts";
 import type { PriceSource } from "../../pricing/interface.ts";
 import { StaticPriceSource } from "../../pricing/static.ts";
 import { buildV2SwapTransaction, routeV2Instruction, type V2SwapParams } from "../../sandbox/rfq-v2/build.ts";
-import { RFQ_V2_PROGRAM, sweep } from "../../src/program/rfq-v2.ts";
+import { AGGREGATOR_PROGRAM, RFQ_V2_PROGRAM, sweep } from "../../src/program/rfq-v2.ts";
 import { FillRejectCode, type RefusalCode, V2RejectCode } from "../../src/refusal/codes.ts";
 import { type PairLevels, pairLevels } from "../../src/rfq-v2/levels.ts";
 import { StreamedLevels } from "../../src/rfq-v2/streamed.ts";
-import { checkV2Swap, decodeSwapTransaction, type V2Pair } from "../../src/rfq-v2/swap-checks.ts";
+import {
+  checkV2Route,
+  checkV2Swap,
+  decodeSwapTransaction,
+  type V2Pair,
+} from "../../src/rfq-v2/swap-checks.ts";
 import { MINT, testConfig } from "../support/config.ts";
 
 const NOW = Date.parse("2030-01-01T00:00:00Z");
@@ -400,5 +405,363 @@ describe("attacks on an RFQ v2 swap, each refused", () => {
 
   it("knows the RFQ v2 program it checks against", () => {
     expect(RFQ_V2_PROGRAM).toBe("fd3nMFYTQjX1yr5ER8u7tPdHJB7qt8RpDpNtLQX2Br5");
+  });
+});
+
+/** The route instruction of a transaction built by buildV2SwapTransaction. */
+const routeIx = (tx: VersionedTransaction) =>
+  tx.message.compiledInstructions.find(
+    (ix) => tx.message.staticAccountKeys[ix.programIdIndex]!.toBase58() === AGGREGATOR_PROGRAM,
+  )!;
+/** The refusal as the maker reads it: code and context, keys elided; "accepted" otherwise. */
+const said = (r: ReturnType<typeof judge>) => (r.ok ? "accepted" : `${r.code}: ${elideKeys(r.context)}`);
+/** The index of `k` among the message's static keys, appended when absent. */
+function indexOf(tx: VersionedTransaction, k: PublicKey): number {
+  const keys = tx.message.staticAccountKeys;
+  const at = keys.findIndex((x) => x.equals(k));
+  if (at >= 0) return at;
+  keys.push(k);
+  return keys.length - 1;
+}
+const makerAta = (mint: string) => getAssociatedTokenAddressSync(new PublicKey(mint), maker);
+
+describe("the transaction's bytes", () => {
+  it("reads the operator's base64 back into the same transaction", () => {
+    const tx = buildV2SwapTransaction(honest());
+    const back = decodeSwapTransaction(Buffer.from(tx.serialize()).toString("base64"));
+    expect(back).toBeInstanceOf(VersionedTransaction);
+    expect(Buffer.from((back as VersionedTransaction).serialize())).toEqual(Buffer.from(tx.serialize()));
+  });
+
+  it("refuses no bytes at all, and bytes that end before the transaction, saying why", () => {
+    expect(decodeSwapTransaction("")).toEqual({
+      code: FillRejectCode.MALFORMED_TRANSACTION,
+      context: "cannot read the transaction: empty",
+    });
+    expect(decodeSwapTransaction("AAAA")).toEqual({
+      code: FillRejectCode.MALFORMED_TRANSACTION,
+      context: "cannot read the transaction: Reached end of buffer unexpectedly",
+    });
+  });
+
+  it("refuses an instruction whose program or account index is past the message's keys", () => {
+    const program = buildV2SwapTransaction(honest());
+    program.message.compiledInstructions[0]!.programIdIndex = program.message.staticAccountKeys.length;
+    expect(said(judge(program))).toBe(
+      "MALFORMED_TRANSACTION: an instruction names an account beyond the message's keys",
+    );
+    const account = buildV2SwapTransaction(honest());
+    const accs = routeIx(account).accountKeyIndexes;
+    accs[accs.length - 1] = account.message.staticAccountKeys.length;
+    expect(said(judge(account))).toBe(
+      "MALFORMED_TRANSACTION: an instruction names an account beyond the message's keys",
+    );
+  });
+});
+
+describe("the signers", () => {
+  it("refuses a third required signature or a writable maker, naming the header it read", () => {
+    const three = buildV2SwapTransaction(honest());
+    three.message.header.numRequiredSignatures = 3;
+    expect(said(judge(three))).toBe(
+      "V2_INVALID_SIGNERS: 3 required signatures, 1 read-only: expected 2 and 1 (the maker at slot 1)",
+    );
+    const writable = buildV2SwapTransaction(honest());
+    writable.message.header.numReadonlySignedAccounts = 0;
+    expect(said(judge(writable))).toBe(
+      "V2_INVALID_SIGNERS: 2 required signatures, 0 read-only: expected 2 and 1 (the maker at slot 1)",
+    );
+  });
+
+  it("refuses another key than the maker at slot 1, of the static keys or of the resolved ones", () => {
+    const slot1 =
+      "V2_INVALID_SIGNERS: the maker is not the static signer at slot 1 (a key loaded from a lookup table cannot sign)";
+    expect(said(judge(buildV2SwapTransaction(honest({ maker: Keypair.generate().publicKey }))))).toBe(slot1);
+    const tx = buildV2SwapTransaction(honest());
+    const keys = tx.message.staticAccountKeys;
+    const resolved = (accountKeys: PublicKey[]) =>
+      checkV2Swap({ tx, accountKeys, maker, pairs, streamed: (k) => streamed.valid(k, NOW), nowMs: NOW });
+    const other = [keys[0]!, Keypair.generate().publicKey, ...keys.slice(2)];
+    expect(said(resolved(other))).toBe(slot1);
+    expect(said(resolved([taker]))).toBe(slot1);
+    expect(said(resolved(keys))).toBe("accepted");
+  });
+
+  it("accepts the two signers as the only static keys, every other key loaded from a table", () => {
+    const honestTx = buildV2SwapTransaction(honest());
+    const keys = honestTx.message.staticAccountKeys;
+    const writable = keys.slice(2).findIndex((_k, i) => !honestTx.message.isAccountWritable(i + 2));
+    const m = new MessageV0({
+      header: { numRequiredSignatures: 2, numReadonlySignedAccounts: 1, numReadonlyUnsignedAccounts: 0 },
+      staticAccountKeys: [taker, maker],
+      recentBlockhash: honestTx.message.recentBlockhash,
+      compiledInstructions: honestTx.message.compiledInstructions,
+      addressTableLookups: [
+        {
+          accountKey: Keypair.generate().publicKey,
+          writableIndexes: Array.from({ length: writable }, (_v, i) => i),
+          readonlyIndexes: Array.from({ length: keys.length - 2 - writable }, (_v, i) => writable + i),
+        },
+      ],
+    });
+    const r = checkV2Swap({
+      tx: new VersionedTransaction(m),
+      accountKeys: keys,
+      maker,
+      pairs,
+      streamed: (k) => streamed.valid(k, NOW),
+      nowMs: NOW,
+    });
+    expect(said(r)).toBe("accepted");
+  });
+});
+
+describe("the route instruction", () => {
+  it("counts only the aggregator's instructions that start with route_v2's discriminator", () => {
+    const data = routeV2Instruction(honest()).data;
+    const aggregatorCall = (bytes: number[]) =>
+      new TransactionInstruction({
+        programId: new PublicKey(AGGREGATOR_PROGRAM),
+        keys: [],
+        data: Buffer.from(bytes),
+      });
+    const lookAlike = new TransactionInstruction({ programId: Keypair.generate().publicKey, keys: [], data });
+    expect(
+      said(judge(buildV2SwapTransaction(honest(), { after: [aggregatorCall([1, 2, 3, 4, 5, 6, 7, 8])] }))),
+    ).toBe("accepted");
+    // The discriminator's first three bytes only: shorter than it, so not route_v2.
+    expect(
+      said(judge(buildV2SwapTransaction(honest(), { after: [aggregatorCall([...data.subarray(0, 3)])] }))),
+    ).toBe("accepted");
+    expect(said(judge(buildV2SwapTransaction(honest(), { before: [lookAlike] })))).toBe("accepted");
+  });
+
+  it("refuses no route_v2 instruction and two, counting them", () => {
+    const none = buildV2SwapTransaction(honest());
+    const route = routeIx(none);
+    route.data = Uint8Array.from([0, ...route.data.subarray(1)]);
+    expect(said(judge(none))).toBe("V2_ROUTE_NOT_FOUND: 0 route_v2 instructions: expected exactly one");
+    const two = buildV2SwapTransaction(honest(), { after: [routeV2Instruction(honest())] });
+    expect(said(judge(two))).toBe("V2_ROUTE_NOT_FOUND: 2 route_v2 instructions: expected exactly one");
+  });
+
+  it("gives the leg, its taker and mints, and the route instruction's index", () => {
+    const tx = buildV2SwapTransaction(honest());
+    const r = checkV2Route({ tx, accountKeys: tx.message.staticAccountKeys, maker, pairs });
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.routeIndex).toBe(3);
+    expect(tx.message.compiledInstructions[r.routeIndex]).toBe(routeIx(tx));
+    expect([r.leg.taker, r.leg.baseMint, r.leg.quoteMint].map((k) => k.toBase58())).toEqual([
+      taker.toBase58(),
+      MINT.SOL,
+      MINT.USDC,
+    ]);
+    expect([r.leg.input, r.leg.inAmount, r.leg.routeInAmount]).toEqual([
+      "first",
+      1_000_000_000n,
+      1_000_000_000n,
+    ]);
+    expect(r.pair.pairKey).toBe("SOL/USDC");
+  });
+});
+
+describe("the lone leg's block", () => {
+  /** The route's accounts with `k` inserted at `pos`. */
+  const insert = (tx: VersionedTransaction, pos: number, k: PublicKey) => {
+    const idx = indexOf(tx, k);
+    routeIx(tx).accountKeyIndexes.splice(pos, 0, idx);
+    return tx;
+  };
+
+  it("refuses the block moved by an account before it, and an account more after it", () => {
+    const before = insert(buildV2SwapTransaction(honest()), 10, Keypair.generate().publicKey);
+    expect(said(judge(before))).toBe(
+      "V2_INVALID_ACCOUNTS: the lone leg's block starts at 11 of 24 accounts: expected at 10 of 23",
+    );
+    const after = insert(buildV2SwapTransaction(honest()), 23, Keypair.generate().publicKey);
+    expect(said(judge(after))).toBe(
+      "V2_INVALID_ACCOUNTS: the lone leg's block starts at 10 of 24 accounts: expected at 10 of 23",
+    );
+  });
+
+  it("refuses the block moved by an account before it with the route's last account dropped (the count right)", () => {
+    const tx = insert(buildV2SwapTransaction(honest()), 10, Keypair.generate().publicKey);
+    routeIx(tx).accountKeyIndexes.pop();
+    expect(said(judge(tx))).toBe(
+      "V2_INVALID_ACCOUNTS: the lone leg's block starts at 11 of 23 accounts: expected at 10 of 23",
+    );
+  });
+
+  it("starts after the platform fee account when the route takes a fee, and is refused over it", () => {
+    const withFee = insert(
+      buildV2SwapTransaction(honest({ platformFeeBps: 10 })),
+      10,
+      Keypair.generate().publicKey,
+    );
+    expect(said(judge(withFee))).toBe("accepted");
+    expect(said(judge(buildV2SwapTransaction(honest({ platformFeeBps: 10 }))))).toBe(
+      "V2_INVALID_ACCOUNTS: the lone leg's block starts at 10 of 23 accounts: expected at 11 of 24",
+    );
+  });
+});
+
+describe("the accounts of the route and of the leg", () => {
+  it("refuses a route authority that is the leg's user but not the fee payer", () => {
+    const other = Keypair.generate().publicKey;
+    const tx = repoint(repoint(buildV2SwapTransaction(honest()), 0, other), 11, other);
+    expect(said(judge(tx))).toBe(
+      "V2_INVALID_ACCOUNTS: the route's authority, the leg's user and the fee payer are not one taker",
+    );
+  });
+
+  it.each([
+    ["event authority", 8],
+    ["program account", 9],
+  ])("refuses the route's %s replaced", (_name, position) => {
+    const tx = repoint(buildV2SwapTransaction(honest()), position, Keypair.generate().publicKey);
+    expect(said(judge(tx))).toBe(
+      "V2_INVALID_ACCOUNTS: the route's event authority or program account is not the aggregator's",
+    );
+  });
+
+  it("refuses a Token-2022 program for the classic quote mint", () => {
+    const tx = buildV2SwapTransaction(honest({ quoteTokenProgram: new PublicKey(TOKEN_2022_PROGRAM) }));
+    expect(said(judge(tx))).toBe("V2_INVALID_ACCOUNTS: SOL/USDC: a token program is not the configured one");
+  });
+
+  it("refuses a lone leg's route destination mint other than the base the taker buys", () => {
+    const tx = repoint(buildV2SwapTransaction(honest()), 4, new PublicKey(MINT.USDT));
+    expect(said(judge(tx))).toBe(
+      "V2_INVALID_ACCOUNTS: the route's source and destination mints do not match the leg's side",
+    );
+  });
+
+  it("refuses an Ask whose route source mint is the quote mint (the taker pays base)", () => {
+    const ask = () =>
+      buildV2SwapTransaction(
+        honest({
+          takerSide: "ask",
+          inAmount: 2_000_000_000n,
+          levels: levels.bids.slice(0, 1).map((b) => ({ pxTicks: b.perLot, qtyLots: b.lots })),
+        }),
+      );
+    expect(said(judge(ask()))).toBe("accepted");
+    expect(said(judge(repoint(ask(), 3, new PublicKey(MINT.USDC))))).toBe(
+      "V2_INVALID_ACCOUNTS: the route's source and destination mints do not match the leg's side",
+    );
+  });
+
+  it("refuses the maker's quote account swapped for the taker's", () => {
+    const tx = repoint(
+      buildV2SwapTransaction(honest()),
+      16,
+      getAssociatedTokenAddressSync(new PublicKey(MINT.USDC), taker),
+    );
+    expect(said(judge(tx))).toBe(
+      "V2_INVALID_ACCOUNTS: the leg's maker token accounts are not the maker's associated accounts",
+    );
+  });
+});
+
+describe("the maker's accounts, only in the leg's slots", () => {
+  it("refuses an instruction that runs the maker's token account as its program", () => {
+    const run = new TransactionInstruction({
+      programId: makerAta(MINT.USDC),
+      keys: [],
+      data: Buffer.from([1]),
+    });
+    expect(said(judge(buildV2SwapTransaction(honest(), { after: [run] })))).toBe(
+      "INVALID_MAKER_ACCOUNT_USE: instruction 4 runs a maker account as a program",
+    );
+  });
+
+  it("refuses another instruction naming a maker account at the position the leg's slot has in the route", () => {
+    const ro = (pubkey: PublicKey) => ({ pubkey, isSigner: false, isWritable: false });
+    const keys = Array.from({ length: 16 }, () => ro(new PublicKey(MINT.SOL)));
+    const echo = new TransactionInstruction({
+      programId: Keypair.generate().publicKey,
+      keys: [...keys, ro(makerAta(MINT.USDC))],
+      data: Buffer.from([1]),
+    });
+    expect(said(judge(buildV2SwapTransaction(honest(), { after: [echo] })))).toBe(
+      "INVALID_MAKER_ACCOUNT_USE: instruction 4 names a maker account at position 16",
+    );
+  });
+});
+
+describe("the levels and their validity", () => {
+  it("refuses a level of no lots at the streamed price", () => {
+    const a = levels.asks[0]!;
+    const tx = buildV2SwapTransaction(honest({ levels: [{ pxTicks: a.perLot, qtyLots: 0n }] }));
+    expect(said(judge(tx))).toBe(
+      "V2_LEVELS_NOT_STREAMED: SOL/USDC: lot 100000 and 1 level(s) match no streamed set still valid",
+    );
+  });
+
+  it("refuses a second level better for the taker than the streamed one, after a first level as streamed", () => {
+    const [a, b] = [levels.asks[0]!, levels.asks[1]!];
+    const tx = buildV2SwapTransaction(
+      honest({
+        levels: [
+          { pxTicks: a.perLot, qtyLots: a.lots },
+          { pxTicks: b.perLot - 1n, qtyLots: b.lots },
+        ],
+      }),
+    );
+    expect(said(judge(tx))).toBe(
+      "V2_LEVELS_NOT_STREAMED: SOL/USDC: lot 100000 and 2 level(s) match no streamed set still valid",
+    );
+  });
+
+  it("refuses one level more than the side streamed, at a worse price", () => {
+    const more = [...levels.asks, { lots: 1n, perLot: levels.asks.at(-1)!.perLot + 1n }];
+    const tx = buildV2SwapTransaction(
+      honest({ inAmount: 1_000n, levels: more.map((a) => ({ pxTicks: a.perLot, qtyLots: a.lots })) }),
+    );
+    expect(said(judge(tx))).toBe(
+      `V2_LEVELS_NOT_STREAMED: SOL/USDC: lot 100000 and ${more.length} level(s) match no streamed set still valid`,
+    );
+  });
+
+  it("refuses an Ask (the taker sells base) at a price per lot one atom above the streamed bid, accepts one below", () => {
+    const b = levels.bids[0]!;
+    const ask = (perLot: bigint) =>
+      buildV2SwapTransaction(
+        honest({
+          takerSide: "ask",
+          inAmount: 2_000_000_000n,
+          levels: [{ pxTicks: perLot, qtyLots: b.lots }],
+        }),
+      );
+    expect(said(judge(ask(b.perLot + 1n)))).toBe(
+      "V2_LEVELS_NOT_STREAMED: SOL/USDC: lot 100000 and 1 level(s) match no streamed set still valid",
+    );
+    expect(said(judge(ask(b.perLot - 1n)))).toBe("accepted");
+  });
+
+  it("judges against the latest of the sets still valid", () => {
+    const s = new StreamedLevels(() => NOW);
+    for (const sequence of [8n, 9n])
+      s.add({
+        pairKey: "SOL/USDC",
+        sequence,
+        lotSizeBase: LOT,
+        bids: levels.bids,
+        asks: levels.asks,
+        sentAtMs: NOW - 1_000,
+        validUntilMs: NOW + 29_000,
+      });
+    const r = judge(buildV2SwapTransaction(honest()), NOW, s);
+    expect(r.ok && r.set.sequence).toBe(9n);
+  });
+
+  it("accepts expire_at exactly at the end of the levels' validity, and a clock inside a second", () => {
+    expect(said(judge(buildV2SwapTransaction(honest({ expireAt: BigInt(NOW / 1000 + 25) }))))).toBe(
+      "accepted",
+    );
+    expect(said(judge(buildV2SwapTransaction(honest({ expireAt: BigInt(NOW / 1000 + 1) })), NOW + 999))).toBe(
+      "accepted",
+    );
   });
 });
