@@ -116,6 +116,18 @@ describe("parseLimits: bands", () => {
       ).toThrow(new Error(`SIGNER_LIMITS: f.json: pairs.${pair}: not a pair of configured token symbols`));
   });
 
+  it("refuses a pair naming a price source the file does not hold", () => {
+    expect(() =>
+      parse({
+        tokens: {},
+        priceSources: sources,
+        pairs: { "SOL/USDC": { priceSource: "own2", bandBps: 1 } },
+      }),
+    ).toThrow(
+      new Error("SIGNER_LIMITS: f.json: pairs.SOL/USDC.priceSource: own2 is not in the file's priceSources"),
+    );
+  });
+
   it("refuses a source without the pair's feed (pyth) or price (static)", () => {
     expect(() =>
       parse({
@@ -216,6 +228,19 @@ describe("the signer's record", () => {
       }),
     ).toBe("recorded");
     expect(await ledger.quoteRecord("r")).toEqual({ messageHash: "r2", blockhash: "bh1" });
+  });
+
+  it("reads a quote record written without its blockhash (not the script's) with an empty one", async () => {
+    await redis.set(signerKeys(prefix, "", "", 0, "nb").quote, "h1");
+    expect(await ledger.quoteRecord("nb")).toEqual({ messageHash: "h1", blockhash: "" });
+  });
+
+  it("counts an empty quote record (not the script's) as none: read as none, recorded over without a record to replace", async () => {
+    const base = { quoteId: "e", blockhash: "bh", mint: "E", amount: 1n, loss: 0n, limits, nowMs: now };
+    await redis.set(signerKeys(prefix, "", "", 0, "e").quote, "");
+    expect(await ledger.quoteRecord("e")).toBeUndefined();
+    expect(await ledger.recordAndSpend({ ...base, messageHash: "e1" })).toBe("recorded");
+    expect(await ledger.quoteRecord("e")).toEqual({ messageHash: "e1", blockhash: "bh" });
   });
 
   it("counts the day across minutes, and refuses the day's limit", async () => {
