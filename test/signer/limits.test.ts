@@ -6,6 +6,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import {
   loadLimits,
@@ -16,7 +17,7 @@ import {
   signerKeys,
 } from "../../src/signer/service/limits.ts";
 import { MINT, testConfig } from "../support/config.ts";
-import { fileRedis } from "../support/redis.ts";
+import { fileRedis, redisUrl } from "../support/redis.ts";
 import { fileTempDir } from "../support/tmp.ts";
 
 const tokens = testConfig().file.tokens;
@@ -241,6 +242,22 @@ describe("the signer's record", () => {
     expect(await ledger.quoteRecord("e")).toBeUndefined();
     expect(await ledger.recordAndSpend({ ...base, messageHash: "e1" })).toBe("recorded");
     expect(await ledger.quoteRecord("e")).toEqual({ messageHash: "e1", blockhash: "bh" });
+  });
+
+  it("defines its scripts on a client that has none yet, and runs them there", async () => {
+    const fresh = new Redis(redisUrl());
+    try {
+      const base = { quoteId: "f", blockhash: "b", mint: "F", amount: 1n, loss: 0n, limits, nowMs: now };
+      expect(await new SignerLedger(fresh, prefix).recordAndSpend({ ...base, messageHash: "f1" })).toBe(
+        "recorded",
+      );
+      const issued = new SignerIssuanceLedger(fresh, prefix);
+      expect(await issued.record({ quoteId: "f", mint: "F", amount: 1n, dailyCap: 1n, nowMs: now })).toBe(
+        "recorded",
+      );
+    } finally {
+      fresh.disconnect();
+    }
   });
 
   it("counts the day across minutes, and refuses the day's limit", async () => {
