@@ -6,6 +6,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import {
   loadLimits,
@@ -16,7 +17,7 @@ import {
   signerKeys,
 } from "../../src/signer/service/limits.ts";
 import { MINT, testConfig } from "../support/config.ts";
-import { fileRedis } from "../support/redis.ts";
+import { fileRedis, redisUrl } from "../support/redis.ts";
 import { fileTempDir } from "../support/tmp.ts";
 
 const tokens = testConfig().file.tokens;
@@ -114,6 +115,18 @@ describe("parseLimits: bands", () => {
       expect(() =>
         parse({ tokens: {}, priceSources: sources, pairs: { [pair]: { priceSource: "own", bandBps: 1 } } }),
       ).toThrow(new Error(`SIGNER_LIMITS: f.json: pairs.${pair}: not a pair of configured token symbols`));
+  });
+
+  it("refuses a pair naming a price source the file does not hold", () => {
+    expect(() =>
+      parse({
+        tokens: {},
+        priceSources: sources,
+        pairs: { "SOL/USDC": { priceSource: "own2", bandBps: 1 } },
+      }),
+    ).toThrow(
+      new Error("SIGNER_LIMITS: f.json: pairs.SOL/USDC.priceSource: own2 is not in the file's priceSources"),
+    );
   });
 
   it("refuses a source without the pair's feed (pyth) or price (static)", () => {
@@ -216,6 +229,35 @@ describe("the signer's record", () => {
       }),
     ).toBe("recorded");
     expect(await ledger.quoteRecord("r")).toEqual({ messageHash: "r2", blockhash: "bh1" });
+  });
+
+  it("reads a quote record written without its blockhash (not the script's) with an empty one", async () => {
+    await redis.set(signerKeys(prefix, "", "", 0, "nb").quote, "h1");
+    expect(await ledger.quoteRecord("nb")).toEqual({ messageHash: "h1", blockhash: "" });
+  });
+
+  it("counts an empty quote record (not the script's) as none: read as none, recorded over without a record to replace", async () => {
+    const base = { quoteId: "e", blockhash: "bh", mint: "E", amount: 1n, loss: 0n, limits, nowMs: now };
+    await redis.set(signerKeys(prefix, "", "", 0, "e").quote, "");
+    expect(await ledger.quoteRecord("e")).toBeUndefined();
+    expect(await ledger.recordAndSpend({ ...base, messageHash: "e1" })).toBe("recorded");
+    expect(await ledger.quoteRecord("e")).toEqual({ messageHash: "e1", blockhash: "bh" });
+  });
+
+  it("defines its scripts on a client that has none yet, and runs them there", async () => {
+    const fresh = new Redis(redisUrl());
+    try {
+      const base = { quoteId: "f", blockhash: "b", mint: "F", amount: 1n, loss: 0n, limits, nowMs: now };
+      expect(await new SignerLedger(fresh, prefix).recordAndSpend({ ...base, messageHash: "f1" })).toBe(
+        "recorded",
+      );
+      const issued = new SignerIssuanceLedger(fresh, prefix);
+      expect(await issued.record({ quoteId: "f", mint: "F", amount: 1n, dailyCap: 1n, nowMs: now })).toBe(
+        "recorded",
+      );
+    } finally {
+      fresh.disconnect();
+    }
   });
 
   it("counts the day across minutes, and refuses the day's limit", async () => {

@@ -10,7 +10,7 @@ import {
   Keypair,
   PublicKey,
   TransactionInstruction,
-  type VersionedTransaction,
+  VersionedTransaction,
 } from "@solana/web3.js";
 import bs58 from "bs58";
 import { afterEach, describe, expect, it } from "vitest";
@@ -40,7 +40,7 @@ import {
   type SigningPolicyOptions,
 } from "../../src/signer/service/policy.ts";
 import type { ClaimedLevelsWire } from "../../src/signing/protocol.ts";
-import { honestFillParams, signAsTaker, tokenMap } from "../fill/tamper.ts";
+import { honestFillParams, lighthouseIx, signAsTaker, tokenMap } from "../fill/tamper.ts";
 import { MINT, testConfig } from "../support/config.ts";
 import { permissionedSetup } from "../support/permissioned.ts";
 import { storedQuote } from "../support/quotes.ts";
@@ -206,6 +206,7 @@ function fillOf(
     maker?: Keypair;
     blockhash?: string;
     expireLater?: bigint;
+    lighthouse?: TransactionInstruction[];
   } = {},
 ) {
   const t = o.taker ?? taker;
@@ -214,6 +215,7 @@ function fillOf(
     taker: t.publicKey,
     tokens,
     recentBlockhash: o.blockhash ?? Keypair.generate().publicKey.toBase58(),
+    ...(o.lighthouse ? { lighthouseInstructions: o.lighthouse } : {}),
   });
   params.expireAt += o.expireLater ?? 0n;
   const tx = buildFillTransaction(params);
@@ -227,7 +229,7 @@ const refusedLine = (lines: Record<string, unknown>[], code: string) =>
 
 describe("SigningPolicy.keys", () => {
   it("advertises the active key first, every key it signs for, and its issuer key only when it holds one", () => {
-    expect(policyWith().policy.keys()).toEqual({
+    expect(policyWith().policy.keys()).toStrictEqual({
       active: maker.publicKey.toBase58(),
       keys: [maker.publicKey.toBase58(), next.publicKey.toBase58()],
       v2ExpirySeconds: 15,
@@ -272,6 +274,18 @@ describe("SigningPolicy.decide (a v1 fill)", () => {
     const w = policyWith();
     const q = quote(w.quotes, { maker: next });
     const d = await w.policy.decide(q.quoteId, b64(fillOf(q, { maker: next })));
+    expect(d).toMatchObject({ ok: true, maker: next.publicKey.toBase58() });
+  });
+
+  it("signs a rotation's fill with the key that signs it, not an active key the message only names (a Lighthouse assertion reading it)", async () => {
+    const w = policyWith();
+    const q = quote(w.quotes, { maker: next });
+    const tx = fillOf(q, { maker: next, lighthouse: [lighthouseIx(5, [maker.publicKey])] });
+    const keys = tx.message.staticAccountKeys;
+    expect(keys.findIndex((k) => k.equals(maker.publicKey))).toBeGreaterThanOrEqual(
+      tx.message.header.numRequiredSignatures,
+    );
+    const d = await w.policy.decide(q.quoteId, b64(tx));
     expect(d).toMatchObject({ ok: true, maker: next.publicKey.toBase58() });
   });
 
@@ -868,6 +882,12 @@ describe("SigningPolicy.companion", () => {
     expect(d.ok).toBe(true);
     const c = await w.policy.companion(q.quoteId, b64(tx), tip);
     expect(c.ok).toBe(true);
+    if (!c.ok) return;
+    // The companion travels as base64: a transaction on the fill's blockhash, paid by the issuer, tipping.
+    const made = VersionedTransaction.deserialize(Buffer.from(c.companion, "base64"));
+    expect(made.message.recentBlockhash).toBe(tx.message.recentBlockhash);
+    expect(made.message.staticAccountKeys[0]?.toBase58()).toBe(setup.issuer.publicKey.toBase58());
+    expect(made.message.staticAccountKeys.map((k) => k.toBase58())).toContain(tip);
     expect(w.lines.find((l) => l.msg === "companion signed")).toMatchObject({
       quoteId: q.quoteId,
       issued: "1000000",

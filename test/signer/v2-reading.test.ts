@@ -113,6 +113,7 @@ describe("claimProblem", () => {
     expect(
       claimProblem(leg({ takerSide: "ask", levels: [{ lots: 5n, perLot: 149_999n }] }), claimed()),
     ).toBeUndefined();
+    expect(claimProblem(leg({ takerSide: "ask" }), claimed())).toBeUndefined();
   });
 
   it("refuses another lot", () => {

@@ -79,6 +79,7 @@ export function judgeBand(
     }
     // Fair base for the quote taken in: quote_in x bd x den / (qd x num), rounded down.
     const fair = num === 0n ? 0n : (trade.amountIn * bd * den) / (qd * num);
+    // Stryker disable next-line EqualityOperator: at amountOut === fair both sides give a loss of 0
     return { ok: true, loss: trade.amountOut > fair ? trade.amountOut - fair : 0n, mid };
   }
   // quote_out / qd <= base_in / bd x num/den x (B + bps)/B
@@ -92,6 +93,7 @@ export function judgeBand(
     };
   }
   const fair = (trade.amountIn * qd * num) / (bd * den);
+  // Stryker disable next-line EqualityOperator: at amountOut === fair both sides give a loss of 0
   return { ok: true, loss: trade.amountOut > fair ? trade.amountOut - fair : 0n, mid };
 }
 

@@ -567,6 +567,7 @@ export class SigningPolicy {
         messageHash,
         quoteId,
         blockhash: tx.message.recentBlockhash,
+        // Stryker disable next-line ConditionalExpression: { replaces: undefined } is no replaces to the ledger (it tests the field's truth)
         ...(replaces ? { replaces } : {}),
         mint,
         amount,
