@@ -1,5 +1,5 @@
 /**
- * The pair's mid journaled with a fill about to be sent (src/swap/steps/send.ts, `TradeTerms.midAtSend`):
+ * The pair's mid journaled with a fill about to be sent (`midAtSend`, src/swap/steps/send.ts):
  * the 0 s markout of a fill whose sender dies before it lands (SIGKILLed with the fill at the RPC) is
  * taken from it by the process that settles the fill (src/ledger/markouts.ts). Through POST /swap on
  * the harness, with the markouts' mids given to the swap's ports as the wiring gives them.
