@@ -39,6 +39,8 @@ const SKIPPED_DIRS = new Set([
   "reports",
   "coverage",
 ]);
+/** A skipped folder, or one of Stryker's sandboxes (`.stryker-tmp`, `.stryker-tmp-deciders`, ...). */
+const skipped = (name: string) => SKIPPED_DIRS.has(name) || name.startsWith(".stryker-tmp");
 
 const CODE = /\.(ts|mts|cts|tsx|js|mjs|cjs)$/;
 
@@ -50,7 +52,7 @@ export function listFiles(root: string): string[] {
       const p = join(dir, name);
       if (statSync(p).isDirectory()) {
         // The run-time folders are skipped wherever they are, .ci/node (CI's unpacked Node) at the root.
-        if (!SKIPPED_DIRS.has(name) && relative(root, p) !== join(".ci", "node")) walk(p);
+        if (!skipped(name) && relative(root, p) !== join(".ci", "node")) walk(p);
       } else if (name.endsWith(".md") || (CODE.test(name) && !name.endsWith(".d.ts"))) {
         out.push(relative(root, p).split(sep).join("/"));
       }
@@ -215,7 +217,7 @@ export function problemsIn(file: string, text: string, check: PathCheck): string
 
 /** Every problem in the repository at `root`. */
 export function pathProblems(root: string = REPO_ROOT): string[] {
-  const tops = readdirSync(root).filter((n) => !SKIPPED_DIRS.has(n) && statSync(join(root, n)).isDirectory());
+  const tops = readdirSync(root).filter((n) => !skipped(n) && statSync(join(root, n)).isDirectory());
   const check: PathCheck = {
     exists: (p) => existsSync(resolve(root, p)),
     anchors: (p) => headingAnchors(readFileSync(resolve(root, p), "utf8")),
