@@ -40,7 +40,9 @@ export default {
   ignoreStatic: true,
   concurrency: 2,
   timeoutMS: 30_000,
-  thresholds: { high: 99, low: 97, break: 99 },
+  // 99.09 % measured on 2026-11-28 (1,193 killed and timed out of 1,204 valid mutants, 99.086...; the 11
+  // left are listed in docs/testing.md): CI fails when a change lowers the score.
+  thresholds: { high: 99, low: 97, break: 99.08 },
   reporters: ["clear-text", "progress-append-only", "html", "json"],
   htmlReporter: { fileName: "results/mutation/deciders/index.html" },
   jsonReporter: { fileName: "results/mutation/deciders/report.json" },
