@@ -125,6 +125,35 @@ describe("judgeBand: the maker buying base", () => {
   });
 });
 
+describe("judgeBand: a mid that is a ratio, not a whole price", () => {
+  /** 301/2: 150.5 USDC per SOL. */
+  const atRatio = source({ num: 301n, den: 2n });
+
+  it("sells 1 SOL down to 148.995 USDC (100 bps under 301/2), refuses one micro-USDC less, and values the loss by the ratio", () => {
+    expect(judgeBand(band, atRatio, sells(1_000_000_000n, 148_995_000n), NOW)).toEqual({
+      ok: true,
+      // fair = 148.995 USDC x 2/301 per USDC = 0.99 SOL: the loss is 0.01 SOL.
+      loss: 10_000_000n,
+      mid: "301/2",
+    });
+    expect(judgeBand(band, atRatio, sells(1_000_000_000n, 148_994_999n), NOW)).toMatchObject({
+      ok: false,
+      code: "SIGNER_PRICE_BAND",
+    });
+  });
+
+  it("pays for 1 SOL up to 152.005 USDC (100 bps over 301/2), refuses one micro-USDC more", () => {
+    expect(judgeBand(band, atRatio, buys(1_000_000_000n, 152_005_000n), NOW)).toMatchObject({
+      ok: true,
+      mid: "301/2",
+    });
+    expect(judgeBand(band, atRatio, buys(1_000_000_000n, 152_005_001n), NOW)).toMatchObject({
+      ok: false,
+      code: "SIGNER_PRICE_BAND",
+    });
+  });
+});
+
 describe("judgeBand: the prices it will not judge by", () => {
   it("refuses without a source, or a source without the pair's price", () => {
     const none = {
