@@ -13,9 +13,11 @@
  *
  * Horizons are measured from the fill's landing, not from when this process learnt of it: a fill
  * settled late (by a process restarted meanwhile) takes, for each horizon already past, the mid this
- * process saw at that time (its price history, sampled every `sampleMs`), and a horizon past before
- * this process saw any price is left out rather than given a later mid. At start, `resume` reads the
- * ledger's landed fills whose horizons are not all in it and takes the ones still to come.
+ * process saw at that time (its price history, sampled every `sampleMs`). A horizon with no mid at its
+ * due time (a process restarted across it, a price source between two answers) takes the first live
+ * mid seen up to two samples after it, as the history takes one up to two samples before; past that
+ * it is left out rather than given a later mid. At start, `resume` reads the ledger's landed fills
+ * whose horizons are not all in it and takes the ones still to come.
  *
  * A markout the outbox cannot take (Redis down: "Stream isn't writeable ...") is kept in memory, in
  * order, and appended when the outbox answers again (retried every `retryMs`), at most
@@ -179,11 +181,17 @@ export class MarkoutTracker {
   private flushing = false;
   private droppedSome = false;
   private readonly retryMs: number;
+  /** How long after a horizon's due time its first live mid is still its mid: two samples, as before it. */
+  private readonly lateMs: number;
+  /** How often a horizon with no mid yet asks its price source again. */
+  private readonly pollMs: number;
 
   constructor(private readonly opts: MarkoutTrackerOptions) {
     this.horizons = opts.horizons ?? MARKOUT_HORIZONS;
     this.now = opts.now ?? Date.now;
     this.sampleMs = opts.sampleMs ?? 1_000;
+    this.lateMs = 2 * this.sampleMs;
+    this.pollMs = Math.min(100, this.sampleMs);
     this.retryMs = opts.retryMs ?? 250;
     const longest = Math.max(0, ...this.horizons.map((h) => h.ms));
     this.history = new MidHistory(longest + 4 * this.sampleMs, this.sampleMs);
@@ -244,8 +252,7 @@ export class MarkoutTracker {
     for (const h of this.horizons) {
       if (taken?.horizons.has(h.label)) continue;
       const dueMs = landedAtMs + h.ms;
-      const sample = (mid: number | undefined) => {
-        if (mid === undefined) return;
+      const sample = (mid: number) => {
         const bps = markoutBps(trade.side, price, mid);
         this.opts.metrics.markout.observe({ horizon: h.label, pair: trade.pair }, bps);
         const record: MarkoutRecord = {
@@ -271,25 +278,52 @@ export class MarkoutTracker {
         this.append(record, judged);
       };
       const delay = dueMs - this.now();
+      const leftOut = () => this.leftOut(txSignature, quoteId, [h.label]);
       if (delay <= 0) {
         // The 0 s mid is the mid at fill, whichever process saw it.
         const mid = h.ms === 0 ? midAtFill : this.midAt(trade.pair, dueMs);
-        if (mid === undefined) missed.push(h.label);
-        sample(mid);
+        if (mid !== undefined) sample(mid);
+        else if (h.ms > 0 && this.now() - dueMs <= this.lateMs)
+          this.firstMidAfter(trade.pair, dueMs, sample, leftOut);
+        else missed.push(h.label);
       } else {
-        const timer = setTimeout(() => {
-          this.timers.delete(timer);
-          sample(this.liveMid(trade.pair));
-        }, delay);
-        timer.unref();
-        this.timers.add(timer);
+        this.after(delay, () => this.firstMidAfter(trade.pair, dueMs, sample, leftOut));
       }
     }
-    if (missed.length)
-      this.opts.log.info(
-        { txSignature, quoteId, horizons: missed },
-        "markouts: horizons past before this process saw a price are left out",
-      );
+    if (missed.length) this.leftOut(txSignature, quoteId, missed);
+  }
+
+  private leftOut(txSignature: string, quoteId: string, horizons: string[]): void {
+    this.opts.log.info(
+      { txSignature, quoteId, horizons },
+      "markouts: horizons past before this process saw a price are left out",
+    );
+  }
+
+  /** Runs `fn` in `ms`, on a timer `close` clears. */
+  private after(ms: number, fn: () => void): void {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      fn();
+    }, ms);
+    timer.unref();
+    this.timers.add(timer);
+  }
+
+  /**
+   * Samples the pair's live mid now, or the first one seen up to `lateMs` after `dueMs` (a process
+   * just restarted, a price source between two answers), asking every `pollMs`; past it, `missing`.
+   */
+  private firstMidAfter(
+    pair: string,
+    dueMs: number,
+    sample: (mid: number) => void,
+    missing: () => void,
+  ): void {
+    const mid = this.liveMid(pair);
+    if (mid !== undefined) sample(mid);
+    else if (this.now() - dueMs + this.pollMs > this.lateMs) missing();
+    else this.after(this.pollMs, () => this.firstMidAfter(pair, dueMs, sample, missing));
   }
 
   /** Appends one markout to the outbox, or keeps it (behind any already kept) until the outbox answers. */

@@ -1,0 +1,112 @@
+/**
+ * Issue 60's soak: a fill's 300 s markout came due while its webhook was SIGKILLed and restarting
+ * (1.4 s); the restarted process had seen no price at the due time and left the horizon out. A horizon
+ * with no mid at its due time now takes the first live mid seen up to two samples after it (as the
+ * history takes one up to two samples before), and is left out only past that.
+ */
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { PricePoint, PriceSource } from "../../pricing/interface.ts";
+import type { FillJournal } from "../../src/journal/interface.ts";
+import { type MarkoutHorizon, MarkoutTracker } from "../../src/ledger/markouts.ts";
+import type { LedgerRecord, MarkoutRecord } from "../../src/ledger/records.ts";
+import { createLogger } from "../../src/observability/logger.ts";
+import { Metrics } from "../../src/observability/metrics.ts";
+import { testConfig } from "../support/config.ts";
+
+/** A SOL/USDC source with no price until the test gives it one. */
+function silentSource(): { source: PriceSource; set(mid: bigint): void } {
+  let point: PricePoint | undefined;
+  return {
+    source: {
+      name: "static",
+      maxAgeMs: Number.POSITIVE_INFINITY,
+      price: (pair) => (pair === "SOL/USDC" ? point : undefined),
+      start: async () => {},
+      close: async () => {},
+    },
+    set(mid) {
+      point = { mid: { num: mid, den: 1n }, updatedAtMs: Date.now() };
+    },
+  };
+}
+
+const FIVE_MIN: MarkoutHorizon[] = [{ label: "300s", ms: 300_000 }];
+
+function tracker(source: PriceSource) {
+  const records: MarkoutRecord[] = [];
+  const journal = {
+    appendLedger: async (r: LedgerRecord) => {
+      if (r.kind === "markout") records.push(r);
+    },
+  } as unknown as FillJournal;
+  const t = new MarkoutTracker({
+    config: testConfig(),
+    priceSources: new Map([["static", source]]),
+    journal,
+    metrics: new Metrics(),
+    log: createLogger("silent"),
+    horizons: FIVE_MIN,
+    sampleMs: 1_000,
+  });
+  return { t, records };
+}
+
+/** The maker sold 1 SOL for 100.5 USDC. */
+const SOLD = { pair: "SOL/USDC", side: "sell", baseAmount: "1000000000", quoteAmount: "100500000" } as const;
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe("a markout horizon with no mid at its due time", () => {
+  it("due while no process ran: takes the first mid the restarted process sees within two samples after it", async () => {
+    vi.useFakeTimers({ now: 1_800_000_000_000 });
+    const price = silentSource();
+    const { t, records } = tracker(price.source);
+    t.start();
+    // Landed 300.5 s ago: its 300 s horizon passed half a second before this process started.
+    const landedAtMs = Date.now() - 300_500;
+    t.onLanded("sig-killed", "q-killed", SOLD, landedAtMs);
+    await t.idle();
+    expect(records).toEqual([]);
+    expect(t.scheduled).toBe(1);
+    vi.advanceTimersByTime(1_000);
+    price.set(90n);
+    vi.advanceTimersByTime(100);
+    await t.idle();
+    expect(records.map((r) => [r.horizon, r.mid, r.atMs])).toEqual([["300s", 90, landedAtMs + 300_000]]);
+    expect(records[0]?.markoutBps).toBeCloseTo(((100.5 - 90) / 90) * 10_000, 9);
+    expect(t.scheduled).toBe(0);
+    t.close();
+  });
+
+  it("due on its timer while the source has no answer: takes the source's next answer within two samples", async () => {
+    vi.useFakeTimers({ now: 1_800_000_000_000 });
+    const price = silentSource();
+    const { t, records } = tracker(price.source);
+    t.start();
+    const landedAtMs = Date.now();
+    t.onLanded("sig-gap", "q-gap", SOLD, landedAtMs);
+    vi.advanceTimersByTime(300_000 + 1_800);
+    price.set(95n);
+    vi.advanceTimersByTime(100);
+    await t.idle();
+    expect(records.map((r) => [r.horizon, r.mid, r.atMs])).toEqual([["300s", 95, landedAtMs + 300_000]]);
+    t.close();
+  });
+
+  it("is left out when no mid comes within two samples after it, never given a later one", async () => {
+    vi.useFakeTimers({ now: 1_800_000_000_000 });
+    const price = silentSource();
+    const { t, records } = tracker(price.source);
+    t.start();
+    t.onLanded("sig-dark", "q-dark", SOLD, Date.now() - 300_500);
+    vi.advanceTimersByTime(1_500);
+    expect(t.scheduled).toBe(0);
+    price.set(90n);
+    vi.advanceTimersByTime(5_000);
+    await t.idle();
+    expect(records).toEqual([]);
+    t.close();
+  });
+});
