@@ -25,7 +25,7 @@ import { join } from "node:path";
 import { DEFAULT_CONFIG_PATH, parseFileConfig } from "../config/load.ts";
 import { startFaultProxy } from "../sandbox/chain/fault-proxy.ts";
 import { checkLedger, swapCallRecorder, waitForQuietJournal } from "../sandbox/loadtest/ledger-check.ts";
-import { buildMix, DEFAULT_MIX } from "../sandbox/loadtest/mix.ts";
+import { buildMixPaced, DEFAULT_MIX, type MixRequest } from "../sandbox/loadtest/mix.ts";
 import { type OpenLoopResult, runOpenLoop } from "../sandbox/loadtest/open-loop.ts";
 import { runSwapPhase, SWAP_TAKER_FUNDING } from "../sandbox/loadtest/swaps.ts";
 import { startStack } from "../sandbox/operator/stack.ts";
@@ -67,6 +67,8 @@ const faultMs = num("fault-s") * 1000;
 const budgetMs = num("budget");
 const swapsPerMin = num("swaps-per-min");
 const SEGMENT_S = 30;
+/** Quotes before the counted run starts (a process's first load: its code not yet optimised). */
+const WARMUP_S = 5;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 const say = (line: string) => process.stdout.write(`${new Date().toISOString().slice(11, 23)} ${line}\n`);
 
@@ -135,29 +137,36 @@ async function main(): Promise<void> {
     }, 250);
     cleanups.push(async () => clearInterval(watch));
 
-    const startedMs = Date.now();
+    // The first segment's requests and the takers are built before the clock starts; the webhook and
+    // this generator then take WARMUP_S of quotes, not counted (as the sweep's start-up load).
+    const runId = Date.now();
+    const mixFor = (k: number, seconds: number) =>
+      buildMixPaced(file, Math.round(seconds * rate), {
+        ...DEFAULT_MIX,
+        seed: `soak:${runId}:${k}`,
+        takerSeed: `soak:${runId}`,
+      });
+    const firstS = Math.min(SEGMENT_S, durationS);
+    const firstMix = await mixFor(0, firstS + WARMUP_S);
+    const startedMs = Date.now() + WARMUP_S * 1000;
     const endMs = startedMs + durationS * 1000;
-    say(`soak: ${durationS} s, ${rate} quotes/s, ${swapsPerMin} swaps/min, a fault every ${intervalS} s`);
+    say(
+      `soak: ${durationS} s, ${rate} quotes/s, ${swapsPerMin} swaps/min, a fault every ${intervalS} s (after ${WARMUP_S} s of quotes not counted)`,
+    );
 
-    // Quotes: back-to-back open-loop segments (a whole run's requests prebuilt at once would not fit).
-    const segments: Promise<OpenLoopResult>[] = [];
+    // Quotes: back-to-back open-loop segments (a whole run's requests prebuilt at once would not fit),
+    // each built while the one before runs, a chunk at a time (buildMixPaced).
+    const url = new URL(`${stack.webhookUrl.replace(/\/+$/, "")}/quote`);
+    const segment = (mix: MixRequest[], durationS: number, warmupS: number) =>
+      runOpenLoop(mix, { url, rate, durationS, warmupS, budgetMs, requestTimeoutMs: 5_000, maxSockets: 256 });
+    const segments: Promise<OpenLoopResult>[] = [segment(firstMix, firstS, WARMUP_S)];
     const quoting = (async () => {
       const n = Math.ceil(durationS / SEGMENT_S);
-      for (let k = 0; k < n; k++) {
+      for (let k = 1; k < n; k++) {
         const s = Math.min(SEGMENT_S, durationS - k * SEGMENT_S);
-        const mix = buildMix(file, Math.round(s * rate), { ...DEFAULT_MIX, seed: `soak:${startedMs}:${k}` });
+        const mix = await mixFor(k, s);
         await sleep(startedMs + k * SEGMENT_S * 1000 - Date.now());
-        segments.push(
-          runOpenLoop(mix, {
-            url: new URL(`${stack.webhookUrl.replace(/\/+$/, "")}/quote`),
-            rate,
-            durationS: s,
-            warmupS: 0,
-            budgetMs,
-            requestTimeoutMs: 5_000,
-            maxSockets: 256,
-          }),
-        );
+        segments.push(segment(mix, s, 0));
       }
     })();
 
@@ -314,13 +323,27 @@ function summarize(quotes: OpenLoopResult[], faults: Fault[], budget: number) {
   const byFault = faults.map(count);
   let fivexx = 0;
   let priced = 0;
+  /** Misses by the second they were sent in (epoch s), with their window (-1: outside): where they bunch. */
+  const missesBySecond = new Map<number, { late: number; none: number; window: number }>();
+  const missed = (at: number, window: number) => {
+    const second = Math.floor(at / 1_000);
+    const seen = missesBySecond.get(second) ?? { late: 0, none: 0, window };
+    missesBySecond.set(second, seen);
+    return seen;
+  };
   for (const r of requests(quotes)) {
-    const w = byFault[windowOf(r.at)] ?? outside;
+    const i = windowOf(r.at);
+    const w = byFault[i] ?? outside;
     w.n++;
     const answered = r.status === 200 || r.status === 404;
     if (answered && r.ms <= budget) w.ok++;
-    else if (answered) w.late++;
-    else if (!(r.status > 0)) w.none++;
+    else if (answered) {
+      w.late++;
+      missed(r.at, i).late++;
+    } else if (!(r.status > 0)) {
+      w.none++;
+      missed(r.at, i).none++;
+    }
     if (r.status >= 500) fivexx++;
     if (r.status === 200) priced++;
   }
@@ -336,6 +359,18 @@ function summarize(quotes: OpenLoopResult[], faults: Fault[], budget: number) {
     outside: { ...outside, inBudgetPct: pct(outside) },
     inside: { ...inside, inBudgetPct: pct(inside) },
     faults: byFault.map((w, i) => ({ kind: faults[i]?.kind ?? "", ...w, inBudgetPct: pct(w) })),
+    missSeconds: [...missesBySecond]
+      .sort((a, b) => b[1].late + b[1].none - (a[1].late + a[1].none))
+      .slice(0, 16)
+      .map(([second, { late, none, window }]) => {
+        const f = faults[window];
+        return {
+          at: new Date(second * 1_000).toISOString(),
+          late,
+          none,
+          during: f ? `${f.kind} +${((second * 1_000 - f.cutAt) / 1_000).toFixed(0)} s` : "outside",
+        };
+      }),
   };
 }
 
@@ -402,6 +437,11 @@ function print(r: {
     ...q.faults.map(
       (w) =>
         `    ${w.kind.padEnd(16)} ${w.inBudgetPct.toFixed(3).padStart(7)} % of ${String(w.n).padStart(5)}: ${w.late} answered late, ${w.none} not answered`,
+    ),
+    "the seconds with the most misses (by the second sent in):",
+    ...q.missSeconds.map(
+      (s) =>
+        `    ${s.at.slice(11, 19)} ${String(s.late).padStart(5)} answered late ${String(s.none).padStart(5)} not answered  (${s.during})`,
     ),
     "first priced quote after each recovery:",
     ...r.faults.map(

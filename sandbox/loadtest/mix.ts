@@ -26,6 +26,8 @@ export interface MixOptions {
   feeBps: number;
   stableMints: ReadonlySet<string>;
   seed: string;
+  /** The takers' seed when not `seed` (the soak's segments draw from one set of takers). */
+  takerSeed?: string;
 }
 
 export const DEFAULT_MIX: MixOptions = {
@@ -107,17 +109,51 @@ function amountOnSide(pair: PairView, baseUnits: number, side: "base" | "quote")
  * parameters repeat their requestId, as the operator's do.
  */
 export function buildMix(file: FileConfig, count: number, opts: MixOptions = DEFAULT_MIX): MixRequest[] {
+  return Array.from(mixRequests(file, count, opts));
+}
+
+/**
+ * The same requests as `buildMix`, built `chunk` at a time with the event loop let run between
+ * chunks: a generator that sends from this process meanwhile (the soak builds each 30 s segment
+ * while the previous one runs) never stalls its sends for a whole build (200-340 ms for 15,000).
+ */
+export async function buildMixPaced(
+  file: FileConfig,
+  count: number,
+  opts: MixOptions = DEFAULT_MIX,
+  chunk = 250,
+): Promise<MixRequest[]> {
+  const out: MixRequest[] = [];
+  for (const r of mixRequests(file, count, opts)) {
+    out.push(r);
+    if (out.length % chunk === 0) await new Promise((go) => setImmediate(go));
+  }
+  return out;
+}
+
+/** The takers a mix draws from, derived from its seed (ed25519 keys: built once per seed and count). */
+const takersBySeed = new Map<string, string[]>();
+function takersOf(seed: string, n: number): string[] {
+  const key = `${seed}\u0000${n}`;
+  let takers = takersBySeed.get(key);
+  if (!takers) {
+    takers = Array.from({ length: n }, (_, i) =>
+      Keypair.fromSeed(createHash("sha256").update(`${seed}:taker:${i}`).digest()).publicKey.toBase58(),
+    );
+    takersBySeed.set(key, takers);
+  }
+  return takers;
+}
+
+function* mixRequests(file: FileConfig, count: number, opts: MixOptions): Generator<MixRequest> {
   const rand = prng(opts.seed);
   const pairs = pairsOf(file);
   if (pairs.length === 0) throw new Error("loadtest: the webhook configuration has no priced pair");
-  const takers = Array.from({ length: opts.takers }, (_, i) =>
-    Keypair.fromSeed(createHash("sha256").update(`${opts.seed}:taker:${i}`).digest()).publicKey.toBase58(),
-  );
+  const takers = takersOf(opts.takerSeed ?? opts.seed, opts.takers);
   const unknownMints = Array.from({ length: 16 }, (_, i) =>
     new PublicKey(createHash("sha256").update(`${opts.seed}:unknown:${i}`).digest()).toBase58(),
   );
   const quoteIdSalt = randomBytes(6).toString("hex");
-  const out: MixRequest[] = new Array(count);
   for (let i = 0; i < count; i++) {
     const pair = pairs[Math.floor(rand() * pairs.length)] as PairView;
     const sell = rand() < 0.5; // taker sells base (base -> quote) or buys it
@@ -167,7 +203,6 @@ export function buildMix(file: FileConfig, count: number, opts: MixOptions = DEF
     };
     if (taker) body.taker = taker;
     if (rand() < 0.5) body.suggestedPrioritizationFees = 1_000 + Math.floor(rand() * 50_000);
-    out[i] = { expect, kind, body: Buffer.from(JSON.stringify(body)), requestId, quoteId };
+    yield { expect, kind, body: Buffer.from(JSON.stringify(body)), requestId, quoteId };
   }
-  return out;
 }
