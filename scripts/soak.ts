@@ -276,6 +276,7 @@ async function main(): Promise<void> {
         landed: swaps.landed,
         outcomes: swaps.outcomes,
         errorSamples: swaps.errorSamples,
+        missesByWindow: swapMisses(swaps.misses, faults),
       },
       ledger: { ok: ledger.ok, problems: ledger.problems, figures: ledger.figures },
       markouts,
@@ -287,6 +288,23 @@ async function main(): Promise<void> {
   } finally {
     await cleanup();
   }
+}
+
+/**
+ * The swaps that did not land, by where their order was asked: in a fault's window (from 2 s before
+ * its cut, an order's quote round, to a second after it answered again) or outside them all.
+ */
+function swapMisses(misses: { askedAtMs: number; outcome: string }[], faults: Fault[]) {
+  const windowOf = (t: number) => faults.findIndex((f) => t >= f.cutAt - 2_000 && t <= f.backAt + 1_000);
+  const where: Record<string, Record<string, number>> = {};
+  for (const m of misses) {
+    const w = windowOf(m.askedAtMs);
+    const f = faults[w];
+    const label = f ? `${w + 1} ${f.kind}` : "outside";
+    const at = (where[label] ??= {});
+    at[m.outcome] = (at[m.outcome] ?? 0) + 1;
+  }
+  return where;
 }
 
 /** Every request of every segment as (answered-at epoch, status, latency), in schedule order. */
@@ -415,7 +433,13 @@ async function lostMarkouts(url: string, fromMs: number, toMs: number) {
 function print(r: {
   settings: Record<string, number>;
   suspensions: number;
-  swaps: { requested: number; landed: number; outcomes: Record<string, number>; errorSamples: string[] };
+  swaps: {
+    requested: number;
+    landed: number;
+    outcomes: Record<string, number>;
+    errorSamples: string[];
+    missesByWindow: Record<string, Record<string, number>>;
+  };
   ledger: { ok: boolean; problems: string[]; figures: { chainFills: number; ledgerLanded: number } };
   markouts: { due: number; lost: number; missing: string[] };
   quotes: ReturnType<typeof summarize>;
@@ -428,6 +452,8 @@ function print(r: {
     `operator suspensions (fill-rate rule)   ${r.suspensions}`,
     `swaps                                   ${r.swaps.landed}/${r.swaps.requested} landed; ${JSON.stringify(r.swaps.outcomes)}`,
     ...r.swaps.errorSamples.slice(0, 3).map((e) => `    ${e.slice(0, 160)}`),
+    "    not landed, by where the order was asked (fault windows from 2 s before the cut):",
+    ...Object.entries(r.swaps.missesByWindow).map(([w, o]) => `      ${w.padEnd(20)} ${JSON.stringify(o)}`),
     `doubled or missing fills                ${r.ledger.problems.length} problems (${r.ledger.figures.chainFills} fills on chain, ${r.ledger.figures.ledgerLanded} landed in the ledger)`,
     ...r.ledger.problems.slice(0, 10).map((p) => `    ${p}`),
     `lost markouts                           ${r.markouts.lost} of ${r.markouts.due} due${r.markouts.missing.length ? `: ${r.markouts.missing.join(", ")}` : ""}`,

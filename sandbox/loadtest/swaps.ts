@@ -35,6 +35,8 @@ export interface SwapPhaseResult {
   outcomes: Record<string, number>;
   latencyMs: LatencySummary;
   errorSamples: string[];
+  /** Every swap that did not land: when its order was asked (epoch ms) and its outcome key. */
+  misses: { askedAtMs: number; outcome: string }[];
   wallMs: number;
 }
 
@@ -58,9 +60,11 @@ export async function runSwapPhase(opts: {
   const client = new TakerClient(opts.operatorUrl, opts.chainUrl);
   const outcomes: Record<string, number> = {};
   const errorSamples: string[] = [];
+  const misses: SwapPhaseResult["misses"] = [];
   const latency = new Float64Array(opts.count).fill(Number.NaN);
-  const bump = (k: string) => {
+  const bump = (k: string, askedAtMs?: number) => {
     outcomes[k] = (outcomes[k] ?? 0) + 1;
+    if (askedAtMs !== undefined) misses.push({ askedAtMs, outcome: k });
   };
   let next = 0;
   const started = performance.now();
@@ -83,16 +87,17 @@ export async function runSwapPhase(opts: {
       const mixed = SWAP_MIX[i % SWAP_MIX.length] as OrderAsk;
       const ask: OrderAsk = { ...mixed, amount: mixed.amount + BigInt(i) };
       const t0 = performance.now();
+      const askedAtMs = Date.now();
       const order = await client
         .order(ask, taker.publicKey)
         .catch((e: Error) => ({ ok: false as const, status: 0, error: e.message }));
       if (!order.ok) {
-        bump(`order ${order.status}`);
+        bump(`order ${order.status}`, askedAtMs);
         if (errorSamples.length < 10) errorSamples.push(`order: ${order.error}`);
         continue;
       }
       if (!order.body.transaction) {
-        bump(`order errorCode ${order.body.errorCode}`);
+        bump(`order errorCode ${order.body.errorCode}`, askedAtMs);
         if (errorSamples.length < 10) errorSamples.push(`order: ${order.body.errorMessage}`);
         continue;
       }
@@ -114,7 +119,7 @@ export async function runSwapPhase(opts: {
         continue;
       }
       const key = res.ok ? `execute code ${res.body.code}` : `execute http ${res.status}`;
-      bump(key);
+      bump(key, askedAtMs);
       if (errorSamples.length < 10) errorSamples.push(`${key}: ${res.ok ? res.body.error : res.error}`);
     }
   };
@@ -126,6 +131,7 @@ export async function runSwapPhase(opts: {
     outcomes,
     latencyMs: summarize(latency),
     errorSamples,
+    misses,
     wallMs: performance.now() - started,
   };
 }
