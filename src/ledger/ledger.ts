@@ -179,6 +179,9 @@ export class Ledger {
     if (records.length === 0) return;
     const who = [stamp?.mode, stamp?.maker];
     await this.db.transaction(async (tx) => {
+      // Durable when it returns, whatever the server's default: the writer removes these records from
+      // the outbox next, and a server at synchronous_commit=off that crashes loses commits it answered.
+      await tx.query("SET LOCAL synchronous_commit = on");
       for (const r of records) await writeOne(tx, r, who);
     });
   }
