@@ -4,7 +4,8 @@
  * the very core the webhook needs; writing prebuilt request bytes and reading just the status line,
  * Content-Length and body costs a fraction of that. One request per connection at a time (no
  * pipelining, as the operator's client does); connections are opened on demand up to a cap and
- * reused LIFO. Supports exactly what the webhook answers with: Content-Length or chunked bodies.
+ * reused LIFO, never after an answer that says `Connection: close` (a draining webhook's). Supports
+ * exactly what the webhook answers with: Content-Length or chunked bodies.
  */
 import net from "node:net";
 
@@ -32,6 +33,8 @@ class Conn {
   #status = 0;
   #contentLength = -1;
   #chunked = false;
+  /** The answer said `Connection: close`: the server closes this connection after it. */
+  #closing = false;
   dead = false;
 
   readonly #onDead: (c: Conn) => void;
@@ -90,6 +93,7 @@ class Conn {
       this.#contentLength =
         cl >= 0 ? Number.parseInt(lower.slice(cl + 17, clEnd < 0 ? undefined : clEnd), 10) : -1;
       this.#chunked = lower.includes("\r\ntransfer-encoding: chunked");
+      this.#closing = lower.includes("\r\nconnection: close");
     }
     let body: Buffer | undefined;
     let consumed = 0;
@@ -125,7 +129,10 @@ class Conn {
       clearTimeout(p.timer);
       p.resolve({ ok: true, res: { status, body } });
     }
-    onFree(this);
+    // As HTTP/1.1 clients do (the operator's among them): a connection the server is closing is not
+    // used again (a request written on it meanwhile would fail as no answer).
+    if (this.#closing) this.#die("closed by the server after its answer");
+    else onFree(this);
   }
 }
 

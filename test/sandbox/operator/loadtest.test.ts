@@ -163,6 +163,27 @@ describe("raw HTTP pool", () => {
     await new Promise((r) => raw.close(r));
   });
 
+  it("never writes a request on a connection whose answer said Connection: close (a draining webhook's)", async () => {
+    // Each connection: one answer with Connection: close, then nothing more, closed 50 ms later (a
+    // server that closes after its answer, as a draining webhook does, and is slower to than the client).
+    const raw = net.createServer((sock) => {
+      let answered = false;
+      sock.on("data", () => {
+        if (answered) return;
+        answered = true;
+        sock.write("HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 2\r\n\r\nno");
+        setTimeout(() => sock.destroy(), 50);
+      });
+    });
+    await new Promise<void>((r) => raw.listen(0, "127.0.0.1", r));
+    const pool = new RawHttpPool(new URL(`http://127.0.0.1:${(raw.address() as AddressInfo).port}/`), 4);
+    const answers = [];
+    for (let i = 0; i < 5; i++) answers.push(await pool.request(req("/", String(i)), 2_000));
+    expect(answers.map((a) => (a.ok ? a.res.status : a.error))).toEqual([404, 404, 404, 404, 404]);
+    pool.close();
+    await new Promise((r) => raw.close(r));
+  });
+
   it("queues requests beyond its connection cap and reports a timeout as a value", async () => {
     const pool = new RawHttpPool(url, 1);
     const [slow, queued] = await Promise.all([
