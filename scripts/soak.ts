@@ -341,12 +341,13 @@ function summarize(quotes: OpenLoopResult[], faults: Fault[], budget: number) {
   const byFault = faults.map(count);
   let fivexx = 0;
   let priced = 0;
-  /** Misses by the second they were sent in (epoch s), with their window (-1: outside): where they bunch. */
-  const missesBySecond = new Map<number, { late: number; none: number; window: number }>();
+  /** Misses by the second they were sent in (epoch s) and their window (-1: outside): where they bunch. */
+  const missesBySecond = new Map<string, { second: number; late: number; none: number; window: number }>();
   const missed = (at: number, window: number) => {
     const second = Math.floor(at / 1_000);
-    const seen = missesBySecond.get(second) ?? { late: 0, none: 0, window };
-    missesBySecond.set(second, seen);
+    const key = `${second}:${window}`;
+    const seen = missesBySecond.get(key) ?? { second, late: 0, none: 0, window };
+    missesBySecond.set(key, seen);
     return seen;
   };
   for (const r of requests(quotes)) {
@@ -377,10 +378,10 @@ function summarize(quotes: OpenLoopResult[], faults: Fault[], budget: number) {
     outside: { ...outside, inBudgetPct: pct(outside) },
     inside: { ...inside, inBudgetPct: pct(inside) },
     faults: byFault.map((w, i) => ({ kind: faults[i]?.kind ?? "", ...w, inBudgetPct: pct(w) })),
-    missSeconds: [...missesBySecond]
-      .sort((a, b) => b[1].late + b[1].none - (a[1].late + a[1].none))
+    missSeconds: [...missesBySecond.values()]
+      .sort((a, b) => b.late + b.none - (a.late + a.none))
       .slice(0, 16)
-      .map(([second, { late, none, window }]) => {
+      .map(({ second, late, none, window }) => {
         const f = faults[window];
         return {
           at: new Date(second * 1_000).toISOString(),
