@@ -301,8 +301,9 @@ function swapMisses(misses: { askedAtMs: number; outcome: string }[], faults: Fa
     const w = windowOf(m.askedAtMs);
     const f = faults[w];
     const label = f ? `${w + 1} ${f.kind}` : "outside";
-    const at = (where[label] ??= {});
+    const at = where[label] ?? {};
     at[m.outcome] = (at[m.outcome] ?? 0) + 1;
+    where[label] = at;
   }
   return where;
 }
