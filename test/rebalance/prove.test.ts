@@ -204,6 +204,15 @@ describe("proveTransaction: what it accepts", () => {
     });
   });
 
+  it("a stranger's account the maker is neither owner, delegate nor close authority of may change all three", async () => {
+    const third = Keypair.generate().publicKey;
+    const lent = token(ODD_MINT, 9n, { owner: stranger, delegate: third, close: third });
+    const handed = token(ODD_MINT, 9n, { owner: third, delegate: stranger, close: stranger });
+    expect(await prove([...TRADED, [odd, handed]], {}, 5_000n, [...BEFORE(), [odd, lent]])).toMatchObject({
+      ok: true,
+    });
+  });
+
   it("a mint that moves by nothing, and the maker's wrapped SOL as SOL", async () => {
     const before = [
       ...BEFORE(),
