@@ -6,12 +6,8 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { PricePoint, PriceSource } from "../../pricing/interface.ts";
-import type { FillJournal } from "../../src/journal/interface.ts";
-import { type MarkoutHorizon, MarkoutTracker } from "../../src/ledger/markouts.ts";
-import type { LedgerRecord, MarkoutRecord } from "../../src/ledger/records.ts";
-import { createLogger } from "../../src/observability/logger.ts";
-import { Metrics } from "../../src/observability/metrics.ts";
-import { testConfig } from "../support/config.ts";
+import type { MarkoutHorizon } from "../../src/ledger/markouts.ts";
+import { markoutTracker, SOLD } from "./markout-support.ts";
 
 /** A SOL/USDC source with no price until the test gives it one. */
 function silentSource(): { source: PriceSource; set(mid: bigint): void } {
@@ -32,27 +28,7 @@ function silentSource(): { source: PriceSource; set(mid: bigint): void } {
 
 const FIVE_MIN: MarkoutHorizon[] = [{ label: "300s", ms: 300_000 }];
 
-function tracker(source: PriceSource) {
-  const records: MarkoutRecord[] = [];
-  const journal = {
-    appendLedger: async (r: LedgerRecord) => {
-      if (r.kind === "markout") records.push(r);
-    },
-  } as unknown as FillJournal;
-  const t = new MarkoutTracker({
-    config: testConfig(),
-    priceSources: new Map([["static", source]]),
-    journal,
-    metrics: new Metrics(),
-    log: createLogger("silent"),
-    horizons: FIVE_MIN,
-    sampleMs: 1_000,
-  });
-  return { t, records };
-}
-
-/** The maker sold 1 SOL for 100.5 USDC. */
-const SOLD = { pair: "SOL/USDC", side: "sell", baseAmount: "1000000000", quoteAmount: "100500000" } as const;
+const tracker = (source: PriceSource) => markoutTracker(FIVE_MIN, source, 1_000);
 
 afterEach(() => {
   vi.useRealTimers();

@@ -6,14 +6,10 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { PricePoint, PriceSource } from "../../pricing/interface.ts";
-import type { FillJournal } from "../../src/journal/interface.ts";
 import type { Ledger } from "../../src/ledger/ledger.ts";
-import { type MarkoutHorizon, MarkoutTracker } from "../../src/ledger/markouts.ts";
-import type { LedgerRecord, MarkoutRecord } from "../../src/ledger/records.ts";
-import { createLogger } from "../../src/observability/logger.ts";
-import { Metrics } from "../../src/observability/metrics.ts";
-import { testConfig } from "../support/config.ts";
+import type { MarkoutRecord } from "../../src/ledger/records.ts";
 import { createHarness, type Harness } from "../support/harness.ts";
+import { markoutTracker, SOLD } from "./markout-support.ts";
 import { decision, freshLedger, settlement } from "./support.ts";
 
 /** The "static" source of the shipped configuration, its SOL/USDC mid set by the test. */
@@ -33,28 +29,6 @@ function movingSource(): { source: PriceSource; set(mid: bigint): void } {
   };
 }
 
-function tracker(horizons: readonly MarkoutHorizon[], source: PriceSource, sampleMs: number) {
-  const records: MarkoutRecord[] = [];
-  const journal = {
-    appendLedger: async (r: LedgerRecord) => {
-      if (r.kind === "markout") records.push(r);
-    },
-  } as unknown as FillJournal;
-  const t = new MarkoutTracker({
-    config: testConfig(),
-    priceSources: new Map([["static", source]]),
-    journal,
-    metrics: new Metrics(),
-    log: createLogger("silent"),
-    horizons,
-    sampleMs,
-  });
-  return { t, records };
-}
-
-/** The maker sold 1 SOL for 100.5 USDC. */
-const SOLD = { pair: "SOL/USDC", side: "sell", baseAmount: "1000000000", quoteAmount: "100500000" } as const;
-
 afterEach(() => {
   vi.useRealTimers();
 });
@@ -63,7 +37,7 @@ describe("finding 9: markouts from the landing, across a restart", () => {
   it("a fill settled late takes, for each horizon already past, the mid at that time from its landing", async () => {
     vi.useFakeTimers({ now: 1_800_000_000_000 });
     const price = movingSource();
-    const { t, records } = tracker(
+    const { t, records } = markoutTracker(
       [
         { label: "0s", ms: 0 },
         { label: "5s", ms: 5_000 },
@@ -95,7 +69,7 @@ describe("finding 9: markouts from the landing, across a restart", () => {
     vi.useFakeTimers({ now: 1_800_000_000_000 });
     const price = movingSource();
     price.set(90n);
-    const { t, records } = tracker(
+    const { t, records } = markoutTracker(
       [
         { label: "0s", ms: 0 },
         { label: "5s", ms: 5_000 },
@@ -121,7 +95,7 @@ describe("finding 9: markouts from the landing, across a restart", () => {
   it("a fill sent by a process that saw no price either leaves its 0 s horizon out", async () => {
     vi.useFakeTimers({ now: 1_800_000_000_000 });
     const price = movingSource();
-    const { t, records } = tracker([{ label: "0s", ms: 0 }], price.source, 1_000);
+    const { t, records } = markoutTracker([{ label: "0s", ms: 0 }], price.source, 1_000);
     t.start();
     t.onLanded("sig-unpriced", "q-unpriced", SOLD, Date.now() - 3_000);
     await t.idle();
@@ -175,7 +149,7 @@ describe("finding 9: markouts from the landing, across a restart", () => {
 
       const price = movingSource();
       price.set(95n);
-      const { t, records } = tracker(
+      const { t, records } = markoutTracker(
         [
           { label: "0s", ms: 0 },
           { label: "5s", ms: 200 },
