@@ -2,7 +2,7 @@
  * The markout tracker as the markout tests drive it: one "static" price source the test moves, an
  * outbox that keeps the markout records it is given, a silent log.
  */
-import type { PriceSource } from "../../pricing/interface.ts";
+import type { PricePoint, PriceSource } from "../../pricing/interface.ts";
 import type { FillJournal } from "../../src/journal/interface.ts";
 import { type MarkoutHorizon, MarkoutTracker } from "../../src/ledger/markouts.ts";
 import type { LedgerRecord, MarkoutRecord } from "../../src/ledger/records.ts";
@@ -37,3 +37,20 @@ export const SOLD = {
   baseAmount: "1000000000",
   quoteAmount: "100500000",
 } as const;
+
+/** The "static" source of the shipped configuration, its SOL/USDC mid `first` until the test sets one. */
+export function settableSource(first?: PricePoint): { source: PriceSource; set(mid: bigint): void } {
+  let point = first;
+  return {
+    source: {
+      name: "static",
+      maxAgeMs: Number.POSITIVE_INFINITY,
+      price: (pair) => (pair === "SOL/USDC" ? point : undefined),
+      start: async () => {},
+      close: async () => {},
+    },
+    set(mid) {
+      point = { mid: { num: mid, den: 1n }, updatedAtMs: Date.now() };
+    },
+  };
+}

@@ -7,24 +7,9 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { PricePoint, PriceSource } from "../../pricing/interface.ts";
 import type { MarkoutHorizon } from "../../src/ledger/markouts.ts";
-import { markoutTracker, SOLD } from "./markout-support.ts";
+import { markoutTracker, SOLD, settableSource } from "./markout-support.ts";
 
-/** A SOL/USDC source with no price until the test gives it one. */
-function silentSource(): { source: PriceSource; set(mid: bigint): void } {
-  let point: PricePoint | undefined;
-  return {
-    source: {
-      name: "static",
-      maxAgeMs: Number.POSITIVE_INFINITY,
-      price: (pair) => (pair === "SOL/USDC" ? point : undefined),
-      start: async () => {},
-      close: async () => {},
-    },
-    set(mid) {
-      point = { mid: { num: mid, den: 1n }, updatedAtMs: Date.now() };
-    },
-  };
-}
+const silentSource = () => settableSource();
 
 const FIVE_MIN: MarkoutHorizon[] = [{ label: "300s", ms: 300_000 }];
 

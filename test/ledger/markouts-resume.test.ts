@@ -9,25 +9,10 @@ import type { PricePoint, PriceSource } from "../../pricing/interface.ts";
 import type { Ledger } from "../../src/ledger/ledger.ts";
 import type { MarkoutRecord } from "../../src/ledger/records.ts";
 import { createHarness, type Harness } from "../support/harness.ts";
-import { markoutTracker, SOLD } from "./markout-support.ts";
+import { markoutTracker, SOLD, settableSource } from "./markout-support.ts";
 import { decision, freshLedger, settlement } from "./support.ts";
 
-/** The "static" source of the shipped configuration, its SOL/USDC mid set by the test. */
-function movingSource(): { source: PriceSource; set(mid: bigint): void } {
-  let point: PricePoint = { mid: { num: 100n, den: 1n }, updatedAtMs: 0 };
-  return {
-    source: {
-      name: "static",
-      maxAgeMs: Number.POSITIVE_INFINITY,
-      price: (pair) => (pair === "SOL/USDC" ? point : undefined),
-      start: async () => {},
-      close: async () => {},
-    },
-    set(mid) {
-      point = { mid: { num: mid, den: 1n }, updatedAtMs: Date.now() };
-    },
-  };
-}
+const movingSource = () => settableSource({ mid: { num: 100n, den: 1n }, updatedAtMs: 0 });
 
 afterEach(() => {
   vi.useRealTimers();
